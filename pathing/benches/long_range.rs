@@ -1,0 +1,2 @@
+//! Long-range search benchmarks (placeholder until written).
+fn main() {}

@@ -1,0 +1,56 @@
+//! Plain A* over the navcell grid: the reference oracle for jump point search.
+//!
+//! Octile moves without corner cutting: a straight step costs 1, a diagonal step √2 and needs both
+//! orthogonal neighbours passable. Costs, heuristic and tie-break are those of [`crate::search`].
+//! It expands every node on its way, so it is slow on open maps; its value is that it is simple
+//! enough to be obviously right.
+
+use crate::cost::{DIAGONAL, STRAIGHT};
+use crate::goal::Goal;
+use crate::navcell::Navcell;
+use crate::pass_map::PassMap;
+use crate::search::{Expander, Path, SearchLimits, SearchOutcome, SearchScratch, drive};
+
+/// Finds a shortest path from `start` to any navcell of `goal` with plain A*.
+///
+/// The path is written into `path` as turning points; the outcome says whether it reaches the goal.
+pub fn find_path_astar(
+    map: &PassMap,
+    start: Navcell,
+    goal: &Goal,
+    limits: &SearchLimits,
+    scratch: &mut SearchScratch,
+    path: &mut Path,
+) -> SearchOutcome {
+    drive(map, start, goal, limits, scratch, path, &mut AStar)
+}
+
+struct AStar;
+
+/// The eight moves in a fixed order: east, north, west, south, then the diagonals.
+const MOVES: [(i32, i32); 8] = [(1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (-1, 1), (-1, -1), (1, -1)];
+
+impl Expander for AStar {
+    #[inline]
+    fn expand(&mut self, map: &PassMap, scratch: &mut SearchScratch, index: u32, i: i32, j: i32, g: u64, _dir: (i32, i32)) -> u32 {
+        let width = map.width() as i64;
+        let mut pushed = 0;
+        for (dx, dy) in MOVES {
+            let (ni, nj) = (i + dx, j + dy);
+            if !map.passable_padded(i64::from(ni), i64::from(nj)) {
+                continue;
+            }
+            let cost = if dx != 0 && dy != 0 {
+                if !map.passable_padded(i64::from(ni), i64::from(j)) || !map.passable_padded(i64::from(i), i64::from(nj)) {
+                    continue;
+                }
+                DIAGONAL
+            } else {
+                STRAIGHT
+            };
+            let n_index = (i64::from(nj) * width + i64::from(ni)) as u32;
+            pushed += u32::from(scratch.relax(n_index, g + cost, index, ni, nj));
+        }
+        pushed
+    }
+}

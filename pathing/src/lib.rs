@@ -1,0 +1,70 @@
+//! Navcell grids and long-range pathfinding for the Phalanx deterministic lockstep core.
+//!
+//! # How it works
+//!
+//! A [`NavGrid`] stores, for every navcell, one impassable bit per passability class (up to 16).
+//! Searches read one class at a time through a [`PassMap`]: the class's passability as two bit planes
+//! (row-major and column-major), so that jump point search scans 64 navcells per machine word in
+//! every straight direction. The grid is built from text ([`movingai`], [`grid_text`]) or by later
+//! layers (terrain, obstructions); the map is rebuilt or patched ([`PassMap::update_rect`]) when it
+//! changes. Queries only read it.
+//!
+//! Two long-range searches share one driver, one cost model and one tie-break:
+//! [`find_path_jps`] (the fast path) and [`find_path_astar`] (the oracle). Both move octilinearly
+//! without cutting corners, cost `1` per straight and `√2` per diagonal step in exact 30-bit fixed
+//! point ([`cost`]), and return the same optimal cost. A query takes a caller-owned
+//! [`SearchScratch`], reused across queries so that a warm query allocates nothing, and a node
+//! budget; running out of budget, or finding the goal unreachable, gives a partial path to the best
+//! node reached rather than an error.
+//!
+//! Goals ([`Goal`]) are points, circles, oriented squares and their inverted forms (minimum
+//! ranges), with the exact "navcell inside goal" predicate of the 0 A.D. design.
+//!
+//! Nothing here uses floating point, a clock, randomness or hash-map iteration: the same inputs give
+//! the same path on every machine.
+//!
+//! # Quick start
+//!
+//! ```
+//! use pathing::{find_path_jps, Goal, Navcell, PassMap, Path, SearchLimits, SearchScratch, PathStatus};
+//! use pathing::movingai;
+//!
+//! let map = movingai::parse_map("type octile\nheight 3\nwidth 4\nmap\n....\n.@@.\n....\n").unwrap();
+//! let pass = PassMap::build(&map.grid, movingai::LAND);
+//! let start = map.to_navcell(0, 1).unwrap();
+//! let goal_cell = map.to_navcell(3, 1).unwrap();
+//! let goal = Goal::navcell_center(goal_cell.i, goal_cell.j, map.grid.cell_size());
+//!
+//! let mut scratch = SearchScratch::new();
+//! let mut path = Path::new();
+//! let outcome = find_path_jps(&pass, start, &goal, &SearchLimits::UNLIMITED, &mut scratch, &mut path);
+//! assert_eq!(outcome.status, PathStatus::Complete);
+//! // Around the wall: one diagonal, one straight, one diagonal step.
+//! assert_eq!((path.steps().straight, path.steps().diagonal), (1, 2));
+//! assert_eq!(path.waypoints().first(), Some(&start));
+//! assert_eq!(path.waypoints().last(), Some(&goal_cell));
+//! ```
+#![deny(clippy::float_arithmetic)]
+
+mod astar;
+pub mod cost;
+mod geometry;
+mod goal;
+pub mod grid_text;
+mod jps;
+pub mod movingai;
+mod nav_grid;
+mod navcell;
+mod pass_map;
+mod render;
+mod search;
+
+pub use astar::find_path_astar;
+pub use geometry::{FIXED_FRAC_BITS, Fixed, Vec2, WorldPos};
+pub use goal::{AXIS_LIMIT, COORD_LIMIT, Goal, GoalError, GoalShape, Square};
+pub use jps::find_path_jps;
+pub use nav_grid::{GridError, MAX_CELL_SIZE, MAX_CLASSES, MAX_SIDE, NavGrid, PassClass};
+pub use navcell::Navcell;
+pub use pass_map::PassMap;
+pub use render::{Layers, render_ascii};
+pub use search::{PartialReason, Path, PathStatus, SearchLimits, SearchOutcome, SearchScratch};

@@ -1,0 +1,381 @@
+//! What the long-range searches share: the caller-owned scratch, limits, outcomes, the open list with
+//! its total order, and turning-point path reconstruction.
+//!
+//! The open list orders entries by `(f, h, navcell index)`, all ascending: lowest estimated total
+//! cost first; among equal `f`, the entry closest to the goal (lowest `h`, so highest `g`); among
+//! those, the lowest dense index `j * width + i`. This order is total, so a search expands the same
+//! nodes in the same order on every machine. A node's cost only changes when a strictly cheaper way
+//! is found; an equally cheap later way keeps the first parent.
+
+use std::collections::BinaryHeap;
+
+use crate::cost::StepCounts;
+use crate::goal::{Goal, GoalRaster};
+use crate::navcell::Navcell;
+use crate::pass_map::PassMap;
+
+/// Limits of one search, filled in by the caller.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SearchLimits {
+    /// Most nodes the search may expand before it gives up and returns a partial path to the best
+    /// node reached. `[Units: expansions]`
+    pub node_budget: u32,
+}
+
+impl SearchLimits {
+    /// No limit short of exhausting the grid.
+    pub const UNLIMITED: SearchLimits = SearchLimits { node_budget: u32::MAX };
+}
+
+/// Why a path does not reach the goal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PartialReason {
+    /// The node budget ran out first; the path leads to the expanded node nearest the goal.
+    NodeBudget,
+    /// Every reachable node was expanded and none is in the goal; the path leads to the reachable
+    /// node nearest the goal (by the heuristic, ties to the cheaper, then lower index).
+    Unreachable,
+    /// The start navcell is impassable for the class, so the search did not run.
+    StartImpassable,
+}
+
+/// Whether a search reached its goal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PathStatus {
+    /// The path ends in a goal navcell and is a shortest one.
+    Complete,
+    /// The path ends elsewhere, for this reason.
+    Partial(PartialReason),
+}
+
+/// The result of a search besides the path itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SearchOutcome {
+    /// Whether the goal was reached.
+    pub status: PathStatus,
+    /// Nodes expanded (taken off the open list and closed). `[Units: nodes]`
+    pub expanded: u32,
+    /// Entries pushed onto the open list. `[Units: nodes]`
+    pub pushed: u32,
+}
+
+/// A path as turning points: the start, every navcell where the direction changes, and the end.
+/// Consecutive turning points are joined by straight or diagonal runs of navcells.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Path {
+    waypoints: Vec<Navcell>,
+    steps: StepCounts,
+}
+
+impl Path {
+    /// An empty path, to be filled by a search.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The turning points, start first.
+    pub fn waypoints(&self) -> &[Navcell] {
+        &self.waypoints
+    }
+
+    /// The number of straight and diagonal steps along the path.
+    pub fn steps(&self) -> StepCounts {
+        self.steps
+    }
+
+    /// The fixed-point cost of the path (see [`crate::cost`]).
+    pub fn cost(&self) -> u64 {
+        self.steps.cost()
+    }
+
+    /// Every navcell along the path, start first, by walking the runs between turning points.
+    pub fn cells(&self) -> Vec<Navcell> {
+        let mut cells = Vec::new();
+        let Some(&first) = self.waypoints.first() else { return cells };
+        cells.push(first);
+        for pair in self.waypoints.windows(2) {
+            let (mut i, mut j) = (i32::from(pair[0].i), i32::from(pair[0].j));
+            let (ti, tj) = (i32::from(pair[1].i), i32::from(pair[1].j));
+            while (i, j) != (ti, tj) {
+                i += (ti - i).signum();
+                j += (tj - j).signum();
+                cells.push(Navcell::new(i as u16, j as u16));
+            }
+        }
+        cells
+    }
+
+    fn clear(&mut self) {
+        self.waypoints.clear();
+        self.steps = StepCounts::default();
+    }
+
+    /// Appends a turning point, merging it with the previous run when the direction is unchanged.
+    fn push_point(&mut self, cell: Navcell) {
+        let n = self.waypoints.len();
+        if n >= 1 {
+            let last = self.waypoints[n - 1];
+            if last == cell {
+                return;
+            }
+            let dx = (i64::from(cell.i) - i64::from(last.i)).unsigned_abs();
+            let dy = (i64::from(cell.j) - i64::from(last.j)).unsigned_abs();
+            self.steps.add_segment(dx, dy);
+        }
+        if n >= 2 {
+            let (a, b) = (self.waypoints[n - 2], self.waypoints[n - 1]);
+            let d1 = (sign(a.i, b.i), sign(a.j, b.j));
+            let d2 = (sign(b.i, cell.i), sign(b.j, cell.j));
+            if d1 == d2 {
+                self.waypoints[n - 1] = cell;
+                return;
+            }
+        }
+        self.waypoints.push(cell);
+    }
+}
+
+fn sign(from: u16, to: u16) -> i32 {
+    (i32::from(to) - i32::from(from)).signum()
+}
+
+/// Per-navcell search state. `stamp` is `2 × generation` when the node is open (seen) in the current
+/// search and `2 × generation + 1` when it is closed; anything else means "not seen yet", so the
+/// array never needs clearing between searches.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct NodeRecord {
+    pub(crate) g: u64,
+    pub(crate) parent: u32,
+    pub(crate) stamp: u32,
+}
+
+const _: () = assert!(std::mem::size_of::<NodeRecord>() == 16);
+
+/// An open-list entry, ordered so that `BinaryHeap` (a max-heap) pops the lowest `(f, h, index)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct OpenEntry {
+    pub(crate) f: u64,
+    pub(crate) h: u64,
+    pub(crate) index: u32,
+}
+
+impl Ord for OpenEntry {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (other.f, other.h, other.index).cmp(&(self.f, self.h, self.index))
+    }
+}
+
+impl PartialOrd for OpenEntry {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// Reusable memory for long-range searches. Create one per thread, pass it to every query: once it
+/// has grown to the largest grid it sees, searches allocate nothing (except growing the caller's
+/// [`Path`]). It holds no state that outlives a query and is never hashed or serialized.
+#[derive(Clone, Debug, Default)]
+pub struct SearchScratch {
+    pub(crate) nodes: Vec<NodeRecord>,
+    pub(crate) generation: u32,
+    pub(crate) open: BinaryHeap<OpenEntry>,
+    pub(crate) goal: GoalRaster,
+    pub(crate) width: u32,
+    pub(crate) chain: Vec<u32>,
+}
+
+impl SearchScratch {
+    /// An empty scratch; it grows on first use.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Readies the scratch for a search on `map` towards `goal`.
+    pub(crate) fn begin(&mut self, map: &PassMap, goal: &Goal) {
+        let n_cells = map.width() as usize * map.height() as usize;
+        if self.nodes.len() < n_cells {
+            self.nodes.clear();
+            self.nodes.resize(n_cells, NodeRecord::default());
+            self.generation = 0;
+        }
+        self.generation += 1;
+        if self.generation >= u32::MAX / 2 {
+            self.nodes.iter_mut().for_each(|n| n.stamp = 0);
+            self.generation = 1;
+        }
+        self.width = map.width();
+        self.open.clear();
+        self.goal.reset(goal, map.width(), map.height(), map.cell_size());
+    }
+
+    #[inline]
+    pub(crate) fn open_stamp(&self) -> u32 {
+        self.generation * 2
+    }
+
+    #[inline]
+    pub(crate) fn closed_stamp(&self) -> u32 {
+        self.generation * 2 + 1
+    }
+
+    /// Offers node `index` with cost `g` and parent `parent`; pushes it when it is new or cheaper.
+    /// Returns whether it was pushed.
+    #[inline]
+    pub(crate) fn relax(&mut self, index: u32, g: u64, parent: u32, i: i32, j: i32) -> bool {
+        let open = self.open_stamp();
+        let node = &mut self.nodes[index as usize];
+        if node.stamp == open + 1 || (node.stamp == open && node.g <= g) {
+            return false;
+        }
+        *node = NodeRecord { g, parent, stamp: open };
+        let h = self.goal.heuristic(i, j);
+        self.open.push(OpenEntry { f: g + h, h, index });
+        true
+    }
+
+    /// The navcells closed by the last search, in index order (for renderings and tests).
+    pub fn closed_cells(&self) -> Vec<Navcell> {
+        let closed = self.closed_stamp();
+        let width = self.width.max(1) as usize;
+        self.nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| n.stamp == closed)
+            .map(|(idx, _)| Navcell::new((idx % width) as u16, (idx / width) as u16))
+            .collect()
+    }
+
+    /// Writes the path from the start to `end` into `path`, inserting the bend of every
+    /// diagonal-then-straight jump and merging collinear runs.
+    pub(crate) fn reconstruct(&mut self, start: u32, end: u32, path: &mut Path) {
+        path.clear();
+        self.chain.clear();
+        let mut at = end;
+        self.chain.push(at);
+        while at != start {
+            at = self.nodes[at as usize].parent;
+            self.chain.push(at);
+        }
+        let width = self.width as i64;
+        let cell = |idx: u32| (i64::from(idx) % width, i64::from(idx) / width);
+        for k in (0..self.chain.len()).rev() {
+            let (i, j) = cell(self.chain[k]);
+            if k + 1 < self.chain.len() {
+                let (pi, pj) = cell(self.chain[k + 1]);
+                let (dx, dy) = (i - pi, j - pj);
+                let diag = dx.abs().min(dy.abs());
+                if diag != 0 && dx.abs() != dy.abs() {
+                    let bend = (pi + diag * dx.signum(), pj + diag * dy.signum());
+                    path.push_point(Navcell::new(bend.0 as u16, bend.1 as u16));
+                }
+            }
+            path.push_point(Navcell::new(i as u16, j as u16));
+        }
+    }
+}
+
+/// Tracks the closed node nearest the goal for partial paths: lowest `(h, g, index)`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BestNode {
+    pub(crate) key: (u64, u64, u32),
+}
+
+impl BestNode {
+    pub(crate) fn new(start: u32, h: u64) -> Self {
+        Self { key: (h, 0, start) }
+    }
+
+    #[inline]
+    pub(crate) fn offer(&mut self, h: u64, g: u64, index: u32) {
+        if (h, g, index) < self.key {
+            self.key = (h, g, index);
+        }
+    }
+
+    pub(crate) fn index(&self) -> u32 {
+        self.key.2
+    }
+}
+
+/// The successor generator of one search algorithm: called once per expanded node with its
+/// coordinates, cost and arrival direction (`(0, 0)` for the start); it offers successors through
+/// [`SearchScratch::relax`] and returns how many it pushed.
+pub(crate) trait Expander {
+    fn expand(&mut self, map: &PassMap, scratch: &mut SearchScratch, index: u32, i: i32, j: i32, g: u64, dir: (i32, i32)) -> u32;
+}
+
+/// Runs a best-first search with the given successor generator. Shared by A* and JPS so that both
+/// have the same start handling, goal test (on expansion, which keeps the result optimal), budget
+/// and partial-path rules.
+pub(crate) fn drive<E: Expander>(
+    map: &PassMap,
+    start: Navcell,
+    goal: &Goal,
+    limits: &SearchLimits,
+    scratch: &mut SearchScratch,
+    path: &mut Path,
+    expander: &mut E,
+) -> SearchOutcome {
+    scratch.begin(map, goal);
+    path.clear();
+    let mut outcome = SearchOutcome { status: PathStatus::Complete, expanded: 0, pushed: 0 };
+    if !map.is_passable(start) {
+        path.push_point(start);
+        outcome.status = PathStatus::Partial(PartialReason::StartImpassable);
+        return outcome;
+    }
+    let width = map.width() as i64;
+    let start_index = (i64::from(start.j) * width + i64::from(start.i)) as u32;
+    let (si, sj) = (i32::from(start.i), i32::from(start.j));
+    if scratch.goal.contains(si, sj) {
+        path.push_point(start);
+        return outcome;
+    }
+    if scratch.goal.is_empty() {
+        path.push_point(start);
+        outcome.status = PathStatus::Partial(PartialReason::Unreachable);
+        return outcome;
+    }
+    scratch.relax(start_index, 0, start_index, si, sj);
+    outcome.pushed = 1;
+    let mut best = BestNode::new(start_index, scratch.goal.heuristic(si, sj));
+    while let Some(entry) = scratch.open.pop() {
+        let closed = scratch.closed_stamp();
+        let node = scratch.nodes[entry.index as usize];
+        if node.stamp == closed || node.g + entry.h != entry.f {
+            continue;
+        }
+        scratch.nodes[entry.index as usize].stamp = closed;
+        outcome.expanded += 1;
+        let (i, j) = ((i64::from(entry.index) % width) as i32, (i64::from(entry.index) / width) as i32);
+        if scratch.goal.contains(i, j) {
+            scratch.reconstruct(start_index, entry.index, path);
+            return outcome;
+        }
+        best.offer(entry.h, node.g, entry.index);
+        if outcome.expanded >= limits.node_budget {
+            scratch.reconstruct(start_index, best.index(), path);
+            outcome.status = PathStatus::Partial(PartialReason::NodeBudget);
+            return outcome;
+        }
+        let dir = if entry.index == start_index {
+            (0, 0)
+        } else {
+            let p = node.parent;
+            let (pi, pj) = ((i64::from(p) % width) as i32, (i64::from(p) / width) as i32);
+            let (dx, dy) = (i - pi, j - pj);
+            // The last run of a diagonal-then-straight jump is straight.
+            if dx.abs() == dy.abs() {
+                (dx.signum(), dy.signum())
+            } else if dx.abs() > dy.abs() {
+                (dx.signum(), 0)
+            } else {
+                (0, dy.signum())
+            }
+        };
+        outcome.pushed += expander.expand(map, scratch, entry.index, i, j, node.g, dir);
+    }
+    scratch.reconstruct(start_index, best.index(), path);
+    outcome.status = PathStatus::Partial(PartialReason::Unreachable);
+    outcome
+}
