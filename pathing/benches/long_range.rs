@@ -1,2 +1,777 @@
-//! Long-range search benchmarks (placeholder until written).
-fn main() {}
+//! Long-range search benchmark: our jump point search and A* against two peer crates, on the same
+//! Moving AI maps and the same queries, in one run.
+//!
+//! Implementations, all timed per query with [`Instant`]:
+//!
+//! - `ours JPS`: [`pathing::find_path_jps`] (no corner cutting, exact fixed-point costs).
+//! - `ours A*`: [`pathing::find_path_astar`], the oracle.
+//! - `pathfinding::astar`: the `pathfinding` crate's generic A* driven with the same successors as
+//!   ours (8-connected, a diagonal needs both orthogonal neighbours passable), the same `u64` costs
+//!   ([`pathing::cost::STRAIGHT`], [`pathing::cost::DIAGONAL`]) and the octile heuristic
+//!   [`pathing::cost::octile`], so that its costs are exactly ours.
+//! - `grid_pathfinding JPS (corner-cutting)`: `grid_pathfinding`'s JPS (default settings, improved
+//!   pruning on). It lets diagonals cut corners, so it solves an easier problem with shorter paths;
+//!   its lengths are reported, never checked.
+//!
+//! Maps, scenarios and every peer structure are built outside the timed region. Each query runs
+//! `R` times per implementation, the implementations interleaved (rotating order) so they share the
+//! machine's noise; a query's time is the median of its runs. Every answer is checked: ours JPS,
+//! ours A* and `pathfinding::astar` must return the same exact `u64` cost, equal to the scenario's
+//! optimal length (relative 1e-5, or the file's print precision), and our JPS path must be legal.
+//!
+//! Modes:
+//!
+//! - `cargo bench -p pathing --bench long_range`: the full run (cargo passes `--bench`).
+//! - `PHALANX_BENCH_QUICK=1`, or no `--bench` argument (`cargo test --benches`): 3 short-to-medium
+//!   problems per map, 1 run each, so the smoke test takes seconds even unoptimized.
+//! - `PHALANX_BENCH_PROBLEMS=N`: problems per map (default 40).
+//! - `PHALANX_BENCH_REPS=R`: runs per query of ours JPS and grid_pathfinding (default 5); ours A*
+//!   and `pathfinding::astar`, which take milliseconds, get `ceil(R / 2)` (default 3).
+//! - Any other argument not starting with `-` keeps only the maps whose name contains it.
+//!
+//! Exits with status 1 when any correctness check fails.
+
+use std::fmt::Write as _;
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use grid_pathfinding::PathingGrid;
+use grid_util::grid::ValueGrid;
+use grid_util::point::Point;
+use pathing::cost::{DIAGONAL, STRAIGHT, octile};
+use pathing::movingai::{self, LAND, MovingAiMap, ScenProblem, WATER};
+use pathing::{Goal, Navcell, PassClass, PassMap, Path, PathStatus, SearchLimits, SearchScratch, find_path_astar, find_path_jps};
+
+/// Where the Moving AI files live, relative to this crate.
+const MOVINGAI_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/bench/movingai/");
+
+/// Map families and the speed-up over `pathfinding::astar` each must reach.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Family {
+    Dao,
+    BaldursGate,
+    StarCraft,
+    Street,
+    Rooms,
+    Maze,
+    Random,
+}
+
+impl Family {
+    fn label(self) -> &'static str {
+        match self {
+            Family::Dao => "DAO",
+            Family::BaldursGate => "BG",
+            Family::StarCraft => "StarCraft",
+            Family::Street => "street",
+            Family::Rooms => "rooms",
+            Family::Maze => "maze",
+            Family::Random => "random",
+        }
+    }
+
+    /// Required `pathfinding::astar` time / ours JPS time.
+    fn target_vs_astar(self) -> f64 {
+        match self {
+            Family::Dao | Family::BaldursGate | Family::StarCraft | Family::Street => 100.0,
+            Family::Rooms => 10.0,
+            Family::Maze | Family::Random => 3.0,
+        }
+    }
+}
+
+/// The benchmarked maps, in report order.
+const MAPS: [(&str, Family); 10] = [
+    ("den520d", Family::Dao),
+    ("brc202d", Family::Dao),
+    ("orz900d", Family::Dao),
+    ("AR0011SR", Family::BaldursGate),
+    ("AcrosstheCape", Family::StarCraft),
+    ("maze512-1-0", Family::Maze),
+    ("maze512-32-0", Family::Maze),
+    ("random512-40-0", Family::Random),
+    ("8room_000", Family::Rooms),
+    ("Berlin_0_1024", Family::Street),
+];
+
+const GP_LABEL: &str = "grid_pathfinding JPS (corner-cutting)";
+
+/// The four implementations, in the order of every table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Imp {
+    Jps,
+    AStar,
+    Pf,
+    Gp,
+}
+
+const IMPS: [Imp; 4] = [Imp::Jps, Imp::AStar, Imp::Pf, Imp::Gp];
+
+impl Imp {
+    fn slot(self) -> usize {
+        match self {
+            Imp::Jps => 0,
+            Imp::AStar => 1,
+            Imp::Pf => 2,
+            Imp::Gp => 3,
+        }
+    }
+}
+
+/// Run settings, from the environment and the command line.
+struct Config {
+    quick: bool,
+    problems_per_map: usize,
+    /// Runs per query of ours JPS and grid_pathfinding (cheap).
+    reps_fast: usize,
+    /// Runs per query of ours A* and pathfinding::astar (milliseconds each).
+    reps_slow: usize,
+    filters: Vec<String>,
+}
+
+impl Config {
+    fn from_env() -> Self {
+        let args: Vec<String> = std::env::args().skip(1).collect();
+        let bench_mode = args.iter().any(|a| a == "--bench");
+        let env_quick = std::env::var("PHALANX_BENCH_QUICK").is_ok_and(|v| !v.is_empty() && v != "0");
+        let quick = env_quick || !bench_mode;
+        let env_usize = |name: &str| std::env::var(name).ok().and_then(|v| v.parse::<usize>().ok()).filter(|&n| n > 0);
+        let filters = args.iter().filter(|a| !a.starts_with('-')).cloned().collect();
+        if quick {
+            Self { quick, problems_per_map: env_usize("PHALANX_BENCH_PROBLEMS").unwrap_or(3), reps_fast: 1, reps_slow: 1, filters }
+        } else {
+            let reps = env_usize("PHALANX_BENCH_REPS");
+            Self {
+                quick,
+                problems_per_map: env_usize("PHALANX_BENCH_PROBLEMS").unwrap_or(40),
+                reps_fast: reps.unwrap_or(5),
+                reps_slow: reps.map_or(3, |r| r.div_ceil(2).max(1)),
+                filters,
+            }
+        }
+    }
+
+    fn reps(&self, imp: Imp) -> usize {
+        match imp {
+            Imp::Jps | Imp::Gp => self.reps_fast,
+            Imp::AStar | Imp::Pf => self.reps_slow,
+        }
+    }
+}
+
+/// A padded byte grid of one class for `pathfinding::astar`: node = `(j + 1) * (w + 2) + (i + 1)`
+/// in navcell coordinates, with an impassable border so successors need no bounds checks.
+struct PeerGrid {
+    padded_width: u32,
+    passable: Vec<bool>,
+    /// Index offsets and costs of the eight moves, in the order of our A*: E, N, W, S, NE, NW, SW, SE.
+    moves: [(isize, isize, isize, u64); 8],
+}
+
+impl PeerGrid {
+    fn build(pass: &PassMap) -> Self {
+        let (w, h) = (pass.width(), pass.height());
+        let pw = w + 2;
+        let mut passable = vec![false; pw as usize * (h as usize + 2)];
+        for j in 0..h {
+            for i in 0..w {
+                passable[((j + 1) * pw + i + 1) as usize] = pass.is_passable(Navcell::new(i as u16, j as u16));
+            }
+        }
+        let row = pw as isize;
+        // (target offset, first orthogonal offset, second orthogonal offset, cost); straight moves
+        // repeat the target as both orthogonals.
+        let dirs: [(isize, isize); 8] = [(1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (-1, 1), (-1, -1), (1, -1)];
+        let moves = dirs.map(|(dx, dy)| {
+            let target = dx + dy * row;
+            if dx != 0 && dy != 0 { (target, dx, dy * row, DIAGONAL) } else { (target, target, target, STRAIGHT) }
+        });
+        Self { padded_width: pw, passable, moves }
+    }
+
+    fn node(&self, c: Navcell) -> u32 {
+        (u32::from(c.j) + 1) * self.padded_width + u32::from(c.i) + 1
+    }
+
+    /// The legal moves from `node`: the same successors and costs as our A*.
+    #[inline]
+    fn successors(&self, node: u32) -> impl Iterator<Item = (u32, u64)> + '_ {
+        let n = node as isize;
+        self.moves.iter().filter_map(move |&(t, a, b, cost)| {
+            let ok = self.passable[(n + t) as usize] && self.passable[(n + a) as usize] && self.passable[(n + b) as usize];
+            ok.then_some(((n + t) as u32, cost))
+        })
+    }
+
+    /// The octile heuristic to `goal`, exactly [`pathing::cost::octile`].
+    #[inline]
+    fn heuristic(&self, node: u32, goal: u32) -> u64 {
+        let pw = self.padded_width;
+        let (x, y) = (node % pw, node / pw);
+        let (gx, gy) = (goal % pw, goal / pw);
+        octile(u64::from(x.abs_diff(gx)), u64::from(y.abs_diff(gy)))
+    }
+}
+
+/// Everything built for one class of one map, outside the timed region.
+struct ClassData {
+    pass: PassMap,
+    peer: PeerGrid,
+    gp: PathingGrid,
+}
+
+impl ClassData {
+    fn build(map: &MovingAiMap, class: PassClass) -> (Self, Duration, Duration) {
+        let pass = PassMap::build(&map.grid, class);
+        let peer = PeerGrid::build(&pass);
+        let t = Instant::now();
+        let gp = build_pathing_grid(map, &pass);
+        let gp_build = t.elapsed();
+        let t = Instant::now();
+        let rebuilt = PassMap::build(&map.grid, class);
+        let ours_build = t.elapsed();
+        black_box(rebuilt);
+        (Self { pass, peer, gp }, ours_build, gp_build)
+    }
+}
+
+/// grid_pathfinding's grid in Moving AI coordinates (`x` east, `y` down the file): `true` = blocked.
+fn build_pathing_grid(map: &MovingAiMap, pass: &PassMap) -> PathingGrid {
+    let (w, h) = (map.grid.width(), map.grid.height());
+    let mut grid = PathingGrid::new(w as usize, h as usize, false);
+    for y in 0..h {
+        for x in 0..w {
+            let cell = map.to_navcell(x, y).expect("inside the map");
+            if !pass.is_passable(cell) {
+                grid.grid.set(x as i32, y as i32, true);
+            }
+        }
+    }
+    // Recompute the neighbour masks and jump-point flags from the raw grid, then the components
+    // that its queries check first.
+    grid.initialize();
+    grid.generate_components();
+    grid
+}
+
+/// One selected problem and what every implementation did on it.
+struct Query {
+    problem: ScenProblem,
+    water: bool,
+    start: Navcell,
+    goal_cell: Navcell,
+    goal: Goal,
+    /// Run times per implementation, in nanoseconds.
+    times: [Vec<u64>; 4],
+    jps_expanded: u32,
+    astar_expanded: u32,
+    jps_cost: Option<u64>,
+    astar_cost: Option<u64>,
+    pf_cost: Option<u64>,
+    gp_length: Option<f64>,
+    optimal: f64,
+}
+
+impl Query {
+    fn median(&self, imp: Imp) -> u64 {
+        let mut t = self.times[imp.slot()].clone();
+        t.sort_unstable();
+        t[t.len() / 2]
+    }
+}
+
+/// Reusable per-implementation state: one scratch and one path each for ours.
+struct Workers {
+    jps_scratch: SearchScratch,
+    jps_path: Path,
+    astar_scratch: SearchScratch,
+    astar_path: Path,
+}
+
+/// A deterministic sample of `n` problems spread over all length buckets, always including the
+/// lowest and highest bucket: `n` evenly spaced ranks in the sorted list of distinct buckets, and
+/// in the `k`-th chosen bucket its `k mod size`-th problem in file order. Quick mode keeps to the
+/// lower half of the buckets so the unoptimized smoke run stays short.
+fn select(problems: &[ScenProblem], n: usize, quick: bool) -> Vec<ScenProblem> {
+    let mut buckets: Vec<u32> = problems.iter().map(|p| p.bucket).collect();
+    buckets.sort_unstable();
+    buckets.dedup();
+    if quick {
+        buckets.truncate(buckets.len().div_ceil(2));
+    }
+    let b = buckets.len();
+    let mut ranks: Vec<usize> = if n <= 1 || b <= 1 { vec![b - 1] } else { (0..n).map(|k| k * (b - 1) / (n - 1)).collect() };
+    ranks.dedup();
+    ranks
+        .iter()
+        .enumerate()
+        .map(|(k, &r)| {
+            let in_bucket: Vec<&ScenProblem> = problems.iter().filter(|p| p.bucket == buckets[r]).collect();
+            in_bucket[k % in_bucket.len()].clone()
+        })
+        .collect()
+}
+
+/// The exact length of a path from its step counts (presentation only).
+fn path_length(path: &Path) -> f64 {
+    let s = path.steps();
+    s.straight as f64 + s.diagonal as f64 * std::f64::consts::SQRT_2
+}
+
+/// The true length of a fixed-point cost from its step counts: the cost determines them, because
+/// `DIAGONAL` is odd and `STRAIGHT` a power of two far above any step count here.
+fn cost_length(cost: u64) -> f64 {
+    // diagonal * DIAGONAL + straight * STRAIGHT: the low 30 bits come only from the diagonal part
+    // modulo 2^30, so scan small diagonal counts for the one that matches.
+    let mask = STRAIGHT - 1;
+    let d_mod = DIAGONAL & mask;
+    let target = cost & mask;
+    let mut diag = 0u64;
+    let mut acc = 0u64;
+    while acc != target {
+        diag += 1;
+        acc = (acc + d_mod) & mask;
+        if diag > 1 << 24 {
+            return f64::NAN;
+        }
+    }
+    let straight = (cost - diag * DIAGONAL) / STRAIGHT;
+    straight as f64 + diag as f64 * std::f64::consts::SQRT_2
+}
+
+/// Whether `got` matches a scenario's printed optimal length: relative 1e-5, or within half a unit
+/// of the last printed decimal when the file prints fewer decimals than that resolves (AR0011SR).
+fn length_matches(expected_text: &str, got: f64) -> bool {
+    let expected: f64 = expected_text.parse().unwrap_or(f64::NAN);
+    let decimals = expected_text.split_once('.').map_or(0, |(_, frac)| frac.len());
+    let print_tolerance = 0.5 * 10f64.powi(-(decimals as i32)) + 1e-9;
+    (got - expected).abs() <= (1e-5 * expected.abs()).max(print_tolerance.min(0.0051))
+}
+
+/// Checks that every step of our path is a legal octile move without corner cutting, from `start`
+/// to `goal`, and that the step counts agree with the cells.
+fn check_path_legal(pass: &PassMap, path: &Path, start: Navcell, goal: Navcell) -> Result<(), String> {
+    if path.waypoints().first() != Some(&start) || path.waypoints().last() != Some(&goal) {
+        return Err(format!("path runs {:?} -> {:?}, expected {start} -> {goal}", path.waypoints().first(), path.waypoints().last()));
+    }
+    let cells = path.cells();
+    if let Some(bad) = cells.iter().find(|c| !pass.is_passable(**c)) {
+        return Err(format!("path crosses impassable navcell {bad}"));
+    }
+    let (mut straight, mut diagonal) = (0u64, 0u64);
+    for pair in cells.windows(2) {
+        let (a, b) = (pair[0], pair[1]);
+        let (dx, dy) = (i32::from(b.i) - i32::from(a.i), i32::from(b.j) - i32::from(a.j));
+        if dx.abs() > 1 || dy.abs() > 1 || (dx, dy) == (0, 0) {
+            return Err(format!("non-adjacent step {a} -> {b}"));
+        }
+        if dx != 0 && dy != 0 {
+            if !pass.is_passable(Navcell::new(b.i, a.j)) || !pass.is_passable(Navcell::new(a.i, b.j)) {
+                return Err(format!("diagonal step {a} -> {b} cuts a corner"));
+            }
+            diagonal += 1;
+        } else {
+            straight += 1;
+        }
+    }
+    if (straight, diagonal) != (path.steps().straight, path.steps().diagonal) {
+        return Err(format!("step counts {:?} disagree with the cells ({straight}, {diagonal})", path.steps()));
+    }
+    Ok(())
+}
+
+/// The length of grid_pathfinding's waypoint list (consecutive waypoints are joined by a diagonal
+/// run then a straight run, as its `waypoints_to_path` walks them).
+fn waypoints_length(points: &[Point]) -> f64 {
+    points
+        .windows(2)
+        .map(|w| {
+            let (dx, dy) = ((w[1].x - w[0].x).unsigned_abs(), (w[1].y - w[0].y).unsigned_abs());
+            let (lo, hi) = (dx.min(dy), dx.max(dy));
+            f64::from(hi - lo) + f64::from(lo) * std::f64::consts::SQRT_2
+        })
+        .sum()
+}
+
+/// Runs one implementation once on one query; returns its time and records its answer.
+fn run_once(imp: Imp, data: &ClassData, q: &mut Query, w: &mut Workers) -> u64 {
+    match imp {
+        Imp::Jps => {
+            let t = Instant::now();
+            let out = find_path_jps(&data.pass, q.start, &q.goal, &SearchLimits::UNLIMITED, &mut w.jps_scratch, &mut w.jps_path);
+            let dt = t.elapsed();
+            black_box(&w.jps_path);
+            q.jps_expanded = out.expanded;
+            q.jps_cost = (out.status == PathStatus::Complete).then(|| w.jps_path.cost());
+            dt.as_nanos() as u64
+        }
+        Imp::AStar => {
+            let t = Instant::now();
+            let out = find_path_astar(&data.pass, q.start, &q.goal, &SearchLimits::UNLIMITED, &mut w.astar_scratch, &mut w.astar_path);
+            let dt = t.elapsed();
+            black_box(&w.astar_path);
+            q.astar_expanded = out.expanded;
+            q.astar_cost = (out.status == PathStatus::Complete).then(|| w.astar_path.cost());
+            dt.as_nanos() as u64
+        }
+        Imp::Pf => {
+            let peer = &data.peer;
+            let (s, g) = (peer.node(q.start), peer.node(q.goal_cell));
+            let t = Instant::now();
+            let result = pathfinding::directed::astar::astar(&s, |&n| peer.successors(n), |&n| peer.heuristic(n, g), |&n| n == g);
+            let dt = t.elapsed();
+            q.pf_cost = black_box(result).map(|(_, c)| c);
+            dt.as_nanos() as u64
+        }
+        Imp::Gp => {
+            let (sx, sy) = q.problem.start;
+            let (gx, gy) = q.problem.goal;
+            let (s, g) = (Point::new(sx as i32, sy as i32), Point::new(gx as i32, gy as i32));
+            let t = Instant::now();
+            let result = data.gp.get_waypoints_single_goal(s, g, false);
+            let dt = t.elapsed();
+            q.gp_length = black_box(result).map(|pts| waypoints_length(&pts));
+            dt.as_nanos() as u64
+        }
+    }
+}
+
+/// Per-map (or per-band) aggregates over a set of queries.
+struct Stats {
+    problems: usize,
+    mean_opt: f64,
+    mean_us: [f64; 4],
+    jps_p50_us: f64,
+    jps_p99_us: f64,
+    jps_max_us: f64,
+    jps_expanded: f64,
+    astar_expanded: f64,
+    gp_len_ratio: f64,
+}
+
+impl Stats {
+    fn of(queries: &[&Query]) -> Self {
+        let n = queries.len().max(1) as f64;
+        let mut mean_us = [0.0; 4];
+        for imp in IMPS {
+            mean_us[imp.slot()] = queries.iter().map(|q| q.median(imp) as f64).sum::<f64>() / n / 1000.0;
+        }
+        let mut jps: Vec<u64> = queries.iter().map(|q| q.median(Imp::Jps)).collect();
+        jps.sort_unstable();
+        let rank = |p: f64| jps[((p * jps.len() as f64).ceil() as usize).clamp(1, jps.len()) - 1] as f64 / 1000.0;
+        let gp_ratios: Vec<f64> = queries.iter().filter_map(|q| q.gp_length.map(|l| if q.optimal > 0.0 { l / q.optimal } else { 1.0 })).collect();
+        Self {
+            problems: queries.len(),
+            mean_opt: queries.iter().map(|q| q.optimal).sum::<f64>() / n,
+            mean_us,
+            jps_p50_us: rank(0.5),
+            jps_p99_us: rank(0.99),
+            jps_max_us: rank(1.0),
+            jps_expanded: queries.iter().map(|q| f64::from(q.jps_expanded)).sum::<f64>() / n,
+            astar_expanded: queries.iter().map(|q| f64::from(q.astar_expanded)).sum::<f64>() / n,
+            gp_len_ratio: gp_ratios.iter().sum::<f64>() / gp_ratios.len().max(1) as f64,
+        }
+    }
+
+    fn ratio(&self, imp: Imp) -> f64 {
+        self.mean_us[imp.slot()] / self.mean_us[Imp::Jps.slot()]
+    }
+}
+
+fn fmt_us(us: f64) -> String {
+    if us >= 100.0 { format!("{us:.0}") } else if us >= 10.0 { format!("{us:.1}") } else { format!("{us:.2}") }
+}
+
+fn fmt_ratio(r: f64) -> String {
+    if r >= 100.0 { format!("{r:.0}×") } else if r >= 10.0 { format!("{r:.1}×") } else { format!("{r:.2}×") }
+}
+
+/// The result of one map.
+struct MapResult {
+    name: &'static str,
+    family: Family,
+    size: (u32, u32),
+    all: Stats,
+    table: String,
+}
+
+fn bench_map(name: &'static str, family: Family, cfg: &Config, w: &mut Workers, failures: &mut Vec<String>) -> Option<MapResult> {
+    let read = |suffix: &str| {
+        let path = format!("{MOVINGAI_DIR}{name}{suffix}");
+        std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))
+    };
+    let (map_text, scen_text) = match (read(".map"), read(".map.scen")) {
+        (Ok(m), Ok(s)) => (m, s),
+        (Err(e), _) | (_, Err(e)) => {
+            failures.push(format!("{name}: cannot read: {e}"));
+            return None;
+        }
+    };
+    let load = Instant::now();
+    let map = movingai::parse_map(&map_text).unwrap_or_else(|e| panic!("{name}.map: {e}"));
+    let problems = movingai::parse_scen(&scen_text).unwrap_or_else(|e| panic!("{name}.map.scen: {e}"));
+    movingai::check_against_map(&problems, &map).unwrap_or_else(|e| panic!("{name}.map.scen: {e}"));
+    let parse_time = load.elapsed();
+
+    let selected = select(&problems, cfg.problems_per_map, cfg.quick);
+    let mut queries = Vec::with_capacity(selected.len());
+    for problem in selected {
+        let Some(class) = map.class_at(problem.start.0, problem.start.1) else {
+            failures.push(format!("{name} line {}: start is blocked", problem.line));
+            continue;
+        };
+        let start = map.to_navcell(problem.start.0, problem.start.1).expect("checked against the map");
+        let goal_cell = map.to_navcell(problem.goal.0, problem.goal.1).expect("checked against the map");
+        let goal = Goal::navcell_center(goal_cell.i, goal_cell.j, map.grid.cell_size());
+        let optimal = problem.optimal_length.parse().unwrap_or(f64::NAN);
+        queries.push(Query {
+            problem,
+            water: class == WATER,
+            start,
+            goal_cell,
+            goal,
+            times: Default::default(),
+            jps_expanded: 0,
+            astar_expanded: 0,
+            jps_cost: None,
+            astar_cost: None,
+            pf_cost: None,
+            gp_length: None,
+            optimal,
+        });
+    }
+
+    // Build per class only what the selected problems use.
+    let (land, land_ours, land_gp) = ClassData::build(&map, LAND);
+    let water = queries.iter().any(|q| q.water).then(|| ClassData::build(&map, WATER).0);
+    let class_of = |q: &Query| if q.water { water.as_ref().expect("built when used") } else { &land };
+
+    // Warm-up: grow the scratches to this map before timing anything.
+    if let Some(q) = queries.first_mut() {
+        let mut probe = Query { times: Default::default(), ..clone_query(q) };
+        for imp in [Imp::Jps, Imp::AStar] {
+            run_once(imp, class_of(&probe), &mut probe, w);
+        }
+    }
+
+    let bench_start = Instant::now();
+    let max_reps = cfg.reps_fast.max(cfg.reps_slow);
+    for q in &mut queries {
+        let data = class_of(q);
+        for rep in 0..max_reps {
+            for k in 0..IMPS.len() {
+                let imp = IMPS[(k + rep) % IMPS.len()];
+                if rep < cfg.reps(imp) {
+                    let ns = run_once(imp, data, q, w);
+                    q.times[imp.slot()].push(ns);
+                }
+            }
+        }
+        // Verify, outside the timing. `run_once` kept the last answer of each implementation.
+        let here = format!("{name} line {} (bucket {}, optimal {})", q.problem.line, q.problem.bucket, q.problem.optimal_length);
+        let costs = [("ours JPS", q.jps_cost), ("ours A*", q.astar_cost), ("pathfinding::astar", q.pf_cost)];
+        for (label, cost) in costs {
+            match cost {
+                None => failures.push(format!("{here}: {label} found no complete path")),
+                Some(c) if !length_matches(&q.problem.optimal_length, cost_length(c)) => {
+                    failures.push(format!("{here}: {label} length {:.8} (cost {c}) is not the optimum", cost_length(c)));
+                }
+                Some(_) => {}
+            }
+        }
+        if let (Some(a), Some(b), Some(c)) = (q.jps_cost, q.astar_cost, q.pf_cost)
+            && (a != b || a != c)
+        {
+            failures.push(format!("{here}: costs differ: ours JPS {a}, ours A* {b}, pathfinding::astar {c}"));
+        }
+        // Only JPS runs write `jps_path`, so it still holds this query's JPS path: check it is legal.
+        if let Some(c) = q.jps_cost {
+            if (path_length(&w.jps_path) - cost_length(c)).abs() > 1e-6 {
+                failures.push(format!("{here}: ours JPS path length disagrees with its cost"));
+            }
+            if let Err(e) = check_path_legal(&data.pass, &w.jps_path, q.start, q.goal_cell) {
+                failures.push(format!("{here}: ours JPS path: {e}"));
+            }
+        }
+        if q.gp_length.is_none() {
+            failures.push(format!("{here}: {GP_LABEL} found no path (reported, not a bug of ours)"));
+        }
+    }
+    let bench_time = bench_start.elapsed();
+
+    // Per-map table: quartile bands of the sampled problems by bucket, then all of them.
+    let mut order: Vec<&Query> = queries.iter().collect();
+    order.sort_by_key(|q| (q.problem.bucket, q.problem.line));
+    let mut table = String::new();
+    let (width, height) = (map.grid.width(), map.grid.height());
+    let _ = writeln!(
+        table,
+        "### {name} ({}, {width}×{height}, {} of {} problems, runs per query: {} fast / {} slow)\n",
+        family.label(),
+        queries.len(),
+        problems.len(),
+        cfg.reps_fast,
+        cfg.reps_slow
+    );
+    let _ = writeln!(
+        table,
+        "| band (buckets) | problems | mean optimal length | ours JPS µs | ours A* µs | pathfinding::astar µs | {GP_LABEL} µs | pathfinding::astar / ours JPS | ours A* / ours JPS | {GP_LABEL} / ours JPS | ours JPS expansions | ours A* expansions | ours JPS p50 µs | ours JPS p99 µs |"
+    );
+    let _ = writeln!(table, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    let n = order.len();
+    let mut bands: Vec<(String, Vec<&Query>)> = Vec::new();
+    if n >= 8 {
+        for b in 0..4 {
+            let part: Vec<&Query> = order[b * n / 4..(b + 1) * n / 4].to_vec();
+            let label = format!("Q{} ({}–{})", b + 1, part[0].problem.bucket, part[part.len() - 1].problem.bucket);
+            bands.push((label, part));
+        }
+    }
+    bands.push(("**all**".to_string(), order.clone()));
+    for (label, part) in &bands {
+        let s = Stats::of(part);
+        let _ = writeln!(
+            table,
+            "| {label} | {} | {:.1} | {} | {} | {} | {} | {} | {} | {} | {:.0} | {:.0} | {} | {} |",
+            s.problems,
+            s.mean_opt,
+            fmt_us(s.mean_us[0]),
+            fmt_us(s.mean_us[1]),
+            fmt_us(s.mean_us[2]),
+            fmt_us(s.mean_us[3]),
+            fmt_ratio(s.ratio(Imp::Pf)),
+            fmt_ratio(s.ratio(Imp::AStar)),
+            fmt_ratio(s.ratio(Imp::Gp)),
+            s.jps_expanded,
+            s.astar_expanded,
+            fmt_us(s.jps_p50_us),
+            fmt_us(s.jps_p99_us),
+        );
+    }
+    let all = Stats::of(&order);
+    let _ = writeln!(
+        table,
+        "\nours JPS per query: mean {} µs, p50 {} µs, p99 {} µs, max {} µs; {GP_LABEL} path length / optimum: {:.4} (mean).",
+        fmt_us(all.mean_us[0]),
+        fmt_us(all.jps_p50_us),
+        fmt_us(all.jps_p99_us),
+        fmt_us(all.jps_max_us),
+        all.gp_len_ratio
+    );
+    let _ = writeln!(
+        table,
+        "Untimed setup: parse {:.1} ms, our PassMap build {:.2} ms, {GP_LABEL} grid + components {:.1} ms; timed loop {:.1} s.",
+        parse_time.as_secs_f64() * 1e3,
+        land_ours.as_secs_f64() * 1e3,
+        land_gp.as_secs_f64() * 1e3,
+        bench_time.as_secs_f64()
+    );
+    Some(MapResult { name, family, size: (width, height), all, table })
+}
+
+fn clone_query(q: &Query) -> Query {
+    Query {
+        problem: q.problem.clone(),
+        water: q.water,
+        start: q.start,
+        goal_cell: q.goal_cell,
+        goal: q.goal,
+        times: Default::default(),
+        jps_expanded: 0,
+        astar_expanded: 0,
+        jps_cost: None,
+        astar_cost: None,
+        pf_cost: None,
+        gp_length: None,
+        optimal: q.optimal,
+    }
+}
+
+fn main() {
+    let cfg = Config::from_env();
+    let started = Instant::now();
+    println!("# Phalanx long-range search benchmark\n");
+    println!(
+        "Mode: {}; {} problems per map spread over all buckets{}; runs per query: {} (ours JPS, {GP_LABEL}) / {} (ours A*, pathfinding::astar); a query's time is the median of its runs; map columns are means over the problems (ratios are ratios of those means).",
+        if cfg.quick { "quick (smoke)" } else { "full" },
+        cfg.problems_per_map,
+        if cfg.quick { " (lower half only)" } else { "" },
+        cfg.reps_fast,
+        cfg.reps_slow
+    );
+    println!("Build: {}.\n", if cfg!(debug_assertions) { "debug (timings meaningless)" } else { "optimized" });
+    let mut workers = Workers { jps_scratch: SearchScratch::new(), jps_path: Path::new(), astar_scratch: SearchScratch::new(), astar_path: Path::new() };
+    let mut failures = Vec::new();
+    let mut results = Vec::new();
+    for (name, family) in MAPS {
+        if !cfg.filters.is_empty() && !cfg.filters.iter().any(|f| name.contains(f.as_str())) {
+            continue;
+        }
+        if let Some(r) = bench_map(name, family, &cfg, &mut workers, &mut failures) {
+            println!("{}", r.table);
+            results.push(r);
+        }
+    }
+
+    println!("## Summary against the targets\n");
+    println!(
+        "| map | family | size | problems | ours JPS µs (mean) | ours JPS p99 µs | ours A* µs | pathfinding::astar µs | {GP_LABEL} µs | pathfinding::astar / ours JPS | target | vs pathfinding::astar | {GP_LABEL} / ours JPS | vs {GP_LABEL} | ours A* / ours JPS | ours JPS expansions | ours A* expansions |"
+    );
+    println!("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | --- | ---: | ---: | ---: |");
+    let mut misses = Vec::new();
+    for r in &results {
+        let s = &r.all;
+        let target = r.family.target_vs_astar();
+        let pf_ok = s.ratio(Imp::Pf) >= target;
+        let gp_ok = s.ratio(Imp::Gp) > 1.0;
+        if !pf_ok {
+            misses.push(format!("{} vs pathfinding::astar ({} < {target}×)", r.name, fmt_ratio(s.ratio(Imp::Pf))));
+        }
+        if !gp_ok {
+            misses.push(format!("{} vs {GP_LABEL} ({})", r.name, fmt_ratio(s.ratio(Imp::Gp))));
+        }
+        println!(
+            "| {} | {} | {}×{} | {} | {} | {} | {} | {} | {} | {} | ≥{target:.0}× | {} | {} | {} | {} | {:.0} | {:.0} |",
+            r.name,
+            r.family.label(),
+            r.size.0,
+            r.size.1,
+            s.problems,
+            fmt_us(s.mean_us[0]),
+            fmt_us(s.jps_p99_us),
+            fmt_us(s.mean_us[1]),
+            fmt_us(s.mean_us[2]),
+            fmt_us(s.mean_us[3]),
+            fmt_ratio(s.ratio(Imp::Pf)),
+            if pf_ok { "PASS" } else { "MISS" },
+            fmt_ratio(s.ratio(Imp::Gp)),
+            if gp_ok { "PASS" } else { "MISS" },
+            fmt_ratio(s.ratio(Imp::AStar)),
+            s.jps_expanded,
+            s.astar_expanded,
+        );
+    }
+    println!();
+    println!(
+        "Targets: ours JPS ≥100× faster than pathfinding::astar on DAO, BG, StarCraft and street maps, ≥10× on rooms, ≥3× on mazes and random; faster than {GP_LABEL} on every map (which solves the easier corner-cutting problem)."
+    );
+    if misses.is_empty() {
+        println!("All targets PASS.");
+    } else {
+        println!("MISS: {}.", misses.join("; "));
+    }
+    println!("Total wall time {:.1} s.\n", started.elapsed().as_secs_f64());
+
+    let (notes, errors): (Vec<&String>, Vec<&String>) = failures.iter().partition(|f| f.contains("(reported, not a bug of ours)"));
+    for n in &notes {
+        println!("note: {n}");
+    }
+    if !errors.is_empty() {
+        println!("## CORRECTNESS FAILURES ({})\n", errors.len());
+        for e in &errors {
+            println!("- {e}");
+        }
+        std::process::exit(1);
+    }
+    println!("Correctness: every ours JPS, ours A* and pathfinding::astar cost was equal and optimal; every ours JPS path was legal.");
+}

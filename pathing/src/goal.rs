@@ -550,12 +550,7 @@ impl GoalRaster {
         }
     }
 
-    /// The goal this raster describes.
-    pub(crate) fn goal(&self) -> &Goal {
-        &self.goal
-    }
-
-    /// Whether the goal holds no navcell of the grid at all.
+    /// Whether the goal surely holds no navcell of the grid (its bounding box misses the grid).
     pub(crate) fn is_empty(&self) -> bool {
         !self.inverted && self.bbox.0 > self.bbox.2
     }
@@ -798,7 +793,8 @@ mod tests {
                     }
                 }
             }
-            prop_assert_eq!(raster.is_empty(), !any && !goal.is_inverted());
+            // The bounding box may hold navcells the shape misses, so `is_empty` is only a sufficient test.
+            prop_assert!(!raster.is_empty() || !any);
         }
     }
 }

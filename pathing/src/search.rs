@@ -32,8 +32,10 @@ impl SearchLimits {
 pub enum PartialReason {
     /// The node budget ran out first; the path leads to the expanded node nearest the goal.
     NodeBudget,
-    /// Every reachable node was expanded and none is in the goal; the path leads to the reachable
-    /// node nearest the goal (by the heuristic, ties to the cheaper, then lower index).
+    /// The open list ran empty without reaching the goal, so no goal navcell is reachable. The path
+    /// leads to the *expanded* node nearest the goal (lowest heuristic, then lowest cost, then lowest
+    /// index). For A* that is the nearest reachable navcell by the heuristic; JPS expands only jump
+    /// points, so its fallback can be farther away.
     Unreachable,
     /// The start navcell is impassable for the class, so the search did not run.
     StartImpassable,

@@ -131,14 +131,16 @@ pub fn solve(pair: &Pair, problem: &ScenProblem, algo: Algo, scratch: &mut Searc
     Ok((outcome, path_length(path)))
 }
 
-/// Checks that every step of a path is a legal octile move on the map (no corner cutting) and that
+/// Checks that every step of a path is a legal octile move on the map (no corner cutting) into a
+/// passable navcell, and that
 /// the step counts agree with the turning points.
 ///
 /// # Errors
 /// The first illegal step.
 pub fn check_path_legal(map: &PassMap, path: &Path) -> Result<(), String> {
     let cells = path.cells();
-    for cell in &cells {
+    // The start may be impassable (a stuck unit leaves it); every navcell entered must be passable.
+    for cell in cells.iter().skip(1) {
         if !map.is_passable(*cell) {
             return Err(format!("path crosses impassable navcell {cell}"));
         }
@@ -165,4 +167,196 @@ pub fn check_path_legal(map: &PassMap, path: &Path) -> Result<(), String> {
         return Err(format!("step counts {:?} disagree with the cells ({straight}, {diagonal})", path.steps()));
     }
     Ok(())
+}
+
+/// Seeded grid generators for property tests: every kind of map the searches must handle.
+pub mod maps {
+    use pathing::{Fixed, NavGrid, Navcell, PassClass};
+
+    /// The single class of generated grids.
+    pub const CLASS: PassClass = match PassClass::new(0) {
+        Some(c) => c,
+        None => unreachable!(),
+    };
+
+    /// A small deterministic generator (SplitMix64).
+    pub struct Rng(u64);
+
+    impl Rng {
+        /// A generator from a seed.
+        pub fn new(seed: u64) -> Self {
+            Self(seed)
+        }
+
+        /// The next 64 random bits.
+        pub fn next(&mut self) -> u64 {
+            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        }
+
+        /// A number in `0..n` (n > 0).
+        pub fn below(&mut self, n: u32) -> u32 {
+            (self.next() % u64::from(n.max(1))) as u32
+        }
+
+        /// True with probability `percent / 100`.
+        pub fn chance(&mut self, percent: u32) -> bool {
+            self.below(100) < percent
+        }
+    }
+
+    /// The kinds of generated grid.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum Kind {
+        /// Nearly empty.
+        Open,
+        /// Independent random obstacles at the given percentage.
+        Noise(u32),
+        /// Rooms separated by walls with one-cell doors.
+        Rooms,
+        /// A perfect maze with one-wide corridors.
+        Maze,
+        /// Mostly blocked, with one-wide straight corridors.
+        Corridors,
+        /// Diagonal obstacle chains whose gaps are only passable by cutting corners.
+        DiagonalGaps,
+    }
+
+    /// All kinds, for strategies.
+    pub const KINDS: [Kind; 9] =
+        [Kind::Open, Kind::Noise(10), Kind::Noise(25), Kind::Noise(40), Kind::Rooms, Kind::Maze, Kind::Corridors, Kind::DiagonalGaps, Kind::Noise(33)];
+
+    /// A `width × height` grid of the given kind.
+    pub fn grid(kind: Kind, width: u32, height: u32, seed: u64) -> NavGrid {
+        let mut rng = Rng::new(seed);
+        let mut grid = NavGrid::new(width, height, 1, Fixed::ONE).expect("generated sizes are valid");
+        let set = |grid: &mut NavGrid, i: u32, j: u32, passable: bool| {
+            if i < width && j < height {
+                grid.set_passable(Navcell::new(i as u16, j as u16), CLASS, passable);
+            }
+        };
+        match kind {
+            Kind::Open | Kind::Noise(_) => {
+                let percent = if let Kind::Noise(p) = kind { p } else { 2 };
+                for j in 0..height {
+                    for i in 0..width {
+                        if rng.chance(percent) {
+                            set(&mut grid, i, j, false);
+                        }
+                    }
+                }
+            }
+            Kind::Rooms => {
+                let room = 3 + rng.below(5);
+                for j in 0..height {
+                    for i in 0..width {
+                        if i % room == room - 1 || j % room == room - 1 {
+                            set(&mut grid, i, j, false);
+                        }
+                    }
+                }
+                // Doors: each wall segment between two rooms gets an opening most of the time.
+                for rj in 0..height.div_ceil(room) {
+                    for ri in 0..width.div_ceil(room) {
+                        if rng.chance(80) {
+                            set(&mut grid, ri * room + room - 1, rj * room + rng.below(room - 1), true);
+                        }
+                        if rng.chance(80) {
+                            set(&mut grid, ri * room + rng.below(room - 1), rj * room + room - 1, true);
+                        }
+                    }
+                }
+            }
+            Kind::Maze => {
+                for j in 0..height {
+                    for i in 0..width {
+                        set(&mut grid, i, j, false);
+                    }
+                }
+                let (cw, ch) = (width.div_ceil(2), height.div_ceil(2));
+                let mut seen = vec![false; (cw * ch) as usize];
+                let mut stack = vec![(0u32, 0u32)];
+                seen[0] = true;
+                set(&mut grid, 0, 0, true);
+                while let Some(&(ci, cj)) = stack.last() {
+                    let mut options = Vec::new();
+                    for (dx, dy) in [(1i32, 0i32), (-1, 0), (0, 1), (0, -1)] {
+                        let (ni, nj) = (ci as i32 + dx, cj as i32 + dy);
+                        if ni >= 0 && nj >= 0 && (ni as u32) < cw && (nj as u32) < ch && !seen[(nj as u32 * cw + ni as u32) as usize] {
+                            options.push((ni as u32, nj as u32));
+                        }
+                    }
+                    if options.is_empty() {
+                        stack.pop();
+                        continue;
+                    }
+                    let (ni, nj) = options[rng.below(options.len() as u32) as usize];
+                    seen[(nj * cw + ni) as usize] = true;
+                    set(&mut grid, ci + ni, cj + nj, true);
+                    set(&mut grid, 2 * ni, 2 * nj, true);
+                    stack.push((ni, nj));
+                }
+            }
+            Kind::Corridors => {
+                for j in 0..height {
+                    for i in 0..width {
+                        set(&mut grid, i, j, false);
+                    }
+                }
+                for _ in 0..(width + height) / 3 + 1 {
+                    let (i, j) = (rng.below(width), rng.below(height));
+                    let len = 2 + rng.below(width.max(height));
+                    let horizontal = rng.chance(50);
+                    for k in 0..len {
+                        if horizontal { set(&mut grid, i + k, j, true) } else { set(&mut grid, i, j + k, true) }
+                    }
+                }
+            }
+            Kind::DiagonalGaps => {
+                for _ in 0..(width + height) / 2 + 1 {
+                    let (mut i, mut j) = (rng.below(width) as i64, rng.below(height) as i64);
+                    let dx = if rng.chance(50) { 1 } else { -1 };
+                    for _ in 0..width.max(height) {
+                        if i < 0 || j < 0 || i >= i64::from(width) || j >= i64::from(height) {
+                            break;
+                        }
+                        set(&mut grid, i as u32, j as u32, false);
+                        i += dx;
+                        j += 1;
+                    }
+                }
+            }
+        }
+        grid
+    }
+
+    /// The cells reachable from `start` by 4-connected moves (which decide octile connectivity
+    /// without corner cutting), as a dense flag array.
+    pub fn flood(map: &pathing::PassMap, start: Navcell) -> Vec<bool> {
+        let (w, h) = (map.width() as usize, map.height() as usize);
+        let mut seen = vec![false; w * h];
+        if !map.is_passable(start) {
+            return seen;
+        }
+        let mut queue = std::collections::VecDeque::from([start]);
+        seen[usize::from(start.j) * w + usize::from(start.i)] = true;
+        while let Some(c) = queue.pop_front() {
+            for (dx, dy) in [(1i32, 0i32), (-1, 0), (0, 1), (0, -1)] {
+                let (ni, nj) = (i32::from(c.i) + dx, i32::from(c.j) + dy);
+                if ni < 0 || nj < 0 || ni as usize >= w || nj as usize >= h {
+                    continue;
+                }
+                let n = Navcell::new(ni as u16, nj as u16);
+                let idx = nj as usize * w + ni as usize;
+                if !seen[idx] && map.is_passable(n) {
+                    seen[idx] = true;
+                    queue.push_back(n);
+                }
+            }
+        }
+        seen
+    }
 }

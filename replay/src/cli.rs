@@ -1,0 +1,362 @@
+//! The `phalanx` command line: argument parsing, file loading and the output formats of the stable
+//! command-line contract (DESIGN.md, "Command-line contract").
+//!
+//! [`run`] takes the arguments and two writers and returns the exit code, so tests drive it without
+//! a process. Exit codes: 0 success, 1 a query found no complete path, 2 unusable input (the message
+//! names the file, the line and what was expected).
+
+use std::io::Write;
+use std::time::Instant;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use pathing::grid_text::{self, GridText};
+use pathing::movingai::{self, MovingAiMap, ScenProblem};
+use pathing::{
+    Goal, Layers, Navcell, PassClass, PassMap, Path, PathStatus, SearchLimits, SearchOutcome, SearchScratch, render_ascii,
+};
+
+/// Deterministic lockstep simulation core for RTS games: pathfinding tools.
+#[derive(Debug, Parser)]
+#[command(name = "phalanx", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Solves every problem of a Moving AI scenario file and prints a tab-separated table, then a summary.
+    Scen {
+        /// The map: a Moving AI `.map` file or a grid text file.
+        map: std::path::PathBuf,
+        /// The `.map.scen` file.
+        scen: std::path::PathBuf,
+        /// Which search to run.
+        #[arg(long, value_enum, default_value_t = Algo::Jps)]
+        algo: Algo,
+        /// Solve only the first N problems.
+        #[arg(long)]
+        first: Option<usize>,
+    },
+    /// Finds one path and prints its turning points as `x y` lines, then `length L`.
+    Path {
+        /// The map: a Moving AI `.map` file (coordinates `x y` with `y = 0` on the top row) or a
+        /// grid text file (coordinates `i j`, `j = 0` on the first row).
+        map: std::path::PathBuf,
+        /// Start column.
+        sx: u32,
+        /// Start row.
+        sy: u32,
+        /// Goal column.
+        gx: u32,
+        /// Goal row.
+        gy: u32,
+        /// Which search to run.
+        #[arg(long, value_enum, default_value_t = Algo::Jps)]
+        algo: Algo,
+        /// Also draw the map with the path and the expanded nodes (north up).
+        #[arg(long)]
+        render: bool,
+    },
+}
+
+/// The long-range search to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Algo {
+    /// Jump point search.
+    Jps,
+    /// Plain A* (the oracle).
+    Astar,
+}
+
+/// An input the command cannot use.
+#[derive(Debug)]
+pub enum CliError {
+    /// A file could not be read.
+    Io {
+        /// The file.
+        file: String,
+        /// The reason.
+        source: std::io::Error,
+    },
+    /// A file's contents are malformed.
+    Malformed {
+        /// The file.
+        file: String,
+        /// 1-based line.
+        line: u32,
+        /// What was expected and found.
+        message: String,
+    },
+    /// A command-line value is unusable.
+    BadArgument {
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl std::fmt::Display for CliError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CliError::Io { file, source } => write!(f, "{file}: cannot read: {source}"),
+            CliError::Malformed { file, line, message } => write!(f, "{file}:{line}: {message}"),
+            CliError::BadArgument { message } => write!(f, "{message}"),
+        }
+    }
+}
+
+impl std::error::Error for CliError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            CliError::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+/// Runs the command line. Returns the process exit code.
+pub fn run<I, T>(args: I, out: &mut dyn Write, err: &mut dyn Write) -> i32
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let text = e.render().to_string();
+            let _ = if code == 0 { write!(out, "{text}") } else { write!(err, "{text}") };
+            return code;
+        }
+    };
+    let result = match cli.command {
+        Command::Scen { map, scen, algo, first } => cmd_scen(&map, &scen, algo, first, out),
+        Command::Path { map, sx, sy, gx, gy, algo, render } => cmd_path(&map, (sx, sy), (gx, gy), algo, render, out),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            let _ = writeln!(err, "phalanx: {e}");
+            2
+        }
+    }
+}
+
+/// A map loaded from either text format, with its coordinate convention.
+pub enum LoadedMap {
+    /// A Moving AI map: `(x, y)` with `y = 0` on the top row; class by start cell.
+    MovingAi(MovingAiMap),
+    /// A grid text map: `(i, j)` navcells, one class.
+    GridText(GridText),
+}
+
+impl LoadedMap {
+    /// The navcell at user coordinates, if on the map.
+    pub fn to_navcell(&self, x: u32, y: u32) -> Option<Navcell> {
+        match self {
+            LoadedMap::MovingAi(m) => m.to_navcell(x, y),
+            LoadedMap::GridText(g) => {
+                (x < g.grid.width() && y < g.grid.height()).then(|| Navcell::new(x as u16, y as u16))
+            }
+        }
+    }
+
+    /// User coordinates of a navcell.
+    pub fn from_navcell(&self, cell: Navcell) -> (u32, u32) {
+        match self {
+            LoadedMap::MovingAi(m) => m.from_navcell(cell),
+            LoadedMap::GridText(_) => (u32::from(cell.i), u32::from(cell.j)),
+        }
+    }
+
+    /// The class an agent starting at user coordinates uses (Moving AI: land or water by the start
+    /// cell, land when the start is blocked; grid text: walkable).
+    pub fn class_at(&self, x: u32, y: u32) -> PassClass {
+        match self {
+            LoadedMap::MovingAi(m) => m.class_at(x, y).unwrap_or(movingai::LAND),
+            LoadedMap::GridText(_) => grid_text::WALKABLE,
+        }
+    }
+
+    /// The navcell grid.
+    pub fn grid(&self) -> &pathing::NavGrid {
+        match self {
+            LoadedMap::MovingAi(m) => &m.grid,
+            LoadedMap::GridText(g) => &g.grid,
+        }
+    }
+}
+
+fn read(path: &std::path::Path) -> Result<String, CliError> {
+    std::fs::read_to_string(path).map_err(|source| CliError::Io { file: path.display().to_string(), source })
+}
+
+fn malformed(path: &std::path::Path, e: pathing::movingai::ParseError) -> CliError {
+    CliError::Malformed { file: path.display().to_string(), line: e.line, message: format!("expected {}, found {}", e.expected, e.found) }
+}
+
+/// Loads a Moving AI map (first line `type ...`) or else a grid text file.
+///
+/// # Errors
+/// [`CliError`] naming the file and line.
+pub fn load_map(path: &std::path::Path) -> Result<LoadedMap, CliError> {
+    let text = read(path)?;
+    if text.starts_with("type ") {
+        movingai::parse_map(&text).map(LoadedMap::MovingAi).map_err(|e| malformed(path, e))
+    } else {
+        grid_text::parse_grid_text(&text).map(LoadedMap::GridText).map_err(|e| malformed(path, e))
+    }
+}
+
+fn search(algo: Algo, map: &PassMap, start: Navcell, goal: &Goal, scratch: &mut SearchScratch, path: &mut Path) -> SearchOutcome {
+    match algo {
+        Algo::Jps => pathing::find_path_jps(map, start, goal, &SearchLimits::UNLIMITED, scratch, path),
+        Algo::Astar => pathing::find_path_astar(map, start, goal, &SearchLimits::UNLIMITED, scratch, path),
+    }
+}
+
+/// Length of a path in navcells, for printing.
+pub fn path_length(path: &Path) -> f64 {
+    let steps = path.steps();
+    steps.straight as f64 + steps.diagonal as f64 * std::f64::consts::SQRT_2
+}
+
+fn status_text(status: PathStatus) -> &'static str {
+    match status {
+        PathStatus::Complete => "complete",
+        PathStatus::Partial(pathing::PartialReason::NodeBudget) => "partial-budget",
+        PathStatus::Partial(pathing::PartialReason::Unreachable) => "unreachable",
+        PathStatus::Partial(pathing::PartialReason::StartImpassable) => "start-impassable",
+    }
+}
+
+fn cmd_path(map_path: &std::path::Path, start: (u32, u32), goal: (u32, u32), algo: Algo, render: bool, out: &mut dyn Write) -> Result<i32, CliError> {
+    let map = load_map(map_path)?;
+    let grid = map.grid();
+    let off = |what: &str, (x, y): (u32, u32)| CliError::BadArgument {
+        message: format!("{what} ({x}, {y}) is off the {}x{} map {}", grid.width(), grid.height(), map_path.display()),
+    };
+    let start_cell = map.to_navcell(start.0, start.1).ok_or_else(|| off("start", start))?;
+    let goal_cell = map.to_navcell(goal.0, goal.1).ok_or_else(|| off("goal", goal))?;
+    let pass = PassMap::build(grid, map.class_at(start.0, start.1));
+    let goal_shape = Goal::navcell_center(goal_cell.i, goal_cell.j, grid.cell_size());
+    let mut scratch = SearchScratch::new();
+    let mut path = Path::new();
+    let outcome = search(algo, &pass, start_cell, &goal_shape, &mut scratch, &mut path);
+    let io = |e: std::io::Error| CliError::BadArgument { message: format!("cannot write output: {e}") };
+    for &cell in path.waypoints() {
+        let (x, y) = map.from_navcell(cell);
+        writeln!(out, "{x} {y}").map_err(io)?;
+    }
+    writeln!(out, "length {:.8}", path_length(&path)).map_err(io)?;
+    if outcome.status != PathStatus::Complete {
+        writeln!(out, "status {}", status_text(outcome.status)).map_err(io)?;
+    }
+    if render {
+        let expanded = scratch.closed_cells();
+        let layers = Layers { path: Some(&path), expanded: &expanded, goal: None };
+        write!(out, "{}", render_ascii(&pass, &layers)).map_err(io)?;
+    }
+    Ok(if outcome.status == PathStatus::Complete { 0 } else { 1 })
+}
+
+/// One solved scenario problem.
+#[derive(Clone, Debug)]
+pub struct ScenRow {
+    /// The problem.
+    pub problem: ScenProblem,
+    /// The search outcome.
+    pub outcome: SearchOutcome,
+    /// The path length, `None` when no complete path was found.
+    pub length: Option<f64>,
+    /// Time of the search alone. `[Units: microseconds]`
+    pub micros: f64,
+}
+
+/// Solves scenario problems in file order.
+///
+/// # Errors
+/// [`CliError`] when a problem does not fit the map.
+pub fn solve_scen(map: &LoadedMap, problems: &[ScenProblem], algo: Algo, scen_file: &str) -> Result<Vec<ScenRow>, CliError> {
+    let grid = map.grid();
+    let classes: Vec<PassMap> = (0..grid.n_classes()).filter_map(PassClass::new).map(|c| PassMap::build(grid, c)).collect();
+    let mut scratch = SearchScratch::new();
+    let mut path = Path::new();
+    let mut rows = Vec::with_capacity(problems.len());
+    for problem in problems {
+        let off = || CliError::Malformed {
+            file: scen_file.to_string(),
+            line: problem.line,
+            message: format!("expected start and goal on the {}x{} map", grid.width(), grid.height()),
+        };
+        let start = map.to_navcell(problem.start.0, problem.start.1).ok_or_else(off)?;
+        let goal_cell = map.to_navcell(problem.goal.0, problem.goal.1).ok_or_else(off)?;
+        let class = map.class_at(problem.start.0, problem.start.1);
+        let pass = &classes[usize::from(class.index())];
+        let goal = Goal::navcell_center(goal_cell.i, goal_cell.j, grid.cell_size());
+        let started = Instant::now();
+        let outcome = search(algo, pass, start, &goal, &mut scratch, &mut path);
+        let micros = started.elapsed().as_secs_f64() * 1e6;
+        let length = (outcome.status == PathStatus::Complete).then(|| path_length(&path));
+        rows.push(ScenRow { problem: problem.clone(), outcome, length, micros });
+    }
+    Ok(rows)
+}
+
+fn cmd_scen(map_path: &std::path::Path, scen_path: &std::path::Path, algo: Algo, first: Option<usize>, out: &mut dyn Write) -> Result<i32, CliError> {
+    let map = load_map(map_path)?;
+    let text = read(scen_path)?;
+    let problems = movingai::parse_scen(&text).map_err(|e| malformed(scen_path, e))?;
+    let grid = map.grid();
+    if let Some(bad) = problems.iter().find(|p| p.width != grid.width() || p.height != grid.height()) {
+        return Err(CliError::Malformed {
+            file: scen_path.display().to_string(),
+            line: bad.line,
+            message: format!("expected map size {}x{}, found {}x{}", grid.width(), grid.height(), bad.width, bad.height),
+        });
+    }
+    let problems = &problems[..first.unwrap_or(usize::MAX).min(problems.len())];
+    let rows = solve_scen(&map, problems, algo, &scen_path.display().to_string())?;
+    let io = |e: std::io::Error| CliError::BadArgument { message: format!("cannot write output: {e}") };
+    writeln!(out, "line\tbucket\tstart_x\tstart_y\tgoal_x\tgoal_y\toptimal\tlength\tmatches\texpanded\tmicros").map_err(io)?;
+    let mut matched = 0usize;
+    let mut solved = 0usize;
+    let mut times: Vec<f64> = Vec::with_capacity(rows.len());
+    let mut expanded_total = 0u64;
+    for row in &rows {
+        let p = &row.problem;
+        let length = row.length.map_or_else(|| "none".to_string(), |l| format!("{l:.8}"));
+        let ok = row.length.is_some_and(|l| length_matches(&p.optimal_length, l));
+        solved += usize::from(row.length.is_some());
+        matched += usize::from(ok);
+        times.push(row.micros);
+        expanded_total += u64::from(row.outcome.expanded);
+        writeln!(
+            out,
+            "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{:.1}",
+            p.line, p.bucket, p.start.0, p.start.1, p.goal.0, p.goal.1, p.optimal_length, length,
+            if ok { "yes" } else { "no" }, row.outcome.expanded, row.micros
+        )
+        .map_err(io)?;
+    }
+    times.sort_by(f64::total_cmp);
+    let n = rows.len().max(1);
+    let pct = |q: f64| times.get(((times.len() as f64 - 1.0) * q).round() as usize).copied().unwrap_or(0.0);
+    let mean = times.iter().sum::<f64>() / n as f64;
+    writeln!(
+        out,
+        "# summary: {} problems, {} solved, {} optimal, algo {:?}, mean {:.1} us, median {:.1} us, p99 {:.1} us, max {:.1} us, mean expanded {:.1}",
+        rows.len(), solved, matched, algo, mean, pct(0.5), pct(0.99), pct(1.0), expanded_total as f64 / n as f64
+    )
+    .map_err(io)?;
+    Ok(if matched == rows.len() { 0 } else { 1 })
+}
+
+/// Whether a length matches a scenario's printed optimum: relative 1e-5, or half a unit of the last
+/// printed decimal for files that print fewer decimals (the two-decimal Baldur's Gate files).
+pub fn length_matches(expected_text: &str, got: f64) -> bool {
+    let Ok(expected) = expected_text.parse::<f64>() else { return false };
+    let decimals = expected_text.split_once('.').map_or(0, |(_, frac)| frac.len());
+    let print_tolerance = if decimals == 2 { 0.5 * 10f64.powi(-(decimals as i32)) + 1e-9 } else { 0.0 };
+    (got - expected).abs() <= (1e-5 * expected.abs()).max(print_tolerance)
+}
