@@ -303,6 +303,9 @@ impl BestNode {
 /// coordinates, cost and arrival direction (`(0, 0)` for the start); it offers successors through
 /// [`SearchScratch::relax`] and returns how many it pushed.
 pub(crate) trait Expander {
+    // The node's fields travel as plain arguments: this is the innermost call of the search and a
+    // struct would only be unpacked again.
+    #[allow(clippy::too_many_arguments)]
     fn expand(&mut self, map: &PassMap, scratch: &mut SearchScratch, index: u32, i: i32, j: i32, g: u64, dir: (i32, i32)) -> u32;
 }
 

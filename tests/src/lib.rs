@@ -189,7 +189,7 @@ pub mod maps {
         }
 
         /// The next 64 random bits.
-        pub fn next(&mut self) -> u64 {
+        pub fn next_u64(&mut self) -> u64 {
             self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
             let mut z = self.0;
             z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -199,7 +199,7 @@ pub mod maps {
 
         /// A number in `0..n` (n > 0).
         pub fn below(&mut self, n: u32) -> u32 {
-            (self.next() % u64::from(n.max(1))) as u32
+            (self.next_u64() % u64::from(n.max(1))) as u32
         }
 
         /// True with probability `percent / 100`.

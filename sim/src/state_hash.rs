@@ -1,0 +1,58 @@
+//! The canonical encoding of simulation state and the blake3 digests built on it.
+//!
+//! State is encoded with bincode 2 in fixed-width little-endian form ([`CONFIG`]), so the bytes, and
+//! therefore the hashes, are the same on every platform. Each component is hashed under its own
+//! blake3 derive-key context that names the component and the format version, so a change of format
+//! changes every hash by construction, and two components with equal bytes never collide.
+
+use serde::Serialize;
+
+/// The bincode configuration of all hashed and serialized state.
+pub const CONFIG: bincode::config::Configuration<bincode::config::LittleEndian, bincode::config::Fixint> =
+    bincode::config::standard().with_fixed_int_encoding().with_little_endian();
+
+/// Version of the state encoding; part of every digest's context.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// The canonical bytes of a value.
+///
+/// # Panics
+/// Never for the state types of this crate (they have no maps with non-string keys and no
+/// unsupported serde attributes); a type that bincode cannot encode is a programming error.
+pub fn encode<T: Serialize>(value: &T) -> Vec<u8> {
+    bincode::serde::encode_to_vec(value, CONFIG).expect("state types are bincode-encodable")
+}
+
+/// The 32-byte digest of one component: blake3 in derive-key mode with the context
+/// `"phalanx state v{FORMAT_VERSION} {component}"` over the canonical bytes.
+pub fn digest<T: Serialize>(component: &str, value: &T) -> [u8; 32] {
+    let context = format!("phalanx state v{FORMAT_VERSION} {component}");
+    let mut hasher = blake3::Hasher::new_derive_key(&context);
+    hasher.update(&encode(value));
+    *hasher.finalize().as_bytes()
+}
+
+/// Lower-case hexadecimal of a digest.
+pub fn hex(digest: &[u8; 32]) -> String {
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encoding_is_fixed_width_little_endian() {
+        assert_eq!(encode(&0x0102_0304u32), [4, 3, 2, 1]);
+        assert_eq!(encode(&(1u16, 2u64)), [1, 0, 2, 0, 0, 0, 0, 0, 0, 0]);
+    }
+
+    #[test]
+    fn digests_depend_on_component_and_value() {
+        let a = digest("units", &5u32);
+        assert_eq!(a, digest("units", &5u32));
+        assert_ne!(a, digest("rng", &5u32));
+        assert_ne!(a, digest("units", &6u32));
+        assert_eq!(hex(&a).len(), 64);
+    }
+}
