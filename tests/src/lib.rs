@@ -74,20 +74,7 @@ pub enum Algo {
     AStar,
 }
 
-/// The exact length of a path as a float (presentation only).
-pub fn path_length(path: &Path) -> f64 {
-    let steps = path.steps();
-    steps.straight as f64 + steps.diagonal as f64 * std::f64::consts::SQRT_2
-}
-
-/// Whether `got` matches a scenario's printed optimal length: relative 1e-5, or within half a unit
-/// of the last printed decimal when the file prints fewer decimals than that resolves (AR0011SR).
-pub fn length_matches(expected_text: &str, got: f64) -> bool {
-    let expected: f64 = expected_text.parse().unwrap_or(f64::NAN);
-    let decimals = expected_text.split_once('.').map_or(0, |(_, frac)| frac.len());
-    let print_tolerance = 0.5 * 10f64.powi(-(decimals as i32)) + 1e-9;
-    (got - expected).abs() <= (1e-5 * expected.abs()).max(print_tolerance.min(0.0051))
-}
+pub use replay::cli::{length_matches, path_length};
 
 /// Solves one problem and checks it: complete, legal and of the optimal length.
 ///

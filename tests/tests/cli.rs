@@ -1,0 +1,105 @@
+//! The `phalanx` command line as users and CI drive it: output formats, exit codes, error messages.
+
+use std::path::PathBuf;
+
+/// Runs the command line in-process; returns (exit code, stdout, stderr). The only caller of `run`.
+#[track_caller]
+fn phalanx(args: &[&str]) -> (i32, String, String) {
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let mut argv = vec!["phalanx"];
+    argv.extend_from_slice(args);
+    let code = replay::cli::run(argv, &mut out, &mut err);
+    (code, String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap())
+}
+
+fn data(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/movingai").join(name).display().to_string()
+}
+
+fn temp_file(name: &str, contents: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("phalanx-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, contents).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn scen_prints_a_table_and_a_summary() {
+    let (code, out, err) = phalanx(&["scen", &data("arena.map"), &data("arena.map.scen"), "--first", "5"]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    let header: Vec<&str> = lines[0].split('\t').collect();
+    for column in ["line", "length", "expanded", "micros"] {
+        assert!(header.contains(&column), "missing column {column}: {header:?}");
+    }
+    assert_eq!(lines.len(), 1 + 5 + 1);
+    let length_col = header.iter().position(|&c| c == "length").unwrap();
+    for row in &lines[1..6] {
+        let fields: Vec<&str> = row.split('\t').collect();
+        assert_eq!(fields.len(), header.len());
+        let decimals = fields[length_col].split_once('.').unwrap().1.len();
+        assert!(decimals >= 8, "length needs at least 8 decimals: {}", fields[length_col]);
+    }
+    assert!(lines[6].starts_with("# summary: 5 problems, 5 solved, 5 optimal"), "{}", lines[6]);
+    let (code, out, _) = phalanx(&["scen", &data("arena.map"), &data("arena.map.scen"), "--algo", "astar", "--first", "3"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("3 optimal, algo Astar"));
+}
+
+#[test]
+fn path_prints_turning_points_then_the_length() {
+    let (code, out, err) = phalanx(&["path", &data("arena.map"), "19", "26", "19", "29"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "19 26\n19 29\nlength 3.00000000\n");
+    let (code, out, _) = phalanx(&["path", &data("arena.map"), "19", "26", "40", "40", "--algo", "astar", "--render"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("length 26.79898987"));
+    assert!(out.contains('S') && out.contains('E'), "rendering shows start and end");
+}
+
+#[test]
+fn unreachable_goal_exits_one_with_a_partial_path() {
+    let map = temp_file("split.map", "type octile\nheight 3\nwidth 5\nmap\n..@..\n..@..\n..@..\n");
+    let (code, out, _) = phalanx(&["path", &map, "0", "1", "4", "1"]);
+    assert_eq!(code, 1);
+    assert!(out.ends_with("status unreachable\n"), "{out}");
+}
+
+#[test]
+fn grid_text_maps_work_too() {
+    let map = temp_file("room.txt", "cellSize 0.4\nminX 0.0\nminZ 0.0\ngridWidth 4\ngridDepth 3\n1111\n1001\n1111\n");
+    let (code, out, err) = phalanx(&["path", &map, "0", "1", "3", "1"]);
+    assert_eq!(code, 0, "{err}");
+    // Row 1 is walled in the middle and corners cannot be cut, so the path goes round row 0.
+    assert_eq!(out, "0 1\n0 0\n3 0\n3 1\nlength 5.00000000\n");
+}
+
+#[test]
+fn bad_input_exits_two_naming_file_and_line() {
+    let map = temp_file("ragged.map", "type octile\nheight 2\nwidth 3\nmap\n...\n..\n");
+    let (code, _, err) = phalanx(&["path", &map, "0", "0", "1", "1"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("ragged.map:6:") && err.contains("expected"), "{err}");
+
+    let scen = temp_file("bad.scen", "version 1\n0\tarena.map\t49\t49\t1\t1\tx\t2\t3.0\n");
+    let (code, _, err) = phalanx(&["scen", &data("arena.map"), &scen]);
+    assert_eq!(code, 2);
+    assert!(err.contains("bad.scen:2:"), "{err}");
+
+    let wrong_size = temp_file("size.scen", "version 1\n0\tarena.map\t50\t49\t1\t1\t2\t2\t1.0\n");
+    let (code, _, err) = phalanx(&["scen", &data("arena.map"), &wrong_size]);
+    assert_eq!(code, 2);
+    assert!(err.contains("size.scen:2: expected map size 49x49"), "{err}");
+
+    let (code, _, err) = phalanx(&["path", &data("arena.map"), "0", "0", "100", "1"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("off the 49x49 map"), "{err}");
+
+    let (code, _, err) = phalanx(&["path", "/nonexistent/x.map", "0", "0", "1", "1"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("/nonexistent/x.map: cannot read"), "{err}");
+
+    let (code, _, _) = phalanx(&["frobnicate"]);
+    assert_eq!(code, 2);
+}
