@@ -45,6 +45,7 @@
 //! assert_eq!(path.waypoints().last(), Some(&goal_cell));
 //! ```
 #![deny(clippy::float_arithmetic)]
+#![forbid(unsafe_code)]
 
 mod astar;
 pub mod cost;

@@ -12,4 +12,6 @@
 //! assert!(String::from_utf8(out).unwrap().starts_with("phalanx"));
 //! ```
 
+#![forbid(unsafe_code)]
+
 pub mod cli;
