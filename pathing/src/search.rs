@@ -192,14 +192,19 @@ impl SearchScratch {
         Self::default()
     }
 
-    /// Readies the scratch for a search on `map` towards `goal`.
-    pub(crate) fn begin(&mut self, map: &PassMap, goal: &Goal) {
+    /// Grows the scratch for searches on `map` now, so that the first query does not pay for it.
+    pub fn reserve(&mut self, map: &PassMap) {
         let n_cells = map.width() as usize * map.height() as usize;
         if self.nodes.len() < n_cells {
             self.nodes.clear();
             self.nodes.resize(n_cells, NodeRecord::default());
             self.generation = 0;
         }
+    }
+
+    /// Readies the scratch for a search on `map` towards `goal`.
+    pub(crate) fn begin(&mut self, map: &PassMap, goal: &Goal) {
+        self.reserve(map);
         self.generation += 1;
         if self.generation >= u32::MAX / 2 {
             self.nodes.iter_mut().for_each(|n| n.stamp = 0);
