@@ -569,7 +569,7 @@ impl GoalRaster {
     }
 
     /// Whether navcell `(i, j)` is in the goal.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn contains(&mut self, i: i32, j: i32) -> bool {
         if let Some(p) = self.point {
             return p == (i, j);
@@ -577,8 +577,45 @@ impl GoalRaster {
         self.row(j).contains(i)
     }
 
+    /// The first goal navcell of row `j` east of column `i`. Point goals answer inline; other goals
+    /// go through the lazily computed spans.
+    #[inline(always)]
+    pub(crate) fn row_first_after(&mut self, j: i32, i: i32) -> Option<i32> {
+        match self.point {
+            Some((pi, pj)) => (pj == j && pi > i).then_some(pi),
+            None => self.row(j).first_after(i),
+        }
+    }
+
+    /// The last goal navcell of row `j` west of column `i`.
+    #[inline(always)]
+    pub(crate) fn row_last_before(&mut self, j: i32, i: i32) -> Option<i32> {
+        match self.point {
+            Some((pi, pj)) => (pj == j && pi < i).then_some(pi),
+            None => self.row(j).last_before(i),
+        }
+    }
+
+    /// The first goal navcell of column `i` north of row `j`.
+    #[inline(always)]
+    pub(crate) fn col_first_after(&mut self, i: i32, j: i32) -> Option<i32> {
+        match self.point {
+            Some((pi, pj)) => (pi == i && pj > j).then_some(pj),
+            None => self.col(i).first_after(j),
+        }
+    }
+
+    /// The last goal navcell of column `i` south of row `j`.
+    #[inline(always)]
+    pub(crate) fn col_last_before(&mut self, i: i32, j: i32) -> Option<i32> {
+        match self.point {
+            Some((pi, pj)) => (pi == i && pj < j).then_some(pj),
+            None => self.col(i).last_before(j),
+        }
+    }
+
     /// The goal spans of row `j`.
-    #[inline]
+    #[inline(never)]
     pub(crate) fn row(&mut self, j: i32) -> LineGoal {
         if let Some((pi, pj)) = self.point {
             return if pj == j { LineGoal { spans: [Span { lo: pi, hi: pi }, Span::EMPTY] } } else { LineGoal::NONE };
@@ -595,7 +632,7 @@ impl GoalRaster {
     }
 
     /// The goal spans of column `i`.
-    #[inline]
+    #[inline(never)]
     pub(crate) fn col(&mut self, i: i32) -> LineGoal {
         if let Some((pi, pj)) = self.point {
             return if pi == i { LineGoal { spans: [Span { lo: pj, hi: pj }, Span::EMPTY] } } else { LineGoal::NONE };
@@ -788,6 +825,10 @@ mod tests {
                     prop_assert_eq!(row.contains(i as i32), expected, "row {} navcell {}", j, i);
                     prop_assert_eq!(raster.col(i as i32).contains(j as i32), expected, "column {} navcell {}", i, j);
                     prop_assert_eq!(raster.contains(i as i32, j as i32), expected);
+                    prop_assert_eq!(raster.row_first_after(j as i32, i as i32), raster.row(j as i32).first_after(i as i32));
+                    prop_assert_eq!(raster.row_last_before(j as i32, i as i32), raster.row(j as i32).last_before(i as i32));
+                    prop_assert_eq!(raster.col_first_after(i as i32, j as i32), raster.col(i as i32).first_after(j as i32));
+                    prop_assert_eq!(raster.col_last_before(i as i32, j as i32), raster.col(i as i32).last_before(j as i32));
                     if expected && !goal.is_inverted() {
                         prop_assert_eq!(raster.heuristic(i as i32, j as i32), 0);
                     }

@@ -53,8 +53,7 @@ impl Jps {
         let (line, pos) = ((j + 1) as usize, (i + 1) as usize);
         let (stop, is_jump) = if dx > 0 { map.rows.scan_fwd(line, pos) } else { map.rows.scan_bwd(line, pos) };
         let stop = stop as i32 - 1;
-        let row = scratch.goal.row(j);
-        let goal = if dx > 0 { row.first_after(i) } else { row.last_before(i) };
+        let goal = if dx > 0 { scratch.goal.row_first_after(j, i) } else { scratch.goal.row_last_before(j, i) };
         if let Some(g) = goal {
             let before = if dx > 0 { g < stop } else { g > stop };
             if before || (g == stop && is_jump) {
@@ -70,8 +69,7 @@ impl Jps {
         let (line, pos) = ((i + 1) as usize, (j + 1) as usize);
         let (stop, is_jump) = if dy > 0 { map.cols.scan_fwd(line, pos) } else { map.cols.scan_bwd(line, pos) };
         let stop = stop as i32 - 1;
-        let col = scratch.goal.col(i);
-        let goal = if dy > 0 { col.first_after(j) } else { col.last_before(j) };
+        let goal = if dy > 0 { scratch.goal.col_first_after(i, j) } else { scratch.goal.col_last_before(i, j) };
         if let Some(g) = goal {
             let before = if dy > 0 { g < stop } else { g > stop };
             if before || (g == stop && is_jump) {

@@ -51,7 +51,7 @@ impl BitPlane {
     }
 
     /// Bits `pos .. pos + 64` of a line; bit 0 of the result is position `pos`.
-    #[inline]
+    #[cfg(test)]
     pub(crate) fn window_fwd(&self, line: usize, pos: usize) -> u64 {
         let (w, b) = self.bit_index(line, pos);
         let lo = self.words[w] >> b;
@@ -59,7 +59,7 @@ impl BitPlane {
     }
 
     /// Bits `pos - 63 ..= pos` of a line; bit 63 of the result is position `pos`.
-    #[inline]
+    #[cfg(test)]
     pub(crate) fn window_bwd(&self, line: usize, pos: usize) -> u64 {
         // `pos + 1 - 64` in stored coordinates is `pos + 1` once the 64-bit lead pad is added.
         let (w, b) = self.bit_index(line, pos + 1);
@@ -72,8 +72,63 @@ impl BitPlane {
     /// or a jump point: a passable cell whose neighbour on either side line is passable while the
     /// neighbour one step back on that side line is impassable (an obstacle just ended).
     /// Returns the position and whether it is a jump point (`false`: it is the blocking cell).
+    ///
+    /// Works on aligned words of the three lines: one load per line per 64 positions, with the bit
+    /// just before each word carried over from the previous one. The padding guarantees a stop.
     #[inline]
-    pub(crate) fn scan_fwd(&self, line: usize, mut pos: usize) -> (usize, bool) {
+    pub(crate) fn scan_fwd(&self, line: usize, pos: usize) -> (usize, bool) {
+        let wpl = self.words_per_line;
+        let stored = pos + 64;
+        let first = stored / 64;
+        let cur = &self.words[line * wpl + first..(line + 1) * wpl];
+        let above = &self.words[(line + 1) * wpl + first..(line + 2) * wpl];
+        let below = &self.words[(line - 1) * wpl + first..line * wpl];
+        // Only positions strictly after `pos` count.
+        let mut mask = (!0u64 << (stored % 64)) << 1;
+        let (mut carry_above, mut carry_below) = (0u64, 0u64);
+        for (k, ((&c, &a), &b)) in cur.iter().zip(above).zip(below).enumerate() {
+            let forced = (a & !((a << 1) | carry_above)) | (b & !((b << 1) | carry_below));
+            let stop = (!c | forced) & mask;
+            if stop != 0 {
+                let t = stop.trailing_zeros() as usize;
+                return ((first + k) * 64 + t - 64, (c >> t) & 1 == 1);
+            }
+            carry_above = a >> 63;
+            carry_below = b >> 63;
+            mask = !0;
+        }
+        unreachable!("the impassable border stops every forward scan")
+    }
+
+    /// [`Self::scan_fwd`] towards lower positions.
+    #[inline]
+    pub(crate) fn scan_bwd(&self, line: usize, pos: usize) -> (usize, bool) {
+        let wpl = self.words_per_line;
+        let stored = pos + 64;
+        let last = stored / 64;
+        let cur = &self.words[line * wpl..line * wpl + last + 1];
+        let above = &self.words[(line + 1) * wpl..(line + 1) * wpl + last + 1];
+        let below = &self.words[(line - 1) * wpl..(line - 1) * wpl + last + 1];
+        // Only positions strictly before `pos` count.
+        let mut mask = (1u64 << (stored % 64)) - 1;
+        let (mut carry_above, mut carry_below) = (0u64, 0u64);
+        for (k, ((&c, &a), &b)) in cur.iter().zip(above).zip(below).enumerate().rev() {
+            let forced = (a & !((a >> 1) | carry_above)) | (b & !((b >> 1) | carry_below));
+            let stop = (!c | forced) & mask;
+            if stop != 0 {
+                let t = 63 - stop.leading_zeros() as usize;
+                return (k * 64 + t - 64, (c >> t) & 1 == 1);
+            }
+            carry_above = a << 63;
+            carry_below = b << 63;
+            mask = !0;
+        }
+        unreachable!("the impassable border stops every backward scan")
+    }
+
+    /// Reference forward scan on unaligned 64-bit windows, kept to test the aligned one against.
+    #[cfg(test)]
+    fn scan_fwd_windows(&self, line: usize, mut pos: usize) -> (usize, bool) {
         loop {
             let cur = self.window_fwd(line, pos);
             let above = self.window_fwd(line + 1, pos);
@@ -88,9 +143,9 @@ impl BitPlane {
         }
     }
 
-    /// [`Self::scan_fwd`] towards lower positions.
-    #[inline]
-    pub(crate) fn scan_bwd(&self, line: usize, mut pos: usize) -> (usize, bool) {
+    /// Reference backward scan on unaligned windows.
+    #[cfg(test)]
+    fn scan_bwd_windows(&self, line: usize, mut pos: usize) -> (usize, bool) {
         loop {
             let cur = self.window_bwd(line, pos);
             let above = self.window_bwd(line + 1, pos);
@@ -275,5 +330,28 @@ mod tests {
         let end = grid.width() as usize + 1;
         assert_eq!(map.rows.scan_fwd(2, 7), (end, false), "runs into the east border");
         assert_eq!(map.rows.scan_bwd(2, 60), (0, false), "no obstacle end going west");
+    }
+
+    proptest::proptest! {
+        /// The aligned scans agree with the window scans at every position of random planes.
+        #[test]
+        fn aligned_scans_match_window_scans(width in 1u32..300, seed in proptest::prelude::any::<u64>(), density in 0u64..100) {
+            let mut grid = NavGrid::new(width, 3, 1, Fixed::ONE).unwrap();
+            let class = PassClass::new(0).unwrap();
+            let mut state = seed;
+            for j in 0..3u16 {
+                for i in 0..width as u16 {
+                    state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    if (state >> 33) % 100 < density {
+                        grid.set_passable(Navcell::new(i, j), class, false);
+                    }
+                }
+            }
+            let map = PassMap::build(&grid, class);
+            for pos in 1..=width as usize {
+                proptest::prop_assert_eq!(map.rows.scan_fwd(2, pos), map.rows.scan_fwd_windows(2, pos), "fwd at {}", pos);
+                proptest::prop_assert_eq!(map.rows.scan_bwd(2, pos), map.rows.scan_bwd_windows(2, pos), "bwd at {}", pos);
+            }
+        }
     }
 }
