@@ -32,8 +32,7 @@ const MOVES: [(i32, i32); 8] = [(1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (-1, 1
 
 impl Expander for AStar {
     #[inline]
-    fn expand(&mut self, map: &PassMap, scratch: &mut SearchScratch, index: u32, i: i32, j: i32, g: u64, _dir: (i32, i32)) -> u32 {
-        let width = map.width() as i64;
+    fn expand(&mut self, map: &PassMap, scratch: &mut SearchScratch, id: u32, i: i32, j: i32, g: u64, _dir: (i32, i32)) -> u32 {
         let mut pushed = 0;
         for (dx, dy) in MOVES {
             let (ni, nj) = (i + dx, j + dy);
@@ -48,8 +47,7 @@ impl Expander for AStar {
             } else {
                 STRAIGHT
             };
-            let n_index = (i64::from(nj) * width + i64::from(ni)) as u32;
-            pushed += u32::from(scratch.relax(n_index, g + cost, index, ni, nj));
+            pushed += u32::from(scratch.relax(g + cost, id, ni, nj));
         }
         pushed
     }

@@ -80,25 +80,21 @@ impl Jps {
     }
 
     #[inline]
-    fn straight(map: &PassMap, scratch: &mut SearchScratch, index: u32, i: i32, j: i32, g: u64, (dx, dy): (i32, i32)) -> u32 {
-        let width = map.width() as i64;
+    fn straight(map: &PassMap, scratch: &mut SearchScratch, id: u32, i: i32, j: i32, g: u64, (dx, dy): (i32, i32)) -> u32 {
         if dy == 0 {
             if let Some(ni) = Self::jump_row(map, scratch, i, j, dx) {
-                let n_index = (i64::from(j) * width + i64::from(ni)) as u32;
                 let cost = g + u64::from((ni - i).unsigned_abs()) * STRAIGHT;
-                return u32::from(scratch.relax(n_index, cost, index, ni, j));
+                return u32::from(scratch.relax(cost, id, ni, j));
             }
         } else if let Some(nj) = Self::jump_col(map, scratch, i, j, dy) {
-            let n_index = (i64::from(nj) * width + i64::from(i)) as u32;
             let cost = g + u64::from((nj - j).unsigned_abs()) * STRAIGHT;
-            return u32::from(scratch.relax(n_index, cost, index, i, nj));
+            return u32::from(scratch.relax(cost, id, i, nj));
         }
         0
     }
 
     #[inline]
-    fn diagonal(map: &PassMap, scratch: &mut SearchScratch, index: u32, i: i32, j: i32, g: u64, (dx, dy): (i32, i32)) -> u32 {
-        let width = map.width() as i64;
+    fn diagonal(map: &PassMap, scratch: &mut SearchScratch, id: u32, i: i32, j: i32, g: u64, (dx, dy): (i32, i32)) -> u32 {
         let mut pushed = 0;
         let (mut ci, mut cj, mut cg) = (i, j, g);
         loop {
@@ -111,18 +107,15 @@ impl Jps {
             }
             (ci, cj, cg) = (ni, nj, cg + DIAGONAL);
             if scratch.goal.contains(ci, cj) {
-                let n_index = (i64::from(cj) * width + i64::from(ci)) as u32;
-                return pushed + u32::from(scratch.relax(n_index, cg, index, ci, cj));
+                return pushed + u32::from(scratch.relax(cg, id, ci, cj));
             }
             if let Some(ti) = Self::jump_row(map, scratch, ci, cj, dx) {
-                let n_index = (i64::from(cj) * width + i64::from(ti)) as u32;
                 let cost = cg + u64::from((ti - ci).unsigned_abs()) * STRAIGHT;
-                pushed += u32::from(scratch.relax(n_index, cost, index, ti, cj));
+                pushed += u32::from(scratch.relax(cost, id, ti, cj));
             }
             if let Some(tj) = Self::jump_col(map, scratch, ci, cj, dy) {
-                let n_index = (i64::from(tj) * width + i64::from(ci)) as u32;
                 let cost = cg + u64::from((tj - cj).unsigned_abs()) * STRAIGHT;
-                pushed += u32::from(scratch.relax(n_index, cost, index, ci, tj));
+                pushed += u32::from(scratch.relax(cost, id, ci, tj));
             }
         }
     }
@@ -130,40 +123,40 @@ impl Jps {
 
 impl Expander for Jps {
     #[inline]
-    fn expand(&mut self, map: &PassMap, scratch: &mut SearchScratch, index: u32, i: i32, j: i32, g: u64, dir: (i32, i32)) -> u32 {
+    fn expand(&mut self, map: &PassMap, scratch: &mut SearchScratch, id: u32, i: i32, j: i32, g: u64, dir: (i32, i32)) -> u32 {
         let pass = |a: i32, b: i32| map.passable_padded(i64::from(a), i64::from(b));
         let mut pushed = 0;
         match dir {
             (0, 0) => {
                 for d in [(1, 0), (0, 1), (-1, 0), (0, -1)] {
-                    pushed += Self::straight(map, scratch, index, i, j, g, d);
+                    pushed += Self::straight(map, scratch, id, i, j, g, d);
                 }
                 for d in [(1, 1), (-1, 1), (-1, -1), (1, -1)] {
-                    pushed += Self::diagonal(map, scratch, index, i, j, g, d);
+                    pushed += Self::diagonal(map, scratch, id, i, j, g, d);
                 }
             }
             (dx, 0) => {
-                pushed += Self::straight(map, scratch, index, i, j, g, (dx, 0));
+                pushed += Self::straight(map, scratch, id, i, j, g, (dx, 0));
                 for side in [1, -1] {
                     if !pass(i - dx, j + side) && pass(i, j + side) {
-                        pushed += Self::straight(map, scratch, index, i, j, g, (0, side));
-                        pushed += Self::diagonal(map, scratch, index, i, j, g, (dx, side));
+                        pushed += Self::straight(map, scratch, id, i, j, g, (0, side));
+                        pushed += Self::diagonal(map, scratch, id, i, j, g, (dx, side));
                     }
                 }
             }
             (0, dy) => {
-                pushed += Self::straight(map, scratch, index, i, j, g, (0, dy));
+                pushed += Self::straight(map, scratch, id, i, j, g, (0, dy));
                 for side in [1, -1] {
                     if !pass(i + side, j - dy) && pass(i + side, j) {
-                        pushed += Self::straight(map, scratch, index, i, j, g, (side, 0));
-                        pushed += Self::diagonal(map, scratch, index, i, j, g, (side, dy));
+                        pushed += Self::straight(map, scratch, id, i, j, g, (side, 0));
+                        pushed += Self::diagonal(map, scratch, id, i, j, g, (side, dy));
                     }
                 }
             }
             (dx, dy) => {
-                pushed += Self::straight(map, scratch, index, i, j, g, (dx, 0));
-                pushed += Self::straight(map, scratch, index, i, j, g, (0, dy));
-                pushed += Self::diagonal(map, scratch, index, i, j, g, (dx, dy));
+                pushed += Self::straight(map, scratch, id, i, j, g, (dx, 0));
+                pushed += Self::straight(map, scratch, id, i, j, g, (0, dy));
+                pushed += Self::diagonal(map, scratch, id, i, j, g, (dx, dy));
             }
         }
         pushed

@@ -1,15 +1,17 @@
 //! What the long-range searches share: the caller-owned scratch, limits, outcomes, the open list with
 //! its total order, and turning-point path reconstruction.
 //!
-//! The open list orders entries by `(f, h, navcell index)`, all ascending: lowest estimated total
-//! cost first; among equal `f`, the entry closest to the goal (lowest `h`, so highest `g`); among
-//! those, the lowest dense index `j * width + i`. This order is total, so a search expands the same
-//! nodes in the same order on every machine. A node's cost only changes when a strictly cheaper way
+//! The open list orders entries by `(f, ⌊h⌋, j, i)`, all ascending: lowest estimated total cost
+//! first; among equal `f`, the entry closest to the goal (lowest `h` counted in whole straight
+//! steps, `⌊h / STRAIGHT⌋`, so highest `g`); among those, the lowest row `j`, then the lowest column
+//! `i`. The three keys pack into one `u128` (`f` in the high 64 bits, `⌊h⌋` and the navcell id
+//! `j << 16 | i` in the low 64), so one integer comparison orders two entries. This order is total,
+//! so a search expands the same nodes in the same order on every machine. A node's cost only changes when a strictly cheaper way
 //! is found; an equally cheap later way keeps the first parent.
 
 use std::collections::BinaryHeap;
 
-use crate::cost::StepCounts;
+use crate::cost::{STRAIGHT, StepCounts};
 use crate::goal::{Goal, GoalRaster};
 use crate::navcell::Navcell;
 use crate::pass_map::PassMap;
@@ -141,36 +143,37 @@ fn sign(from: u16, to: u16) -> i32 {
     (i32::from(to) - i32::from(from)).signum()
 }
 
-/// Per-navcell search state. `stamp` is `2 × generation` when the node is open (seen) in the current
-/// search and `2 × generation + 1` when it is closed; anything else means "not seen yet", so the
-/// array never needs clearing between searches.
+/// Per-navcell search state, indexed densely by `j * width + i`. `stamp` is `2 × generation` when
+/// the node is open (seen) in the current search and `2 × generation + 1` when it is closed;
+/// anything else means "not seen yet", so the array never needs clearing between searches.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct NodeRecord {
     pub(crate) g: u64,
+    /// Navcell id (`j << 16 | i`) of the parent.
     pub(crate) parent: u32,
     pub(crate) stamp: u32,
 }
 
 const _: () = assert!(std::mem::size_of::<NodeRecord>() == 16);
 
-/// An open-list entry, ordered so that `BinaryHeap` (a max-heap) pops the lowest `(f, h, index)`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct OpenEntry {
-    pub(crate) f: u64,
-    pub(crate) h: u64,
-    pub(crate) index: u32,
+/// A navcell id: `j << 16 | i`. Ordering ids orders navcells by row, then column.
+#[inline(always)]
+pub(crate) fn node_id(i: i32, j: i32) -> u32 {
+    ((j as u32) << 16) | i as u32
 }
 
-impl Ord for OpenEntry {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        (other.f, other.h, other.index).cmp(&(self.f, self.h, self.index))
-    }
+/// The coordinates of a navcell id.
+#[inline(always)]
+pub(crate) fn id_coords(id: u32) -> (i32, i32) {
+    ((id & 0xffff) as i32, (id >> 16) as i32)
 }
 
-impl PartialOrd for OpenEntry {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
+/// The packed open-list key of an entry: `f`, then `⌊h / STRAIGHT⌋` (below 2^17 on any grid), then
+/// the navcell id. The heap is a max-heap, so it stores the bitwise complement: the largest stored
+/// key is the lowest entry.
+#[inline(always)]
+fn open_key(f: u64, h: u64, id: u32) -> u128 {
+    !((u128::from(f) << 64) | (u128::from(h / STRAIGHT) << 32) | u128::from(id))
 }
 
 /// Reusable memory for long-range searches. Create one per thread, pass it to every query: once it
@@ -180,7 +183,7 @@ impl PartialOrd for OpenEntry {
 pub struct SearchScratch {
     pub(crate) nodes: Vec<NodeRecord>,
     pub(crate) generation: u32,
-    pub(crate) open: BinaryHeap<OpenEntry>,
+    pub(crate) open: BinaryHeap<u128>,
     pub(crate) goal: GoalRaster,
     pub(crate) width: u32,
     pub(crate) chain: Vec<u32>,
@@ -225,18 +228,18 @@ impl SearchScratch {
         self.generation * 2 + 1
     }
 
-    /// Offers node `index` with cost `g` and parent `parent`; pushes it when it is new or cheaper.
-    /// Returns whether it was pushed.
+    /// Offers navcell `(i, j)` with cost `g` and parent id `parent`; pushes it when it is new or
+    /// cheaper. Returns whether it was pushed.
     #[inline]
-    pub(crate) fn relax(&mut self, index: u32, g: u64, parent: u32, i: i32, j: i32) -> bool {
+    pub(crate) fn relax(&mut self, g: u64, parent: u32, i: i32, j: i32) -> bool {
         let open = self.open_stamp();
-        let node = &mut self.nodes[index as usize];
+        let node = &mut self.nodes[j as usize * self.width as usize + i as usize];
         if node.stamp == open + 1 || (node.stamp == open && node.g <= g) {
             return false;
         }
         *node = NodeRecord { g, parent, stamp: open };
         let h = self.goal.heuristic(i, j);
-        self.open.push(OpenEntry { f: g + h, h, index });
+        self.open.push(open_key(g + h, h, node_id(i, j)));
         true
     }
 
@@ -252,19 +255,22 @@ impl SearchScratch {
             .collect()
     }
 
-    /// Writes the path from the start to `end` into `path`, inserting the bend of every
-    /// diagonal-then-straight jump and merging collinear runs.
+    /// Writes the path from the start to `end` (navcell ids) into `path`, inserting the bend of
+    /// every diagonal-then-straight jump and merging collinear runs.
     pub(crate) fn reconstruct(&mut self, start: u32, end: u32, path: &mut Path) {
         path.clear();
         self.chain.clear();
         let mut at = end;
         self.chain.push(at);
         while at != start {
-            at = self.nodes[at as usize].parent;
+            let (i, j) = id_coords(at);
+            at = self.nodes[j as usize * self.width as usize + i as usize].parent;
             self.chain.push(at);
         }
-        let width = self.width as i64;
-        let cell = |idx: u32| (i64::from(idx) % width, i64::from(idx) / width);
+        let cell = |id: u32| {
+            let (i, j) = id_coords(id);
+            (i64::from(i), i64::from(j))
+        };
         for k in (0..self.chain.len()).rev() {
             let (i, j) = cell(self.chain[k]);
             if k + 1 < self.chain.len() {
@@ -281,7 +287,7 @@ impl SearchScratch {
     }
 }
 
-/// Tracks the closed node nearest the goal for partial paths: lowest `(h, g, index)`.
+/// Tracks the closed node nearest the goal for partial paths: lowest `(h, g, id)`.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct BestNode {
     pub(crate) key: (u64, u64, u32),
@@ -311,7 +317,7 @@ pub(crate) trait Expander {
     // The node's fields travel as plain arguments: this is the innermost call of the search and a
     // struct would only be unpacked again.
     #[allow(clippy::too_many_arguments)]
-    fn expand(&mut self, map: &PassMap, scratch: &mut SearchScratch, index: u32, i: i32, j: i32, g: u64, dir: (i32, i32)) -> u32;
+    fn expand(&mut self, map: &PassMap, scratch: &mut SearchScratch, id: u32, i: i32, j: i32, g: u64, dir: (i32, i32)) -> u32;
 }
 
 /// Runs a best-first search with the given successor generator. Shared by A* and JPS so that both
@@ -334,9 +340,9 @@ pub(crate) fn drive<E: Expander>(
         outcome.status = PathStatus::Partial(PartialReason::StartImpassable);
         return outcome;
     }
-    let width = map.width() as i64;
-    let start_index = (i64::from(start.j) * width + i64::from(start.i)) as u32;
+    let width = map.width() as usize;
     let (si, sj) = (i32::from(start.i), i32::from(start.j));
+    let start_id = node_id(si, sj);
     if scratch.goal.contains(si, sj) {
         path.push_point(start);
         return outcome;
@@ -346,33 +352,37 @@ pub(crate) fn drive<E: Expander>(
         outcome.status = PathStatus::Partial(PartialReason::Unreachable);
         return outcome;
     }
-    scratch.relax(start_index, 0, start_index, si, sj);
+    scratch.relax(0, start_id, si, sj);
     outcome.pushed = 1;
-    let mut best = BestNode::new(start_index, scratch.goal.heuristic(si, sj));
-    while let Some(entry) = scratch.open.pop() {
+    let mut best = BestNode::new(start_id, scratch.goal.heuristic(si, sj));
+    while let Some(key) = scratch.open.pop() {
+        let key = !key;
+        let f = (key >> 64) as u64;
+        let id = key as u32;
+        let (i, j) = id_coords(id);
+        let dense = j as usize * width + i as usize;
         let closed = scratch.closed_stamp();
-        let node = scratch.nodes[entry.index as usize];
-        if node.stamp == closed || node.g + entry.h != entry.f {
+        let node = scratch.nodes[dense];
+        let h = scratch.goal.heuristic(i, j);
+        if node.stamp == closed || node.g + h != f {
             continue;
         }
-        scratch.nodes[entry.index as usize].stamp = closed;
+        scratch.nodes[dense].stamp = closed;
         outcome.expanded += 1;
-        let (i, j) = ((i64::from(entry.index) % width) as i32, (i64::from(entry.index) / width) as i32);
         if scratch.goal.contains(i, j) {
-            scratch.reconstruct(start_index, entry.index, path);
+            scratch.reconstruct(start_id, id, path);
             return outcome;
         }
-        best.offer(entry.h, node.g, entry.index);
+        best.offer(h, node.g, id);
         if outcome.expanded >= limits.node_budget {
-            scratch.reconstruct(start_index, best.index(), path);
+            scratch.reconstruct(start_id, best.index(), path);
             outcome.status = PathStatus::Partial(PartialReason::NodeBudget);
             return outcome;
         }
-        let dir = if entry.index == start_index {
+        let dir = if id == start_id {
             (0, 0)
         } else {
-            let p = node.parent;
-            let (pi, pj) = ((i64::from(p) % width) as i32, (i64::from(p) / width) as i32);
+            let (pi, pj) = id_coords(node.parent);
             let (dx, dy) = (i - pi, j - pj);
             // The last run of a diagonal-then-straight jump is straight.
             if dx.abs() == dy.abs() {
@@ -383,9 +393,9 @@ pub(crate) fn drive<E: Expander>(
                 (0, dy.signum())
             }
         };
-        outcome.pushed += expander.expand(map, scratch, entry.index, i, j, node.g, dir);
+        outcome.pushed += expander.expand(map, scratch, id, i, j, node.g, dir);
     }
-    scratch.reconstruct(start_index, best.index(), path);
+    scratch.reconstruct(start_id, best.index(), path);
     outcome.status = PathStatus::Partial(PartialReason::Unreachable);
     outcome
 }
