@@ -614,6 +614,36 @@ impl GoalRaster {
         }
     }
 
+    /// The first step `k` in `1..=distance` of a diagonal from `(i, j)` in direction `(dx, dy)` whose
+    /// navcell lies on a row or column holding goal navcells, so that a jump table search looks at
+    /// it instead of jumping past it. `None` when no such step exists.
+    #[inline(always)]
+    pub(crate) fn diagonal_goal_step(&self, i: i32, j: i32, dx: i32, dy: i32, distance: i32) -> Option<i32> {
+        if distance < 1 {
+            return None;
+        }
+        if self.inverted {
+            return Some(1);
+        }
+        let (i0, j0, i1, j1) = match self.point {
+            Some((pi, pj)) => (pi, pj, pi, pj),
+            None => self.bbox,
+        };
+        if i0 > i1 || j0 > j1 {
+            return None;
+        }
+        // Steps k with lo <= a + k·d <= hi, as a range of k (d is ±1).
+        let range = |a: i32, d: i32, lo: i32, hi: i32| if d > 0 { (lo - a, hi - a) } else { (a - hi, a - lo) };
+        let first = |(lo, hi): (i32, i32)| {
+            let k = lo.max(1);
+            (k <= hi && k <= distance).then_some(k)
+        };
+        match (first(range(i, dx, i0, i1)), first(range(j, dy, j0, j1))) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
     /// The goal spans of row `j`.
     #[inline(never)]
     pub(crate) fn row(&mut self, j: i32) -> LineGoal {

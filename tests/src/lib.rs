@@ -45,6 +45,10 @@ pub struct Pair {
     pub land: PassMap,
     /// Bit planes of the water class.
     pub water: PassMap,
+    /// Jump tables of the land class.
+    pub land_table: pathing::JumpTable,
+    /// Jump tables of the water class.
+    pub water_table: pathing::JumpTable,
 }
 
 /// Loads `NAME.map` and `NAME.map.scen` from [`movingai_dir`].
@@ -62,7 +66,9 @@ pub fn load_pair(name: &str) -> Pair {
     movingai::check_against_map(&problems, &map).unwrap_or_else(|e| panic!("{}: {e}", scen_path.display()));
     let land = PassMap::build(&map.grid, movingai::LAND);
     let water = PassMap::build(&map.grid, movingai::WATER);
-    Pair { name: name.to_string(), map, problems, land, water }
+    let land_table = pathing::JumpTable::build(&land);
+    let water_table = pathing::JumpTable::build(&water);
+    Pair { name: name.to_string(), map, problems, land, water, land_table, water_table }
 }
 
 /// Which long-range search to run.
@@ -72,6 +78,8 @@ pub enum Algo {
     Jps,
     /// Plain A*.
     AStar,
+    /// Jump point search with jump tables.
+    JpsPlus,
 }
 
 pub use replay::cli::{length_matches, path_length};
@@ -107,13 +115,14 @@ pub fn solve(pair: &Pair, problem: &ScenProblem, algo: Algo, scratch: &mut Searc
         .map
         .class_at(problem.start.0, problem.start.1)
         .ok_or_else(|| format!("{} line {}: start is blocked", pair.name, problem.line))?;
-    let map = if class == movingai::WATER { &pair.water } else { &pair.land };
+    let (map, table) = if class == movingai::WATER { (&pair.water, &pair.water_table) } else { (&pair.land, &pair.land_table) };
     let start = pair.map.to_navcell(problem.start.0, problem.start.1).expect("checked against the map");
     let goal_cell = pair.map.to_navcell(problem.goal.0, problem.goal.1).expect("checked against the map");
     let goal = Goal::navcell_center(goal_cell.i, goal_cell.j, pair.map.grid.cell_size());
     let outcome = match algo {
         Algo::Jps => pathing::find_path_jps(map, start, &goal, &SearchLimits::UNLIMITED, scratch, path),
         Algo::AStar => pathing::find_path_astar(map, start, &goal, &SearchLimits::UNLIMITED, scratch, path),
+        Algo::JpsPlus => pathing::find_path_jps_plus(map, table, start, &goal, &SearchLimits::UNLIMITED, scratch, path),
     };
     Ok((outcome, path_length(path)))
 }

@@ -1,4 +1,4 @@
-//! Moving AI conformance: every problem's length must equal the published optimum, for JPS and A*.
+//! Moving AI conformance: every problem's length must equal the published optimum, for JPS, JPS+ and A*.
 //!
 //! The plain `cargo test` runs a sample spread over each file (every `PHALANX_MOVINGAI_STRIDE`-th
 //! problem, default 97); `.ci/run` sets `PHALANX_MOVINGAI_STRIDE=1` in release mode to run all 44,480.
@@ -43,6 +43,11 @@ fn run(algo: Algo) {
 #[test]
 fn jps_matches_every_optimal_length() {
     run(Algo::Jps);
+}
+
+#[test]
+fn jps_plus_matches_every_optimal_length() {
+    run(Algo::JpsPlus);
 }
 
 #[test]
