@@ -12,7 +12,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use pathing::grid_text::{self, GridText};
 use pathing::movingai::{self, MovingAiMap, ScenProblem};
 use pathing::{
-    Goal, Layers, Navcell, PassClass, PassMap, Path, PathStatus, SearchLimits, SearchOutcome, SearchScratch, render_ascii,
+    Goal, JumpTable, Layers, Navcell, PassClass, PassMap, Path, PathStatus, SearchLimits, SearchOutcome, SearchScratch, render_ascii,
 };
 
 /// Deterministic lockstep simulation core for RTS games: pathfinding tools.
@@ -31,7 +31,7 @@ enum Command {
         map: std::path::PathBuf,
         /// The `.map.scen` file.
         scen: std::path::PathBuf,
-        /// Which search to run.
+        /// Which search to run (`jps-plus` builds the jump tables first, untimed).
         #[arg(long, value_enum, default_value_t = Algo::Jps)]
         algo: Algo,
         /// Solve only the first N problems.
@@ -65,6 +65,8 @@ enum Command {
 pub enum Algo {
     /// Jump point search.
     Jps,
+    /// Jump point search over precomputed jump tables (JPS+); table build time is not counted.
+    JpsPlus,
     /// Plain A* (the oracle).
     Astar,
 }
@@ -208,10 +210,26 @@ pub fn load_map(path: &std::path::Path) -> Result<LoadedMap, CliError> {
     }
 }
 
-fn search(algo: Algo, map: &PassMap, start: Navcell, goal: &Goal, scratch: &mut SearchScratch, path: &mut Path) -> SearchOutcome {
-    match algo {
-        Algo::Jps => pathing::find_path_jps(map, start, goal, &SearchLimits::UNLIMITED, scratch, path),
-        Algo::Astar => pathing::find_path_astar(map, start, goal, &SearchLimits::UNLIMITED, scratch, path),
+/// One class's searchable forms: the bit planes, and the jump table when JPS+ runs.
+struct ClassMaps {
+    pass: PassMap,
+    table: Option<JumpTable>,
+}
+
+impl ClassMaps {
+    fn build(grid: &pathing::NavGrid, class: PassClass, algo: Algo) -> Self {
+        let pass = PassMap::build(grid, class);
+        let table = (algo == Algo::JpsPlus).then(|| JumpTable::build(&pass));
+        Self { pass, table }
+    }
+}
+
+fn search(algo: Algo, maps: &ClassMaps, start: Navcell, goal: &Goal, scratch: &mut SearchScratch, path: &mut Path) -> SearchOutcome {
+    let map = &maps.pass;
+    match (algo, &maps.table) {
+        (Algo::JpsPlus, Some(table)) => pathing::find_path_jps_plus(map, table, start, goal, &SearchLimits::UNLIMITED, scratch, path),
+        (Algo::Jps | Algo::JpsPlus, _) => pathing::find_path_jps(map, start, goal, &SearchLimits::UNLIMITED, scratch, path),
+        (Algo::Astar, _) => pathing::find_path_astar(map, start, goal, &SearchLimits::UNLIMITED, scratch, path),
     }
 }
 
@@ -238,11 +256,11 @@ fn cmd_path(map_path: &std::path::Path, start: (u32, u32), goal: (u32, u32), alg
     };
     let start_cell = map.to_navcell(start.0, start.1).ok_or_else(|| off("start", start))?;
     let goal_cell = map.to_navcell(goal.0, goal.1).ok_or_else(|| off("goal", goal))?;
-    let pass = PassMap::build(grid, map.class_at(start.0, start.1));
+    let maps = ClassMaps::build(grid, map.class_at(start.0, start.1), algo);
     let goal_shape = Goal::navcell_center(goal_cell.i, goal_cell.j, grid.cell_size());
     let mut scratch = SearchScratch::new();
     let mut path = Path::new();
-    let outcome = search(algo, &pass, start_cell, &goal_shape, &mut scratch, &mut path);
+    let outcome = search(algo, &maps, start_cell, &goal_shape, &mut scratch, &mut path);
     let io = |e: std::io::Error| CliError::BadArgument { message: format!("cannot write output: {e}") };
     for &cell in path.waypoints() {
         let (x, y) = map.from_navcell(cell);
@@ -255,7 +273,7 @@ fn cmd_path(map_path: &std::path::Path, start: (u32, u32), goal: (u32, u32), alg
     if render {
         let expanded = scratch.closed_cells();
         let layers = Layers { path: Some(&path), expanded: &expanded, goal: None };
-        write!(out, "{}", render_ascii(&pass, &layers)).map_err(io)?;
+        write!(out, "{}", render_ascii(&maps.pass, &layers)).map_err(io)?;
     }
     Ok(if outcome.status == PathStatus::Complete { 0 } else { 1 })
 }
@@ -279,11 +297,11 @@ pub struct ScenRow {
 /// [`CliError`] when a problem does not fit the map.
 pub fn solve_scen(map: &LoadedMap, problems: &[ScenProblem], algo: Algo, scen_file: &str) -> Result<Vec<ScenRow>, CliError> {
     let grid = map.grid();
-    let classes: Vec<PassMap> = (0..grid.n_classes()).filter_map(PassClass::new).map(|c| PassMap::build(grid, c)).collect();
+    let classes: Vec<ClassMaps> = (0..grid.n_classes()).filter_map(PassClass::new).map(|c| ClassMaps::build(grid, c, algo)).collect();
     let mut scratch = SearchScratch::new();
     // Grow the scratch before timing, so the first row times the search alone.
-    for pass in &classes {
-        scratch.reserve(pass);
+    for maps in &classes {
+        scratch.reserve(&maps.pass);
     }
     let mut path = Path::new();
     let mut rows = Vec::with_capacity(problems.len());
@@ -296,10 +314,10 @@ pub fn solve_scen(map: &LoadedMap, problems: &[ScenProblem], algo: Algo, scen_fi
         let start = map.to_navcell(problem.start.0, problem.start.1).ok_or_else(off)?;
         let goal_cell = map.to_navcell(problem.goal.0, problem.goal.1).ok_or_else(off)?;
         let class = map.class_at(problem.start.0, problem.start.1);
-        let pass = &classes[usize::from(class.index())];
+        let maps = &classes[usize::from(class.index())];
         let goal = Goal::navcell_center(goal_cell.i, goal_cell.j, grid.cell_size());
         let started = Instant::now();
-        let outcome = search(algo, pass, start, &goal, &mut scratch, &mut path);
+        let outcome = search(algo, maps, start, &goal, &mut scratch, &mut path);
         let micros = started.elapsed().as_secs_f64() * 1e6;
         let length = (outcome.status == PathStatus::Complete).then(|| path_length(&path));
         rows.push(ScenRow { problem: problem.clone(), outcome, length, micros });
