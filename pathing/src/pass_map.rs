@@ -354,4 +354,30 @@ mod tests {
             }
         }
     }
+
+    proptest::proptest! {
+        /// Patching the planes after each edit gives exactly the planes of a fresh build.
+        #[test]
+        fn update_rect_equals_a_rebuild(
+            w in 1u32..100,
+            h in 1u32..40,
+            edits in proptest::collection::vec((0u32..100, 0u32..40, 1u32..12, 1u32..12, proptest::prelude::any::<bool>()), 1..12),
+        ) {
+            let class = PassClass::new(0).unwrap();
+            let mut grid = NavGrid::new(w, h, 1, Fixed::ONE).unwrap();
+            let mut map = PassMap::build(&grid, class);
+            for (i0, j0, rw, rh, passable) in edits {
+                let (i0, j0) = (i0 % w, j0 % h);
+                let (i1, j1) = ((i0 + rw).min(w), (j0 + rh).min(h));
+                for j in j0..j1 {
+                    for i in i0..i1 {
+                        grid.set_passable(Navcell::new(i as u16, j as u16), class, passable);
+                    }
+                }
+                map.update_rect(&grid, i0, j0, i1, j1);
+                proptest::prop_assert_eq!(&map, &PassMap::build(&grid, class));
+            }
+            map.check_invariants().map_err(proptest::test_runner::TestCaseError::fail)?;
+        }
+    }
 }
