@@ -1,9 +1,12 @@
-//! Long-range search benchmark: our jump point search and A* against two peer crates, on the same
+//! Long-range search benchmark: our jump point searches and A* against two peer crates, on the same
 //! Moving AI maps and the same queries, in one run.
 //!
 //! Implementations, all timed per query with [`Instant`]:
 //!
 //! - `ours JPS`: [`pathing::find_path_jps`] (no corner cutting, exact fixed-point costs).
+//! - `ours JPS+`: [`pathing::find_path_jps_plus`], the same search with every scan replaced by a
+//!   look-up in a [`JumpTable`] built once per map and class outside the timing (its build time and
+//!   its 16 bytes per navcell are reported with the untimed setup).
 //! - `ours A*`: [`pathing::find_path_astar`], the oracle.
 //! - `pathfinding::astar`: the `pathfinding` crate's generic A* driven with the same successors as
 //!   ours (8-connected, a diagonal needs both orthogonal neighbours passable), the same `u64` costs
@@ -11,13 +14,17 @@
 //!   [`pathing::cost::octile`], so that its costs are exactly ours.
 //! - `grid_pathfinding JPS (corner-cutting)`: `grid_pathfinding`'s JPS (default settings, improved
 //!   pruning on). It lets diagonals cut corners, so it solves an easier problem with shorter paths;
-//!   its lengths are reported, never checked.
+//!   its lengths are reported, never checked. Tables call it `grid_pathfinding` for short.
 //!
-//! Maps, scenarios and every peer structure are built outside the timed region. Each query runs
+//! Maps, scenarios, jump tables and every peer structure are built outside the timed region. Each query runs
 //! `R` times per implementation, the implementations interleaved (rotating order) so they share the
 //! machine's noise; a query's time is the median of its runs. Every answer is checked: ours JPS,
-//! ours A* and `pathfinding::astar` must return the same exact `u64` cost, equal to the scenario's
-//! optimal length (relative 1e-5, or the file's print precision), and our JPS path must be legal.
+//! ours JPS+, ours A* and `pathfinding::astar` must return the same exact `u64` cost, equal to the
+//! scenario's optimal length (relative 1e-5, or the file's print precision); our JPS path must be
+//! legal; and ours JPS+ must return exactly the path and [`SearchOutcome`] of ours JPS.
+//!
+//! The speed-up targets are judged separately for ours JPS and ours JPS+, and the summary says
+//! which of the two meets each.
 //!
 //! Modes:
 //!
@@ -25,7 +32,7 @@
 //! - `PHALANX_BENCH_QUICK=1`, or no `--bench` argument (`cargo test --benches`): 3 short-to-medium
 //!   problems per map, 1 run each, so the smoke test takes seconds even unoptimized.
 //! - `PHALANX_BENCH_PROBLEMS=N`: problems per map (default 40).
-//! - `PHALANX_BENCH_REPS=R`: runs per query of ours JPS and grid_pathfinding (default 5); ours A*
+//! - `PHALANX_BENCH_REPS=R`: runs per query of ours JPS, ours JPS+ and grid_pathfinding (default 5); ours A*
 //!   and `pathfinding::astar`, which take milliseconds, get `ceil(R / 2)` (default 3).
 //! - Any other argument not starting with `-` keeps only the maps whose name contains it.
 //!
@@ -43,7 +50,10 @@ use grid_util::grid::ValueGrid;
 use grid_util::point::Point;
 use pathing::cost::{DIAGONAL, STRAIGHT, octile};
 use pathing::movingai::{self, LAND, MovingAiMap, ScenProblem, WATER};
-use pathing::{Goal, Navcell, PassClass, PassMap, Path, PathStatus, SearchLimits, SearchScratch, find_path_astar, find_path_jps};
+use pathing::{
+    Goal, JumpTable, Navcell, PassClass, PassMap, Path, PathStatus, SearchLimits, SearchOutcome, SearchScratch, find_path_astar, find_path_jps,
+    find_path_jps_plus,
+};
 
 /// Where the Moving AI files live, relative to this crate.
 const MOVINGAI_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/bench/movingai/");
@@ -73,7 +83,7 @@ impl Family {
         }
     }
 
-    /// Required `pathfinding::astar` time / ours JPS time.
+    /// Required `pathfinding::astar` time / our search's time (ours JPS and ours JPS+ alike).
     fn target_vs_astar(self) -> f64 {
         match self {
             Family::Dao | Family::BaldursGate | Family::StarCraft | Family::Street => 100.0,
@@ -98,25 +108,46 @@ const MAPS: [(&str, Family); 10] = [
 ];
 
 const GP_LABEL: &str = "grid_pathfinding JPS (corner-cutting)";
+/// The short name of [`GP_LABEL`] in table headers.
+const GP: &str = "grid_pathfinding";
 
-/// The four implementations, in the order of every table.
+/// Bytes of a [`JumpTable`] per navcell: eight `u16` jump distances.
+const JUMP_TABLE_BYTES_PER_NAVCELL: u64 = 16;
+
+/// The five implementations, in the order of every table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Imp {
     Jps,
+    JpsPlus,
     AStar,
     Pf,
     Gp,
 }
 
-const IMPS: [Imp; 4] = [Imp::Jps, Imp::AStar, Imp::Pf, Imp::Gp];
+const N_IMPS: usize = 5;
+const IMPS: [Imp; N_IMPS] = [Imp::Jps, Imp::JpsPlus, Imp::AStar, Imp::Pf, Imp::Gp];
+/// Our two jump point searches, whose speed-ups are judged against the targets.
+const OURS: [Imp; 2] = [Imp::Jps, Imp::JpsPlus];
 
 impl Imp {
     fn slot(self) -> usize {
         match self {
             Imp::Jps => 0,
-            Imp::AStar => 1,
-            Imp::Pf => 2,
-            Imp::Gp => 3,
+            Imp::JpsPlus => 1,
+            Imp::AStar => 2,
+            Imp::Pf => 3,
+            Imp::Gp => 4,
+        }
+    }
+
+    /// The name in table headers.
+    fn label(self) -> &'static str {
+        match self {
+            Imp::Jps => "ours JPS",
+            Imp::JpsPlus => "ours JPS+",
+            Imp::AStar => "ours A*",
+            Imp::Pf => "pathfinding::astar",
+            Imp::Gp => GP,
         }
     }
 }
@@ -125,7 +156,7 @@ impl Imp {
 struct Config {
     quick: bool,
     problems_per_map: usize,
-    /// Runs per query of ours JPS and grid_pathfinding (cheap).
+    /// Runs per query of ours JPS, ours JPS+ and grid_pathfinding (cheap).
     reps_fast: usize,
     /// Runs per query of ours A* and pathfinding::astar (milliseconds each).
     reps_slow: usize,
@@ -156,7 +187,7 @@ impl Config {
 
     fn reps(&self, imp: Imp) -> usize {
         match imp {
-            Imp::Jps | Imp::Gp => self.reps_fast,
+            Imp::Jps | Imp::JpsPlus | Imp::Gp => self.reps_fast,
             Imp::AStar | Imp::Pf => self.reps_slow,
         }
     }
@@ -219,20 +250,36 @@ impl PeerGrid {
 /// Everything built for one class of one map, outside the timed region.
 struct ClassData {
     pass: PassMap,
+    table: JumpTable,
     peer: PeerGrid,
     gp: PathingGrid,
 }
 
+/// How long the untimed structures of one class took to build.
+struct BuildTimes {
+    pass: Duration,
+    table: Duration,
+    gp: Duration,
+}
+
 impl ClassData {
-    fn build(map: &MovingAiMap, class: PassClass) -> (Self, Duration, Duration) {
+    fn build(map: &MovingAiMap, class: PassClass) -> (Self, BuildTimes) {
         let t = Instant::now();
         let pass = PassMap::build(&map.grid, class);
-        let ours_build = t.elapsed();
+        let pass_time = t.elapsed();
+        let t = Instant::now();
+        let table = JumpTable::build(&pass);
+        let table_time = t.elapsed();
         let peer = PeerGrid::build(&pass);
         let t = Instant::now();
         let gp = build_pathing_grid(map, &pass);
-        let gp_build = t.elapsed();
-        (Self { pass, peer, gp }, ours_build, gp_build)
+        let gp_time = t.elapsed();
+        (Self { pass, table, peer, gp }, BuildTimes { pass: pass_time, table: table_time, gp: gp_time })
+    }
+
+    /// The jump table's memory: 16 bytes per navcell.
+    fn table_bytes(&self) -> u64 {
+        JUMP_TABLE_BYTES_PER_NAVCELL * u64::from(self.table.width()) * u64::from(self.table.height())
     }
 }
 
@@ -263,10 +310,12 @@ struct Query {
     goal_cell: Navcell,
     goal: Goal,
     /// Run times per implementation, in nanoseconds.
-    times: [Vec<u64>; 4],
-    jps_expanded: u32,
+    times: [Vec<u64>; N_IMPS],
+    jps_outcome: Option<SearchOutcome>,
+    jpsp_outcome: Option<SearchOutcome>,
     astar_expanded: u32,
     jps_cost: Option<u64>,
+    jpsp_cost: Option<u64>,
     astar_cost: Option<u64>,
     pf_cost: Option<u64>,
     gp_length: Option<f64>,
@@ -274,6 +323,30 @@ struct Query {
 }
 
 impl Query {
+    fn new(problem: ScenProblem, water: bool, start: Navcell, goal_cell: Navcell, goal: Goal, optimal: f64) -> Self {
+        Self {
+            problem,
+            water,
+            start,
+            goal_cell,
+            goal,
+            times: Default::default(),
+            jps_outcome: None,
+            jpsp_outcome: None,
+            astar_expanded: 0,
+            jps_cost: None,
+            jpsp_cost: None,
+            astar_cost: None,
+            pf_cost: None,
+            gp_length: None,
+            optimal,
+        }
+    }
+
+    fn jps_expanded(&self) -> u32 {
+        self.jps_outcome.map_or(0, |o| o.expanded)
+    }
+
     fn median(&self, imp: Imp) -> u64 {
         let mut t = self.times[imp.slot()].clone();
         t.sort_unstable();
@@ -285,6 +358,8 @@ impl Query {
 struct Workers {
     jps_scratch: SearchScratch,
     jps_path: Path,
+    jpsp_scratch: SearchScratch,
+    jpsp_path: Path,
     astar_scratch: SearchScratch,
     astar_path: Path,
 }
@@ -402,8 +477,17 @@ fn run_once(imp: Imp, data: &ClassData, q: &mut Query, w: &mut Workers) -> u64 {
             let out = find_path_jps(&data.pass, q.start, &q.goal, &SearchLimits::UNLIMITED, &mut w.jps_scratch, &mut w.jps_path);
             let dt = t.elapsed();
             black_box(&w.jps_path);
-            q.jps_expanded = out.expanded;
+            q.jps_outcome = Some(out);
             q.jps_cost = (out.status == PathStatus::Complete).then(|| w.jps_path.cost());
+            dt.as_nanos() as u64
+        }
+        Imp::JpsPlus => {
+            let t = Instant::now();
+            let out = find_path_jps_plus(&data.pass, &data.table, q.start, &q.goal, &SearchLimits::UNLIMITED, &mut w.jpsp_scratch, &mut w.jpsp_path);
+            let dt = t.elapsed();
+            black_box(&w.jpsp_path);
+            q.jpsp_outcome = Some(out);
+            q.jpsp_cost = (out.status == PathStatus::Complete).then(|| w.jpsp_path.cost());
             dt.as_nanos() as u64
         }
         Imp::AStar => {
