@@ -56,6 +56,7 @@ pub mod cost;
 mod geometry;
 mod goal;
 pub mod grid_text;
+mod hierarchy;
 mod jps;
 mod jump_table;
 pub mod movingai;
@@ -67,6 +68,7 @@ mod search;
 
 pub use astar::find_path_astar;
 pub use geometry::{FIXED_FRAC_BITS, Fixed, Vec2, WorldPos};
+pub use hierarchy::{CHUNK_SIZE, Hierarchy, RegionId};
 pub use goal::{AXIS_LIMIT, COORD_LIMIT, Goal, GoalError, GoalShape, Square};
 pub use jps::{find_path_jps, find_path_jps_plus};
 pub use jump_table::JumpTable;
