@@ -568,6 +568,28 @@ impl GoalRaster {
         octile(dx, dy)
     }
 
+    /// The navcells that can be in the goal (normal goals) or out of it (inverted goals):
+    /// `(i0, j0, i1, j1)`, empty when `i0 > i1`.
+    pub(crate) fn bbox(&self) -> (i32, i32, i32, i32) {
+        self.bbox
+    }
+
+    /// Whether the goal is inverted.
+    pub(crate) fn is_inverted(&self) -> bool {
+        self.inverted
+    }
+
+    /// The navcell holding the goal's centre (a point goal's point), clamped onto the grid: what
+    /// "nearest to the goal" is measured from.
+    pub(crate) fn center_cell(&self) -> (u32, u32) {
+        let at = match self.goal.shape {
+            GoalShape::Point(at) => at,
+            GoalShape::Circle { center, .. } | GoalShape::InvertedCircle { center, .. } => center,
+            GoalShape::Square(sq) | GoalShape::InvertedSquare(sq) => sq.center,
+        };
+        point_cell(at, self.s, self.width, self.height)
+    }
+
     /// Whether navcell `(i, j)` is in the goal.
     #[inline(always)]
     pub(crate) fn contains(&mut self, i: i32, j: i32) -> bool {

@@ -315,7 +315,9 @@ impl Hierarchy {
     pub fn nearest(&self, target: Navcell, component: Option<u32>, max_distance: u32) -> Option<Navcell> {
         let (ti, tj) = (i64::from(target.i), i64::from(target.j));
         let (tcx, tcy) = ((target.i as u32 / CHUNK_SIZE) as i64, (target.j as u32 / CHUNK_SIZE) as i64);
-        let max_d2 = i64::from(max_distance) * i64::from(max_distance);
+        // No two navcells are 2^17 apart, so larger bounds mean "anywhere" (and cannot overflow).
+        let max_distance = i64::from(max_distance.min(1 << 17));
+        let max_d2 = max_distance * max_distance;
         let mut best: Option<(i64, u16, u16)> = None;
         let max_ring = i64::from(self.chunks_x.max(self.chunks_y));
         for ring in 0..=max_ring {
@@ -369,6 +371,61 @@ impl Hierarchy {
             }
         }
         best.map(|(_, j, i)| Navcell::new(i, j))
+    }
+
+    /// Whether any navcell `(i, j)` with `lo ≤ i ≤ hi` is in the component.
+    pub(crate) fn any_in_row(&self, j: u32, lo: u32, hi: u32, component: u32) -> bool {
+        let hi = hi.min(self.width - 1);
+        if j >= self.height || lo > hi {
+            return false;
+        }
+        let cy = j / CHUNK_SIZE;
+        for cx in lo / CHUNK_SIZE..=hi / CHUNK_SIZE {
+            let chunk = self.chunk_index(cx, cy);
+            if !self.chunk_has(chunk, Some(component)) {
+                continue;
+            }
+            let (i0, j0, cw, _) = self.chunk_rect(cx, cy);
+            let row = &self.chunks[chunk].labels[((j - j0) * cw) as usize..((j - j0 + 1) * cw) as usize];
+            let (a, b) = (lo.max(i0) - i0, hi.min(i0 + cw - 1) - i0);
+            for &local in &row[a as usize..=b as usize] {
+                if local != 0 && self.region_component(RegionId { chunk: chunk as u32, local }) == component {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// Whether any navcell of the component satisfies `wanted`, visiting chunks in rings around
+    /// `near` so that a navcell close to it is found first.
+    pub(crate) fn any_in_component(&self, near: Navcell, component: u32, mut wanted: impl FnMut(i32, i32) -> bool) -> bool {
+        let (tcx, tcy) = (i64::from(near.i) / i64::from(CHUNK_SIZE), i64::from(near.j) / i64::from(CHUNK_SIZE));
+        let max_ring = i64::from(self.chunks_x.max(self.chunks_y));
+        for ring in 0..=max_ring {
+            for cy in tcy - ring..=tcy + ring {
+                for cx in tcx - ring..=tcx + ring {
+                    let on_ring = (cy - tcy).abs() == ring || (cx - tcx).abs() == ring;
+                    if !on_ring || cx < 0 || cy < 0 || cx >= i64::from(self.chunks_x) || cy >= i64::from(self.chunks_y) {
+                        continue;
+                    }
+                    let chunk = self.chunk_index(cx as u32, cy as u32);
+                    if !self.chunk_has(chunk, Some(component)) {
+                        continue;
+                    }
+                    let (i0, j0, cw, _) = self.chunk_rect(cx as u32, cy as u32);
+                    for (k, &local) in self.chunks[chunk].labels.iter().enumerate() {
+                        if local != 0
+                            && self.region_component(RegionId { chunk: chunk as u32, local }) == component
+                            && wanted((i0 + k as u32 % cw) as i32, (j0 + k as u32 / cw) as i32)
+                        {
+                            return true;
+                        }
+                    }
+                }
+            }
+        }
+        false
     }
 
     /// Checks the stored data against the map: labels are the 4-connected components of each chunk
@@ -453,6 +510,16 @@ mod tests {
         hierarchy.check_invariants(&map).unwrap();
     }
 
+    /// Regression: `nearest` with `max_distance = u32::MAX` squared the bound in `i64`, which
+    /// overflowed (wrapping negative in release), so it found nothing and unreachable goals fell
+    /// back to the start navcell.
+    #[test]
+    fn nearest_with_an_unbounded_distance_finds_the_nearest() {
+        let (_, map) = grid_map(27, 36, &[(26, 27)]);
+        let hierarchy = Hierarchy::build(&map);
+        assert_eq!(hierarchy.nearest(Navcell::new(26, 27), None, u32::MAX), Some(Navcell::new(26, 26)));
+    }
+
     proptest! {
         /// After any sequence of rectangle edits, the incrementally updated hierarchy equals a
         /// rebuilt one, and its components agree with a global flood fill.
@@ -505,7 +572,7 @@ mod tests {
 
         /// `nearest` agrees with a brute-force scan.
         #[test]
-        fn nearest_matches_brute_force(w in 1u32..180, h in 1u32..140, seed in any::<u64>(), density in 0u64..100, ti in any::<u16>(), tj in any::<u16>(), restrict in any::<bool>(), max in 1u32..300) {
+        fn nearest_matches_brute_force(w in 1u32..180, h in 1u32..140, seed in any::<u64>(), density in 0u64..100, ti in any::<u16>(), tj in any::<u16>(), restrict in any::<bool>(), max in prop_oneof![1u32..300, Just(u32::MAX)]) {
             let class = PassClass::new(0).unwrap();
             let mut grid = NavGrid::new(w, h, 1, Fixed::ONE).unwrap();
             let mut state = seed;
@@ -535,7 +602,7 @@ mod tests {
                         None => map.is_passable(cell),
                     };
                     let d2 = (i64::from(i) - i64::from(target.i)).pow(2) + (i64::from(j) - i64::from(target.j)).pow(2);
-                    if ok && d2 <= i64::from(max) * i64::from(max) && expected.is_none_or(|e| (d2, j, i) < e) {
+                    if ok && d2 <= i64::from(max.min(1 << 17)).pow(2) && expected.is_none_or(|e| (d2, j, i) < e) {
                         expected = Some((d2, j, i));
                     }
                 }

@@ -138,6 +138,14 @@ impl JumpTable {
         table
     }
 
+    /// Brings the table up to date after the map changed inside `i0 ≤ i < i1`, `j0 ≤ j < j1`.
+    ///
+    /// Today this rebuilds the whole table.
+    pub fn update_rect(&mut self, map: &PassMap, i0: u32, j0: u32, i1: u32, j1: u32) {
+        let _ = (i0, j0, i1, j1);
+        *self = Self::build(map);
+    }
+
     /// Width in navcells.
     pub fn width(&self) -> u32 {
         self.width

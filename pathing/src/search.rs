@@ -109,13 +109,26 @@ impl Path {
         cells
     }
 
-    fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         self.waypoints.clear();
         self.steps = StepCounts::default();
     }
 
+    /// Makes the path a single straight segment (possibly not octilinear) from `from` to `to`, for
+    /// escapes off impassable navcells. Its step counts are those of the octile walk between them.
+    pub(crate) fn set_escape(&mut self, from: Navcell, to: Navcell) {
+        self.clear();
+        self.waypoints.push(from);
+        if to != from {
+            self.waypoints.push(to);
+            let dx = (i64::from(to.i) - i64::from(from.i)).unsigned_abs();
+            let dy = (i64::from(to.j) - i64::from(from.j)).unsigned_abs();
+            self.steps.add_segment(dx, dy);
+        }
+    }
+
     /// Appends a turning point, merging it with the previous run when the direction is unchanged.
-    fn push_point(&mut self, cell: Navcell) {
+    pub(crate) fn push_point(&mut self, cell: Navcell) {
         let n = self.waypoints.len();
         if n >= 1 {
             let last = self.waypoints[n - 1];

@@ -1,0 +1,158 @@
+//! The long-range pathfinder of one passability class: bit planes, jump tables and the hierarchy
+//! kept together and updated together, and the path query that uses all three.
+//!
+//! [`find_path`] is what a simulation calls. Before it searches it asks the hierarchy whether the
+//! goal can be reached at all:
+//!
+//! - A start on an impassable navcell gets a straight escape path to the nearest passable navcell
+//!   (the 0 A.D. design's "stuck units"); the unit asks again once it is out.
+//! - A goal with no reachable navcell is replaced by the reachable navcell nearest the goal's centre
+//!   (squared Euclidean distance between navcells, ties to the lowest `(j, i)`), so the search never
+//!   exhausts a component looking for it (the grid-pathfinding design's "approach unreachable
+//!   destinations", at the hierarchy's cost).
+//! - Otherwise it is a plain JPS+ query.
+
+use crate::goal::{Goal, GoalRaster};
+use crate::hierarchy::Hierarchy;
+use crate::jps::find_path_jps_plus;
+use crate::jump_table::JumpTable;
+use crate::nav_grid::{NavGrid, PassClass};
+use crate::navcell::Navcell;
+use crate::pass_map::PassMap;
+use crate::search::{PartialReason, Path, PathStatus, SearchLimits, SearchOutcome, SearchScratch};
+
+/// How far [`ClassNav::snap`] looks for a passable navcell by default: 8 metres, as the
+/// grid-pathfinding design's start and end snapping. `[Units: metres]`
+pub const SNAP_RADIUS_METRES: u32 = 8;
+
+/// Everything the long-range pathfinder derives from one class of a grid.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClassNav {
+    pass: PassMap,
+    table: JumpTable,
+    hierarchy: Hierarchy,
+}
+
+impl ClassNav {
+    /// Builds the bit planes, jump tables and hierarchy of one class.
+    pub fn build(grid: &NavGrid, class: PassClass) -> Self {
+        let pass = PassMap::build(grid, class);
+        let table = JumpTable::build(&pass);
+        let hierarchy = Hierarchy::build(&pass);
+        Self { pass, table, hierarchy }
+    }
+
+    /// Brings everything up to date after the grid changed inside `i0 ≤ i < i1`, `j0 ≤ j < j1`.
+    pub fn update_rect(&mut self, grid: &NavGrid, i0: u32, j0: u32, i1: u32, j1: u32) {
+        self.pass.update_rect(grid, i0, j0, i1, j1);
+        self.table.update_rect(&self.pass, i0, j0, i1, j1);
+        self.hierarchy.update_rect(&self.pass, i0, j0, i1, j1);
+    }
+
+    /// The bit planes.
+    pub fn pass_map(&self) -> &PassMap {
+        &self.pass
+    }
+
+    /// The jump tables.
+    pub fn jump_table(&self) -> &JumpTable {
+        &self.table
+    }
+
+    /// The hierarchy.
+    pub fn hierarchy(&self) -> &Hierarchy {
+        &self.hierarchy
+    }
+
+    /// The passable navcell nearest to `cell` within `max_distance` navcells (itself when passable),
+    /// for points slightly off the walkable grid. Distance and tie-break as [`Hierarchy::nearest`].
+    pub fn snap(&self, cell: Navcell, max_distance: u32) -> Option<Navcell> {
+        if self.pass.is_passable(cell) {
+            return Some(cell);
+        }
+        self.hierarchy.nearest(cell, None, max_distance)
+    }
+
+    /// Whether any navcell of `goal` can be reached from `start`; when none can, the reachable
+    /// navcell nearest the goal's centre. `None` when `start` is impassable.
+    pub fn goal_reach(&self, start: Navcell, goal: &Goal, scratch: &mut SearchScratch) -> Option<GoalReach> {
+        let component = self.hierarchy.component(start)?;
+        scratch.goal.reset(goal, self.pass.width(), self.pass.height(), self.pass.cell_size());
+        Some(goal_reach(&self.hierarchy, &mut scratch.goal, start, component))
+    }
+}
+
+/// Whether a goal can be reached.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GoalReach {
+    /// Some navcell of the goal is in the start's component.
+    Reachable,
+    /// None is; this is the reachable navcell nearest the goal's centre.
+    Unreachable {
+        /// Where a unit should head instead.
+        nearest: Navcell,
+    },
+}
+
+fn goal_reach(hierarchy: &Hierarchy, raster: &mut GoalRaster, start: Navcell, component: u32) -> GoalReach {
+    let reachable = if raster.is_inverted() {
+        // Goal navcells are everywhere outside a hole: look for one in the component, nearest the
+        // start first, so that the usual case (the start inside the hole) ends at once.
+        hierarchy.any_in_component(start, component, |i, j| raster.contains(i, j))
+    } else {
+        let (i0, j0, i1, j1) = raster.bbox();
+        let mut found = false;
+        for j in j0..=j1 {
+            let line = raster.row(j);
+            for span in line.spans {
+                if span.lo <= span.hi && hierarchy.any_in_row(j as u32, span.lo as u32, span.hi as u32, component) {
+                    found = true;
+                    break;
+                }
+            }
+            if found || i0 > i1 {
+                break;
+            }
+        }
+        found
+    };
+    if reachable {
+        return GoalReach::Reachable;
+    }
+    let (ci, cj) = raster.center_cell();
+    let nearest = hierarchy.nearest(Navcell::new(ci as u16, cj as u16), Some(component), u32::MAX).unwrap_or(start);
+    GoalReach::Unreachable { nearest }
+}
+
+/// Finds a path for one class from `start` towards `goal`, as described in the module docs.
+///
+/// Outcomes: `Complete` when the goal is reached; `Partial(Unreachable)` with a shortest path to
+/// the reachable navcell nearest the goal; `Partial(StartImpassable)` with a straight two-point
+/// escape path to the nearest passable navcell (or just the start on a grid with none);
+/// `Partial(NodeBudget)` as for the plain searches.
+pub fn find_path(
+    nav: &ClassNav,
+    start: Navcell,
+    goal: &Goal,
+    limits: &SearchLimits,
+    scratch: &mut SearchScratch,
+    path: &mut Path,
+) -> SearchOutcome {
+    let Some(component) = nav.hierarchy.component(start) else {
+        let escape = nav.hierarchy.nearest(start, None, u32::MAX).unwrap_or(start);
+        path.set_escape(start, escape);
+        return SearchOutcome { status: PathStatus::Partial(PartialReason::StartImpassable), expanded: 0, pushed: 0 };
+    };
+    scratch.goal.reset(goal, nav.pass.width(), nav.pass.height(), nav.pass.cell_size());
+    match goal_reach(&nav.hierarchy, &mut scratch.goal, start, component) {
+        GoalReach::Reachable => find_path_jps_plus(&nav.pass, &nav.table, start, goal, limits, scratch, path),
+        GoalReach::Unreachable { nearest } => {
+            let substitute = Goal::navcell_center(nearest.i, nearest.j, nav.pass.cell_size());
+            let mut outcome = find_path_jps_plus(&nav.pass, &nav.table, start, &substitute, limits, scratch, path);
+            if outcome.status == PathStatus::Complete {
+                outcome.status = PathStatus::Partial(PartialReason::Unreachable);
+            }
+            outcome
+        }
+    }
+}

@@ -1,0 +1,159 @@
+//! The long-range entry point against oracles: escapes from impassable starts, the substitute goal
+//! for unreachable goals (checked against a brute-force nearest reachable navcell), optimal costs
+//! (checked against A*), and incremental updates of everything derived from the grid (checked
+//! against a rebuild).
+
+use pathing::{
+    ClassNav, Fixed, Goal, GoalReach, GoalShape, NavGrid, Navcell, PartialReason, PassMap, Path, PathStatus, SearchLimits, SearchScratch,
+    Square, Vec2, WorldPos,
+};
+use phalanx_tests::check_path_legal;
+use phalanx_tests::maps::{self, CLASS, KINDS, Kind};
+use proptest::prelude::*;
+
+fn fx(bits: i64) -> Fixed {
+    Fixed::from_bits(bits)
+}
+
+fn arb_goal(w: u32, h: u32) -> impl Strategy<Value = Goal> {
+    let x = 0..(i64::from(w) << 16);
+    let z = 0..(i64::from(h) << 16);
+    let r = 0i64..(5 << 16);
+    (0u8..8, x, z, r.clone(), r, -(1i64 << 16)..=(1 << 16), -(1i64 << 16)..=(1 << 16)).prop_map(|(kind, x, z, a, b, ux, uz)| {
+        let at = WorldPos::new(fx(x), fx(z));
+        let u = Vec2::new(fx(ux), fx(uz));
+        let square = Square::new(at, fx(a), fx(b), u, u.perp()).or_else(|_| Square::axis_aligned(at, fx(a), fx(b))).unwrap();
+        match kind {
+            0..=3 => Goal::point(at).unwrap(),
+            4 => Goal::circle(at, fx(a)).unwrap(),
+            5 => Goal::square(square),
+            6 => Goal::inverted_circle(at, fx(a)).unwrap(),
+            _ => Goal::inverted_square(square),
+        }
+    })
+}
+
+fn center_cell(goal: &Goal, w: u32, h: u32) -> Navcell {
+    let at = match goal.shape() {
+        GoalShape::Point(p) => p,
+        GoalShape::Circle { center, .. } | GoalShape::InvertedCircle { center, .. } => center,
+        GoalShape::Square(sq) | GoalShape::InvertedSquare(sq) => sq.center(),
+    };
+    let i = at.x.floor().to_num::<i64>().clamp(0, i64::from(w) - 1);
+    let j = at.z.floor().to_num::<i64>().clamp(0, i64::from(h) - 1);
+    Navcell::new(i as u16, j as u16)
+}
+
+/// The lowest `(d², j, i)` navcell satisfying `ok`.
+fn brute_nearest(w: u32, h: u32, target: Navcell, ok: impl Fn(Navcell) -> bool) -> Option<Navcell> {
+    let mut best: Option<(i64, u16, u16)> = None;
+    for j in 0..h as u16 {
+        for i in 0..w as u16 {
+            let cell = Navcell::new(i, j);
+            let d2 = (i64::from(i) - i64::from(target.i)).pow(2) + (i64::from(j) - i64::from(target.j)).pow(2);
+            if ok(cell) && best.is_none_or(|b| (d2, j, i) < b) {
+                best = Some((d2, j, i));
+            }
+        }
+    }
+    best.map(|(_, j, i)| Navcell::new(i, j))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+    #[test]
+    fn find_path_escapes_substitutes_and_stays_optimal(
+        (kind, w, h, seed) in (proptest::sample::select(KINDS.to_vec()), 1u32..90, 1u32..90, any::<u64>()),
+        (si, sj) in (any::<u16>(), any::<u16>()),
+        goal in arb_goal(90, 90),
+    ) {
+        let grid = maps::grid(kind, w, h, seed);
+        let nav = ClassNav::build(&grid, CLASS);
+        let map = nav.pass_map();
+        let start = Navcell::new(si % w as u16, sj % h as u16);
+        let mut scratch = SearchScratch::new();
+        let mut path = Path::new();
+        let outcome = pathing::find_path(&nav, start, &goal, &SearchLimits::UNLIMITED, &mut scratch, &mut path);
+        let reachable = maps::flood(map, start);
+        let at = |c: Navcell| usize::from(c.j) * w as usize + usize::from(c.i);
+
+        if !map.is_passable(start) {
+            prop_assert_eq!(outcome.status, PathStatus::Partial(PartialReason::StartImpassable));
+            let expected = brute_nearest(w, h, start, |c| map.is_passable(c));
+            match expected {
+                Some(cell) => prop_assert_eq!(path.waypoints(), &[start, cell][..]),
+                None => prop_assert_eq!(path.waypoints(), &[start][..]),
+            }
+            return Ok(());
+        }
+        check_path_legal(map, &path).map_err(TestCaseError::fail)?;
+        let goal_reachable = (0..w * h).any(|k| {
+            let c = Navcell::new((k % w) as u16, (k / w) as u16);
+            reachable[at(c)] && goal.contains_navcell(u32::from(c.i), u32::from(c.j), Fixed::ONE, w, h)
+        });
+        let reach = nav.goal_reach(start, &goal, &mut scratch).unwrap();
+        let mut astar_path = Path::new();
+        if goal_reachable {
+            prop_assert_eq!(reach, GoalReach::Reachable);
+            prop_assert_eq!(outcome.status, PathStatus::Complete);
+            let astar = pathing::find_path_astar(map, start, &goal, &SearchLimits::UNLIMITED, &mut scratch, &mut astar_path);
+            prop_assert_eq!(astar.status, PathStatus::Complete);
+            prop_assert_eq!(path.cost(), astar_path.cost());
+        } else {
+            let nearest = brute_nearest(w, h, center_cell(&goal, w, h), |c| reachable[at(c)]).unwrap();
+            prop_assert_eq!(reach, GoalReach::Unreachable { nearest });
+            prop_assert_eq!(outcome.status, PathStatus::Partial(PartialReason::Unreachable));
+            prop_assert_eq!(path.waypoints().last(), Some(&nearest));
+            let substitute = Goal::navcell_center(nearest.i, nearest.j, Fixed::ONE);
+            pathing::find_path_astar(map, start, &substitute, &SearchLimits::UNLIMITED, &mut scratch, &mut astar_path);
+            prop_assert_eq!(path.cost(), astar_path.cost());
+        }
+    }
+
+    /// After any sequence of edits, the incrementally updated bit planes, jump tables and hierarchy
+    /// equal a rebuild, and so do query answers.
+    #[test]
+    fn incremental_class_nav_equals_a_rebuild(
+        (w, h, seed) in (1u32..130, 1u32..130, any::<u64>()),
+        edits in proptest::collection::vec((any::<u32>(), any::<u32>(), 1u32..20, 1u32..20, any::<bool>()), 1..8),
+        goal in arb_goal(130, 130),
+    ) {
+        let mut grid = maps::grid(Kind::Noise(25), w, h, seed);
+        let mut nav = ClassNav::build(&grid, CLASS);
+        let mut scratch = SearchScratch::new();
+        let (mut a, mut b) = (Path::new(), Path::new());
+        for (x, y, rw, rh, passable) in edits {
+            let (i0, j0) = (x % w, y % h);
+            let (i1, j1) = ((i0 + rw).min(w), (j0 + rh).min(h));
+            for j in j0..j1 {
+                for i in i0..i1 {
+                    grid.set_passable(Navcell::new(i as u16, j as u16), CLASS, passable);
+                }
+            }
+            nav.update_rect(&grid, i0, j0, i1, j1);
+            let rebuilt = ClassNav::build(&grid, CLASS);
+            prop_assert!(nav == rebuilt, "incremental data differs from a rebuild after editing {:?}", (i0, j0, i1, j1));
+            let start = Navcell::new((x / 7 % w) as u16, (y / 7 % h) as u16);
+            let one = pathing::find_path(&nav, start, &goal, &SearchLimits::UNLIMITED, &mut scratch, &mut a);
+            let two = pathing::find_path(&rebuilt, start, &goal, &SearchLimits::UNLIMITED, &mut scratch, &mut b);
+            prop_assert_eq!(one, two);
+            prop_assert_eq!(&a, &b);
+        }
+    }
+}
+
+#[test]
+fn snapping_is_bounded() {
+    let mut grid = NavGrid::new(40, 10, 1, Fixed::ONE).unwrap();
+    for j in 0..10 {
+        for i in 0..30 {
+            grid.set_passable(Navcell::new(i, j), CLASS, false);
+        }
+    }
+    let nav = ClassNav::build(&grid, CLASS);
+    assert_eq!(nav.snap(Navcell::new(25, 5), 8), Some(Navcell::new(30, 5)));
+    assert_eq!(nav.snap(Navcell::new(10, 5), 8), None, "20 navcells from walkable ground is beyond 8");
+    assert_eq!(nav.snap(Navcell::new(35, 5), 0), Some(Navcell::new(35, 5)));
+    let _ = PassMap::build(&grid, CLASS);
+}
