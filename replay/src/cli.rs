@@ -12,12 +12,12 @@ use clap::{Parser, Subcommand, ValueEnum};
 use pathing::grid_text::{self, GridText};
 use pathing::movingai::{self, MovingAiMap, ScenProblem};
 use pathing::{
-    Goal, JumpTable, Layers, Navcell, PassClass, PassMap, Path, PathStatus, SearchLimits, SearchOutcome, SearchScratch, render_ascii,
+    ClassNav, Goal, GoalReach, JumpTable, Layers, Navcell, PassClass, PassMap, Path, PathStatus, SearchLimits, SearchOutcome, SearchScratch, render_ascii,
 };
 
 /// Deterministic lockstep simulation core for RTS games: pathfinding tools.
 #[derive(Debug, Parser)]
-#[command(name = "phalanx", version, about)]
+#[command(name = "phalanx", version, about = "Phalanx, a deterministic lockstep RTS core: pathfinding tools over Moving AI and grid text maps")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -37,6 +37,21 @@ enum Command {
         /// Solve only the first N problems.
         #[arg(long)]
         first: Option<usize>,
+    },
+    /// Says whether the goal navcell can be reached from the start: `reachable`, or `unreachable
+    /// nearest X Y` (the reachable navcell a path would head for instead); for an impassable start,
+    /// `start-impassable nearest X Y` (where its escape leads).
+    Reach {
+        /// The map, as for `path`.
+        map: std::path::PathBuf,
+        /// Start column.
+        sx: u32,
+        /// Start row.
+        sy: u32,
+        /// Goal column.
+        gx: u32,
+        /// Goal row.
+        gy: u32,
     },
     /// Finds one path and prints its turning points as `x y` lines, then `length L`.
     Path {
@@ -134,6 +149,7 @@ where
     let result = match cli.command {
         Command::Scen { map, scen, algo, first } => cmd_scen(&map, &scen, algo, first, out),
         Command::Path { map, sx, sy, gx, gy, algo, render } => cmd_path(&map, (sx, sy), (gx, gy), algo, render, out),
+        Command::Reach { map, sx, sy, gx, gy } => cmd_reach(&map, (sx, sy), (gx, gy), out),
     };
     match result {
         Ok(code) => code,
@@ -276,6 +292,35 @@ fn cmd_path(map_path: &std::path::Path, start: (u32, u32), goal: (u32, u32), alg
         write!(out, "{}", render_ascii(&maps.pass, &layers)).map_err(io)?;
     }
     Ok(if outcome.status == PathStatus::Complete { 0 } else { 1 })
+}
+
+fn cmd_reach(map_path: &std::path::Path, start: (u32, u32), goal: (u32, u32), out: &mut dyn Write) -> Result<i32, CliError> {
+    let map = load_map(map_path)?;
+    let grid = map.grid();
+    let off = |what: &str, (x, y): (u32, u32)| CliError::BadArgument {
+        message: format!("{what} ({x}, {y}) is off the {}x{} map {}", grid.width(), grid.height(), map_path.display()),
+    };
+    let start_cell = map.to_navcell(start.0, start.1).ok_or_else(|| off("start", start))?;
+    let goal_cell = map.to_navcell(goal.0, goal.1).ok_or_else(|| off("goal", goal))?;
+    let nav = ClassNav::build(grid, map.class_at(start.0, start.1));
+    let goal_shape = Goal::navcell_center(goal_cell.i, goal_cell.j, grid.cell_size());
+    let mut scratch = SearchScratch::new();
+    let io = |e: std::io::Error| CliError::BadArgument { message: format!("cannot write output: {e}") };
+    match nav.goal_reach(start_cell, &goal_shape, &mut scratch) {
+        Some(GoalReach::Reachable) => writeln!(out, "reachable").map_err(io)?,
+        Some(GoalReach::Unreachable { nearest }) => {
+            let (x, y) = map.from_navcell(nearest);
+            writeln!(out, "unreachable nearest {x} {y}").map_err(io)?;
+        }
+        None => match nav.snap(start_cell, u32::MAX) {
+            Some(escape) => {
+                let (x, y) = map.from_navcell(escape);
+                writeln!(out, "start-impassable nearest {x} {y}").map_err(io)?;
+            }
+            None => writeln!(out, "start-impassable").map_err(io)?,
+        },
+    }
+    Ok(0)
 }
 
 /// One solved scenario problem.

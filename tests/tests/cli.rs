@@ -103,3 +103,17 @@ fn bad_input_exits_two_naming_file_and_line() {
     let (code, _, _) = phalanx(&["frobnicate"]);
     assert_eq!(code, 2);
 }
+
+#[test]
+fn reach_answers_reachable_or_the_nearest_reachable_navcell() {
+    let map = temp_file("halves.map", "type octile\nheight 3\nwidth 5\nmap\n..@..\n..@..\n..@..\n");
+    let (code, out, _) = phalanx(&["reach", &map, "0", "1", "1", "2"]);
+    assert_eq!((code, out.as_str()), (0, "reachable\n"));
+    let (code, out, _) = phalanx(&["reach", &map, "0", "1", "4", "1"]);
+    assert_eq!((code, out.as_str()), (0, "unreachable nearest 1 1\n"));
+    let (code, out, _) = phalanx(&["reach", &map, "2", "1", "4", "1"]);
+    assert_eq!((code, out.as_str()), (0, "start-impassable nearest 1 1\n"), "equally near: the lowest (j, i), so west");
+    let (code, _, err) = phalanx(&["reach", &map, "9", "1", "4", "1"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("off the 5x3 map"), "{err}");
+}
