@@ -66,84 +66,164 @@ pub struct JumpTable {
     height: u32,
     /// Entries per navcell, index `j * width + i`, slots as [`DIRECTIONS`].
     entries: Vec<[u16; 8]>,
+    /// Per navcell, bit `s` (straight slots 0..4) set when the straight ray in slot `s` ends at a
+    /// jump point; the diagonal entries are computed from these.
+    finds_jump: Vec<u8>,
 }
 
 impl JumpTable {
-    /// Computes the table of a map: four straight sweeps per line, then four diagonal passes.
+    /// Computes the table of a map: one sweep per line and straight direction, then one pass per
+    /// diagonal direction in the order that visits every navcell after its diagonal successor.
     pub fn build(map: &PassMap) -> Self {
+        let n = map.width() as usize * map.height() as usize;
+        let mut table = Self { width: map.width(), height: map.height(), entries: vec![[0; 8]; n], finds_jump: vec![0; n] };
         let (w, h) = (map.width() as i32, map.height() as i32);
-        let n = w as usize * h as usize;
-        let mut table = Self { width: map.width(), height: map.height(), entries: vec![[0; 8]; n] };
-        // Whether each straight ray from a navcell ends at a jump point, one bit per straight slot.
-        let mut finds_jump = vec![0u8; n];
-        let pass = |i: i32, j: i32| map.passable_padded(i64::from(i), i64::from(j));
-        let idx = |i: i32, j: i32| j as usize * w as usize + i as usize;
-        for (s, &(dx, dy)) in DIRECTIONS.iter().enumerate().take(4) {
-            // Walk each line against the direction, remembering the nearest stop ahead.
-            let (n_lines, len) = if dy == 0 { (h, w) } else { (w, h) };
+        let mut changed = Vec::new();
+        for s in 0..4 {
+            let n_lines = if DIRECTIONS[s].1 == 0 { h } else { w };
             for line in 0..n_lines {
-                let at = |p: i32| if dy == 0 { (p, line) } else { (line, p) };
-                let (first, end, step) = if dx + dy > 0 { (len - 1, -1, -1) } else { (0, len, 1) };
-                // The border beyond the line's end is impassable: a wall stop.
-                let mut stop = first - step;
-                let mut stop_is_jump = false;
-                let mut p = first;
-                while p != end {
-                    let (i, j) = at(p);
-                    let distance = (stop - p).unsigned_abs();
-                    let entry = if distance > MAX_DISTANCE {
-                        encode(CONTINUE, MAX_DISTANCE)
-                    } else {
-                        encode(if stop_is_jump { JUMP } else { WALL }, distance)
-                    };
-                    table.entries[idx(i, j)][s] = entry;
-                    if stop_is_jump {
-                        finds_jump[idx(i, j)] |= 1 << s;
-                    }
-                    // Is p itself a stop for rays arriving from behind it?
-                    let (bi, bj) = (i - dx, j - dy);
-                    let (si, sj) = (dy, dx); // a side offset, perpendicular to the direction
-                    let forced = (pass(i + si, j + sj) && !pass(bi + si, bj + sj)) || (pass(i - si, j - sj) && !pass(bi - si, bj - sj));
-                    if !pass(i, j) {
-                        (stop, stop_is_jump) = (p, false);
-                    } else if forced {
-                        (stop, stop_is_jump) = (p, true);
-                    }
-                    p += step;
-                }
+                table.sweep_line(map, s, line, &mut changed);
+                changed.clear();
             }
         }
-        for (s, &(dx, dy)) in DIRECTIONS.iter().enumerate().skip(4) {
-            let straight_bits = (1u8 << slot(dx, 0)) | (1u8 << slot(0, dy));
-            // Visit each navcell after its diagonal successor.
+        for s in 4..8 {
+            let (dx, dy) = DIRECTIONS[s];
             let rows: Vec<i32> = if dy > 0 { (0..h).rev().collect() } else { (0..h).collect() };
             let cols: Vec<i32> = if dx > 0 { (0..w).rev().collect() } else { (0..w).collect() };
             for &j in &rows {
                 for &i in &cols {
-                    let (mi, mj) = (i + dx, j + dy);
-                    let legal = pass(mi, mj) && pass(mi, j) && pass(i, mj);
-                    let entry = if !legal {
-                        encode(WALL, 0)
-                    } else if finds_jump[idx(mi, mj)] & straight_bits != 0 {
-                        encode(JUMP, 1)
-                    } else {
-                        let (kind, distance) = decode(table.entries[idx(mi, mj)][s]);
-                        let distance = distance as u32 + 1;
-                        if distance > MAX_DISTANCE { encode(CONTINUE, 1) } else { encode(kind, distance) }
-                    };
-                    table.entries[idx(i, j)][s] = entry;
+                    let entry = table.diagonal_entry(map, s, i, j);
+                    let idx = table.index(i, j);
+                    table.entries[idx][s] = entry;
                 }
             }
         }
         table
     }
 
-    /// Brings the table up to date after the map changed inside `i0 ≤ i < i1`, `j0 ≤ j < j1`.
+    #[inline(always)]
+    fn index(&self, i: i32, j: i32) -> usize {
+        j as usize * self.width as usize + i as usize
+    }
+
+    /// Recomputes the straight entries of slot `s` (0..4) along one line (a row for east/west, a
+    /// column for north/south), walking against the direction and remembering the nearest stop
+    /// ahead. Pushes every navcell whose `finds_jump` bit changed onto `changed`.
+    fn sweep_line(&mut self, map: &PassMap, s: usize, line: i32, changed: &mut Vec<(i32, i32)>) {
+        let (dx, dy) = DIRECTIONS[s];
+        let pass = |i: i32, j: i32| map.passable_padded(i64::from(i), i64::from(j));
+        let len = if dy == 0 { self.width as i32 } else { self.height as i32 };
+        let at = |p: i32| if dy == 0 { (p, line) } else { (line, p) };
+        let (first, end, step) = if dx + dy > 0 { (len - 1, -1, -1) } else { (0, len, 1) };
+        // The border beyond the line's end is impassable: a wall stop.
+        let mut stop = first - step;
+        let mut stop_is_jump = false;
+        let bit = 1u8 << s;
+        let mut p = first;
+        while p != end {
+            let (i, j) = at(p);
+            let distance = (stop - p).unsigned_abs();
+            let entry = if distance > MAX_DISTANCE {
+                encode(CONTINUE, MAX_DISTANCE)
+            } else {
+                encode(if stop_is_jump { JUMP } else { WALL }, distance)
+            };
+            let idx = self.index(i, j);
+            self.entries[idx][s] = entry;
+            let old = self.finds_jump[idx];
+            let new = if stop_is_jump { old | bit } else { old & !bit };
+            if new != old {
+                self.finds_jump[idx] = new;
+                changed.push((i, j));
+            }
+            // Is p itself a stop for rays arriving from behind it?
+            let (bi, bj) = (i - dx, j - dy);
+            let (si, sj) = (dy, dx); // a side offset, perpendicular to the direction
+            let forced = (pass(i + si, j + sj) && !pass(bi + si, bj + sj)) || (pass(i - si, j - sj) && !pass(bi - si, bj - sj));
+            if !pass(i, j) {
+                (stop, stop_is_jump) = (p, false);
+            } else if forced {
+                (stop, stop_is_jump) = (p, true);
+            }
+            p += step;
+        }
+    }
+
+    /// The diagonal entry of slot `s` (4..8) at `(i, j)`, from its diagonal successor's entry.
+    fn diagonal_entry(&self, map: &PassMap, s: usize, i: i32, j: i32) -> u16 {
+        let (dx, dy) = DIRECTIONS[s];
+        let pass = |i: i32, j: i32| map.passable_padded(i64::from(i), i64::from(j));
+        let (mi, mj) = (i + dx, j + dy);
+        if !(pass(mi, mj) && pass(mi, j) && pass(i, mj)) {
+            return encode(WALL, 0);
+        }
+        let straight_bits = (1u8 << slot(dx, 0)) | (1u8 << slot(0, dy));
+        let m = self.index(mi, mj);
+        if self.finds_jump[m] & straight_bits != 0 {
+            return encode(JUMP, 1);
+        }
+        let (kind, distance) = decode(self.entries[m][s]);
+        let distance = distance as u32 + 1;
+        if distance > MAX_DISTANCE { encode(CONTINUE, 1) } else { encode(kind, distance) }
+    }
+
+    /// Brings the table up to date after the map changed inside `i0 ≤ i < i1`, `j0 ≤ j < j1`:
+    /// re-sweeps the rows `j0 - 1 ..= j1` and columns `i0 - 1 ..= i1` (every straight entry whose
+    /// ray can see the change), then recomputes the diagonal entries that depend on a changed
+    /// navcell, following each diagonal back while its entries keep changing, successors first as
+    /// in [`JumpTable::build`]. The result equals a rebuild.
     ///
-    /// Today this rebuilds the whole table.
+    /// # Panics
+    /// When the map's size differs from the table's.
     pub fn update_rect(&mut self, map: &PassMap, i0: u32, j0: u32, i1: u32, j1: u32) {
-        let _ = (i0, j0, i1, j1);
-        *self = Self::build(map);
+        assert!(map.width() == self.width && map.height() == self.height, "map size changed under a JumpTable");
+        let (w, h) = (self.width as i32, self.height as i32);
+        let (i0, j0, i1, j1) = (i0 as i32, j0 as i32, (i1.min(self.width)) as i32, (j1.min(self.height)) as i32);
+        if i0 >= i1 || j0 >= j1 {
+            return;
+        }
+        // Navcells whose passability or `finds_jump` bits may have changed.
+        let mut seeds: Vec<(i32, i32)> = Vec::new();
+        for j in j0..j1 {
+            for i in i0..i1 {
+                seeds.push((i, j));
+            }
+        }
+        for j in (j0 - 1).max(0)..=j1.min(h - 1) {
+            self.sweep_line(map, 0, j, &mut seeds);
+            self.sweep_line(map, 2, j, &mut seeds);
+        }
+        for i in (i0 - 1).max(0)..=i1.min(w - 1) {
+            self.sweep_line(map, 1, i, &mut seeds);
+            self.sweep_line(map, 3, i, &mut seeds);
+        }
+        let mut queue = std::collections::BTreeSet::new();
+        for s in 4..8 {
+            let (dx, dy) = DIRECTIONS[s];
+            // Build order, successors first, as an ascending key.
+            let key = |i: i32, j: i32| (if dy > 0 { -j } else { j }, if dx > 0 { -i } else { i });
+            queue.clear();
+            for &(mi, mj) in &seeds {
+                // The entries that read navcell m: as diagonal successor, or as a side of the step.
+                for (ci, cj) in [(mi - dx, mj - dy), (mi - dx, mj), (mi, mj - dy)] {
+                    if ci >= 0 && cj >= 0 && ci < w && cj < h {
+                        queue.insert(key(ci, cj));
+                    }
+                }
+            }
+            while let Some((kj, ki)) = queue.pop_first() {
+                let (i, j) = (if dx > 0 { -ki } else { ki }, if dy > 0 { -kj } else { kj });
+                let entry = self.diagonal_entry(map, s, i, j);
+                let idx = self.index(i, j);
+                if self.entries[idx][s] != entry {
+                    self.entries[idx][s] = entry;
+                    let (pi, pj) = (i - dx, j - dy);
+                    if pi >= 0 && pj >= 0 && pi < w && pj < h {
+                        queue.insert(key(pi, pj));
+                    }
+                }
+            }
+        }
     }
 
     /// Width in navcells.
@@ -200,6 +280,25 @@ mod tests {
         PassMap::build(&grid, class)
     }
 
+    /// Rays longer than an entry can hold are chained through `CONTINUE` entries.
+    #[test]
+    fn long_rays_chain_through_continue_entries() {
+        let class = PassClass::new(0).unwrap();
+        let mut grid = NavGrid::new(40_000, 3, 1, Fixed::ONE).unwrap();
+        // An obstacle in the top row ends at column 30 000, which makes (30 000, 1) a jump point.
+        for i in 29_990..30_000 {
+            grid.set_passable(Navcell::new(i, 2), class, false);
+        }
+        let map = PassMap::build(&grid, class);
+        let table = JumpTable::build(&map);
+        assert_eq!(decode(table.at(0, 1)[0]).0, CONTINUE);
+        assert_eq!(table.straight_stop(0, 1, 1, 0), (30_000, true));
+        assert_eq!(table.straight_stop(30_000, 1, 1, 0), (40_000, false));
+        assert_eq!(table.straight_stop(39_999, 1, -1, 0), (29_989, true), "going west, the obstacle ends at 29 989");
+        assert_eq!(table.straight_stop(29_000, 1, -1, 0), (-1, false));
+        assert_eq!(map.rows.scan_fwd(2, 1), (30_001, true), "the block scan agrees");
+    }
+
     proptest! {
         /// Every straight entry resolves to exactly the block scan's stop, and every diagonal entry
         /// to what stepping along the diagonal finds.
@@ -239,6 +338,43 @@ mod tests {
                         prop_assert_eq!(decode(table.at(i, j)[slot(dx, dy)]), expected, "diagonal ({}, {}) at ({}, {})", dx, dy, i, j);
                     }
                 }
+            }
+        }
+    }
+
+    proptest! {
+        /// After any sequence of rectangle edits, the updated table equals a rebuilt one.
+        #[test]
+        fn update_rect_equals_a_rebuild(
+            w in 1u32..70,
+            h in 1u32..70,
+            seed in any::<u64>(),
+            edits in proptest::collection::vec((any::<u32>(), any::<u32>(), 1u32..12, 1u32..12, any::<bool>()), 1..8),
+        ) {
+            let class = PassClass::new(0).unwrap();
+            let mut grid = NavGrid::new(w, h, 1, Fixed::ONE).unwrap();
+            let mut state = seed;
+            for j in 0..h as u16 {
+                for i in 0..w as u16 {
+                    state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    if (state >> 33) % 100 < 25 {
+                        grid.set_passable(Navcell::new(i, j), class, false);
+                    }
+                }
+            }
+            let mut map = PassMap::build(&grid, class);
+            let mut table = JumpTable::build(&map);
+            for (a, b, rw, rh, passable) in edits {
+                let (i0, j0) = (a % w, b % h);
+                let (i1, j1) = ((i0 + rw).min(w), (j0 + rh).min(h));
+                for j in j0..j1 {
+                    for i in i0..i1 {
+                        grid.set_passable(Navcell::new(i as u16, j as u16), class, passable);
+                    }
+                }
+                map.update_rect(&grid, i0, j0, i1, j1);
+                table.update_rect(&map, i0, j0, i1, j1);
+                prop_assert!(table == JumpTable::build(&map), "table differs from a rebuild after {:?}", (i0, j0, i1, j1));
             }
         }
     }
