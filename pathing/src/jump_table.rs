@@ -80,9 +80,12 @@ impl JumpTable {
         let (w, h) = (map.width() as i32, map.height() as i32);
         let mut changed = Vec::new();
         for s in 0..4 {
-            let n_lines = if DIRECTIONS[s].1 == 0 { h } else { w };
+            let (dx, dy) = DIRECTIONS[s];
+            let (n_lines, len) = if dy == 0 { (h, w) } else { (w, h) };
+            // Start at the far end of the line; `settle` beyond the line never allows an early end.
+            let (start, settle) = if dx + dy > 0 { (len - 1, -1) } else { (0, len) };
             for line in 0..n_lines {
-                table.sweep_line(map, s, line, &mut changed);
+                table.sweep(map, s, line, start, settle, &mut changed);
                 changed.clear();
             }
         }
@@ -107,20 +110,42 @@ impl JumpTable {
     }
 
     /// Recomputes the straight entries of slot `s` (0..4) along one line (a row for east/west, a
-    /// column for north/south), walking against the direction and remembering the nearest stop
-    /// ahead. Pushes every navcell whose `finds_jump` bit changed onto `changed`.
-    fn sweep_line(&mut self, map: &PassMap, s: usize, line: i32, changed: &mut Vec<(i32, i32)>) {
+    /// column for north/south), walking against the direction from position `start`, remembering
+    /// the nearest stop ahead. Once the walk is strictly beyond `settle`, it ends at the first
+    /// navcell whose entry and `finds_jump` bit come out unchanged: from there on the walk would
+    /// repeat the old one. Pushes every navcell whose `finds_jump` bit changed onto `changed`.
+    fn sweep(&mut self, map: &PassMap, s: usize, line: i32, start: i32, settle: i32, changed: &mut Vec<(i32, i32)>) {
         let (dx, dy) = DIRECTIONS[s];
+        let forward = dx + dy; // +1 or -1 along the line
         let pass = |i: i32, j: i32| map.passable_padded(i64::from(i), i64::from(j));
         let len = if dy == 0 { self.width as i32 } else { self.height as i32 };
         let at = |p: i32| if dy == 0 { (p, line) } else { (line, p) };
-        let (first, end, step) = if dx + dy > 0 { (len - 1, -1, -1) } else { (0, len, 1) };
-        // The border beyond the line's end is impassable: a wall stop.
-        let mut stop = first - step;
-        let mut stop_is_jump = false;
+        // Whether position p stops rays arriving from behind it, and as what.
+        let stop_at = |p: i32| -> Option<bool> {
+            let (i, j) = at(p);
+            if !pass(i, j) {
+                return Some(false);
+            }
+            let (bi, bj) = (i - dx, j - dy);
+            let (si, sj) = (dy, dx); // a side offset, perpendicular to the direction
+            let forced = (pass(i + si, j + sj) && !pass(bi + si, bj + sj)) || (pass(i - si, j - sj) && !pass(bi - si, bj - sj));
+            forced.then_some(true)
+        };
         let bit = 1u8 << s;
-        let mut p = first;
-        while p != end {
+        // The nearest stop strictly ahead of `start`: the line's impassable end, the next position
+        // itself, or what that position's entry says lies beyond it.
+        let ahead = start + forward;
+        let (mut stop, mut stop_is_jump) = if ahead < 0 || ahead >= len {
+            (ahead, false)
+        } else if let Some(kind) = stop_at(ahead) {
+            (ahead, kind)
+        } else {
+            let idx = self.index(at(ahead).0, at(ahead).1);
+            let (_, distance) = decode(self.entries[idx][s]);
+            (ahead + forward * distance, self.finds_jump[idx] & bit != 0)
+        };
+        let mut p = start;
+        while p >= 0 && p < len {
             let (i, j) = at(p);
             let distance = (stop - p).unsigned_abs();
             let entry = if distance > MAX_DISTANCE {
@@ -129,23 +154,21 @@ impl JumpTable {
                 encode(if stop_is_jump { JUMP } else { WALL }, distance)
             };
             let idx = self.index(i, j);
-            self.entries[idx][s] = entry;
             let old = self.finds_jump[idx];
             let new = if stop_is_jump { old | bit } else { old & !bit };
+            let settled = (p - settle) * forward < 0;
+            if settled && entry == self.entries[idx][s] && new == old {
+                return;
+            }
+            self.entries[idx][s] = entry;
             if new != old {
                 self.finds_jump[idx] = new;
                 changed.push((i, j));
             }
-            // Is p itself a stop for rays arriving from behind it?
-            let (bi, bj) = (i - dx, j - dy);
-            let (si, sj) = (dy, dx); // a side offset, perpendicular to the direction
-            let forced = (pass(i + si, j + sj) && !pass(bi + si, bj + sj)) || (pass(i - si, j - sj) && !pass(bi - si, bj - sj));
-            if !pass(i, j) {
-                (stop, stop_is_jump) = (p, false);
-            } else if forced {
-                (stop, stop_is_jump) = (p, true);
+            if let Some(kind) = stop_at(p) {
+                (stop, stop_is_jump) = (p, kind);
             }
-            p += step;
+            p -= forward;
         }
     }
 
@@ -168,10 +191,11 @@ impl JumpTable {
     }
 
     /// Brings the table up to date after the map changed inside `i0 ≤ i < i1`, `j0 ≤ j < j1`:
-    /// re-sweeps the rows `j0 - 1 ..= j1` and columns `i0 - 1 ..= i1` (every straight entry whose
-    /// ray can see the change), then recomputes the diagonal entries that depend on a changed
-    /// navcell, following each diagonal back while its entries keep changing, successors first as
-    /// in [`JumpTable::build`]. The result equals a rebuild.
+    /// re-sweeps the rows `j0 - 1 ..= j1` and columns `i0 - 1 ..= i1` from the change backwards
+    /// until the entries settle (every straight entry whose ray can see the change), then
+    /// recomputes the diagonal entries that depend on a changed navcell, following each diagonal
+    /// back while its entries keep changing, successors first as in [`JumpTable::build`]. The
+    /// result equals a rebuild.
     ///
     /// # Panics
     /// When the map's size differs from the table's.
@@ -189,37 +213,48 @@ impl JumpTable {
                 seeds.push((i, j));
             }
         }
+        // A change to positions [r0, r1) of a line's axis changes which positions stop a ray: in
+        // [r0, r1] going forward, [r0 - 1, r1 - 1] going backward (the "behind" neighbour is read).
+        // Entries before those positions along the ray are re-swept until they settle.
         for j in (j0 - 1).max(0)..=j1.min(h - 1) {
-            self.sweep_line(map, 0, j, &mut seeds);
-            self.sweep_line(map, 2, j, &mut seeds);
+            self.sweep(map, 0, j, (i1 - 1).min(w - 1), i0, &mut seeds);
+            self.sweep(map, 2, j, i0.max(0), i1 - 1, &mut seeds);
         }
         for i in (i0 - 1).max(0)..=i1.min(w - 1) {
-            self.sweep_line(map, 1, i, &mut seeds);
-            self.sweep_line(map, 3, i, &mut seeds);
+            self.sweep(map, 1, i, (j1 - 1).min(h - 1), j0, &mut seeds);
+            self.sweep(map, 3, i, j0.max(0), j1 - 1, &mut seeds);
         }
-        let mut queue = std::collections::BTreeSet::new();
+        let mut work: Vec<((i32, i32), i32, i32)> = Vec::new();
         for s in 4..8 {
             let (dx, dy) = DIRECTIONS[s];
             // Build order, successors first, as an ascending key.
             let key = |i: i32, j: i32| (if dy > 0 { -j } else { j }, if dx > 0 { -i } else { i });
-            queue.clear();
+            work.clear();
             for &(mi, mj) in &seeds {
                 // The entries that read navcell m: as diagonal successor, or as a side of the step.
                 for (ci, cj) in [(mi - dx, mj - dy), (mi - dx, mj), (mi, mj - dy)] {
                     if ci >= 0 && cj >= 0 && ci < w && cj < h {
-                        queue.insert(key(ci, cj));
+                        work.push((key(ci, cj), ci, cj));
                     }
                 }
             }
-            while let Some((kj, ki)) = queue.pop_first() {
-                let (i, j) = (if dx > 0 { -ki } else { ki }, if dy > 0 { -kj } else { kj });
-                let entry = self.diagonal_entry(map, s, i, j);
-                let idx = self.index(i, j);
-                if self.entries[idx][s] != entry {
+            work.sort_unstable();
+            work.dedup();
+            // In build order, each entry is recomputed after its successor got its final value;
+            // a change runs back along its diagonal at once, which stays in build order because
+            // cells of one diagonal are ordered the same way.
+            for &(_, i, j) in &work {
+                let (mut ci, mut cj) = (i, j);
+                loop {
+                    let entry = self.diagonal_entry(map, s, ci, cj);
+                    let idx = self.index(ci, cj);
+                    if self.entries[idx][s] == entry {
+                        break;
+                    }
                     self.entries[idx][s] = entry;
-                    let (pi, pj) = (i - dx, j - dy);
-                    if pi >= 0 && pj >= 0 && pi < w && pj < h {
-                        queue.insert(key(pi, pj));
+                    (ci, cj) = (ci - dx, cj - dy);
+                    if ci < 0 || cj < 0 || ci >= w || cj >= h {
+                        break;
                     }
                 }
             }
