@@ -95,6 +95,7 @@ fn with_goal(goal: Option<i32>, from: i32, stop: i32, is_jump: bool, forward: bo
 /// Handles one diagonal stop at `(ci, cj)` reached at cost `cg`: the goal test, then the two
 /// straight rays. Returns how many nodes were pushed and whether the diagonal reached the goal.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)] // the node's fields, as in `Expander::expand`
 fn diagonal_stop<R: Rays>(rays: &R, map: &PassMap, scratch: &mut SearchScratch, id: u32, ci: i32, cj: i32, cg: u64, (dx, dy): (i32, i32)) -> (u32, bool) {
     if scratch.goal.contains(ci, cj) {
         return (u32::from(scratch.relax(cg, id, ci, cj)), true);
@@ -207,6 +208,7 @@ struct Jps<R>(R);
 
 impl<R: Rays> Jps<R> {
     #[inline]
+    #[allow(clippy::too_many_arguments)] // the node's fields, as in `Expander::expand`
     fn straight(&self, map: &PassMap, scratch: &mut SearchScratch, id: u32, i: i32, j: i32, g: u64, (dx, dy): (i32, i32)) -> u32 {
         if dy == 0 {
             if let Some(ni) = self.0.jump_row(map, scratch, i, j, dx) {

@@ -79,8 +79,7 @@ impl JumpTable {
         let mut table = Self { width: map.width(), height: map.height(), entries: vec![[0; 8]; n], finds_jump: vec![0; n] };
         let (w, h) = (map.width() as i32, map.height() as i32);
         let mut changed = Vec::new();
-        for s in 0..4 {
-            let (dx, dy) = DIRECTIONS[s];
+        for (s, &(dx, dy)) in DIRECTIONS.iter().enumerate().take(4) {
             let (n_lines, len) = if dy == 0 { (h, w) } else { (w, h) };
             // Start at the far end of the line; `settle` beyond the line never allows an early end.
             let (start, settle) = if dx + dy > 0 { (len - 1, -1) } else { (0, len) };
@@ -89,8 +88,7 @@ impl JumpTable {
                 changed.clear();
             }
         }
-        for s in 4..8 {
-            let (dx, dy) = DIRECTIONS[s];
+        for (s, &(dx, dy)) in DIRECTIONS.iter().enumerate().skip(4) {
             let rows: Vec<i32> = if dy > 0 { (0..h).rev().collect() } else { (0..h).collect() };
             let cols: Vec<i32> = if dx > 0 { (0..w).rev().collect() } else { (0..w).collect() };
             for &j in &rows {
@@ -225,8 +223,7 @@ impl JumpTable {
             self.sweep(map, 3, i, j0.max(0), j1 - 1, &mut seeds);
         }
         let mut work: Vec<((i32, i32), i32, i32)> = Vec::new();
-        for s in 4..8 {
-            let (dx, dy) = DIRECTIONS[s];
+        for (s, &(dx, dy)) in DIRECTIONS.iter().enumerate().skip(4) {
             // Build order, successors first, as an ascending key.
             let key = |i: i32, j: i32| (if dy > 0 { -j } else { j }, if dx > 0 { -i } else { i });
             work.clear();

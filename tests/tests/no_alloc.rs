@@ -47,7 +47,7 @@ fn warm_queries_do_not_allocate() {
     ];
     let mut scratch = SearchScratch::new();
     let mut path = Path::new();
-    let mut run_all = |scratch: &mut SearchScratch, path: &mut Path| {
+    let run_all = |scratch: &mut SearchScratch, path: &mut Path| {
         let mut complete = 0;
         for (start, goal) in &queries {
             for search in [pathing::find_path_jps, pathing::find_path_astar] {
