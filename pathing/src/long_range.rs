@@ -12,6 +12,7 @@
 //!   destinations", at the hierarchy's cost).
 //! - Otherwise it is a plain JPS+ query.
 
+use crate::geometry::{Fixed, WorldPos};
 use crate::goal::{Goal, GoalRaster};
 use crate::hierarchy::Hierarchy;
 use crate::jps::find_path_jps_plus;
@@ -71,6 +72,17 @@ impl ClassNav {
             return Some(cell);
         }
         self.hierarchy.nearest(cell, None, max_distance)
+    }
+
+    /// The navcell for a world point slightly off the walkable grid (the grid-pathfinding design's
+    /// start and end snapping): the point's navcell (clamped onto the grid) when passable, else
+    /// the nearest passable navcell within [`SNAP_RADIUS_METRES`], else `None`.
+    pub fn snap_point(&self, at: WorldPos) -> Option<Navcell> {
+        let s = i128::from(self.pass.cell_size().to_bits());
+        let clamp = |v: Fixed, n: u32| (i128::from(v.to_bits()).div_euclid(s)).clamp(0, i128::from(n) - 1) as u16;
+        let cell = Navcell::new(clamp(at.x, self.pass.width()), clamp(at.z, self.pass.height()));
+        let radius = (i128::from(Fixed::from_num(SNAP_RADIUS_METRES).to_bits()) / s) as u32;
+        self.snap(cell, radius)
     }
 
     /// Whether any navcell of `goal` can be reached from `start`; when none can, the reachable

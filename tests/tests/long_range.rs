@@ -155,5 +155,11 @@ fn snapping_is_bounded() {
     assert_eq!(nav.snap(Navcell::new(25, 5), 8), Some(Navcell::new(30, 5)));
     assert_eq!(nav.snap(Navcell::new(10, 5), 8), None, "20 navcells from walkable ground is beyond 8");
     assert_eq!(nav.snap(Navcell::new(35, 5), 0), Some(Navcell::new(35, 5)));
-    let _ = PassMap::build(&grid, CLASS);
+    // World points: 8 metres on a 1-metre grid; points off the map are clamped onto it first.
+    assert_eq!(nav.snap_point(WorldPos::new(Fixed::from_num(25.5), Fixed::from_num(5.25))), Some(Navcell::new(30, 5)));
+    assert_eq!(nav.snap_point(WorldPos::new(Fixed::from_num(10), Fixed::from_num(5))), None);
+    assert_eq!(nav.snap_point(WorldPos::new(Fixed::from_num(99), Fixed::from_num(-3))), Some(Navcell::new(39, 0)));
+    let half = ClassNav::build(&NavGrid::new(40, 10, 1, Fixed::from_num(0.5)).unwrap(), CLASS);
+    assert_eq!(half.snap_point(WorldPos::new(Fixed::from_num(3.25), Fixed::from_num(1))), Some(Navcell::new(6, 2)));
+    assert!(PassMap::build(&grid, CLASS).check_invariants().is_ok());
 }
