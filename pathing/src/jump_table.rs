@@ -27,6 +27,9 @@ const KIND_SHIFT: u32 = 14;
 /// Largest distance an entry holds.
 const MAX_DISTANCE: u32 = (1 << KIND_SHIFT) - 1;
 
+/// Seed marker: a navcell's passability may have changed (every entry reading it is stale).
+const PASSABILITY_CHANGED: u8 = 0xff;
+
 /// Direction slots: east, north, west, south, north-east, north-west, south-west, south-east.
 pub(crate) const DIRECTIONS: [(i32, i32); 8] = [(1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (-1, 1), (-1, -1), (1, -1)];
 
@@ -111,8 +114,9 @@ impl JumpTable {
     /// column for north/south), walking against the direction from position `start`, remembering
     /// the nearest stop ahead. Once the walk is strictly beyond `settle`, it ends at the first
     /// navcell whose entry and `finds_jump` bit come out unchanged: from there on the walk would
-    /// repeat the old one. Pushes every navcell whose `finds_jump` bit changed onto `changed`.
-    fn sweep(&mut self, map: &PassMap, s: usize, line: i32, start: i32, settle: i32, changed: &mut Vec<(i32, i32)>) {
+    /// repeat the old one. Pushes every navcell whose `finds_jump` bit changed onto `changed`,
+    /// with that bit.
+    fn sweep(&mut self, map: &PassMap, s: usize, line: i32, start: i32, settle: i32, changed: &mut Vec<(i32, i32, u8)>) {
         let (dx, dy) = DIRECTIONS[s];
         let forward = dx + dy; // +1 or -1 along the line
         let pass = |i: i32, j: i32| map.passable_padded(i64::from(i), i64::from(j));
@@ -161,7 +165,7 @@ impl JumpTable {
             self.entries[idx][s] = entry;
             if new != old {
                 self.finds_jump[idx] = new;
-                changed.push((i, j));
+                changed.push((i, j, bit));
             }
             if let Some(kind) = stop_at(p) {
                 (stop, stop_is_jump) = (p, kind);
@@ -204,11 +208,11 @@ impl JumpTable {
         if i0 >= i1 || j0 >= j1 {
             return;
         }
-        // Navcells whose passability or `finds_jump` bits may have changed.
-        let mut seeds: Vec<(i32, i32)> = Vec::new();
+        // Navcells whose passability (all bits) or some `finds_jump` bits may have changed.
+        let mut seeds: Vec<(i32, i32, u8)> = Vec::new();
         for j in j0..j1 {
             for i in i0..i1 {
-                seeds.push((i, j));
+                seeds.push((i, j, PASSABILITY_CHANGED));
             }
         }
         // A change to positions [r0, r1) of a line's axis changes which positions stop a ray: in
@@ -226,10 +230,19 @@ impl JumpTable {
         for (s, &(dx, dy)) in DIRECTIONS.iter().enumerate().skip(4) {
             // Build order, successors first, as an ascending key.
             let key = |i: i32, j: i32| (if dy > 0 { -j } else { j }, if dx > 0 { -i } else { i });
+            let straight_bits = (1u8 << slot(dx, 0)) | (1u8 << slot(0, dy));
             work.clear();
-            for &(mi, mj) in &seeds {
-                // The entries that read navcell m: as diagonal successor, or as a side of the step.
-                for (ci, cj) in [(mi - dx, mj - dy), (mi - dx, mj), (mi, mj - dy)] {
+            for &(mi, mj, bits) in &seeds {
+                // The entries that read navcell m: its passability as diagonal successor or as a
+                // side of the step, its straight `finds_jump` bits only as diagonal successor.
+                let readers: &[(i32, i32)] = if bits == PASSABILITY_CHANGED {
+                    &[(mi - dx, mj - dy), (mi - dx, mj), (mi, mj - dy)]
+                } else if bits & straight_bits != 0 {
+                    &[(mi - dx, mj - dy)]
+                } else {
+                    &[]
+                };
+                for &(ci, cj) in readers {
                     if ci >= 0 && cj >= 0 && ci < w && cj < h {
                         work.push((key(ci, cj), ci, cj));
                     }
