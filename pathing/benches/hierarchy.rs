@@ -11,8 +11,9 @@
 //!   same hundred tiles. Target: under 2% of a full rebuild. Every fifth update is checked against a
 //!   rebuild, outside the timing.
 //!
-//! `cargo bench -p pathing --bench hierarchy` runs orz900d, Berlin_0_1024, den520d and
-//! AcrosstheCape; `PHALANX_BENCH_QUICK=1` (or no `--bench` argument) runs den520d with few samples.
+//! `cargo bench -p pathing --bench hierarchy` runs orz900d, Berlin_0_1024, den520d,
+//! AcrosstheCape, random512-40-0 and 8room_000 (maps with a single component get no unreachable
+//! queries); `PHALANX_BENCH_QUICK=1` (or no `--bench` argument) runs den520d with few samples.
 //! Exits with status 1 when a check fails.
 
 // A benchmark, not simulation code: it needs the wall clock to time and floats to report.
@@ -57,7 +58,7 @@ impl Failures {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let quick = std::env::var("PHALANX_BENCH_QUICK").is_ok_and(|v| v == "1") || !args.iter().any(|a| a == "--bench");
-    let maps: &[&str] = if quick { &["den520d"] } else { &["orz900d", "Berlin_0_1024", "den520d", "AcrosstheCape"] };
+    let maps: &[&str] = if quick { &["den520d"] } else { &["orz900d", "Berlin_0_1024", "den520d", "AcrosstheCape", "random512-40-0", "8room_000"] };
     let (n_updates, n_queries, reps) = if quick { (4, 3, 1) } else { (20, 20, 3) };
     let mut failures = Failures(Vec::new());
     println!("Mode: {}; {n_updates} block positions, {n_queries} unreachable queries per map, {reps} runs each (medians).", if quick { "quick" } else { "full" });
@@ -117,7 +118,10 @@ fn main() {
         }
         let (place, remove) = (median(place), median(remove));
         let ratio = us(place.max(remove)) / us(rebuild) * 100.0;
-        println!(
+        if positions.is_empty() {
+            println!("| {name} | {w}×{h} | {:.0} | – | – | – | no passable 10×10 area | – | {:.0} |", us(rebuild), peer_build.as_secs_f64() * 1e3);
+        } else {
+            println!(
             "| {name} | {w}×{h} | {:.0} | {:.1} | {:.1} | {:.2}% | {} | {:.0} | {:.0} |",
             us(rebuild),
             us(place),
@@ -126,7 +130,8 @@ fn main() {
             if ratio <= 2.0 { "PASS" } else { "MISS" },
             us(median(peer_update)),
             peer_build.as_secs_f64() * 1e3
-        );
+            );
+        }
 
         // Unreachable queries: starts in the largest component, goals in other components.
         let hierarchy = nav.hierarchy();
