@@ -196,8 +196,7 @@ impl JumpTable {
     /// re-sweeps the rows `j0 - 1 ..= j1` and columns `i0 - 1 ..= i1` from the change backwards
     /// until the entries settle (every straight entry whose ray can see the change), then
     /// recomputes the diagonal entries that depend on a changed navcell, following each diagonal
-    /// back while its entries keep changing, successors first as in [`JumpTable::build`]. The
-    /// result equals a rebuild.
+    /// back while its entries keep changing. The result equals a rebuild.
     ///
     /// # Panics
     /// When the map's size differs from the table's.
@@ -226,12 +225,8 @@ impl JumpTable {
             self.sweep(map, 1, i, (j1 - 1).min(h - 1), j0, &mut seeds);
             self.sweep(map, 3, i, j0.max(0), j1 - 1, &mut seeds);
         }
-        let mut work: Vec<((i32, i32), i32, i32)> = Vec::new();
         for (s, &(dx, dy)) in DIRECTIONS.iter().enumerate().skip(4) {
-            // Build order, successors first, as an ascending key.
-            let key = |i: i32, j: i32| (if dy > 0 { -j } else { j }, if dx > 0 { -i } else { i });
             let straight_bits = (1u8 << slot(dx, 0)) | (1u8 << slot(0, dy));
-            work.clear();
             for &(mi, mj, bits) in &seeds {
                 // The entries that read navcell m: its passability as diagonal successor or as a
                 // side of the step, its straight `finds_jump` bits only as diagonal successor.
@@ -242,29 +237,19 @@ impl JumpTable {
                 } else {
                     &[]
                 };
+                // Recompute each reader and, while entries change, the navcells behind it on its
+                // diagonal. Any order reaches the same fixed point: an entry computed from a
+                // successor that changes later is recomputed when that change runs back to it.
                 for &(ci, cj) in readers {
-                    if ci >= 0 && cj >= 0 && ci < w && cj < h {
-                        work.push((key(ci, cj), ci, cj));
-                    }
-                }
-            }
-            work.sort_unstable();
-            work.dedup();
-            // In build order, each entry is recomputed after its successor got its final value;
-            // a change runs back along its diagonal at once, which stays in build order because
-            // cells of one diagonal are ordered the same way.
-            for &(_, i, j) in &work {
-                let (mut ci, mut cj) = (i, j);
-                loop {
-                    let entry = self.diagonal_entry(map, s, ci, cj);
-                    let idx = self.index(ci, cj);
-                    if self.entries[idx][s] == entry {
-                        break;
-                    }
-                    self.entries[idx][s] = entry;
-                    (ci, cj) = (ci - dx, cj - dy);
-                    if ci < 0 || cj < 0 || ci >= w || cj >= h {
-                        break;
+                    let (mut ci, mut cj) = (ci, cj);
+                    while ci >= 0 && cj >= 0 && ci < w && cj < h {
+                        let entry = self.diagonal_entry(map, s, ci, cj);
+                        let idx = self.index(ci, cj);
+                        if self.entries[idx][s] == entry {
+                            break;
+                        }
+                        self.entries[idx][s] = entry;
+                        (ci, cj) = (ci - dx, cj - dy);
                     }
                 }
             }
