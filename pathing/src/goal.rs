@@ -644,13 +644,18 @@ impl GoalRaster {
         if distance < 1 {
             return None;
         }
+        if let Some((pi, pj)) = self.point {
+            // The steps at which the diagonal crosses the goal's column and row.
+            let (kc, kr) = ((pi - i) * dx, (pj - j) * dy);
+            let kc = if kc >= 1 && kc <= distance { kc } else { i32::MAX };
+            let kr = if kr >= 1 && kr <= distance { kr } else { i32::MAX };
+            let k = kc.min(kr);
+            return (k != i32::MAX).then_some(k);
+        }
         if self.inverted {
             return Some(1);
         }
-        let (i0, j0, i1, j1) = match self.point {
-            Some((pi, pj)) => (pi, pj, pi, pj),
-            None => self.bbox,
-        };
+        let (i0, j0, i1, j1) = self.bbox;
         if i0 > i1 || j0 > j1 {
             return None;
         }
