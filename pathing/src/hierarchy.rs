@@ -428,6 +428,22 @@ impl Hierarchy {
         false
     }
 
+    /// An ASCII picture of the components, north row first: `#` impassable, otherwise the
+    /// component id as a letter (`a` for 0, wrapping after `z`). For tests and debugging.
+    pub fn render_components(&self) -> String {
+        let mut out = String::with_capacity(((self.width + 1) * self.height) as usize);
+        for j in (0..self.height).rev() {
+            for i in 0..self.width {
+                out.push(match self.component(Navcell::new(i as u16, j as u16)) {
+                    Some(c) => char::from(b'a' + (c % 26) as u8),
+                    None => '#',
+                });
+            }
+            out.push('\n');
+        }
+        out
+    }
+
     /// Checks the stored data against the map: labels are the 4-connected components of each chunk
     /// in raster order, and the edges are exactly the facing passable pairs.
     ///

@@ -180,3 +180,50 @@ fn node_budget_gives_a_partial_path() {
         SearchLimits { node_budget: 3 },
     ));
 }
+
+/// Renders a picture's components and answers `goal_reach` for its `S` and `G`; the only caller
+/// of the hierarchy API here.
+#[track_caller]
+fn check_hierarchy(picture: &str) -> String {
+    let (map, start, goal_cell) = parse(picture);
+    // Rebuild the grid the picture describes to make a ClassNav (bit planes, tables, hierarchy).
+    let mut grid = NavGrid::new(map.width(), map.height(), 1, Fixed::ONE).unwrap();
+    let class = pathing::PassClass::new(0).unwrap();
+    for j in 0..map.height() as u16 {
+        for i in 0..map.width() as u16 {
+            grid.set_passable(Navcell::new(i, j), class, map.is_passable(Navcell::new(i, j)));
+        }
+    }
+    let nav = pathing::ClassNav::build(&grid, class);
+    let g = goal_cell.expect("picture has a G");
+    let goal = Goal::navcell_center(g.i, g.j, Fixed::ONE);
+    let reach = nav.goal_reach(start, &goal, &mut SearchScratch::new());
+    let mut path = Path::new();
+    let outcome = pathing::find_path(&nav, start, &goal, &SearchLimits::UNLIMITED, &mut SearchScratch::new(), &mut path);
+    format!(
+        "components: {}\nreach: {:?}\nfind_path: {:?}, turning points {:?}\n{}",
+        nav.hierarchy().n_components(),
+        reach,
+        outcome.status,
+        path.waypoints().iter().map(|c| (c.i, c.j)).collect::<Vec<_>>(),
+        nav.hierarchy().render_components()
+    )
+}
+
+#[test]
+fn components_and_the_nearest_reachable_navcell() {
+    // Three areas: the start's, a walled room holding the goal, and a pocket in the corner.
+    insta::assert_snapshot!(check_hierarchy(
+        "
+        ......#.....##...
+        ......#.....#.#..
+        .S....#.....##...
+        ......#..........
+        ......####.......
+        ..........###....
+        .........#.G.#...
+        .........#...#...
+        .........#####...
+        "
+    ));
+}
