@@ -103,20 +103,84 @@ impl Hierarchy {
         }
         let (cx0, cy0) = (i0 / CHUNK_SIZE, j0 / CHUNK_SIZE);
         let (cx1, cy1) = ((i1 - 1) / CHUNK_SIZE, (j1 - 1) / CHUNK_SIZE);
+        let chunks: Vec<(u32, u32)> = (cy0..=cy1).flat_map(|cy| (cx0..=cx1).map(move |cx| (cx, cy))).collect();
+        self.update_chunks(map, &chunks);
+    }
+
+    /// Brings the hierarchy up to date after the listed navcells changed (each chunk holding one is
+    /// relabelled once, and components renumbered once).
+    ///
+    /// # Panics
+    /// When the map's size differs from the hierarchy's.
+    pub fn update_cells(&mut self, map: &PassMap, cells: &[Navcell]) {
+        assert!(map.width() == self.width && map.height() == self.height, "map size changed under a Hierarchy");
+        let mut chunks: Vec<(u32, u32)> = cells
+            .iter()
+            .filter(|c| u32::from(c.i) < self.width && u32::from(c.j) < self.height)
+            .map(|c| (u32::from(c.i) / CHUNK_SIZE, u32::from(c.j) / CHUNK_SIZE))
+            .collect();
+        chunks.sort_unstable();
+        chunks.dedup();
+        self.update_chunks(map, &chunks);
+    }
+
+    /// Relabels the given chunks, re-reads the borders they touch and renumbers the components.
+    fn update_chunks(&mut self, map: &PassMap, chunks: &[(u32, u32)]) {
+        if chunks.is_empty() {
+            return;
+        }
         let mut stack = Vec::new();
-        for cy in cy0..=cy1 {
-            for cx in cx0..=cx1 {
-                self.label_chunk(map, cx, cy, &mut stack);
-            }
+        for &(cx, cy) in chunks {
+            self.label_chunk(map, cx, cy, &mut stack);
         }
         // Borders of the relabelled chunks: their own east/north borders and their west/south
         // neighbours' east/north borders.
-        for cy in cy0.saturating_sub(1)..=cy1 {
-            for cx in cx0.saturating_sub(1)..=cx1 {
-                self.read_borders(cx, cy);
-            }
+        let mut borders: Vec<(u32, u32)> = chunks
+            .iter()
+            .flat_map(|&(cx, cy)| [(cx, cy), (cx.wrapping_sub(1), cy), (cx, cy.wrapping_sub(1))])
+            .filter(|&(cx, cy)| cx < self.chunks_x && cy < self.chunks_y)
+            .collect();
+        borders.sort_unstable();
+        borders.dedup();
+        for (cx, cy) in borders {
+            self.read_borders(cx, cy);
         }
         self.renumber_components();
+    }
+
+    /// The regions joined to `region` across chunk borders (its edges in the region graph), in
+    /// ascending order.
+    pub fn neighbors(&self, region: RegionId) -> Vec<RegionId> {
+        let chunk = region.chunk;
+        let (cx, cy) = (chunk % self.chunks_x, chunk / self.chunks_x);
+        let mut out = Vec::new();
+        let here = &self.chunks[chunk as usize];
+        for &(a, b) in &here.east_edges {
+            if a == region.local {
+                out.push(RegionId { chunk: chunk + 1, local: b });
+            }
+        }
+        for &(a, b) in &here.north_edges {
+            if a == region.local {
+                out.push(RegionId { chunk: chunk + self.chunks_x, local: b });
+            }
+        }
+        if cx > 0 {
+            for &(a, b) in &self.chunks[chunk as usize - 1].east_edges {
+                if b == region.local {
+                    out.push(RegionId { chunk: chunk - 1, local: a });
+                }
+            }
+        }
+        if cy > 0 {
+            for &(a, b) in &self.chunks[(chunk - self.chunks_x) as usize].north_edges {
+                if b == region.local {
+                    out.push(RegionId { chunk: chunk - self.chunks_x, local: a });
+                }
+            }
+        }
+        out.sort_unstable();
+        out
     }
 
     fn chunk_index(&self, cx: u32, cy: u32) -> usize {
@@ -534,6 +598,59 @@ mod tests {
         let (_, map) = grid_map(27, 36, &[(26, 27)]);
         let hierarchy = Hierarchy::build(&map);
         assert_eq!(hierarchy.nearest(Navcell::new(26, 27), None, u32::MAX), Some(Navcell::new(26, 26)));
+    }
+
+    /// The region graph's edges are exactly the pairs of regions with facing passable navcells in
+    /// neighbouring chunks, seen from both ends.
+    #[test]
+    fn neighbors_are_the_facing_region_pairs() {
+        let blocked: Vec<(u32, u32)> = (0..150u32).flat_map(|j| (0..150u32).map(move |i| (i, j))).filter(|&(i, j)| (i * 7 + j * 13) % 5 == 0).collect();
+        let (_, map) = grid_map(150, 150, &blocked);
+        let hierarchy = Hierarchy::build(&map);
+        let mut expected: std::collections::BTreeSet<(RegionId, RegionId)> = std::collections::BTreeSet::new();
+        for j in 0..150u16 {
+            for i in 0..150u16 {
+                let here = hierarchy.region(Navcell::new(i, j));
+                for (ni, nj) in [(i + 1, j), (i, j + 1)] {
+                    if ni >= 150 || nj >= 150 {
+                        continue;
+                    }
+                    let there = hierarchy.region(Navcell::new(ni, nj));
+                    if let (Some(a), Some(b)) = (here, there)
+                        && a.chunk != b.chunk
+                    {
+                        expected.insert((a, b));
+                        expected.insert((b, a));
+                    }
+                }
+            }
+        }
+        let mut got = std::collections::BTreeSet::new();
+        for chunk in 0..hierarchy.chunks.len() as u32 {
+            for local in 1..=hierarchy.chunks[chunk as usize].n_regions {
+                let region = RegionId { chunk, local };
+                for n in hierarchy.neighbors(region) {
+                    got.insert((region, n));
+                }
+            }
+        }
+        assert!(!expected.is_empty());
+        assert_eq!(got, expected);
+    }
+
+    #[test]
+    fn update_cells_equals_a_rebuild() {
+        let class = PassClass::new(0).unwrap();
+        let (mut grid, mut map) = grid_map(200, 140, &[]);
+        let mut hierarchy = Hierarchy::build(&map);
+        let cells: Vec<Navcell> = (0..140u16).map(|j| Navcell::new(100, j)).chain((0..200u16).map(|i| Navcell::new(i, 70))).collect();
+        for &c in &cells {
+            grid.set_passable(c, class, false);
+            map.update_rect(&grid, u32::from(c.i), u32::from(c.j), u32::from(c.i) + 1, u32::from(c.j) + 1);
+        }
+        hierarchy.update_cells(&map, &cells);
+        assert_eq!(hierarchy, Hierarchy::build(&map));
+        assert_eq!(hierarchy.n_components(), 4, "a cross of walls makes four quarters");
     }
 
     proptest! {

@@ -50,6 +50,17 @@ impl ClassNav {
         self.hierarchy.update_rect(&self.pass, i0, j0, i1, j1);
     }
 
+    /// Brings everything up to date after the listed navcells of the grid changed (scattered
+    /// changes: each hierarchy chunk is relabelled once).
+    pub fn update_cells(&mut self, grid: &NavGrid, cells: &[Navcell]) {
+        for c in cells {
+            let (i, j) = (u32::from(c.i), u32::from(c.j));
+            self.pass.update_rect(grid, i, j, i + 1, j + 1);
+            self.table.update_rect(&self.pass, i, j, i + 1, j + 1);
+        }
+        self.hierarchy.update_cells(&self.pass, cells);
+    }
+
     /// The bit planes.
     pub fn pass_map(&self) -> &PassMap {
         &self.pass
