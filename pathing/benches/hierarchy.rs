@@ -58,12 +58,18 @@ impl Failures {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let quick = std::env::var("PHALANX_BENCH_QUICK").is_ok_and(|v| v == "1") || !args.iter().any(|a| a == "--bench");
-    let maps: &[&str] = if quick { &["den520d"] } else { &["orz900d", "Berlin_0_1024", "den520d", "AcrosstheCape", "random512-40-0", "8room_000"] };
+    let maps: &[&str] =
+        if quick { &["den520d"] } else { &["orz900d", "Berlin_0_1024", "den520d", "AcrosstheCape", "random512-40-0", "8room_000"] };
     let (n_updates, n_queries, reps) = if quick { (4, 3, 1) } else { (20, 20, 3) };
     let mut failures = Failures(Vec::new());
-    println!("Mode: {}; {n_updates} block positions, {n_queries} unreachable queries per map, {reps} runs each (medians).", if quick { "quick" } else { "full" });
+    println!(
+        "Mode: {}; {n_updates} block positions, {n_queries} unreachable queries per map, {reps} runs each (medians).",
+        if quick { "quick" } else { "full" }
+    );
     println!();
-    println!("| map | size | full rebuild µs | place 10×10 µs | remove µs | update / rebuild | target ≤2% | peer tiles_changed µs | peer build ms |");
+    println!(
+        "| map | size | full rebuild µs | place 10×10 µs | remove µs | update / rebuild | target ≤2% | peer tiles_changed µs | peer build ms |"
+    );
     println!("| --- | --- | ---: | ---: | ---: | ---: | --- | ---: | ---: |");
     let mut query_rows = Vec::new();
     for name in maps {
@@ -79,10 +85,17 @@ fn main() {
         // The peer: 4-connected tiles, cost 1 passable, -1 blocked, chunks of 16.
         let peer_cost = |g: &NavGrid| {
             let g = g.clone();
-            move |(x, y): (usize, usize)| if g.is_passable(Navcell::new(x as u16, y as u16), LAND) { 1 } else { -1 }
+            move |(x, y): (usize, usize)| {
+                if g.is_passable(Navcell::new(x as u16, y as u16), LAND) { 1 } else { -1 }
+            }
         };
         let (mut peer, peer_build) = time(|| {
-            PathCache::new((w as usize, h as usize), peer_cost(&grid), ManhattanNeighborhood::new(w as usize, h as usize), PathCacheConfig::with_chunk_size(16))
+            PathCache::new(
+                (w as usize, h as usize),
+                peer_cost(&grid),
+                ManhattanNeighborhood::new(w as usize, h as usize),
+                PathCacheConfig::with_chunk_size(16),
+            )
         });
 
         // Block positions: a fixed stride over the map, keeping those where the block is all passable.
@@ -107,7 +120,11 @@ fn main() {
                     }
                 }
                 let ((), t) = time(|| nav.update_rect(&grid, i0, j0, i0 + 10, j0 + 10));
-                if passable { remove.push(t) } else { place.push(t) }
+                if passable {
+                    remove.push(t)
+                } else {
+                    place.push(t)
+                }
                 let ((), t) = time(|| peer.tiles_changed(&tiles, peer_cost(&grid)));
                 peer_update.push(t);
                 if n % 5 == 0 {
@@ -119,17 +136,21 @@ fn main() {
         let (place, remove) = (median(place), median(remove));
         let ratio = us(place.max(remove)) / us(rebuild) * 100.0;
         if positions.is_empty() {
-            println!("| {name} | {w}×{h} | {:.0} | – | – | – | no passable 10×10 area | – | {:.0} |", us(rebuild), peer_build.as_secs_f64() * 1e3);
+            println!(
+                "| {name} | {w}×{h} | {:.0} | – | – | – | no passable 10×10 area | – | {:.0} |",
+                us(rebuild),
+                peer_build.as_secs_f64() * 1e3
+            );
         } else {
             println!(
-            "| {name} | {w}×{h} | {:.0} | {:.1} | {:.1} | {:.2}% | {} | {:.0} | {:.0} |",
-            us(rebuild),
-            us(place),
-            us(remove),
-            ratio,
-            if ratio <= 2.0 { "PASS" } else { "MISS" },
-            us(median(peer_update)),
-            peer_build.as_secs_f64() * 1e3
+                "| {name} | {w}×{h} | {:.0} | {:.1} | {:.1} | {:.2}% | {} | {:.0} | {:.0} |",
+                us(rebuild),
+                us(place),
+                us(remove),
+                ratio,
+                if ratio <= 2.0 { "PASS" } else { "MISS" },
+                us(median(peer_update)),
+                peer_build.as_secs_f64() * 1e3
             );
         }
 
@@ -171,14 +192,21 @@ fn main() {
             for _ in 0..reps {
                 let (reach, t) = time(|| nav.goal_reach(start, &goal, &mut scratch));
                 reach_t.push(t);
-                failures.check(matches!(reach, Some(GoalReach::Unreachable { .. })), || format!("{name}: {goal_cell} reported reachable from {start}"));
+                failures.check(matches!(reach, Some(GoalReach::Unreachable { .. })), || {
+                    format!("{name}: {goal_cell} reported reachable from {start}")
+                });
                 let (outcome, t) = time(|| pathing::find_path(&nav, start, &goal, &SearchLimits::UNLIMITED, &mut scratch, &mut path));
                 find_t.push(t);
-                failures.check(outcome.status == PathStatus::Partial(pathing::PartialReason::Unreachable), || format!("{name}: find_path {outcome:?}"));
-                let (outcome, t) = time(|| pathing::find_path_astar(nav.pass_map(), start, &goal, &SearchLimits::UNLIMITED, &mut scratch, &mut path));
+                failures.check(outcome.status == PathStatus::Partial(pathing::PartialReason::Unreachable), || {
+                    format!("{name}: find_path {outcome:?}")
+                });
+                let (outcome, t) =
+                    time(|| pathing::find_path_astar(nav.pass_map(), start, &goal, &SearchLimits::UNLIMITED, &mut scratch, &mut path));
                 astar_t.push(t);
                 astar_expanded += u64::from(outcome.expanded);
-                failures.check(outcome.status == PathStatus::Partial(pathing::PartialReason::Unreachable), || format!("{name}: A* {outcome:?}"));
+                failures.check(outcome.status == PathStatus::Partial(pathing::PartialReason::Unreachable), || {
+                    format!("{name}: A* {outcome:?}")
+                });
                 let start_p = (usize::from(start.i), usize::from(start.j));
                 let goal_p = (usize::from(goal_cell.i), usize::from(goal_cell.j));
                 let (found, t) = time(|| peer.find_path(start_p, goal_p, &peer_get).is_some());
@@ -201,7 +229,9 @@ fn main() {
         ));
     }
     println!();
-    println!("| map | queries | ours goal_reach µs | ours find_path µs (answer + path to the substitute) | A* exhausting µs | hierarchical_pathfinding µs (4-connected, no path) | goal_reach / A* (target <1%) | A* expansions |");
+    println!(
+        "| map | queries | ours goal_reach µs | ours find_path µs (answer + path to the substitute) | A* exhausting µs | hierarchical_pathfinding µs (4-connected, no path) | goal_reach / A* (target <1%) | A* expansions |"
+    );
     println!("| --- | ---: | ---: | ---: | ---: | ---: | --- | ---: |");
     for row in query_rows {
         println!("{row}");

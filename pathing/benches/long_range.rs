@@ -51,8 +51,8 @@ use grid_util::point::Point;
 use pathing::cost::{DIAGONAL, STRAIGHT, octile};
 use pathing::movingai::{self, LAND, MovingAiMap, ScenProblem, WATER};
 use pathing::{
-    Goal, JumpTable, Navcell, PassClass, PassMap, Path, PathStatus, SearchLimits, SearchOutcome, SearchScratch, find_path_astar, find_path_jps,
-    find_path_jps_plus,
+    Goal, JumpTable, Navcell, PassClass, PassMap, Path, PathStatus, SearchLimits, SearchOutcome, SearchScratch, find_path_astar,
+    find_path_jps, find_path_jps_plus,
 };
 
 /// Where the Moving AI files live, relative to this crate.
@@ -424,36 +424,16 @@ fn length_matches(expected_text: &str, got: f64) -> bool {
     (got - expected).abs() <= (1e-5 * expected.abs()).max(print_tolerance.min(0.0051))
 }
 
-/// Checks that every step of our path is a legal octile move without corner cutting, from `start`
-/// to `goal`, and that the step counts agree with the cells.
+/// Checks that our path runs from `start` to `goal` and is a legal octile walk
+/// (`Path::check_legal`).
 fn check_path_legal(pass: &PassMap, path: &Path, start: Navcell, goal: Navcell) -> Result<(), String> {
     if path.waypoints().first() != Some(&start) || path.waypoints().last() != Some(&goal) {
         return Err(format!("path runs {:?} -> {:?}, expected {start} -> {goal}", path.waypoints().first(), path.waypoints().last()));
     }
-    let cells = path.cells();
-    if let Some(bad) = cells.iter().find(|c| !pass.is_passable(**c)) {
-        return Err(format!("path crosses impassable navcell {bad}"));
+    if !pass.is_passable(start) {
+        return Err(format!("path starts on impassable navcell {start}"));
     }
-    let (mut straight, mut diagonal) = (0u64, 0u64);
-    for pair in cells.windows(2) {
-        let (a, b) = (pair[0], pair[1]);
-        let (dx, dy) = (i32::from(b.i) - i32::from(a.i), i32::from(b.j) - i32::from(a.j));
-        if dx.abs() > 1 || dy.abs() > 1 || (dx, dy) == (0, 0) {
-            return Err(format!("non-adjacent step {a} -> {b}"));
-        }
-        if dx != 0 && dy != 0 {
-            if !pass.is_passable(Navcell::new(b.i, a.j)) || !pass.is_passable(Navcell::new(a.i, b.j)) {
-                return Err(format!("diagonal step {a} -> {b} cuts a corner"));
-            }
-            diagonal += 1;
-        } else {
-            straight += 1;
-        }
-    }
-    if (straight, diagonal) != (path.steps().straight, path.steps().diagonal) {
-        return Err(format!("step counts {:?} disagree with the cells ({straight}, {diagonal})", path.steps()));
-    }
-    Ok(())
+    path.check_legal(pass)
 }
 
 /// The length of grid_pathfinding's waypoint list (consecutive waypoints are joined by a diagonal
@@ -483,7 +463,15 @@ fn run_once(imp: Imp, data: &ClassData, q: &mut Query, w: &mut Workers) -> u64 {
         }
         Imp::JpsPlus => {
             let t = Instant::now();
-            let out = find_path_jps_plus(&data.pass, &data.table, q.start, &q.goal, &SearchLimits::UNLIMITED, &mut w.jpsp_scratch, &mut w.jpsp_path);
+            let out = find_path_jps_plus(
+                &data.pass,
+                &data.table,
+                q.start,
+                &q.goal,
+                &SearchLimits::UNLIMITED,
+                &mut w.jpsp_scratch,
+                &mut w.jpsp_path,
+            );
             let dt = t.elapsed();
             black_box(&w.jpsp_path);
             q.jpsp_outcome = Some(out);
@@ -551,10 +539,13 @@ impl Stats {
         let dist = OURS.map(|imp| {
             let mut t: Vec<u64> = queries.iter().map(|q| q.median(imp)).collect();
             t.sort_unstable();
-            let rank = |p: f64| if t.is_empty() { 0.0 } else { t[((p * t.len() as f64).ceil() as usize).clamp(1, t.len()) - 1] as f64 / 1000.0 };
+            let rank = |p: f64| {
+                if t.is_empty() { 0.0 } else { t[((p * t.len() as f64).ceil() as usize).clamp(1, t.len()) - 1] as f64 / 1000.0 }
+            };
             Dist { p50: rank(0.5), p99: rank(0.99), max: rank(1.0) }
         });
-        let gp_ratios: Vec<f64> = queries.iter().filter_map(|q| q.gp_length.map(|l| if q.optimal > 0.0 { l / q.optimal } else { 1.0 })).collect();
+        let gp_ratios: Vec<f64> =
+            queries.iter().filter_map(|q| q.gp_length.map(|l| if q.optimal > 0.0 { l / q.optimal } else { 1.0 })).collect();
         Self {
             problems: queries.len(),
             mean_opt: queries.iter().map(|q| q.optimal).sum::<f64>() / n,
@@ -582,11 +573,23 @@ impl Stats {
 }
 
 fn fmt_us(us: f64) -> String {
-    if us >= 100.0 { format!("{us:.0}") } else if us >= 10.0 { format!("{us:.1}") } else { format!("{us:.2}") }
+    if us >= 100.0 {
+        format!("{us:.0}")
+    } else if us >= 10.0 {
+        format!("{us:.1}")
+    } else {
+        format!("{us:.2}")
+    }
 }
 
 fn fmt_ratio(r: f64) -> String {
-    if r >= 100.0 { format!("{r:.0}×") } else if r >= 10.0 { format!("{r:.1}×") } else { format!("{r:.2}×") }
+    if r >= 100.0 {
+        format!("{r:.0}×")
+    } else if r >= 10.0 {
+        format!("{r:.1}×")
+    } else {
+        format!("{r:.2}×")
+    }
 }
 
 fn fmt_mib(bytes: u64) -> String {
@@ -651,7 +654,9 @@ fn bench_map(name: &'static str, family: Family, cfg: &Config, w: &mut Workers, 
     // Build per class only what the selected problems use.
     let (land, land_times) = ClassData::build(&map, LAND);
     let water = queries.iter().any(|q| q.water).then(|| ClassData::build(&map, WATER));
-    let class_of = |q: &Query| if q.water { &water.as_ref().expect("built when used").0 } else { &land };
+    let class_of = |q: &Query| {
+        if q.water { &water.as_ref().expect("built when used").0 } else { &land }
+    };
 
     // Warm-up: grow the scratches to this map before timing anything.
     if let Some(q) = queries.first() {
@@ -754,7 +759,14 @@ fn bench_map(name: &'static str, family: Family, cfg: &Config, w: &mut Workers, 
         for imp in IMPS {
             let _ = write!(row, " {} |", fmt_us(s.mean(imp)));
         }
-        for (slow, fast) in [(Imp::Pf, Imp::Jps), (Imp::Pf, Imp::JpsPlus), (Imp::Gp, Imp::Jps), (Imp::Gp, Imp::JpsPlus), (Imp::Jps, Imp::JpsPlus), (Imp::AStar, Imp::Jps)] {
+        for (slow, fast) in [
+            (Imp::Pf, Imp::Jps),
+            (Imp::Pf, Imp::JpsPlus),
+            (Imp::Gp, Imp::Jps),
+            (Imp::Gp, Imp::JpsPlus),
+            (Imp::Jps, Imp::JpsPlus),
+            (Imp::AStar, Imp::Jps),
+        ] {
             let _ = write!(row, " {} |", fmt_ratio(s.ratio(slow, fast)));
         }
         let _ = write!(row, " {:.0} | {:.0} |", s.jps_expanded, s.astar_expanded);
@@ -863,7 +875,10 @@ fn main() {
     println!(
         "| map | family | size | problems | {jps} µs (mean) | {jps} p99 µs | {jpsp} µs (mean) | {jpsp} p99 µs | {astar} µs | {pf} µs | {GP} µs | target | {pf} / {jps} | {jps} vs target | {pf} / {jpsp} | {jpsp} vs target | {GP} / {jps} | {jps} vs {GP} | {GP} / {jpsp} | {jpsp} vs {GP} | {jps} / {jpsp} | {astar} / {jps} | {jps} expansions | {astar} expansions |"
     );
-    println!("| --- | --- | --- |{}", [" ---: |"; 9].concat() + " ---: | --- | ---: | --- | ---: | --- | ---: | --- | ---: | ---: | ---: | ---: |");
+    println!(
+        "| --- | --- | --- |{}",
+        [" ---: |"; 9].concat() + " ---: | --- | ---: | --- | ---: | --- | ---: | --- | ---: | ---: | ---: | ---: |"
+    );
     let verdict = |ok: bool| if ok { "PASS" } else { "MISS" };
     let mut misses: [Vec<String>; 2] = Default::default();
     let (mut pf_rows, mut gp_rows) = (Vec::new(), Vec::new());

@@ -197,8 +197,7 @@ impl Square {
         let (dx, dz) = (x - raw(self.center.x), z - raw(self.center.z));
         let (ux, uz, vx, vz) = (raw(self.u.x), raw(self.u.z), raw(self.v.x), raw(self.v.z));
         let x_abs = self.cross_abs();
-        (cross_raw(dx, dz, vx, vz).abs() << 16) < raw(self.hw) * x_abs
-            && (cross_raw(ux, uz, dx, dz).abs() << 16) < raw(self.hh) * x_abs
+        (cross_raw(dx, dz, vx, vz).abs() << 16) < raw(self.hw) * x_abs && (cross_raw(ux, uz, dx, dz).abs() << 16) < raw(self.hh) * x_abs
     }
 
     /// Whether a point (raw) is inside or on the edge of the square.
@@ -206,8 +205,7 @@ impl Square {
         let (dx, dz) = (x - raw(self.center.x), z - raw(self.center.z));
         let (ux, uz, vx, vz) = (raw(self.u.x), raw(self.u.z), raw(self.v.x), raw(self.v.z));
         let x_abs = self.cross_abs();
-        (cross_raw(dx, dz, vx, vz).abs() << 16) <= raw(self.hw) * x_abs
-            && (cross_raw(ux, uz, dx, dz).abs() << 16) <= raw(self.hh) * x_abs
+        (cross_raw(dx, dz, vx, vz).abs() << 16) <= raw(self.hw) * x_abs && (cross_raw(ux, uz, dx, dz).abs() << 16) <= raw(self.hh) * x_abs
     }
 }
 
@@ -706,11 +704,7 @@ impl GoalRaster {
     }
 
     fn outside_bbox_line(&self, len: u32) -> LineGoal {
-        if self.inverted {
-            LineGoal { spans: [Span { lo: 0, hi: len as i32 - 1 }, Span::EMPTY] }
-        } else {
-            LineGoal::NONE
-        }
+        if self.inverted { LineGoal { spans: [Span { lo: 0, hi: len as i32 - 1 }, Span::EMPTY] } } else { LineGoal::NONE }
     }
 
     /// Computes the spans of a row (`along_x`) or column. For normal goals the goal navcells of a
@@ -723,9 +717,7 @@ impl GoalRaster {
         let (l0, l1) = (i128::from(line) * s, i128::from(line + 1) * s);
         let full = i128::from(len) * s;
         // The box from position a to position b (inclusive navcells) on this line, as x/z ranges.
-        let bx = |a: i128, b: i128| -> (i128, i128, i128, i128) {
-            if along_x { (a, b, l0, l1) } else { (l0, l1, a, b) }
-        };
+        let bx = |a: i128, b: i128| -> (i128, i128, i128, i128) { if along_x { (a, b, l0, l1) } else { (l0, l1, a, b) } };
         match self.goal.shape {
             GoalShape::Point(_) => unreachable!("point goals never reach compute_line"),
             GoalShape::Circle { .. } | GoalShape::Square(_) => {

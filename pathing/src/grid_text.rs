@@ -224,7 +224,9 @@ pub fn grid_text_from_grid(grid: &NavGrid, class: PassClass, min_x: Fixed, min_z
         Ok(mut out) => {
             for j in 0..grid.height() {
                 for i in 0..grid.width() {
-                    let (Ok(i), Ok(j)) = (u16::try_from(i), u16::try_from(j)) else { continue };
+                    let (Ok(i), Ok(j)) = (u16::try_from(i), u16::try_from(j)) else {
+                        continue;
+                    };
                     let cell = Navcell::new(i, j);
                     if !grid.is_passable(cell, class) {
                         out.set_blocked_mask(cell, WALKABLE.bit());

@@ -361,6 +361,15 @@ impl Hierarchy {
         matches!((self.component(from), self.component(to)), (Some(a), Some(b)) if a == b)
     }
 
+    /// The chunks on the grid at Chebyshev distance `ring` from chunk `(tcx, tcy)`, row by row.
+    fn ring_chunks(&self, tcx: i64, tcy: i64, ring: i64) -> impl Iterator<Item = (u32, u32)> + '_ {
+        let (nx, ny) = (i64::from(self.chunks_x), i64::from(self.chunks_y));
+        (tcy - ring..=tcy + ring)
+            .flat_map(move |cy| (tcx - ring..=tcx + ring).map(move |cx| (cx, cy)))
+            .filter(move |&(cx, cy)| ((cy - tcy).abs() == ring || (cx - tcx).abs() == ring) && cx >= 0 && cy >= 0 && cx < nx && cy < ny)
+            .map(|(cx, cy)| (cx as u32, cy as u32))
+    }
+
     /// Whether any region of a chunk belongs to the component (`None`: any passable region).
     fn chunk_has(&self, chunk: usize, component: Option<u32>) -> bool {
         let regions = &self.components[self.offsets[chunk] as usize..self.offsets[chunk + 1] as usize];
@@ -391,44 +400,38 @@ impl Hierarchy {
             if ring_bound * ring_bound > limit {
                 break;
             }
-            for cy in tcy - ring..=tcy + ring {
-                for cx in tcx - ring..=tcx + ring {
-                    let on_ring = (cy - tcy).abs() == ring || (cx - tcx).abs() == ring;
-                    if !on_ring || cx < 0 || cy < 0 || cx >= i64::from(self.chunks_x) || cy >= i64::from(self.chunks_y) {
-                        continue;
-                    }
-                    let chunk = self.chunk_index(cx as u32, cy as u32);
-                    if !self.chunk_has(chunk, component) {
-                        continue;
-                    }
-                    let (i0, j0, cw, ch) = self.chunk_rect(cx as u32, cy as u32);
-                    let (i0, j0, cw, ch) = (i64::from(i0), i64::from(j0), i64::from(cw), i64::from(ch));
-                    // Squared distance from the target to the chunk's rectangle.
-                    let dx = (i0 - ti).max(ti - (i0 + cw - 1)).max(0);
-                    let dy = (j0 - tj).max(tj - (j0 + ch - 1)).max(0);
-                    let limit = best.map_or(max_d2, |b| b.0.min(max_d2));
-                    if dx * dx + dy * dy > limit {
-                        continue;
-                    }
-                    let labels = &self.chunks[chunk].labels;
-                    for y in 0..ch {
-                        for x in 0..cw {
-                            let local = labels[(y * cw + x) as usize];
-                            if local == 0 {
+            for (cx, cy) in self.ring_chunks(tcx, tcy, ring) {
+                let chunk = self.chunk_index(cx, cy);
+                if !self.chunk_has(chunk, component) {
+                    continue;
+                }
+                let (i0, j0, cw, ch) = self.chunk_rect(cx, cy);
+                let (i0, j0, cw, ch) = (i64::from(i0), i64::from(j0), i64::from(cw), i64::from(ch));
+                // Squared distance from the target to the chunk's rectangle.
+                let dx = (i0 - ti).max(ti - (i0 + cw - 1)).max(0);
+                let dy = (j0 - tj).max(tj - (j0 + ch - 1)).max(0);
+                let limit = best.map_or(max_d2, |b| b.0.min(max_d2));
+                if dx * dx + dy * dy > limit {
+                    continue;
+                }
+                let labels = &self.chunks[chunk].labels;
+                for y in 0..ch {
+                    for x in 0..cw {
+                        let local = labels[(y * cw + x) as usize];
+                        if local == 0 {
+                            continue;
+                        }
+                        if let Some(c) = component {
+                            let region = RegionId { chunk: chunk as u32, local };
+                            if self.region_component(region) != c {
                                 continue;
                             }
-                            if let Some(c) = component {
-                                let region = RegionId { chunk: chunk as u32, local };
-                                if self.region_component(region) != c {
-                                    continue;
-                                }
-                            }
-                            let (i, j) = (i0 + x, j0 + y);
-                            let d2 = (i - ti) * (i - ti) + (j - tj) * (j - tj);
-                            let key = (d2, j as u16, i as u16);
-                            if d2 <= max_d2 && best.is_none_or(|b| key < b) {
-                                best = Some(key);
-                            }
+                        }
+                        let (i, j) = (i0 + x, j0 + y);
+                        let d2 = (i - ti) * (i - ti) + (j - tj) * (j - tj);
+                        let key = (d2, j as u16, i as u16);
+                        if d2 <= max_d2 && best.is_none_or(|b| key < b) {
+                            best = Some(key);
                         }
                     }
                 }
@@ -467,24 +470,18 @@ impl Hierarchy {
         let (tcx, tcy) = (i64::from(near.i) / i64::from(CHUNK_SIZE), i64::from(near.j) / i64::from(CHUNK_SIZE));
         let max_ring = i64::from(self.chunks_x.max(self.chunks_y));
         for ring in 0..=max_ring {
-            for cy in tcy - ring..=tcy + ring {
-                for cx in tcx - ring..=tcx + ring {
-                    let on_ring = (cy - tcy).abs() == ring || (cx - tcx).abs() == ring;
-                    if !on_ring || cx < 0 || cy < 0 || cx >= i64::from(self.chunks_x) || cy >= i64::from(self.chunks_y) {
-                        continue;
-                    }
-                    let chunk = self.chunk_index(cx as u32, cy as u32);
-                    if !self.chunk_has(chunk, Some(component)) {
-                        continue;
-                    }
-                    let (i0, j0, cw, _) = self.chunk_rect(cx as u32, cy as u32);
-                    for (k, &local) in self.chunks[chunk].labels.iter().enumerate() {
-                        if local != 0
-                            && self.region_component(RegionId { chunk: chunk as u32, local }) == component
-                            && wanted((i0 + k as u32 % cw) as i32, (j0 + k as u32 / cw) as i32)
-                        {
-                            return true;
-                        }
+            for (cx, cy) in self.ring_chunks(tcx, tcy, ring) {
+                let chunk = self.chunk_index(cx, cy);
+                if !self.chunk_has(chunk, Some(component)) {
+                    continue;
+                }
+                let (i0, j0, cw, _) = self.chunk_rect(cx, cy);
+                for (k, &local) in self.chunks[chunk].labels.iter().enumerate() {
+                    if local != 0
+                        && self.region_component(RegionId { chunk: chunk as u32, local }) == component
+                        && wanted((i0 + k as u32 % cw) as i32, (j0 + k as u32 / cw) as i32)
+                    {
+                        return true;
                     }
                 }
             }
@@ -604,7 +601,8 @@ mod tests {
     /// neighbouring chunks, seen from both ends.
     #[test]
     fn neighbors_are_the_facing_region_pairs() {
-        let blocked: Vec<(u32, u32)> = (0..150u32).flat_map(|j| (0..150u32).map(move |i| (i, j))).filter(|&(i, j)| (i * 7 + j * 13) % 5 == 0).collect();
+        let blocked: Vec<(u32, u32)> =
+            (0..150u32).flat_map(|j| (0..150u32).map(move |i| (i, j))).filter(|&(i, j)| (i * 7 + j * 13) % 5 == 0).collect();
         let (_, map) = grid_map(150, 150, &blocked);
         let hierarchy = Hierarchy::build(&map);
         let mut expected: std::collections::BTreeSet<(RegionId, RegionId)> = std::collections::BTreeSet::new();
@@ -663,17 +661,8 @@ mod tests {
             seed in any::<u64>(),
             edits in proptest::collection::vec((any::<u32>(), any::<u32>(), 1u32..30, 1u32..30, any::<bool>()), 1..10),
         ) {
-            let class = PassClass::new(0).unwrap();
-            let mut grid = NavGrid::new(w, h, 1, Fixed::ONE).unwrap();
-            let mut state = seed;
-            for j in 0..h as u16 {
-                for i in 0..w as u16 {
-                    state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                    if (state >> 33) % 100 < 30 {
-                        grid.set_passable(Navcell::new(i, j), class, false);
-                    }
-                }
-            }
+            let class = crate::test_support::CLASS;
+            let mut grid = crate::test_support::random_grid(w, h, seed, 30);
             let mut map = PassMap::build(&grid, class);
             let mut hierarchy = Hierarchy::build(&map);
             for (a, b, rw, rh, passable) in edits {
@@ -706,17 +695,8 @@ mod tests {
         /// `nearest` agrees with a brute-force scan.
         #[test]
         fn nearest_matches_brute_force(w in 1u32..180, h in 1u32..140, seed in any::<u64>(), density in 0u64..100, ti in any::<u16>(), tj in any::<u16>(), restrict in any::<bool>(), max in prop_oneof![1u32..300, Just(u32::MAX)]) {
-            let class = PassClass::new(0).unwrap();
-            let mut grid = NavGrid::new(w, h, 1, Fixed::ONE).unwrap();
-            let mut state = seed;
-            for j in 0..h as u16 {
-                for i in 0..w as u16 {
-                    state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                    if (state >> 33) % 100 < density {
-                        grid.set_passable(Navcell::new(i, j), class, false);
-                    }
-                }
-            }
+            let class = crate::test_support::CLASS;
+            let grid = crate::test_support::random_grid(w, h, seed, density);
             let map = PassMap::build(&grid, class);
             let hierarchy = Hierarchy::build(&map);
             let target = Navcell::new(ti % w as u16, tj % h as u16);

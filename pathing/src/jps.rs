@@ -26,8 +26,8 @@
 
 use crate::cost::{DIAGONAL, STRAIGHT};
 use crate::goal::Goal;
-use crate::navcell::Navcell;
 use crate::jump_table::{CONTINUE, JUMP, JumpTable, decode, slot};
+use crate::navcell::Navcell;
 use crate::pass_map::PassMap;
 use crate::search::{Expander, Path, SearchLimits, SearchOutcome, SearchScratch, drive};
 
@@ -96,7 +96,16 @@ fn with_goal(goal: Option<i32>, from: i32, stop: i32, is_jump: bool, forward: bo
 /// straight rays. Returns how many nodes were pushed and whether the diagonal reached the goal.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)] // the node's fields, as in `Expander::expand`
-fn diagonal_stop<R: Rays>(rays: &R, map: &PassMap, scratch: &mut SearchScratch, id: u32, ci: i32, cj: i32, cg: u64, (dx, dy): (i32, i32)) -> (u32, bool) {
+fn diagonal_stop<R: Rays>(
+    rays: &R,
+    map: &PassMap,
+    scratch: &mut SearchScratch,
+    id: u32,
+    ci: i32,
+    cj: i32,
+    cg: u64,
+    (dx, dy): (i32, i32),
+) -> (u32, bool) {
     if scratch.goal.contains(ci, cj) {
         return (u32::from(scratch.relax(cg, id, ci, cj)), true);
     }

@@ -296,17 +296,8 @@ mod tests {
     use proptest::prelude::*;
 
     fn random_map(w: u32, h: u32, seed: u64, density: u64) -> PassMap {
-        let class = PassClass::new(0).unwrap();
-        let mut grid = NavGrid::new(w, h, 1, Fixed::ONE).unwrap();
-        let mut state = seed;
-        for j in 0..h as u16 {
-            for i in 0..w as u16 {
-                state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                if (state >> 33) % 100 < density {
-                    grid.set_passable(Navcell::new(i, j), class, false);
-                }
-            }
-        }
+        let class = crate::test_support::CLASS;
+        let grid = crate::test_support::random_grid(w, h, seed, density);
         PassMap::build(&grid, class)
     }
 
@@ -381,17 +372,8 @@ mod tests {
             seed in any::<u64>(),
             edits in proptest::collection::vec((any::<u32>(), any::<u32>(), 1u32..12, 1u32..12, any::<bool>()), 1..8),
         ) {
-            let class = PassClass::new(0).unwrap();
-            let mut grid = NavGrid::new(w, h, 1, Fixed::ONE).unwrap();
-            let mut state = seed;
-            for j in 0..h as u16 {
-                for i in 0..w as u16 {
-                    state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                    if (state >> 33) % 100 < 25 {
-                        grid.set_passable(Navcell::new(i, j), class, false);
-                    }
-                }
-            }
+            let class = crate::test_support::CLASS;
+            let mut grid = crate::test_support::random_grid(w, h, seed, 25);
             let mut map = PassMap::build(&grid, class);
             let mut table = JumpTable::build(&map);
             for (a, b, rw, rh, passable) in edits {

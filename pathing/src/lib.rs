@@ -66,11 +66,13 @@ mod navcell;
 mod pass_map;
 mod render;
 mod search;
+#[cfg(test)]
+mod test_support;
 
 pub use astar::find_path_astar;
 pub use geometry::{FIXED_FRAC_BITS, Fixed, Vec2, WorldPos};
-pub use hierarchy::{CHUNK_SIZE, Hierarchy, RegionId};
 pub use goal::{AXIS_LIMIT, COORD_LIMIT, Goal, GoalError, GoalShape, Square};
+pub use hierarchy::{CHUNK_SIZE, Hierarchy, RegionId};
 pub use jps::{find_path_jps, find_path_jps_plus};
 pub use jump_table::JumpTable;
 pub use long_range::{ClassNav, GoalReach, SNAP_RADIUS_METRES, find_path};

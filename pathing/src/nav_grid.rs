@@ -111,13 +111,7 @@ impl NavGrid {
             return Err(GridError::BadCellSize { cell_size });
         }
         let n_cells = width as usize * height as usize;
-        Ok(Self {
-            width: width as u16,
-            height: height as u16,
-            cell_size,
-            n_classes,
-            blocked: vec![0; n_cells],
-        })
+        Ok(Self { width: width as u16, height: height as u16, cell_size, n_classes, blocked: vec![0; n_cells] })
     }
 
     /// Width in navcells.
@@ -233,7 +227,13 @@ impl std::fmt::Debug for NavGrid {
         for j in (0..self.height).rev() {
             for i in 0..self.width {
                 let mask = self.blocked_mask(Navcell::new(i, j));
-                let c = if mask == 0 { '.' } else if mask == self.class_bits() { '#' } else { '+' };
+                let c = if mask == 0 {
+                    '.'
+                } else if mask == self.class_bits() {
+                    '#'
+                } else {
+                    '+'
+                };
                 write!(f, "{c}")?;
             }
             writeln!(f)?;

@@ -7,9 +7,9 @@
 //! so scans stop at the map edge without bounds checks, and one zero word before and after each line,
 //! so a 64-bit window can be read at any position.
 
+use crate::geometry::Fixed;
 use crate::nav_grid::{NavGrid, PassClass};
 use crate::navcell::Navcell;
-use crate::geometry::Fixed;
 
 /// One orientation of a bit plane. Line `l` and position `p` are padded coordinates: the grid cell
 /// `(a, b)` (position `a` along line `b`) is at line `b + 1`, position `a + 1`.
@@ -336,17 +336,8 @@ mod tests {
         /// The aligned scans agree with the window scans at every position of random planes.
         #[test]
         fn aligned_scans_match_window_scans(width in 1u32..300, seed in proptest::prelude::any::<u64>(), density in 0u64..100) {
-            let mut grid = NavGrid::new(width, 3, 1, Fixed::ONE).unwrap();
-            let class = PassClass::new(0).unwrap();
-            let mut state = seed;
-            for j in 0..3u16 {
-                for i in 0..width as u16 {
-                    state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                    if (state >> 33) % 100 < density {
-                        grid.set_passable(Navcell::new(i, j), class, false);
-                    }
-                }
-            }
+            let class = crate::test_support::CLASS;
+            let grid = crate::test_support::random_grid(width, 3, seed, density);
             let map = PassMap::build(&grid, class);
             for pos in 1..=width as usize {
                 proptest::prop_assert_eq!(map.rows.scan_fwd(2, pos), map.rows.scan_fwd_windows(2, pos), "fwd at {}", pos);

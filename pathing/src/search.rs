@@ -109,6 +109,40 @@ impl Path {
         cells
     }
 
+    /// Checks that the path is a legal octile walk on `map`: every step goes to an adjacent
+    /// navcell, enters a passable one (only the start may be impassable: a stuck unit leaves it),
+    /// never cuts a corner, and the step counts agree with the turning points. Escape paths from
+    /// an impassable start are straight segments, not walks, and are not legal in this sense.
+    ///
+    /// # Errors
+    /// The first illegal step.
+    pub fn check_legal(&self, map: &PassMap) -> Result<(), String> {
+        let cells = self.cells();
+        let (mut straight, mut diagonal) = (0u64, 0u64);
+        for pair in cells.windows(2) {
+            let (a, b) = (pair[0], pair[1]);
+            if !map.is_passable(b) {
+                return Err(format!("path enters impassable navcell {b}"));
+            }
+            let (dx, dy) = (i32::from(b.i) - i32::from(a.i), i32::from(b.j) - i32::from(a.j));
+            if dx.abs() > 1 || dy.abs() > 1 || (dx, dy) == (0, 0) {
+                return Err(format!("non-adjacent step {a} -> {b}"));
+            }
+            if dx != 0 && dy != 0 {
+                if !map.is_passable(Navcell::new(b.i, a.j)) || !map.is_passable(Navcell::new(a.i, b.j)) {
+                    return Err(format!("diagonal step {a} -> {b} cuts a corner"));
+                }
+                diagonal += 1;
+            } else {
+                straight += 1;
+            }
+        }
+        if (straight, diagonal) != (self.steps.straight, self.steps.diagonal) {
+            return Err(format!("step counts {:?} disagree with the cells ({straight}, {diagonal})", self.steps));
+        }
+        Ok(())
+    }
+
     pub(crate) fn clear(&mut self) {
         self.waypoints.clear();
         self.steps = StepCounts::default();

@@ -12,12 +12,17 @@ use clap::{Parser, Subcommand, ValueEnum};
 use pathing::grid_text::{self, GridText};
 use pathing::movingai::{self, MovingAiMap, ScenProblem};
 use pathing::{
-    ClassNav, Goal, GoalReach, JumpTable, Layers, Navcell, PassClass, PassMap, Path, PathStatus, SearchLimits, SearchOutcome, SearchScratch, render_ascii,
+    ClassNav, Goal, GoalReach, JumpTable, Layers, Navcell, PassClass, PassMap, Path, PathStatus, SearchLimits, SearchOutcome,
+    SearchScratch, render_ascii,
 };
 
 /// Deterministic lockstep simulation core for RTS games: pathfinding tools.
 #[derive(Debug, Parser)]
-#[command(name = "phalanx", version, about = "Phalanx, a deterministic lockstep RTS core: pathfinding tools over Moving AI and grid text maps")]
+#[command(
+    name = "phalanx",
+    version,
+    about = "Phalanx, a deterministic lockstep RTS core: pathfinding tools over Moving AI and grid text maps"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -173,9 +178,7 @@ impl LoadedMap {
     pub fn to_navcell(&self, x: u32, y: u32) -> Option<Navcell> {
         match self {
             LoadedMap::MovingAi(m) => m.to_navcell(x, y),
-            LoadedMap::GridText(g) => {
-                (x < g.grid.width() && y < g.grid.height()).then(|| Navcell::new(x as u16, y as u16))
-            }
+            LoadedMap::GridText(g) => (x < g.grid.width() && y < g.grid.height()).then(|| Navcell::new(x as u16, y as u16)),
         }
     }
 
@@ -264,7 +267,14 @@ fn status_text(status: PathStatus) -> &'static str {
     }
 }
 
-fn cmd_path(map_path: &std::path::Path, start: (u32, u32), goal: (u32, u32), algo: Algo, render: bool, out: &mut dyn Write) -> Result<i32, CliError> {
+fn cmd_path(
+    map_path: &std::path::Path,
+    start: (u32, u32),
+    goal: (u32, u32),
+    algo: Algo,
+    render: bool,
+    out: &mut dyn Write,
+) -> Result<i32, CliError> {
     let map = load_map(map_path)?;
     let grid = map.grid();
     let off = |what: &str, (x, y): (u32, u32)| CliError::BadArgument {
@@ -370,7 +380,13 @@ pub fn solve_scen(map: &LoadedMap, problems: &[ScenProblem], algo: Algo, scen_fi
     Ok(rows)
 }
 
-fn cmd_scen(map_path: &std::path::Path, scen_path: &std::path::Path, algo: Algo, first: Option<usize>, out: &mut dyn Write) -> Result<i32, CliError> {
+fn cmd_scen(
+    map_path: &std::path::Path,
+    scen_path: &std::path::Path,
+    algo: Algo,
+    first: Option<usize>,
+    out: &mut dyn Write,
+) -> Result<i32, CliError> {
     let map = load_map(map_path)?;
     let text = read(scen_path)?;
     let problems = movingai::parse_scen(&text).map_err(|e| malformed(scen_path, e))?;
@@ -401,8 +417,17 @@ fn cmd_scen(map_path: &std::path::Path, scen_path: &std::path::Path, algo: Algo,
         writeln!(
             out,
             "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{:.1}",
-            p.line, p.bucket, p.start.0, p.start.1, p.goal.0, p.goal.1, p.optimal_length, length,
-            if ok { "yes" } else { "no" }, row.outcome.expanded, row.micros
+            p.line,
+            p.bucket,
+            p.start.0,
+            p.start.1,
+            p.goal.0,
+            p.goal.1,
+            p.optimal_length,
+            length,
+            if ok { "yes" } else { "no" },
+            row.outcome.expanded,
+            row.micros
         )
         .map_err(io)?;
     }

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use pathing::movingai::{self, MovingAiMap, ScenProblem};
-use pathing::{Goal, Path, PassMap, PathStatus, SearchLimits, SearchOutcome, SearchScratch};
+use pathing::{Goal, PassMap, Path, PathStatus, SearchLimits, SearchOutcome, SearchScratch};
 
 /// The thirteen Moving AI pairs of `../shared/bench/movingai/`.
 pub const PAIRS: [&str; 13] = [
@@ -88,7 +88,13 @@ pub use replay::cli::{length_matches, path_length};
 ///
 /// # Errors
 /// A description naming the pair, the line and what differed.
-pub fn check_problem(pair: &Pair, problem: &ScenProblem, algo: Algo, scratch: &mut SearchScratch, path: &mut Path) -> Result<SearchOutcome, String> {
+pub fn check_problem(
+    pair: &Pair,
+    problem: &ScenProblem,
+    algo: Algo,
+    scratch: &mut SearchScratch,
+    path: &mut Path,
+) -> Result<SearchOutcome, String> {
     let (outcome, length) = solve(pair, problem, algo, scratch, path)?;
     let here = format!("{} line {} ({:?})", pair.name, problem.line, algo);
     if outcome.status != PathStatus::Complete {
@@ -110,7 +116,13 @@ pub fn check_problem(pair: &Pair, problem: &ScenProblem, algo: Algo, scratch: &m
 ///
 /// # Errors
 /// When the problem's start is not on a passable cell.
-pub fn solve(pair: &Pair, problem: &ScenProblem, algo: Algo, scratch: &mut SearchScratch, path: &mut Path) -> Result<(SearchOutcome, f64), String> {
+pub fn solve(
+    pair: &Pair,
+    problem: &ScenProblem,
+    algo: Algo,
+    scratch: &mut SearchScratch,
+    path: &mut Path,
+) -> Result<(SearchOutcome, f64), String> {
     let class = pair
         .map
         .class_at(problem.start.0, problem.start.1)
@@ -127,42 +139,12 @@ pub fn solve(pair: &Pair, problem: &ScenProblem, algo: Algo, scratch: &mut Searc
     Ok((outcome, path_length(path)))
 }
 
-/// Checks that every step of a path is a legal octile move on the map (no corner cutting) into a
-/// passable navcell, and that
-/// the step counts agree with the turning points.
+/// Checks that a path is a legal octile walk on the map; see `pathing::Path::check_legal`.
 ///
 /// # Errors
 /// The first illegal step.
 pub fn check_path_legal(map: &PassMap, path: &Path) -> Result<(), String> {
-    let cells = path.cells();
-    // The start may be impassable (a stuck unit leaves it); every navcell entered must be passable.
-    for cell in cells.iter().skip(1) {
-        if !map.is_passable(*cell) {
-            return Err(format!("path crosses impassable navcell {cell}"));
-        }
-    }
-    let (mut straight, mut diagonal) = (0u64, 0u64);
-    for pair in cells.windows(2) {
-        let (a, b) = (pair[0], pair[1]);
-        let (dx, dy) = (i32::from(b.i) - i32::from(a.i), i32::from(b.j) - i32::from(a.j));
-        if dx.abs() > 1 || dy.abs() > 1 || (dx, dy) == (0, 0) {
-            return Err(format!("non-adjacent step {a} -> {b}"));
-        }
-        if dx != 0 && dy != 0 {
-            let side1 = pathing::Navcell::new(b.i, a.j);
-            let side2 = pathing::Navcell::new(a.i, b.j);
-            if !map.is_passable(side1) || !map.is_passable(side2) {
-                return Err(format!("diagonal step {a} -> {b} cuts a corner"));
-            }
-            diagonal += 1;
-        } else {
-            straight += 1;
-        }
-    }
-    if (straight, diagonal) != (path.steps().straight, path.steps().diagonal) {
-        return Err(format!("step counts {:?} disagree with the cells ({straight}, {diagonal})", path.steps()));
-    }
-    Ok(())
+    path.check_legal(map)
 }
 
 /// Seeded grid generators for property tests: every kind of map the searches must handle.
@@ -222,8 +204,17 @@ pub mod maps {
     }
 
     /// All kinds, for strategies.
-    pub const KINDS: [Kind; 9] =
-        [Kind::Open, Kind::Noise(10), Kind::Noise(25), Kind::Noise(40), Kind::Rooms, Kind::Maze, Kind::Corridors, Kind::DiagonalGaps, Kind::Noise(33)];
+    pub const KINDS: [Kind; 9] = [
+        Kind::Open,
+        Kind::Noise(10),
+        Kind::Noise(25),
+        Kind::Noise(40),
+        Kind::Rooms,
+        Kind::Maze,
+        Kind::Corridors,
+        Kind::DiagonalGaps,
+        Kind::Noise(33),
+    ];
 
     /// A `width × height` grid of the given kind.
     pub fn grid(kind: Kind, width: u32, height: u32, seed: u64) -> NavGrid {

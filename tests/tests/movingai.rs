@@ -37,7 +37,12 @@ fn run(algo: Algo) {
             .collect();
         handles.into_iter().flat_map(|h| h.join().expect("worker panicked")).collect()
     });
-    assert!(failures.is_empty(), "{} problems failed:\n{}", failures.len(), failures.iter().take(20).cloned().collect::<Vec<_>>().join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} problems failed:\n{}",
+        failures.len(),
+        failures.iter().take(20).cloned().collect::<Vec<_>>().join("\n")
+    );
 }
 
 #[test]

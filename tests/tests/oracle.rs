@@ -1,7 +1,7 @@
 //! Property tests of the long-range searches against oracles: JPS costs equal A* costs, a path exists
 //! exactly when a flood fill reaches the goal, every step is legal, and budgets are honoured.
 
-use pathing::{Fixed, Goal, Navcell, PassMap, Path, PathStatus, PartialReason, SearchLimits, SearchScratch, Square, Vec2, WorldPos};
+use pathing::{Fixed, Goal, Navcell, PartialReason, PassMap, Path, PathStatus, SearchLimits, SearchScratch, Square, Vec2, WorldPos};
 use phalanx_tests::check_path_legal;
 use phalanx_tests::maps::{self, CLASS, KINDS, Kind};
 use proptest::prelude::*;
@@ -37,9 +37,8 @@ fn arb_case() -> impl Strategy<Value = (Kind, u32, u32, u64, u32, u32, Goal)> {
         1 => (1u32..130, 1u32..2),
         1 => (60u32..140, 60u32..140),
     ];
-    (proptest::sample::select(KINDS.to_vec()), dims, any::<u64>()).prop_flat_map(|(kind, (w, h), seed)| {
-        (Just(kind), Just(w), Just(h), Just(seed), 0..w, 0..h, arb_goal(w, h))
-    })
+    (proptest::sample::select(KINDS.to_vec()), dims, any::<u64>())
+        .prop_flat_map(|(kind, (w, h), seed)| (Just(kind), Just(w), Just(h), Just(seed), 0..w, 0..h, arb_goal(w, h)))
 }
 
 fn goal_cells(goal: &Goal, map: &PassMap) -> Vec<Navcell> {

@@ -2,7 +2,9 @@
 //! They pin the tie-break of both searches (which of several equal-cost paths is returned) and show
 //! the no-corner-cutting rule at work. Legend: see `pathing::render_ascii`.
 
-use pathing::{Fixed, Goal, Layers, NavGrid, Navcell, PassMap, Path, SearchLimits, SearchOutcome, SearchScratch, Square, Vec2, WorldPos, render_ascii};
+use pathing::{
+    Fixed, Goal, Layers, NavGrid, Navcell, PassMap, Path, SearchLimits, SearchOutcome, SearchScratch, Square, Vec2, WorldPos, render_ascii,
+};
 
 /// Parses a picture (north row first): `#` blocked, `S` start, `G` point goal, anything else passable.
 fn parse(picture: &str) -> (PassMap, Navcell, Option<Navcell>) {
@@ -130,7 +132,8 @@ fn circle_and_rotated_square_goals() {
         ";
     let circle = Goal::circle(WorldPos::from_int(12, 5), Fixed::from_num(2)).unwrap();
     let s = Fixed::from_bits(46341); // ≈ 1/√2
-    let square = Square::new(WorldPos::from_int(12, 2), Fixed::from_num(3), Fixed::from_bits(1 << 15), Vec2::new(s, s), Vec2::new(-s, s)).unwrap();
+    let square =
+        Square::new(WorldPos::from_int(12, 2), Fixed::from_num(3), Fixed::from_bits(1 << 15), Vec2::new(s, s), Vec2::new(-s, s)).unwrap();
     let mut out = check(picture, Some(circle), SearchLimits::UNLIMITED);
     out.push_str(&check(picture, Some(Goal::square(square)), SearchLimits::UNLIMITED));
     insta::assert_snapshot!(out);
