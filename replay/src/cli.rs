@@ -267,6 +267,17 @@ fn status_text(status: PathStatus) -> &'static str {
     }
 }
 
+/// The start and goal navcells of user coordinates on a map, or an error naming the map.
+fn endpoints(map: &LoadedMap, map_path: &std::path::Path, start: (u32, u32), goal: (u32, u32)) -> Result<(Navcell, Navcell), CliError> {
+    let grid = map.grid();
+    let off = |what: &str, (x, y): (u32, u32)| CliError::BadArgument {
+        message: format!("{what} ({x}, {y}) is off the {}x{} map {}", grid.width(), grid.height(), map_path.display()),
+    };
+    let start_cell = map.to_navcell(start.0, start.1).ok_or_else(|| off("start", start))?;
+    let goal_cell = map.to_navcell(goal.0, goal.1).ok_or_else(|| off("goal", goal))?;
+    Ok((start_cell, goal_cell))
+}
+
 fn cmd_path(
     map_path: &std::path::Path,
     start: (u32, u32),
@@ -276,12 +287,8 @@ fn cmd_path(
     out: &mut dyn Write,
 ) -> Result<i32, CliError> {
     let map = load_map(map_path)?;
+    let (start_cell, goal_cell) = endpoints(&map, map_path, start, goal)?;
     let grid = map.grid();
-    let off = |what: &str, (x, y): (u32, u32)| CliError::BadArgument {
-        message: format!("{what} ({x}, {y}) is off the {}x{} map {}", grid.width(), grid.height(), map_path.display()),
-    };
-    let start_cell = map.to_navcell(start.0, start.1).ok_or_else(|| off("start", start))?;
-    let goal_cell = map.to_navcell(goal.0, goal.1).ok_or_else(|| off("goal", goal))?;
     let maps = ClassMaps::build(grid, map.class_at(start.0, start.1), algo);
     let goal_shape = Goal::navcell_center(goal_cell.i, goal_cell.j, grid.cell_size());
     let mut scratch = SearchScratch::new();
@@ -306,12 +313,8 @@ fn cmd_path(
 
 fn cmd_reach(map_path: &std::path::Path, start: (u32, u32), goal: (u32, u32), out: &mut dyn Write) -> Result<i32, CliError> {
     let map = load_map(map_path)?;
+    let (start_cell, goal_cell) = endpoints(&map, map_path, start, goal)?;
     let grid = map.grid();
-    let off = |what: &str, (x, y): (u32, u32)| CliError::BadArgument {
-        message: format!("{what} ({x}, {y}) is off the {}x{} map {}", grid.width(), grid.height(), map_path.display()),
-    };
-    let start_cell = map.to_navcell(start.0, start.1).ok_or_else(|| off("start", start))?;
-    let goal_cell = map.to_navcell(goal.0, goal.1).ok_or_else(|| off("goal", goal))?;
     let nav = ClassNav::build(grid, map.class_at(start.0, start.1));
     let goal_shape = Goal::navcell_center(goal_cell.i, goal_cell.j, grid.cell_size());
     let mut scratch = SearchScratch::new();
