@@ -143,7 +143,7 @@ impl Path {
         Ok(())
     }
 
-    pub(crate) fn clear(&mut self) {
+    fn clear(&mut self) {
         self.waypoints.clear();
         self.steps = StepCounts::default();
     }
@@ -162,7 +162,7 @@ impl Path {
     }
 
     /// Appends a turning point, merging it with the previous run when the direction is unchanged.
-    pub(crate) fn push_point(&mut self, cell: Navcell) {
+    fn push_point(&mut self, cell: Navcell) {
         let n = self.waypoints.len();
         if n >= 1 {
             let last = self.waypoints[n - 1];
