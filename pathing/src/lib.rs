@@ -53,6 +53,7 @@
 
 mod astar;
 pub mod cost;
+pub mod decimal;
 mod geometry;
 mod goal;
 pub mod grid_text;

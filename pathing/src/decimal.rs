@@ -1,0 +1,107 @@
+//! Decimal text to fixed point, without a float anywhere: the numbers of the JSON config files
+//! (polygon areas, passability classes) and of the command line.
+//!
+//! A decimal such as `0.45` is not a multiple of 2^-16, so it is rounded to the nearest [`Fixed`]
+//! (ties to even), which is what `fixed`'s own parser does; the result is the same on every
+//! machine. JSON numbers reach us as their original text because `serde_json` is built with
+//! `arbitrary_precision`.
+
+use crate::geometry::Fixed;
+use serde::{Deserialize, Deserializer};
+
+/// Largest absolute value accepted for any world coordinate or length read from text. Keeping every
+/// geometric input inside ±2^14 m is what lets the exact predicates (squared distances of
+/// cross products) stay inside `i128`. `[Units: metres]`
+pub const WORLD_LIMIT: Fixed = Fixed::const_from_int(1 << 14);
+
+/// Parses a decimal number (`-12`, `0.45`, `1e3` is not accepted) into the nearest [`Fixed`].
+///
+/// # Errors
+/// A message saying what was expected when the text is not a plain decimal or its magnitude is
+/// above [`WORLD_LIMIT`].
+pub fn parse_fixed(text: &str) -> Result<Fixed, String> {
+    let body = text.strip_prefix('-').unwrap_or(text);
+    let (int, frac) = body.split_once('.').unwrap_or((body, ""));
+    let digits_ok = !int.is_empty() && int.bytes().all(|b| b.is_ascii_digit()) && frac.bytes().all(|b| b.is_ascii_digit());
+    if !digits_ok || (body.contains('.') && frac.is_empty()) {
+        return Err(format!("expected a decimal number such as 12 or -0.45, found {text:?}"));
+    }
+    // Reject huge integer parts before `fixed` sees them, so the error names the limit.
+    let int_trimmed = int.trim_start_matches('0');
+    if int_trimmed.len() > 6 {
+        return Err(format!("expected a number within ±{WORLD_LIMIT}, found {text}"));
+    }
+    let value: Fixed = text.parse().map_err(|_| format!("expected a decimal number, found {text:?}"))?;
+    if value.abs() > WORLD_LIMIT {
+        return Err(format!("expected a number within ±{WORLD_LIMIT}, found {text}"));
+    }
+    Ok(value)
+}
+
+/// A JSON number read as a [`Fixed`] (see [`parse_fixed`]). Use it as a field type, or through
+/// [`deserialize_fixed`] with `#[serde(deserialize_with = ...)]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct JsonFixed(pub Fixed);
+
+impl<'de> Deserialize<'de> for JsonFixed {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let number = serde_json::Number::deserialize(deserializer)?;
+        parse_fixed(&number.to_string()).map(JsonFixed).map_err(serde::de::Error::custom)
+    }
+}
+
+/// `deserialize_with` helper: a JSON number as a [`Fixed`].
+///
+/// # Errors
+/// As [`parse_fixed`], reported through the deserializer (so with its line and column).
+pub fn deserialize_fixed<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Fixed, D::Error> {
+    JsonFixed::deserialize(deserializer).map(|v| v.0)
+}
+
+/// `deserialize_with` helper: an optional JSON number as a [`Fixed`].
+///
+/// # Errors
+/// As [`parse_fixed`].
+pub fn deserialize_opt_fixed<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Fixed>, D::Error> {
+    Option::<JsonFixed>::deserialize(deserializer).map(|v| v.map(|v| v.0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimals_round_to_the_nearest_fixed() {
+        assert_eq!(parse_fixed("12").unwrap(), Fixed::from_num(12));
+        assert_eq!(parse_fixed("-0.5").unwrap(), Fixed::from_num(-1) / 2);
+        // 0.45 * 65536 = 29491.2 -> 29491.
+        assert_eq!(parse_fixed("0.45").unwrap().to_bits(), 29491);
+        // 0.4 * 65536 = 26214.4 -> 26214.
+        assert_eq!(parse_fixed("0.4").unwrap().to_bits(), 26214);
+        assert_eq!(parse_fixed("16384").unwrap(), WORLD_LIMIT);
+    }
+
+    #[test]
+    fn bad_text_names_what_was_expected() {
+        for bad in ["", "-", "1.", ".5", "1e3", "nan", "0x10", "1,5", "16384.1", "99999999999999999999"] {
+            let err = parse_fixed(bad).unwrap_err();
+            assert!(err.starts_with("expected"), "{bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn json_numbers_keep_their_text() {
+        #[derive(Deserialize)]
+        struct T {
+            #[serde(deserialize_with = "deserialize_fixed")]
+            a: Fixed,
+            b: Vec<JsonFixed>,
+        }
+        let t: T = serde_json::from_str(r#"{"a": 0.45, "b": [-5.0, 3]}"#).unwrap();
+        assert_eq!(t.a.to_bits(), 29491);
+        assert_eq!(t.b, vec![JsonFixed(Fixed::from_num(-5)), JsonFixed(Fixed::from_num(3))]);
+        let err = serde_json::from_str::<T>("{\"a\": 1e3, \"b\": []}").err().unwrap();
+        assert_eq!(err.line(), 1);
+        assert!(err.to_string().contains("expected a decimal"), "{err}");
+    }
+}
