@@ -13,8 +13,85 @@ use pathing::{Fixed, Goal, NavGrid, Navcell, PassClass, PassMap, Path, PathStatu
 pub type Body = fn(&[u8]);
 
 /// The target names, each with its body.
-pub const TARGETS: [(&str, Body); 4] =
-    [("movingai_map", movingai_map), ("movingai_scen", movingai_scen), ("grid_text", grid_text), ("jps_vs_astar", jps_vs_astar)];
+pub const TARGETS: [(&str, Body); 7] = [
+    ("movingai_map", movingai_map),
+    ("movingai_scen", movingai_scen),
+    ("grid_text", grid_text),
+    ("jps_vs_astar", jps_vs_astar),
+    ("class_file", class_file),
+    ("polygon_config", polygon_config),
+    ("raster_square", raster_square),
+];
+
+/// Parses bytes as a passability class file; a parsed set must survive write → parse unchanged.
+pub fn class_file(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    if let Ok(set) = pathing::classes::ClassSet::parse_json(text) {
+        let again = pathing::classes::ClassSet::parse_json(&set.to_json()).expect("written class files parse");
+        assert_eq!(again, set, "classes changed in a write/parse round trip");
+    }
+}
+
+/// Parses bytes as a polygon config; a parsed config with a small enough grid must build, and its
+/// grid must survive the grid text format.
+pub fn polygon_config(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(config) = pathing::polygon::PolygonConfig::parse_json(text) else { return };
+    let Ok(bounds) = config.grid_bounds() else { return };
+    if u64::from(bounds.width) * u64::from(bounds.depth) > 1 << 16 {
+        return;
+    }
+    let built = config.build_grid().expect("a config with valid bounds builds");
+    let again = pathing::grid_text::parse_grid_text(&pathing::grid_text::write_grid_text(&built)).expect("written grids parse");
+    assert_eq!(again.grid, built.grid, "grid changed in a write/parse round trip");
+}
+
+/// Rasterizes one square from bytes and checks every navcell of a small grid against the rule
+/// evaluated directly, corner by corner, in wide integers.
+///
+/// Layout: `[x, z, hw, hh, angle_lo, angle_hi, clearance, cell]` (metres in 1/16 units, angle in
+/// 1/16 degrees, navcell size in 1/16 m plus 1/16).
+pub fn raster_square(data: &[u8]) {
+    let [x, z, hw, hh, a0, a1, c, cell, ..] = data else { return };
+    let sixteenth = |v: u8| Fixed::from_bits(i64::from(v) << 12);
+    let cell = Fixed::from_bits((i64::from(*cell % 64) + 1) << 12);
+    let deg = Fixed::from_bits(i64::from(u16::from_le_bytes([*a0, *a1])) << 12);
+    let Ok(square) =
+        pathing::raster::oriented_square(pathing::WorldPos::new(sixteenth(*x), sixteenth(*z)), sixteenth(*hw), sixteenth(*hh), deg)
+    else {
+        return;
+    };
+    let clearance = sixteenth(*c);
+    let (w, h) = (48u32, 48u32);
+    let mut got = vec![false; (w * h) as usize];
+    pathing::raster::rasterize_square(&square, clearance, cell, pathing::CellRect::full(w, h), |j, i0, i1| {
+        assert!(i0 < i1 && i1 <= w && j < h, "span ({j}, {i0}..{i1}) off the grid");
+        for i in i0..i1 {
+            assert!(!got[(j * w + i) as usize], "navcell ({i}, {j}) reported twice");
+            got[(j * w + i) as usize] = true;
+        }
+    });
+    let r32 = pathing::raster::effective_radius_raw32(&square, clearance, cell);
+    let raw = |v: Fixed| i128::from(v.to_bits());
+    let (u, v, ctr) = (square.u(), square.v(), square.center());
+    let inside = |px: i128, pz: i128| {
+        // Everything with 32 fractional bits.
+        let (dx, dz) = (px - raw(ctr.x), pz - raw(ctr.z));
+        let a = (dx * raw(u.x) + dz * raw(u.z)).abs();
+        let b = (dx * raw(v.x) + dz * raw(v.z)).abs();
+        let ea = (a - (raw(square.hw()) << 16)).max(0);
+        let eb = (b - (raw(square.hh()) << 16)).max(0);
+        ea * ea + eb * eb <= r32 * r32
+    };
+    let s = raw(cell);
+    for j in 0..h {
+        for i in 0..w {
+            let (x0, z0) = (i128::from(i) * s, i128::from(j) * s);
+            let want = inside(x0, z0) && inside(x0 + s, z0) && inside(x0, z0 + s) && inside(x0 + s, z0 + s);
+            assert_eq!(got[(j * w + i) as usize], want, "navcell ({i}, {j})");
+        }
+    }
+}
 
 /// Parses bytes as a Moving AI map; a parsed map must survive write → parse unchanged.
 pub fn movingai_map(data: &[u8]) {

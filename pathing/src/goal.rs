@@ -130,7 +130,7 @@ impl Square {
 
     /// Whether the closed box `[x0, x1] × [z0, z1]` (raw, 16 fractional bits) meets the closed
     /// square: a separating-axis test on the box's axes and the square's edge normals.
-    fn box_intersects(&self, x0: i128, x1: i128, z0: i128, z1: i128) -> bool {
+    pub(crate) fn box_intersects(&self, x0: i128, x1: i128, z0: i128, z1: i128) -> bool {
         let (cx, cz) = (raw(self.center.x), raw(self.center.z));
         let (ex, ez) = self.extents();
         // Axes x and z, in 32 fractional bits.
@@ -201,7 +201,7 @@ impl Square {
     }
 
     /// Whether a point (raw) is inside or on the edge of the square.
-    fn contains_point(&self, x: i128, z: i128) -> bool {
+    pub(crate) fn contains_point(&self, x: i128, z: i128) -> bool {
         let (dx, dz) = (x - raw(self.center.x), z - raw(self.center.z));
         let (ux, uz, vx, vz) = (raw(self.u.x), raw(self.u.z), raw(self.v.x), raw(self.v.z));
         let x_abs = self.cross_abs();

@@ -52,6 +52,7 @@
 #![forbid(unsafe_code)]
 
 mod astar;
+pub mod classes;
 pub mod cost;
 pub mod decimal;
 mod geometry;
@@ -65,10 +66,17 @@ pub mod movingai;
 mod nav_grid;
 mod navcell;
 mod pass_map;
+pub mod passability;
+pub mod placement;
+pub mod polygon;
+pub mod raster;
+pub mod refworld;
 mod render;
 mod search;
+pub mod terrain;
 #[cfg(test)]
 mod test_support;
+pub mod trig;
 
 pub use astar::find_path_astar;
 pub use geometry::{FIXED_FRAC_BITS, Fixed, Vec2, WorldPos};
@@ -78,7 +86,7 @@ pub use jps::{find_path_jps, find_path_jps_plus};
 pub use jump_table::JumpTable;
 pub use long_range::{ClassNav, GoalReach, SNAP_RADIUS_METRES, find_path};
 pub use nav_grid::{GridError, MAX_CELL_SIZE, MAX_CLASSES, MAX_SIDE, NavGrid, PassClass};
-pub use navcell::Navcell;
+pub use navcell::{CellRect, Navcell};
 pub use pass_map::PassMap;
 pub use render::{Layers, render_ascii};
 pub use search::{PartialReason, Path, PathStatus, SearchLimits, SearchOutcome, SearchScratch};

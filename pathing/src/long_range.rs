@@ -10,12 +10,13 @@
 //!   (squared Euclidean distance between navcells, ties to the lowest `(j, i)`), so the search never
 //!   exhausts a component looking for it (the grid-pathfinding design's "approach unreachable
 //!   destinations", at the hierarchy's cost).
-//! - Otherwise it is a plain JPS+ query.
+//! - Otherwise it is a plain JPS+ query (JPS when the class was built without jump tables; the
+//!   paths are the same).
 
 use crate::geometry::{Fixed, WorldPos};
 use crate::goal::{Goal, GoalRaster};
 use crate::hierarchy::Hierarchy;
-use crate::jps::find_path_jps_plus;
+use crate::jps::{find_path_jps, find_path_jps_plus};
 use crate::jump_table::JumpTable;
 use crate::nav_grid::{NavGrid, PassClass};
 use crate::navcell::Navcell;
@@ -30,15 +31,22 @@ pub const SNAP_RADIUS_METRES: u32 = 8;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ClassNav {
     pass: PassMap,
-    table: JumpTable,
+    /// Present when the class was built with jump tables: queries then run JPS+, else JPS. Both
+    /// give the same paths; the tables cost 16 bytes per navcell and most of the build time.
+    table: Option<JumpTable>,
     hierarchy: Hierarchy,
 }
 
 impl ClassNav {
     /// Builds the bit planes, jump tables and hierarchy of one class.
     pub fn build(grid: &NavGrid, class: PassClass) -> Self {
+        Self::build_with(grid, class, true)
+    }
+
+    /// Builds the bit planes and hierarchy of one class, and the jump tables when `jump_tables`.
+    pub fn build_with(grid: &NavGrid, class: PassClass, jump_tables: bool) -> Self {
         let pass = PassMap::build(grid, class);
-        let table = JumpTable::build(&pass);
+        let table = jump_tables.then(|| JumpTable::build(&pass));
         let hierarchy = Hierarchy::build(&pass);
         Self { pass, table, hierarchy }
     }
@@ -46,7 +54,9 @@ impl ClassNav {
     /// Brings everything up to date after the grid changed inside `i0 ≤ i < i1`, `j0 ≤ j < j1`.
     pub fn update_rect(&mut self, grid: &NavGrid, i0: u32, j0: u32, i1: u32, j1: u32) {
         self.pass.update_rect(grid, i0, j0, i1, j1);
-        self.table.update_rect(&self.pass, i0, j0, i1, j1);
+        if let Some(table) = &mut self.table {
+            table.update_rect(&self.pass, i0, j0, i1, j1);
+        }
         self.hierarchy.update_rect(&self.pass, i0, j0, i1, j1);
     }
 
@@ -56,7 +66,9 @@ impl ClassNav {
         for c in cells {
             let (i, j) = (u32::from(c.i), u32::from(c.j));
             self.pass.update_rect(grid, i, j, i + 1, j + 1);
-            self.table.update_rect(&self.pass, i, j, i + 1, j + 1);
+            if let Some(table) = &mut self.table {
+                table.update_rect(&self.pass, i, j, i + 1, j + 1);
+            }
         }
         self.hierarchy.update_cells(&self.pass, cells);
     }
@@ -66,9 +78,9 @@ impl ClassNav {
         &self.pass
     }
 
-    /// The jump tables.
-    pub fn jump_table(&self) -> &JumpTable {
-        &self.table
+    /// The jump tables, when the class was built with them.
+    pub fn jump_table(&self) -> Option<&JumpTable> {
+        self.table.as_ref()
     }
 
     /// The hierarchy.
@@ -168,14 +180,22 @@ pub fn find_path(
     };
     scratch.goal.reset(goal, nav.pass.width(), nav.pass.height(), nav.pass.cell_size());
     match goal_reach(&nav.hierarchy, &mut scratch.goal, start, component) {
-        GoalReach::Reachable => find_path_jps_plus(&nav.pass, &nav.table, start, goal, limits, scratch, path),
+        GoalReach::Reachable => jps(nav, start, goal, limits, scratch, path),
         GoalReach::Unreachable { nearest } => {
             let substitute = Goal::navcell_center(nearest.i, nearest.j, nav.pass.cell_size());
-            let mut outcome = find_path_jps_plus(&nav.pass, &nav.table, start, &substitute, limits, scratch, path);
+            let mut outcome = jps(nav, start, &substitute, limits, scratch, path);
             if outcome.status == PathStatus::Complete {
                 outcome.status = PathStatus::Partial(PartialReason::Unreachable);
             }
             outcome
         }
+    }
+}
+
+/// JPS+ over the class's tables when it has them, plain JPS otherwise (same paths).
+fn jps(nav: &ClassNav, start: Navcell, goal: &Goal, limits: &SearchLimits, scratch: &mut SearchScratch, path: &mut Path) -> SearchOutcome {
+    match &nav.table {
+        Some(table) => find_path_jps_plus(&nav.pass, table, start, goal, limits, scratch, path),
+        None => find_path_jps(&nav.pass, start, goal, limits, scratch, path),
     }
 }

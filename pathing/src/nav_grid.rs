@@ -186,6 +186,24 @@ impl NavGrid {
         self.blocked[idx] = mask & self.class_bits();
     }
 
+    /// ORs `mask` (bits of classes not in use dropped) into the navcells `i0 ≤ i < i1` of row `j`.
+    ///
+    /// # Panics
+    /// When the span is off the grid.
+    #[inline]
+    pub fn block_span(&mut self, j: u32, i0: u32, i1: u32, mask: u16) {
+        let mask = mask & self.class_bits();
+        let row = j as usize * usize::from(self.width);
+        for m in &mut self.blocked[row + i0 as usize..row + i1 as usize] {
+            *m |= mask;
+        }
+    }
+
+    /// The raw masks, writable, for the crate's builders (which keep bits inside `class_bits`).
+    pub(crate) fn blocked_masks_mut(&mut self) -> &mut [u16] {
+        &mut self.blocked
+    }
+
     /// The bits of the classes in use.
     pub fn class_bits(&self) -> u16 {
         if self.n_classes >= 16 { u16::MAX } else { (1u16 << self.n_classes) - 1 }

@@ -78,6 +78,24 @@ enum Command {
         #[arg(long)]
         render: bool,
     },
+    /// Rasterizes obstruction squares for one clearance (the narrow-obstruction rule applied) and
+    /// prints the navcell grid: `#` blocked, `.` passable, the top row is `j = H-1`.
+    #[command(allow_negative_numbers = true)]
+    Raster {
+        /// Grid width and height in navcells.
+        #[arg(long, num_args = 2, value_names = ["W", "H"], required = true)]
+        size: Vec<u32>,
+        /// The class clearance in metres (a decimal such as 1 or 0.5).
+        #[arg(long, default_value = "0")]
+        clearance: String,
+        /// Navcell size in metres.
+        #[arg(long, default_value = "1")]
+        cell_size: String,
+        /// An obstruction square: centre X Z, half-sizes HW HH (metres) and its angle in degrees,
+        /// anticlockwise from the x axis. Repeat for more squares.
+        #[arg(long, num_args = 5, value_names = ["X", "Z", "HW", "HH", "DEG"], action = clap::ArgAction::Append)]
+        square: Vec<String>,
+    },
 }
 
 /// The long-range search to run.
@@ -155,6 +173,7 @@ where
         Command::Scen { map, scen, algo, first } => cmd_scen(&map, &scen, algo, first, out),
         Command::Path { map, sx, sy, gx, gy, algo, render } => cmd_path(&map, (sx, sy), (gx, gy), algo, render, out),
         Command::Reach { map, sx, sy, gx, gy } => cmd_reach(&map, (sx, sy), (gx, gy), out),
+        Command::Raster { size, clearance, cell_size, square } => cmd_raster(&size, &clearance, &cell_size, &square, out),
     };
     match result {
         Ok(code) => code,
@@ -454,4 +473,48 @@ pub fn length_matches(expected_text: &str, got: f64) -> bool {
     let decimals = expected_text.split_once('.').map_or(0, |(_, frac)| frac.len());
     let print_tolerance = if decimals == 2 { 0.5 * 10f64.powi(-(decimals as i32)) + 1e-9 } else { 0.0 };
     (got - expected).abs() <= (1e-5 * expected.abs()).max(print_tolerance)
+}
+
+/// A decimal command-line value.
+fn decimal_arg(what: &str, text: &str) -> Result<pathing::Fixed, CliError> {
+    pathing::decimal::parse_fixed(text).map_err(|e| CliError::BadArgument { message: format!("{what}: {e}") })
+}
+
+fn cmd_raster(size: &[u32], clearance: &str, cell_size: &str, squares: &[String], out: &mut dyn Write) -> Result<i32, CliError> {
+    let bad = |message: String| CliError::BadArgument { message };
+    let (w, h) = (size[0], size[1]);
+    if w == 0 || h == 0 || u64::from(w) * u64::from(h) > 1 << 24 {
+        return Err(bad(format!("--size: expected W and H of at least 1 with W×H at most 16777216, found {w} {h}")));
+    }
+    let clearance = decimal_arg("--clearance", clearance)?;
+    if clearance < pathing::Fixed::ZERO {
+        return Err(bad(format!("--clearance: expected a clearance of at least 0, found {clearance}")));
+    }
+    let cell_size = decimal_arg("--cell-size", cell_size)?;
+    if cell_size <= pathing::Fixed::ZERO || cell_size > pathing::MAX_CELL_SIZE {
+        return Err(bad(format!("--cell-size: expected a size in (0, {}], found {cell_size}", pathing::MAX_CELL_SIZE)));
+    }
+    let mut grid = pathing::NavGrid::new(w, h, 1, cell_size).map_err(|e| bad(format!("--size: {e}")))?;
+    for (n, sq) in squares.chunks(5).enumerate() {
+        let what = |field: &str| format!("--square #{} {field}", n + 1);
+        let x = decimal_arg(&what("X"), &sq[0])?;
+        let z = decimal_arg(&what("Z"), &sq[1])?;
+        let hw = decimal_arg(&what("HW"), &sq[2])?;
+        let hh = decimal_arg(&what("HH"), &sq[3])?;
+        let deg = decimal_arg(&what("DEG"), &sq[4])?;
+        let square = pathing::raster::oriented_square(pathing::WorldPos::new(x, z), hw, hh, deg)
+            .map_err(|e| bad(format!("--square #{}: {e}", n + 1)))?;
+        pathing::raster::rasterize_square(&square, clearance, cell_size, pathing::CellRect::full(w, h), |j, i0, i1| {
+            grid.block_span(j, i0, i1, 1)
+        });
+    }
+    let mut text = String::with_capacity((w as usize + 1) * h as usize);
+    for j in (0..h).rev() {
+        for i in 0..w {
+            text.push(if grid.blocked_mask(Navcell::new(i as u16, j as u16)) != 0 { '#' } else { '.' });
+        }
+        text.push('\n');
+    }
+    out.write_all(text.as_bytes()).map_err(|source| CliError::Io { file: "<stdout>".into(), source })?;
+    Ok(0)
 }

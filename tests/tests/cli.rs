@@ -117,3 +117,66 @@ fn reach_answers_reachable_or_the_nearest_reachable_navcell() {
     assert_eq!(code, 2);
     assert!(err.contains("off the 5x3 map"), "{err}");
 }
+
+#[test]
+fn raster_draws_the_seed_rotated_rectangle() {
+    // The 0 A.D. design's 30° figure: centre (13.5, 5.5), half-sizes 3.5 × 1.5, clearance 1.
+    let (code, out, err) = phalanx(&["raster", "--size", "20", "10", "--clearance", "1", "--square", "13.5", "5.5", "3.5", "1.5", "30"]);
+    assert_eq!(code, 0, "{err}");
+    let want = "\
+....................
+...............#....
+.............####...
+............#####...
+..........#######...
+..........#####.....
+..........####......
+...........#........
+....................
+....................
+";
+    assert_eq!(out, want);
+    // Several squares, negative coordinates and angles, a fractional navcell size.
+    let (code, out, err) = phalanx(&[
+        "raster",
+        "--size",
+        "8",
+        "4",
+        "--cell-size",
+        "0.5",
+        "--square",
+        "1",
+        "1",
+        "0.5",
+        "0.25",
+        "-45",
+        "--square",
+        "-1",
+        "0",
+        "1",
+        "1",
+        "0",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.lines().count(), 4);
+    assert!(out.lines().all(|l| l.len() == 8));
+    assert!(out.contains('#'));
+}
+
+#[test]
+fn raster_rejects_what_it_cannot_use() {
+    for (args, needle) in [
+        (&["raster", "--size", "0", "4"][..], "--size"),
+        (&["raster", "--size", "4", "4", "--clearance", "-1"], "--clearance"),
+        (&["raster", "--size", "4", "4", "--clearance", "abc"], "--clearance"),
+        (&["raster", "--size", "4", "4", "--cell-size", "0"], "--cell-size"),
+        (&["raster", "--size", "4", "4", "--square", "1", "1", "1", "1"], "5 values"),
+        (&["raster", "--size", "4", "4", "--square", "1", "1", "-1", "1", "0"], "--square #1"),
+        (&["raster", "--size", "4", "4", "--square", "99999", "1", "1", "1", "0"], "--square #1 X"),
+        (&["raster", "--size", "70000", "70000"], "--size"),
+    ] {
+        let (code, out, err) = phalanx(args);
+        assert_eq!(code, 2, "{args:?}: {out}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
+}
