@@ -22,6 +22,15 @@
 use crate::navcell::Navcell;
 use crate::pass_map::PassMap;
 
+/// The root of `x` in a union-find forest, halving paths on the way.
+fn find16(parent: &mut [u16], mut x: u16) -> u16 {
+    while parent[usize::from(x)] != x {
+        parent[usize::from(x)] = parent[usize::from(parent[usize::from(x)])];
+        x = parent[usize::from(x)];
+    }
+    x
+}
+
 /// Side of a chunk. `[Units: navcells]`
 ///
 /// 64 keeps a chunk's labels in 8 KiB (cache-resident while one chunk is relabelled) and makes a
@@ -129,9 +138,9 @@ impl Hierarchy {
         if chunks.is_empty() {
             return;
         }
-        let mut stack = Vec::new();
+        let mut runs = Vec::new();
         for &(cx, cy) in chunks {
-            self.label_chunk(map, cx, cy, &mut stack);
+            self.label_chunk(map, cx, cy, &mut runs);
         }
         // Borders of the relabelled chunks: their own east/north borders and their west/south
         // neighbours' east/north borders.
@@ -193,35 +202,54 @@ impl Hierarchy {
         (i0, j0, CHUNK_SIZE.min(self.width - i0), CHUNK_SIZE.min(self.height - j0))
     }
 
-    /// Labels the regions of one chunk by flood fill in raster order.
-    fn label_chunk(&mut self, map: &PassMap, cx: u32, cy: u32, stack: &mut Vec<u16>) {
+    /// Labels the regions of one chunk, numbered in the raster order of their first navcell.
+    ///
+    /// Works on runs: each chunk row is one 64-bit window of the row bit plane, split into runs of
+    /// passable navcells; runs of neighbouring rows that share a column are joined (union-find with
+    /// the earlier run as root), and each run's region is its root's. The earliest run of a region
+    /// holds its first navcell in raster order, so the numbering is the flood fill's.
+    fn label_chunk(&mut self, map: &PassMap, cx: u32, cy: u32, runs: &mut Vec<(u16, u16, u16)>) {
         let (i0, j0, cw, ch) = self.chunk_rect(cx, cy);
-        let mut labels = vec![0u16; (cw * ch) as usize];
-        let mut n_regions = 0u16;
-        let pass = |k: u32| map.is_passable(Navcell::new((i0 + k % cw) as u16, (j0 + k / cw) as u16));
-        for seed in 0..cw * ch {
-            if labels[seed as usize] != 0 || !pass(seed) {
-                continue;
-            }
-            n_regions += 1;
-            labels[seed as usize] = n_regions;
-            stack.clear();
-            stack.push(seed as u16);
-            while let Some(k) = stack.pop() {
-                let (x, y) = (u32::from(k) % cw, u32::from(k) / cw);
-                let neighbours = [
-                    (x + 1 < cw).then(|| k + 1),
-                    (x > 0).then(|| k - 1),
-                    (y + 1 < ch).then(|| k + cw as u16),
-                    (y > 0).then(|| k - cw as u16),
-                ];
-                for n in neighbours.into_iter().flatten() {
-                    if labels[usize::from(n)] == 0 && pass(u32::from(n)) {
-                        labels[usize::from(n)] = n_regions;
-                        stack.push(n);
+        let keep = if cw >= 64 { u64::MAX } else { (1u64 << cw) - 1 };
+        runs.clear();
+        let mut parent: Vec<u16> = Vec::new();
+        let mut prev = 0..0;
+        for y in 0..ch {
+            let mut bits = map.rows.window_fwd((j0 + y + 1) as usize, (i0 + 1) as usize) & keep;
+            let start = runs.len();
+            while bits != 0 {
+                let x0 = bits.trailing_zeros();
+                let len = (!(bits >> x0)).trailing_zeros();
+                let x1 = x0 + len;
+                bits &= if x1 >= 64 { 0 } else { u64::MAX << x1 };
+                let me = runs.len() as u16;
+                runs.push((y as u16, x0 as u16, x1 as u16));
+                parent.push(me);
+                for other in prev.clone() {
+                    let (_, a0, a1) = runs[other];
+                    if u32::from(a0) < x1 && x0 < u32::from(a1) {
+                        let (ra, rb) = (find16(&mut parent, other as u16), find16(&mut parent, me));
+                        let (lo, hi) = (ra.min(rb), ra.max(rb));
+                        parent[usize::from(hi)] = lo;
                     }
                 }
             }
+            prev = start..runs.len();
+        }
+        let mut labels = vec![0u16; (cw * ch) as usize];
+        let mut run_label = vec![0u16; runs.len()];
+        let mut n_regions = 0u16;
+        for r in 0..runs.len() {
+            let root = usize::from(find16(&mut parent, r as u16));
+            run_label[r] = if root == r {
+                n_regions += 1;
+                n_regions
+            } else {
+                run_label[root]
+            };
+            let (y, x0, x1) = runs[r];
+            let at = u32::from(y) * cw;
+            labels[(at + u32::from(x0)) as usize..(at + u32::from(x1)) as usize].fill(run_label[r]);
         }
         let idx = self.chunk_index(cx, cy);
         self.chunks[idx].labels = labels;
@@ -651,7 +679,48 @@ mod tests {
         assert_eq!(hierarchy.n_components(), 4, "a cross of walls makes four quarters");
     }
 
+    /// Region labels of one chunk by the plainest method: a flood fill seeded at each unlabelled
+    /// passable navcell in raster order.
+    fn flood_labels(map: &PassMap, i0: u32, j0: u32, cw: u32, ch: u32) -> Vec<u16> {
+        let mut labels = vec![0u16; (cw * ch) as usize];
+        let pass = |x: u32, y: u32| map.is_passable(Navcell::new((i0 + x) as u16, (j0 + y) as u16));
+        let mut next = 0;
+        for seed in 0..cw * ch {
+            if labels[seed as usize] != 0 || !pass(seed % cw, seed / cw) {
+                continue;
+            }
+            next += 1;
+            labels[seed as usize] = next;
+            let mut stack = vec![seed];
+            while let Some(k) = stack.pop() {
+                let (x, y) = (k % cw, k / cw);
+                for (nx, ny) in [(x + 1, y), (x.wrapping_sub(1), y), (x, y + 1), (x, y.wrapping_sub(1))] {
+                    if nx < cw && ny < ch && labels[(ny * cw + nx) as usize] == 0 && pass(nx, ny) {
+                        labels[(ny * cw + nx) as usize] = next;
+                        stack.push(ny * cw + nx);
+                    }
+                }
+            }
+        }
+        labels
+    }
+
     proptest! {
+        /// Run-based chunk labelling numbers regions exactly as a raster-order flood fill does.
+        #[test]
+        fn chunk_labels_equal_a_flood_fill(w in 1u32..150, h in 1u32..150, seed in any::<u64>(), density in 0u64..100) {
+            let grid = crate::test_support::random_grid(w, h, seed, density);
+            let map = PassMap::build(&grid, crate::test_support::CLASS);
+            let hierarchy = Hierarchy::build(&map);
+            for cy in 0..hierarchy.chunks_y {
+                for cx in 0..hierarchy.chunks_x {
+                    let (i0, j0, cw, ch) = hierarchy.chunk_rect(cx, cy);
+                    let chunk = &hierarchy.chunks[hierarchy.chunk_index(cx, cy)];
+                    prop_assert_eq!(&chunk.labels, &flood_labels(&map, i0, j0, cw, ch), "chunk ({}, {})", cx, cy);
+                }
+            }
+        }
+
         /// After any sequence of rectangle edits, the incrementally updated hierarchy equals a
         /// rebuilt one, and its components agree with a global flood fill.
         #[test]

@@ -51,7 +51,6 @@ impl BitPlane {
     }
 
     /// Bits `pos .. pos + 64` of a line; bit 0 of the result is position `pos`.
-    #[cfg(test)]
     pub(crate) fn window_fwd(&self, line: usize, pos: usize) -> u64 {
         let (w, b) = self.bit_index(line, pos);
         let lo = self.words[w] >> b;
