@@ -53,6 +53,7 @@
 
 mod astar;
 pub mod classes;
+pub mod collide;
 pub mod cost;
 pub mod decimal;
 mod geometry;

@@ -15,9 +15,11 @@
 //! - **Unit placement**: the unit's navcell is passable for its class, and the unit does not
 //!   collide with any other unit's square grown by its radius plus [`SPAWN_EPSILON`]: invalid when
 //!   `|dx| ≤ r₁ + r₂ + ε` and `|dz| ≤ r₁ + r₂ + ε`.
-//! - **Spawn points** are tried on rings around the footprint, nearest ring first; on each ring,
-//!   from the middle of the footprint's front side (the `−v` side) outwards, alternately
-//!   anticlockwise and clockwise along the ring; the first valid position wins.
+//! - **Spawn points** are tried on rings around the footprint, nearest ring first (ring `k` at
+//!   `r + ε + k·(2r + 2ε)` from the footprint, at least a navcell apart); on each ring, from the
+//!   middle of the footprint's front side (the `−v` side) outwards, every `2r + 2ε` (at least half a
+//!   navcell), alternately anticlockwise and clockwise along the ring; the first valid position
+//!   wins.
 //! - **Foundation dispersal**: a unit (other than the builder) is in the way when it is inside the
 //!   footprint grown by its clearance plus half a navcell (a non-rounded, conservative cover of what
 //!   the rasterization can block); it is sent straight out through the nearest side to the
@@ -40,8 +42,9 @@ pub const SPAWN_EPSILON: Fixed = Fixed::from_bits(1 << 13);
 /// A building's footprint is grown by this many navcells before it is checked.
 pub const BUILDING_SPACING_CELLS: u32 = 1;
 
-/// Most spawn rings tried around a footprint.
-pub const SPAWN_RINGS: u32 = 4;
+/// Most spawn rings tried around a footprint (eight rings around a point hold about 120 units of
+/// one size).
+pub const SPAWN_RINGS: u32 = 8;
 
 /// Most positions tried on one spawn ring.
 pub const SPAWN_POSITIONS_PER_RING: u32 = 512;
@@ -174,9 +177,12 @@ impl NavWorld {
     pub fn pick_spawn_point(&self, class: PassClass, footprint: &Square, radius: Fixed, units: &[UnitShape]) -> Option<WorldPos> {
         let s = raw(self.grid().cell_size());
         let r = raw(radius).max(0);
-        let step = (2 * r + raw(SPAWN_EPSILON)).max(s / 2).max(1);
+        // Neighbouring candidates are 2r + 2ε apart, strictly more than the r + r + ε the
+        // placement rule needs, so a ring can fill up with units of one size.
+        let spacing = 2 * r + 2 * raw(SPAWN_EPSILON);
+        let step = spacing.max(s / 2).max(1);
         for ring in 0..i128::from(SPAWN_RINGS) {
-            let d = r + raw(SPAWN_EPSILON) + ring * (2 * r + raw(SPAWN_EPSILON)).max(s);
+            let d = r + raw(SPAWN_EPSILON) + ring * spacing.max(s);
             let (a, b) = (raw(footprint.hw()) + d, raw(footprint.hh()) + d);
             let perimeter = 4 * (a + b);
             let n = (perimeter / step).clamp(1, i128::from(SPAWN_POSITIONS_PER_RING));

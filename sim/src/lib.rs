@@ -32,9 +32,13 @@
 #![deny(clippy::float_arithmetic)]
 #![forbid(unsafe_code)]
 
+pub mod command;
+pub mod digest_tree;
 mod ids;
+pub mod motion;
 mod rng;
 pub mod state_hash;
+pub mod world;
 
 pub use ids::{EntityAllocator, EntityId};
 pub use rng::SimRng;

@@ -1,0 +1,214 @@
+//! Commands: everything that changes the world from outside, as plain serde data with explicit
+//! integer widths, and the events a turn reports.
+//!
+//! A command carries its `(turn, player, seq)`; a turn applies its commands in that total order,
+//! whatever order they arrived in. A command the world cannot carry out is rejected with a reason
+//! (an [`Event::Rejected`]) and changes nothing.
+
+use pathing::{Fixed, WorldPos};
+use serde::{Deserialize, Serialize};
+
+use crate::ids::EntityId;
+
+/// A player slot. Player 0 is the world itself (scenario setup, triggers).
+pub type PlayerId = u8;
+
+/// One command, stamped with when it applies and who sent it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Command {
+    /// The turn it applies in.
+    pub turn: u32,
+    /// Who sent it.
+    pub player: PlayerId,
+    /// The sender's sequence number; orders a player's commands within a turn.
+    pub seq: u32,
+    /// What to do.
+    pub kind: CommandKind,
+}
+
+impl Command {
+    /// The total order commands of a turn are applied in.
+    pub fn order_key(&self) -> (u32, PlayerId, u32) {
+        (self.turn, self.player, self.seq)
+    }
+}
+
+/// Where a move order goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum GoalSpec {
+    /// A point.
+    Point(WorldPos),
+    /// Anywhere within `radius` of `center` (a unit in range of a target).
+    Circle {
+        /// Centre.
+        center: WorldPos,
+        /// Radius. `[Units: metres]`
+        radius: Fixed,
+    },
+    /// Anywhere in an axis-aligned square of half-size `half` (a building's footprint plus range).
+    Square {
+        /// Centre.
+        center: WorldPos,
+        /// Half-size. `[Units: metres]`
+        half: Fixed,
+    },
+}
+
+impl GoalSpec {
+    /// A point in the goal: where a unit aims its last waypoint.
+    pub fn anchor(&self) -> WorldPos {
+        match *self {
+            GoalSpec::Point(p) => p,
+            GoalSpec::Circle { center, .. } | GoalSpec::Square { center, .. } => center,
+        }
+    }
+}
+
+/// An obstruction square in the editor form `(x, z, w, h, θ)`: centre, full sizes and the angle in
+/// degrees anticlockwise from the x axis.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SquareSpec {
+    /// Centre x. `[Units: metres]`
+    pub x: Fixed,
+    /// Centre z. `[Units: metres]`
+    pub z: Fixed,
+    /// Width along the square's own x axis. `[Units: metres]`
+    pub w: Fixed,
+    /// Height along its own z axis. `[Units: metres]`
+    pub h: Fixed,
+    /// Angle. `[Units: degrees]`
+    pub degrees: Fixed,
+}
+
+/// What a command does.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum CommandKind {
+    /// Creates `count` units of a class for the sending player, placed at the first valid
+    /// positions around `at` (spawn rings, as from a building of half-size 0).
+    Spawn {
+        /// Passability class index.
+        class: u8,
+        /// Where.
+        at: WorldPos,
+        /// How many. `[Limit: 1..=256]`
+        count: u16,
+        /// Half-size of each unit's obstruction square. `[Units: metres] [Limit: (0, 8]]`
+        radius: Fixed,
+        /// Speed. `[Units: metres per second] [Limit: (0, 64]]`
+        speed: Fixed,
+    },
+    /// Orders units to move; `queue` appends to their orders instead of replacing them.
+    Move {
+        /// The units (each must be live and the sender's).
+        units: Vec<EntityId>,
+        /// Where.
+        goal: GoalSpec,
+        /// Append instead of replace.
+        queue: bool,
+    },
+    /// Clears units' orders and stops them where they stand.
+    Stop {
+        /// The units.
+        units: Vec<EntityId>,
+    },
+    /// Places a static obstruction (a building, wall or tree); the world assigns its id, reported by
+    /// [`Event::ObstructionPlaced`].
+    PlaceObstruction {
+        /// The square.
+        square: SquareSpec,
+        /// Which classes it blocks (`pathing::passability::ObstructionFlags`).
+        flags: u8,
+    },
+    /// Removes an obstruction by id.
+    RemoveObstruction {
+        /// Its id.
+        id: u32,
+    },
+    /// Opens or closes a navigation area (a door, a gate).
+    SetArea {
+        /// The area's name.
+        name: String,
+        /// Open or closed.
+        available: bool,
+    },
+    /// Sets the heights of a rectangle of terrain vertices, row by row (x fastest).
+    EditTerrain {
+        /// First vertex column.
+        vx: u32,
+        /// First vertex row.
+        vz: u32,
+        /// Vertices per row. `[Limit: 1..=256]`
+        width: u32,
+        /// The heights; `heights.len()` is a multiple of `width`. `[Limit: ≤ 65536 values]`
+        heights: Vec<Fixed>,
+    },
+}
+
+/// Why a command was refused.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RejectReason {
+    /// Its turn is not the turn being stepped.
+    WrongTurn,
+    /// The player is not in the game.
+    UnknownPlayer,
+    /// An entity id is stale or was never allocated.
+    UnknownEntity(EntityId),
+    /// The entity belongs to another player.
+    NotOwned(EntityId),
+    /// A class index names no class, or a class that units cannot have.
+    BadClass,
+    /// A value is outside its documented limits.
+    OutOfRange,
+    /// No valid position was found (spawning) or the position is off the map.
+    NoRoom,
+    /// The world refused the change; the text says why.
+    World(String),
+}
+
+/// Something that happened during a turn, in the order it happened.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Event {
+    /// A command was refused and changed nothing.
+    Rejected {
+        /// Its `(turn, player, seq)`.
+        command: (u32, PlayerId, u32),
+        /// Why.
+        reason: RejectReason,
+    },
+    /// A unit was created.
+    Spawned {
+        /// The new unit.
+        unit: EntityId,
+    },
+    /// An obstruction was placed.
+    ObstructionPlaced {
+        /// Its id.
+        id: u32,
+    },
+    /// A unit reached the goal of its current order.
+    Arrived {
+        /// The unit.
+        unit: EntityId,
+    },
+    /// A unit's path stops short of its goal (unreachable: it heads for the nearest reachable
+    /// navcell instead).
+    PathPartial {
+        /// The unit.
+        unit: EntityId,
+    },
+    /// A unit could not move this turn (another unit or a new obstruction in the way).
+    Blocked {
+        /// The unit.
+        unit: EntityId,
+    },
+    /// A unit gave up its order after failing to make progress.
+    Failed {
+        /// The unit.
+        unit: EntityId,
+    },
+    /// A unit stood on an impassable navcell and was moved off it.
+    Unstuck {
+        /// The unit.
+        unit: EntityId,
+    },
+}

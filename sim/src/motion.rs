@@ -1,0 +1,278 @@
+//! Unit motion: each moving unit advances `speed × turn length` along its turning points.
+//!
+//! Every movement segment is checked against the navcell grid of the unit's class (all navcells the
+//! closed segment touches must be passable, [`pathing::collide::segment_clear`]) and against the
+//! obstruction squares of the units that are not moving, grown by the mover's radius, with the 0
+//! A.D. design's rule (a segment starting inside a square never collides with it; one ending inside
+//! collides; otherwise it collides when it passes through,
+//! [`pathing::collide::segment_hits_square`]). As in 0 A.D., moving units do not block each other
+//! (a column of units can walk in file); keeping them apart is the job of the collision push-apart.
+//! The other units are taken where they stood at the start of the motion step, and units are
+//! committed in entity-id order, so no unit's outcome depends on the order a loop visits them.
+//!
+//! A waypoint is reached when the turn's remaining distance covers it: the unit then stands exactly
+//! on it (no threshold is needed because movement is exact along the segment). Distances use an
+//! integer square root of the exact squared length, rounded down.
+//!
+//! Blocked units: when the grid changed under a path (a building placed on it), the unit stops at
+//! the segment's last clear point and asks for a new path at once. When another unit is in the
+//! way, it waits; after [`BLOCKED_REPLAN_TURNS`] turns it asks for a new path, and after
+//! [`BLOCKED_FAIL_TURNS`] it gives up its order ([`Event::Failed`]). A unit standing on an
+//! impassable navcell (a building placed on it) asks for a path, which the long-range pathfinder
+//! answers with a straight escape to the nearest passable navcell; the grid check is skipped while
+//! it is still inside blocked navcells.
+
+use pathing::collide::{UnitSquare, furthest_clear_point, segment_clear, segment_hits_square};
+use pathing::{Fixed, PassClass, WorldPos};
+
+use crate::command::Event;
+use crate::ids::EntityId;
+use crate::world::{PathRequest, UnitState, World};
+
+/// Turns a unit waits behind another unit before it asks for a new path.
+pub const BLOCKED_REPLAN_TURNS: u8 = 3;
+
+/// Turns a unit stays blocked before it gives up its order.
+pub const BLOCKED_FAIL_TURNS: u8 = 25;
+
+/// Side of the buckets of the unit index. `[Units: metres]`
+const BUCKET_M: i64 = 8;
+
+/// Floor of the square root.
+pub(crate) fn isqrt(n: u128) -> u128 {
+    if n < 2 {
+        return n;
+    }
+    // Newton from above: start at a power of two not below the root.
+    let mut x = 1u128 << (128 - n.leading_zeros()).div_ceil(2);
+    loop {
+        let y = (x + n / x) / 2;
+        if y >= x {
+            return x;
+        }
+        x = y;
+    }
+}
+
+/// Exact-floor length of `to − from`, raw with 16 fractional bits.
+fn distance_raw(from: WorldPos, to: WorldPos) -> i128 {
+    let dx = i128::from(to.x.to_bits()) - i128::from(from.x.to_bits());
+    let dz = i128::from(to.z.to_bits()) - i128::from(from.z.to_bits());
+    isqrt((dx * dx + dz * dz) as u128) as i128
+}
+
+/// The point `budget` along the segment from `from` towards `to` (of length `length`, both raw),
+/// each coordinate rounded toward `from`.
+fn advance(from: WorldPos, to: WorldPos, budget: i128, length: i128) -> WorldPos {
+    let step = |a: Fixed, b: Fixed| {
+        let d = i128::from(b.to_bits()) - i128::from(a.to_bits());
+        let moved = d * budget / length; // truncates toward zero: toward `from`
+        Fixed::from_bits((i128::from(a.to_bits()) + moved) as i64)
+    };
+    WorldPos::new(step(from.x, to.x), step(from.z, to.z))
+}
+
+/// Units where they stood at the start of the step, bucketed by position.
+struct UnitIndex {
+    entries: Vec<(EntityId, WorldPos, Fixed)>,
+    buckets: Vec<Vec<u32>>,
+    cols: i64,
+    rows: i64,
+    max_radius: i128,
+}
+
+impl UnitIndex {
+    fn new(entries: Vec<(EntityId, WorldPos, Fixed)>, width_m: i64, height_m: i64) -> Self {
+        let cols = (width_m / BUCKET_M + 1).max(1);
+        let rows = (height_m / BUCKET_M + 1).max(1);
+        let mut buckets = vec![Vec::new(); (cols * rows) as usize];
+        let mut max_radius = 0;
+        for (n, &(_, pos, r)) in entries.iter().enumerate() {
+            let (bx, bz) = Self::bucket(pos, cols, rows);
+            buckets[(bz * cols + bx) as usize].push(n as u32);
+            max_radius = max_radius.max(i128::from(r.to_bits()));
+        }
+        Self { entries, buckets, cols, rows, max_radius }
+    }
+
+    fn bucket(pos: WorldPos, cols: i64, rows: i64) -> (i64, i64) {
+        let b = |v: Fixed, n: i64| (v.to_bits() >> 16).div_euclid(BUCKET_M).clamp(0, n - 1);
+        (b(pos.x, cols), b(pos.z, rows))
+    }
+
+    /// Whether the segment hits another unit's square grown by `radius`.
+    fn hits(&self, me: EntityId, from: WorldPos, to: WorldPos, radius: Fixed) -> bool {
+        let reach = Fixed::from_bits((self.max_radius + i128::from(radius.to_bits())) as i64);
+        let lo = WorldPos::new(from.x.min(to.x) - reach, from.z.min(to.z) - reach);
+        let hi = WorldPos::new(from.x.max(to.x) + reach, from.z.max(to.z) + reach);
+        let (x0, z0) = Self::bucket(lo, self.cols, self.rows);
+        let (x1, z1) = Self::bucket(hi, self.cols, self.rows);
+        for bz in z0..=z1 {
+            for bx in x0..=x1 {
+                for &n in &self.buckets[(bz * self.cols + bx) as usize] {
+                    let (id, pos, half) = self.entries[n as usize];
+                    if id != me && segment_hits_square(from, to, &UnitSquare { center: pos, half }, radius) {
+                        return true;
+                    }
+                }
+            }
+        }
+        false
+    }
+}
+
+/// Moves every unit for one turn (see the module documentation).
+pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
+    let (nav, units, requests, turn_ms, digests) = world.parts_mut();
+    let grid = nav.grid();
+    let cell = i128::from(grid.cell_size().to_bits());
+    let width_m = ((i128::from(grid.width()) * cell) >> 16) as i64;
+    let height_m = ((i128::from(grid.height()) * cell) >> 16) as i64;
+    // As 0 A.D.'s movement filter: only units that are not moving block; moving units pass
+    // through one another (separating them is the collision push-apart's job).
+    let index = UnitIndex::new(
+        units.iter().flatten().filter(|u| u.state != UnitState::Moving).map(|u| (u.id, u.pos, u.radius)).collect(),
+        width_m,
+        height_m,
+    );
+    let navcell = |p: WorldPos| {
+        let c = |v: Fixed, n: u32| (i128::from(v.to_bits()).div_euclid(cell)).clamp(0, i128::from(n) - 1) as u16;
+        pathing::Navcell::new(c(p.x, grid.width()), c(p.z, grid.height()))
+    };
+    for unit in units.iter_mut().flatten() {
+        let Some(class_nav) = PassClass::new(unit.class).and_then(|c| nav.class_nav(c)) else { continue };
+        let pass = class_nav.pass_map();
+        let stuck = !pass.is_passable(navcell(unit.pos));
+        if unit.state == UnitState::WaitingForPath || (unit.state == UnitState::Idle && !stuck && unit.replan_cooldown == 0) {
+            continue; // nothing about it changes this turn
+        }
+        digests.mark(unit.id.index);
+        if unit.replan_cooldown > 0 {
+            unit.replan_cooldown -= 1;
+        }
+        match unit.state {
+            UnitState::Moving | UnitState::Blocked(_) => {
+                if stuck && !unit.escape {
+                    // Something was built on it: ask for a path, which starts with the escape.
+                    unit.waypoints.clear();
+                    unit.state = UnitState::WaitingForPath;
+                    requests.push(PathRequest { unit: unit.id });
+                    continue;
+                }
+            }
+            UnitState::Idle => {
+                if stuck {
+                    // A request without an order is an escape request.
+                    unit.state = UnitState::WaitingForPath;
+                    requests.push(PathRequest { unit: unit.id });
+                }
+                continue;
+            }
+            UnitState::WaitingForPath => continue,
+        }
+        let mut budget = (i128::from(unit.speed.to_bits()) * i128::from(turn_ms)) / 1000;
+        let mut moved = false;
+        let mut blocked_by_unit = false;
+        let mut blocked_by_grid = false;
+        while budget > 0 {
+            let Some(&next) = unit.waypoints.first() else { break };
+            let length = distance_raw(unit.pos, next);
+            let target = if length <= budget { next } else { advance(unit.pos, next, budget, length) };
+            let escaping = !pass.is_passable(navcell(unit.pos));
+            if !escaping && !segment_clear(pass, unit.pos, target) {
+                let stop = furthest_clear_point(pass, unit.pos, target);
+                if index.hits(unit.id, unit.pos, stop, unit.radius) {
+                    blocked_by_unit = true;
+                } else {
+                    moved |= stop != unit.pos;
+                    unit.pos = stop;
+                }
+                blocked_by_grid = true;
+                break;
+            }
+            if index.hits(unit.id, unit.pos, target, unit.radius) {
+                blocked_by_unit = true;
+                break;
+            }
+            moved |= target != unit.pos;
+            budget -= length.min(budget);
+            unit.pos = target;
+            if target == next {
+                unit.waypoints.remove(0);
+            } else {
+                break;
+            }
+        }
+        if blocked_by_grid {
+            // The grid changed under the path: ask again from here.
+            unit.waypoints.clear();
+            unit.state = UnitState::WaitingForPath;
+            requests.push(PathRequest { unit: unit.id });
+            events.push(Event::Blocked { unit: unit.id });
+            continue;
+        }
+        if blocked_by_unit && !moved {
+            unit.stalled = unit.stalled.saturating_add(1);
+            let turns = unit.stalled;
+            if turns == 1 {
+                events.push(Event::Blocked { unit: unit.id });
+            }
+            if turns >= BLOCKED_FAIL_TURNS {
+                unit.orders.clear();
+                unit.waypoints.clear();
+                unit.state = UnitState::Idle;
+                unit.stalled = 0;
+                events.push(Event::Failed { unit: unit.id });
+            } else if turns % BLOCKED_REPLAN_TURNS == 0 && unit.replan_cooldown == 0 {
+                unit.state = UnitState::WaitingForPath;
+                unit.replan_cooldown = BLOCKED_REPLAN_TURNS;
+                requests.push(PathRequest { unit: unit.id });
+            } else {
+                unit.state = UnitState::Blocked(turns);
+            }
+            continue;
+        }
+        if moved {
+            unit.stalled = 0;
+        }
+        unit.state = UnitState::Moving;
+        if unit.waypoints.is_empty() && unit.escape {
+            // Out of the impassable navcells: resume the order, if any.
+            unit.escape = false;
+            if unit.orders.is_empty() {
+                unit.state = UnitState::Idle;
+            } else {
+                unit.state = UnitState::WaitingForPath;
+                requests.push(PathRequest { unit: unit.id });
+            }
+        } else if unit.waypoints.is_empty() {
+            if !unit.orders.is_empty() {
+                unit.orders.remove(0);
+                events.push(Event::Arrived { unit: unit.id });
+            }
+            if unit.orders.is_empty() {
+                unit.state = UnitState::Idle;
+            } else {
+                unit.state = UnitState::WaitingForPath;
+                requests.push(PathRequest { unit: unit.id });
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn isqrt_is_the_floor_root() {
+        for n in 0u128..5000 {
+            let r = isqrt(n);
+            assert!(r * r <= n && (r + 1) * (r + 1) > n, "{n}");
+        }
+        for n in [u128::from(u64::MAX), 1 << 100, (1 << 100) - 1, u128::MAX >> 2] {
+            let r = isqrt(n);
+            assert!(r * r <= n && (r + 1).checked_mul(r + 1).is_none_or(|s| s > n), "{n}");
+        }
+    }
+}

@@ -1,0 +1,639 @@
+//! The world and its turn: commands in, events and a state hash out.
+//!
+//! [`World::step`] runs one turn, in the order of the design ("One turn"):
+//!
+//! 1. the turn's commands are applied in `(turn, player, seq)` order; a command that cannot be
+//!    carried out gives [`Event::Rejected`] and changes nothing;
+//! 2. obstruction, area and terrain changes are applied to the passability grids (dirty rectangles
+//!    only, [`NavWorld::update`]);
+//! 3. the pending long-range path requests are computed, in parallel when the world has worker
+//!    threads, and their results applied in request order, so the outcome does not depend on the
+//!    thread count;
+//! 4. units move ([`crate::motion`]), decided against the positions at the start of the step and
+//!    committed in entity-id order;
+//! 5. the state digest is computed.
+//!
+//! `step` cannot fail and never panics on any command: everything it does is a pure function of
+//! the state and the commands.
+
+use pathing::passability::{NavWorld, Obstruction, ObstructionFlags, WorldDesc, WorldError};
+use pathing::placement::UnitShape;
+use pathing::{Fixed, Goal, Navcell, Path, PathStatus, SearchLimits, SearchScratch, Square, WorldPos};
+use serde::{Deserialize, Serialize};
+
+use crate::command::{Command, CommandKind, Event, GoalSpec, PlayerId, RejectReason};
+use crate::digest_tree::{Digest, DigestReport, GridDigests, RangeDigests, StateDigest, range_digest, range_indices};
+use crate::ids::{EntityAllocator, EntityId};
+use crate::rng::SimRng;
+use crate::state_hash;
+
+/// Default turn length. `[Units: milliseconds]`
+pub const DEFAULT_TURN_MS: u32 = 200;
+
+/// Node budget of one long-range search: enough for any path on a 1024 × 1024 grid with room to
+/// spare; a search that runs out returns a partial path and the unit asks again from its end.
+pub const PATH_NODE_BUDGET: u32 = 1 << 20;
+
+/// Game settings: part of the replay header, fixed for a game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Settings {
+    /// Turn length. `[Units: milliseconds] [Limit: 1..=10000]`
+    pub turn_ms: u32,
+    /// Players 1..=players may send commands (player 0 is the world itself).
+    pub players: u8,
+    /// Seed of the simulation's random number generator.
+    pub seed: u64,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self { turn_ms: DEFAULT_TURN_MS, players: 8, seed: 0 }
+    }
+}
+
+/// What a unit is doing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum UnitState {
+    /// No order.
+    Idle,
+    /// Its path request is queued.
+    WaitingForPath,
+    /// Following its waypoints.
+    Moving,
+    /// Could not move for this many consecutive turns.
+    Blocked(u8),
+}
+
+/// A unit. `[Units: metres, metres per second]`
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Unit {
+    /// Its id.
+    pub id: EntityId,
+    /// Its player.
+    pub owner: PlayerId,
+    /// Its passability class index.
+    pub class: u8,
+    /// Where it stands.
+    pub pos: WorldPos,
+    /// Half-size of its obstruction square.
+    pub radius: Fixed,
+    /// Speed.
+    pub speed: Fixed,
+    /// Orders; the first is the current one.
+    pub orders: Vec<GoalSpec>,
+    /// Remaining turning points of the current path, next first.
+    pub waypoints: Vec<WorldPos>,
+    /// What it is doing.
+    pub state: UnitState,
+    /// Turns left before it may ask for a new path after being blocked.
+    pub replan_cooldown: u8,
+    /// Its waypoints are an escape from impassable navcells, not the path of its order.
+    pub escape: bool,
+    /// Consecutive turns it could not move (kept across replans; reset by any progress).
+    pub stalled: u8,
+}
+
+/// A queued long-range path request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PathRequest {
+    /// For which unit.
+    pub unit: EntityId,
+}
+
+/// What one turn did.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TurnReport {
+    /// The turn that was stepped.
+    pub turn: u32,
+    /// What happened, in order.
+    pub events: Vec<Event>,
+    /// The state hash at the end of the turn.
+    pub hash: [u8; 32],
+    /// The component roots it was made from, in the world's fixed order.
+    pub digest: StateDigest,
+}
+
+/// The simulation state.
+#[derive(Debug)]
+pub struct World {
+    settings: Settings,
+    turn: u32,
+    nav: NavWorld,
+    ids: EntityAllocator,
+    /// Units by entity index.
+    units: Vec<Option<Unit>>,
+    next_obstruction: u32,
+    rng: SimRng,
+    requests: Vec<PathRequest>,
+    /// Worker threads for path requests (not state: results never depend on it).
+    pool: Option<rayon::ThreadPool>,
+    /// Derived: digests of the passability grid per 64 × 64 chunk, updated per dirty rectangle.
+    grid_digests: GridDigests,
+    /// Derived: digests of the units per range of 64 entity indices, updated per dirty range.
+    unit_digests: RangeDigests,
+    /// Derived: digest of the terrain and area states, recomputed when they change.
+    geometry_digest: Digest,
+    /// Derived: digest of the obstruction list, recomputed when it changes.
+    obstruction_digest: Digest,
+    /// A terrain edit or area toggle happened this turn.
+    geometry_changed: bool,
+}
+
+/// Why a world could not be made.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SetupError {
+    /// The geometry was refused.
+    World(WorldError),
+    /// A setting is out of range.
+    Settings(String),
+}
+
+impl std::fmt::Display for SetupError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SetupError::World(e) => write!(f, "{e}"),
+            SetupError::Settings(e) => write!(f, "settings: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for SetupError {}
+
+impl World {
+    /// A world at turn 0 with the given geometry, initial obstructions (ids as given; later ones
+    /// are numbered after the largest) and settings.
+    ///
+    /// # Errors
+    /// [`SetupError`] when the geometry or a setting is refused.
+    pub fn new(desc: WorldDesc, obstructions: Vec<(u32, Obstruction)>, settings: Settings) -> Result<Self, SetupError> {
+        if !(1..=10_000).contains(&settings.turn_ms) {
+            return Err(SetupError::Settings(format!("turn length {} ms outside 1..=10000", settings.turn_ms)));
+        }
+        let next_obstruction = obstructions.iter().map(|(id, _)| id.saturating_add(1)).max().unwrap_or(1);
+        let nav = NavWorld::build(desc, obstructions).map_err(SetupError::World)?;
+        let grid_digests = GridDigests::build(nav.grid());
+        Ok(Self {
+            geometry_digest: geometry_digest(&nav),
+            obstruction_digest: obstruction_digest(&nav),
+            grid_digests,
+            unit_digests: RangeDigests::new("units"),
+            geometry_changed: false,
+            settings,
+            turn: 0,
+            nav,
+            ids: EntityAllocator::default(),
+            units: Vec::new(),
+            next_obstruction,
+            rng: SimRng::new(settings.seed),
+            requests: Vec::new(),
+            pool: None,
+        })
+    }
+
+    /// Computes path requests on `threads` worker threads (1 or 0: on the calling thread). The
+    /// results are the same for any count.
+    ///
+    /// # Errors
+    /// The thread pool's error text when it cannot start.
+    pub fn set_threads(&mut self, threads: usize) -> Result<(), String> {
+        self.pool = if threads <= 1 {
+            None
+        } else {
+            Some(rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| e.to_string())?)
+        };
+        Ok(())
+    }
+
+    /// The settings.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// The next turn to be stepped.
+    pub fn turn(&self) -> u32 {
+        self.turn
+    }
+
+    /// The passability of the world.
+    pub fn nav(&self) -> &NavWorld {
+        &self.nav
+    }
+
+    /// A live unit.
+    pub fn unit(&self, id: EntityId) -> Option<&Unit> {
+        self.units.get(id.index as usize).and_then(Option::as_ref).filter(|u| u.id == id)
+    }
+
+    /// Every live unit, in id order.
+    pub fn units(&self) -> impl Iterator<Item = &Unit> + '_ {
+        self.units.iter().flatten()
+    }
+
+    /// Pending path requests, in the order they will be computed.
+    pub fn requests(&self) -> &[PathRequest] {
+        &self.requests
+    }
+
+    /// Runs one turn with the commands scheduled for it (any order; commands of other turns are
+    /// rejected). See the module documentation.
+    pub fn step(&mut self, commands: &[Command]) -> TurnReport {
+        let mut events = Vec::new();
+        let mut ordered: Vec<&Command> = commands.iter().collect();
+        ordered.sort_by_key(|c| c.order_key());
+        for command in ordered {
+            if let Err(reason) = self.apply(command, &mut events) {
+                events.push(Event::Rejected { command: command.order_key(), reason });
+            }
+        }
+        let obstructions_changed = self.nav.has_pending();
+        let terrain_changed = std::mem::take(&mut self.geometry_changed);
+        let dirty = self.nav.update();
+        self.grid_digests.update(self.nav.grid(), &dirty);
+        if obstructions_changed {
+            self.obstruction_digest = obstruction_digest(&self.nav);
+        }
+        if terrain_changed {
+            self.geometry_digest = geometry_digest(&self.nav);
+        }
+        self.compute_paths(&mut events);
+        crate::motion::move_units(self, &mut events);
+        let stepped = self.turn;
+        self.turn = self.turn.wrapping_add(1);
+        // The digest covers the state after the turn, whose turn counter is the next turn.
+        let digest = self.state_digest();
+        TurnReport { turn: stepped, events, hash: digest.hash, digest }
+    }
+
+    /// The 32-byte hash of everything that can influence the future (see [`World::state_digest`]).
+    pub fn state_hash(&mut self) -> [u8; 32] {
+        self.state_digest().hash
+    }
+
+    /// The state digest: the roots of the components, in this fixed order, and the turn hash over
+    /// them. Large components are trees (the grid by 64 × 64 chunks, units by ranges of 64 entity
+    /// indices) whose leaves are recomputed only where something changed, so two peers can compare
+    /// roots, then leaves ([`World::digest_reports`], [`crate::digest_tree::locate`]), to find the
+    /// diverging component, chunk or entity range.
+    pub fn state_digest(&mut self) -> StateDigest {
+        for range in self.unit_digests.take_dirty() {
+            let units: Vec<&Unit> = range_indices(range)
+                .map(|r| r.filter_map(|i| self.units.get(i as usize).and_then(Option::as_ref)).collect())
+                .unwrap_or_default();
+            self.unit_digests.set_range(range, range_digest("units", range, &units));
+        }
+        let small = |name: &str, d: Digest| (name.to_owned(), d);
+        let components = vec![
+            small("settings", state_hash::digest("settings", &self.settings)),
+            small("rng", state_hash::digest("rng", &self.rng)),
+            small("ids", state_hash::digest("ids", &self.ids)),
+            small("units", self.unit_digests.root()),
+            small("requests", state_hash::digest("requests", &(&self.requests, self.next_obstruction))),
+            small("obstructions", self.obstruction_digest),
+            small("geometry", self.geometry_digest),
+            small("passability", self.grid_digests.root()),
+        ];
+        StateDigest::new(self.turn, components)
+    }
+
+    /// The state digest computed from scratch, ignoring every cached leaf: the oracle the
+    /// incremental [`World::state_digest`] must always equal.
+    pub fn state_digest_from_scratch(&self) -> StateDigest {
+        let mut fresh = Self {
+            settings: self.settings,
+            turn: self.turn,
+            nav: self.nav.clone(),
+            ids: self.ids.clone(),
+            units: self.units.clone(),
+            next_obstruction: self.next_obstruction,
+            rng: self.rng.clone(),
+            requests: self.requests.clone(),
+            pool: None,
+            grid_digests: GridDigests::build(self.nav.grid()),
+            unit_digests: RangeDigests::new("units"),
+            geometry_digest: geometry_digest(&self.nav),
+            obstruction_digest: obstruction_digest(&self.nav),
+            geometry_changed: false,
+        };
+        for index in 0..self.units.len() as u32 {
+            fresh.unit_digests.mark(index);
+        }
+        fresh.state_digest()
+    }
+
+    /// The leaves of the tree components (passability chunks, unit ranges), for locating a
+    /// divergence against another peer's.
+    pub fn digest_reports(&mut self) -> Vec<DigestReport> {
+        self.state_digest();
+        vec![self.unit_digests.tree().report(), self.grid_digests.tree().report()]
+    }
+
+    fn apply(&mut self, command: &Command, events: &mut Vec<Event>) -> Result<(), RejectReason> {
+        if command.turn != self.turn {
+            return Err(RejectReason::WrongTurn);
+        }
+        if command.player > self.settings.players {
+            return Err(RejectReason::UnknownPlayer);
+        }
+        match &command.kind {
+            CommandKind::Spawn { class, at, count, radius, speed } => {
+                self.spawn(command.player, *class, *at, *count, *radius, *speed, events)
+            }
+            CommandKind::Move { units, goal, queue } => {
+                self.check_units(command.player, units)?;
+                goal_of(goal).map_err(|_| RejectReason::OutOfRange)?;
+                for &id in units {
+                    let unit = self.units[id.index as usize].as_mut().expect("checked live");
+                    if !queue {
+                        unit.orders.clear();
+                        unit.waypoints.clear();
+                        unit.stalled = 0;
+                    }
+                    unit.orders.push(*goal);
+                    if unit.orders.len() == 1 {
+                        unit.state = UnitState::WaitingForPath;
+                        unit.escape = false;
+                        if !self.requests.iter().any(|r| r.unit == id) {
+                            self.requests.push(PathRequest { unit: id });
+                        }
+                    }
+                    self.unit_digests.mark(id.index);
+                }
+                Ok(())
+            }
+            CommandKind::Stop { units } => {
+                self.check_units(command.player, units)?;
+                for &id in units {
+                    let unit = self.units[id.index as usize].as_mut().expect("checked live");
+                    unit.orders.clear();
+                    unit.waypoints.clear();
+                    unit.state = UnitState::Idle;
+                    unit.escape = false;
+                    self.unit_digests.mark(id.index);
+                }
+                self.requests.retain(|r| !units.contains(&r.unit));
+                Ok(())
+            }
+            CommandKind::PlaceObstruction { square, flags } => {
+                let sq = pathing::raster::editor_square(square.x, square.z, square.w, square.h, square.degrees)
+                    .map_err(|_| RejectReason::OutOfRange)?;
+                if *flags & !(ObstructionFlags::BLOCK_PATHFINDING | ObstructionFlags::BLOCK_FOUNDATION) != 0 {
+                    return Err(RejectReason::OutOfRange);
+                }
+                let id = self.next_obstruction;
+                self.nav
+                    .add_obstruction(id, Obstruction { square: sq, flags: ObstructionFlags(*flags) })
+                    .map_err(|e| RejectReason::World(e.to_string()))?;
+                self.next_obstruction = self.next_obstruction.wrapping_add(1);
+                events.push(Event::ObstructionPlaced { id });
+                Ok(())
+            }
+            CommandKind::RemoveObstruction { id } => {
+                self.nav.remove_obstruction(*id).map(|_| ()).map_err(|e| RejectReason::World(e.to_string()))
+            }
+            CommandKind::SetArea { name, available } => {
+                let changed = self.nav.set_area_available(name, *available).map_err(|e| RejectReason::World(e.to_string()))?;
+                self.geometry_changed |= changed;
+                Ok(())
+            }
+            CommandKind::EditTerrain { vx, vz, width, heights } => {
+                if *width == 0 || *width > 256 || heights.is_empty() || heights.len() > 65_536 || heights.len() % *width as usize != 0 {
+                    return Err(RejectReason::OutOfRange);
+                }
+                let mut terrain = self.nav.desc().terrain.clone();
+                for (n, &h) in heights.iter().enumerate() {
+                    let (x, z) = (vx.saturating_add(n as u32 % width), vz.saturating_add(n as u32 / width));
+                    terrain.set_vertex_height(x, z, h).map_err(|e| RejectReason::World(e.to_string()))?;
+                }
+                self.nav.set_terrain(terrain).map_err(|e| RejectReason::World(e.to_string()))?;
+                self.geometry_changed = true;
+                Ok(())
+            }
+        }
+    }
+
+    fn check_units(&self, player: PlayerId, units: &[EntityId]) -> Result<(), RejectReason> {
+        if units.is_empty() || units.len() > 4096 {
+            return Err(RejectReason::OutOfRange);
+        }
+        for &id in units {
+            let unit = self.unit(id).ok_or(RejectReason::UnknownEntity(id))?;
+            if unit.owner != player {
+                return Err(RejectReason::NotOwned(id));
+            }
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn spawn(
+        &mut self,
+        player: PlayerId,
+        class: u8,
+        at: WorldPos,
+        count: u16,
+        radius: Fixed,
+        speed: Fixed,
+        events: &mut Vec<Event>,
+    ) -> Result<(), RejectReason> {
+        let pass = pathing::PassClass::new(class).ok_or(RejectReason::BadClass)?;
+        if class >= self.nav.classes().len() || self.nav.class_nav(pass).is_none() {
+            return Err(RejectReason::BadClass);
+        }
+        if !(1..=256).contains(&count)
+            || radius <= Fixed::ZERO
+            || radius > Fixed::from_num(8)
+            || speed <= Fixed::ZERO
+            || speed > Fixed::from_num(64)
+        {
+            return Err(RejectReason::OutOfRange);
+        }
+        let origin = Square::axis_aligned(at, Fixed::ZERO, Fixed::ZERO).map_err(|_| RejectReason::OutOfRange)?;
+        let mut shapes: Vec<UnitShape> = self.units().map(|u| UnitShape { pos: u.pos, radius: u.radius }).collect();
+        let mut placed = Vec::new();
+        for _ in 0..count {
+            let pos = self.nav.pick_spawn_point(pass, &origin, radius, &shapes).ok_or(RejectReason::NoRoom)?;
+            shapes.push(UnitShape { pos, radius });
+            placed.push(pos);
+        }
+        for pos in placed {
+            let id = self.ids.allocate();
+            let unit = Unit {
+                id,
+                owner: player,
+                class,
+                pos,
+                radius,
+                speed,
+                orders: Vec::new(),
+                waypoints: Vec::new(),
+                state: UnitState::Idle,
+                replan_cooldown: 0,
+                escape: false,
+                stalled: 0,
+            };
+            let slot = id.index as usize;
+            if self.units.len() <= slot {
+                self.units.resize(slot + 1, None);
+            }
+            self.units[slot] = Some(unit);
+            self.unit_digests.mark(id.index);
+            events.push(Event::Spawned { unit: id });
+        }
+        Ok(())
+    }
+
+    /// Computes every pending request (in parallel when configured) and applies the results in
+    /// request order.
+    fn compute_paths(&mut self, events: &mut Vec<Event>) {
+        let requests = std::mem::take(&mut self.requests);
+        let jobs: Vec<Option<(u8, Navcell, Goal, WorldPos)>> = requests
+            .iter()
+            .map(|r| {
+                let unit = self.unit(r.unit)?;
+                // A unit without an order asks only to get off impassable navcells.
+                let goal = unit.orders.first().copied().unwrap_or(GoalSpec::Point(unit.pos));
+                let cell = self.navcell_of(unit.pos);
+                Some((unit.class, cell, goal_of(&goal).ok()?, goal.anchor()))
+            })
+            .collect();
+        let nav = &self.nav;
+        let run =
+            |scratch: &mut (SearchScratch, Path), job: &Option<(u8, Navcell, Goal, WorldPos)>| -> Option<(PathStatus, Vec<Navcell>)> {
+                let (class, cell, goal, _) = job.as_ref()?;
+                let class_nav = nav.class_nav(pathing::PassClass::new(*class)?)?;
+                let limits = SearchLimits { node_budget: PATH_NODE_BUDGET };
+                let outcome = pathing::find_path(class_nav, *cell, goal, &limits, &mut scratch.0, &mut scratch.1);
+                Some((outcome.status, scratch.1.waypoints().to_vec()))
+            };
+        let results: Vec<Option<(PathStatus, Vec<Navcell>)>> = match &self.pool {
+            Some(pool) => pool.install(|| {
+                use rayon::prelude::*;
+                jobs.par_iter().map_init(|| (SearchScratch::new(), Path::new()), run).collect()
+            }),
+            None => {
+                let mut scratch = (SearchScratch::new(), Path::new());
+                jobs.iter().map(|j| run(&mut scratch, j)).collect()
+            }
+        };
+        let cell_size = self.nav.grid().cell_size();
+        for ((request, job), result) in requests.iter().zip(&jobs).zip(results) {
+            let Some(unit) = self.units.get_mut(request.unit.index as usize).and_then(Option::as_mut).filter(|u| u.id == request.unit)
+            else {
+                continue;
+            };
+            self.unit_digests.mark(request.unit.index);
+            let (Some(job), Some((status, cells))) = (job, result) else {
+                // No search could be made (cannot happen for a validated unit and goal): give up.
+                unit.orders.clear();
+                unit.waypoints.clear();
+                unit.state = UnitState::Idle;
+                events.push(Event::Failed { unit: unit.id });
+                continue;
+            };
+            let anchor = job.3;
+            let goal_cell = navcell_of(anchor, cell_size);
+            let mut waypoints: Vec<WorldPos> = cells.iter().skip(1).map(|c| centre(*c, cell_size)).collect();
+            if status == PathStatus::Complete && cells.last() == Some(&goal_cell) && matches!(unit.orders.first(), Some(GoalSpec::Point(_)))
+            {
+                if let Some(last) = waypoints.last_mut() {
+                    *last = anchor;
+                } else if unit.pos != anchor {
+                    waypoints.push(anchor);
+                }
+            }
+            if matches!(status, PathStatus::Partial(pathing::PartialReason::Unreachable)) {
+                events.push(Event::PathPartial { unit: unit.id });
+            }
+            unit.escape = matches!(status, PathStatus::Partial(pathing::PartialReason::StartImpassable));
+            if unit.escape {
+                events.push(Event::Unstuck { unit: unit.id });
+            }
+            unit.waypoints = waypoints;
+            unit.state = UnitState::Moving;
+        }
+    }
+
+    /// The navcell under a position (clamped onto the grid).
+    pub fn navcell_of(&self, pos: WorldPos) -> Navcell {
+        let grid = self.nav.grid();
+        let cell = navcell_of(pos, grid.cell_size());
+        Navcell::new(cell.i.min((grid.width() - 1) as u16), cell.j.min((grid.height() - 1) as u16))
+    }
+
+    /// Checks the invariants the rest of the simulation relies on; `Err` names the first one broken.
+    ///
+    /// # Errors
+    /// A description of the broken invariant.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let grid = self.nav.grid();
+        let cell = i128::from(grid.cell_size().to_bits());
+        let (w, h) = (i128::from(grid.width()) * cell, i128::from(grid.height()) * cell);
+        for (slot, unit) in self.units.iter().enumerate() {
+            let Some(unit) = unit else { continue };
+            if unit.id.index as usize != slot || !self.ids.is_live(unit.id) {
+                return Err(format!("unit {:?} in slot {slot} is not a live id of that slot", unit.id));
+            }
+            let (x, z) = (i128::from(unit.pos.x.to_bits()), i128::from(unit.pos.z.to_bits()));
+            if x < 0 || z < 0 || x >= w || z >= h {
+                return Err(format!("unit {:?} at {:?} is off the map", unit.id, unit.pos));
+            }
+            if unit.state == UnitState::Idle && (!unit.waypoints.is_empty() || !unit.orders.is_empty()) {
+                return Err(format!("idle unit {:?} still has orders or waypoints", unit.id));
+            }
+            if unit.state == UnitState::WaitingForPath && !self.requests.iter().any(|r| r.unit == unit.id) {
+                return Err(format!("unit {:?} waits for a path nobody will compute", unit.id));
+            }
+        }
+        if self.ids.n_live() != self.units().count() {
+            return Err(format!("{} live ids but {} units", self.ids.n_live(), self.units().count()));
+        }
+        Ok(())
+    }
+
+    pub(crate) fn parts_mut(&mut self) -> (&NavWorld, &mut Vec<Option<Unit>>, &mut Vec<PathRequest>, u32, &mut RangeDigests) {
+        (&self.nav, &mut self.units, &mut self.requests, self.settings.turn_ms, &mut self.unit_digests)
+    }
+}
+
+/// The navcell of a position, clamped to 0 below (the world clamps above).
+fn navcell_of(pos: WorldPos, cell_size: Fixed) -> Navcell {
+    let s = i128::from(cell_size.to_bits());
+    let c = |v: Fixed| (i128::from(v.to_bits()).div_euclid(s)).clamp(0, i128::from(u16::MAX - 1)) as u16;
+    Navcell::new(c(pos.x), c(pos.z))
+}
+
+/// The centre of a navcell.
+pub(crate) fn centre(cell: Navcell, cell_size: Fixed) -> WorldPos {
+    let s = cell_size.to_bits();
+    WorldPos::new(Fixed::from_bits(i64::from(cell.i) * s + s / 2), Fixed::from_bits(i64::from(cell.j) * s + s / 2))
+}
+
+/// A goal spec as a search goal.
+fn goal_of(goal: &GoalSpec) -> Result<Goal, pathing::GoalError> {
+    match *goal {
+        GoalSpec::Point(p) => Goal::point(p),
+        GoalSpec::Circle { center, radius } => Goal::circle(center, radius),
+        GoalSpec::Square { center, half } => Square::axis_aligned(center, half, half).map(Goal::square),
+    }
+}
+
+/// Digest of the obstruction squares and flags, by id.
+fn obstruction_digest(nav: &NavWorld) -> Digest {
+    let list: Vec<(u32, [i64; 8], u8)> = nav.obstructions().iter().map(|(&id, o)| (id, square_bits(&o.square), o.flags.0)).collect();
+    state_hash::digest("obstructions", &list)
+}
+
+/// Digest of what can change of the geometry besides obstructions: terrain heights, water level,
+/// area states, and the grid and class settings.
+fn geometry_digest(nav: &NavWorld) -> Digest {
+    let desc = nav.desc();
+    let heights: Vec<i64> = desc.terrain.heights().iter().map(|h| h.to_bits()).collect();
+    let areas: Vec<(&str, bool)> = desc.areas.iter().map(|a| (a.name.as_str(), a.available)).collect();
+    let grid = (desc.grid.width, desc.grid.height, desc.grid.cell_size.to_bits(), desc.classes.to_json());
+    state_hash::digest("geometry", &(heights, desc.terrain.water_level().to_bits(), areas, grid))
+}
+
+/// A square's defining values as raw bits, for hashing.
+fn square_bits(sq: &Square) -> [i64; 8] {
+    [sq.center().x, sq.center().z, sq.hw(), sq.hh(), sq.u().x, sq.u().z, sq.v().x, sq.v().z].map(|v| v.to_bits())
+}
