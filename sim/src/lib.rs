@@ -37,6 +37,7 @@ pub mod digest_tree;
 mod ids;
 pub mod motion;
 mod rng;
+pub mod snapshot;
 pub mod state_hash;
 pub mod world;
 

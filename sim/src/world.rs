@@ -18,13 +18,14 @@
 
 use pathing::passability::{NavWorld, Obstruction, ObstructionFlags, WorldDesc, WorldError};
 use pathing::placement::UnitShape;
-use pathing::{Fixed, Goal, Navcell, Path, PathStatus, SearchLimits, SearchScratch, Square, WorldPos};
+use pathing::{Fixed, Goal, Navcell, PassClass, Path, PathStatus, SearchLimits, SearchScratch, Square, WorldPos};
 use serde::{Deserialize, Serialize};
 
 use crate::command::{Command, CommandKind, Event, GoalSpec, PlayerId, RejectReason};
 use crate::digest_tree::{Digest, DigestReport, GridDigests, RangeDigests, StateDigest, range_digest, range_indices};
 use crate::ids::{EntityAllocator, EntityId};
 use crate::rng::SimRng;
+use crate::snapshot::SnapshotError;
 use crate::state_hash;
 
 /// Default turn length. `[Units: milliseconds]`
@@ -137,6 +138,15 @@ pub struct World {
     obstruction_digest: Digest,
     /// A terrain edit or area toggle happened this turn.
     geometry_changed: bool,
+}
+
+/// Borrowed private state, for the snapshot writer.
+pub(crate) struct StateParts<'a> {
+    pub(crate) ids: &'a EntityAllocator,
+    pub(crate) units: &'a [Option<Unit>],
+    pub(crate) requests: &'a [PathRequest],
+    pub(crate) rng: &'a SimRng,
+    pub(crate) next_obstruction: u32,
 }
 
 /// Why a world could not be made.
@@ -588,6 +598,47 @@ impl World {
             return Err(format!("{} live ids but {} units", self.ids.n_live(), self.units().count()));
         }
         Ok(())
+    }
+
+    /// The world as snapshot bytes ([`crate::snapshot`]).
+    pub fn save(&self) -> Vec<u8> {
+        let parts = StateParts {
+            ids: &self.ids,
+            units: &self.units,
+            requests: &self.requests,
+            rng: &self.rng,
+            next_obstruction: self.next_obstruction,
+        };
+        crate::snapshot::frame(&crate::snapshot::data_of(self, parts))
+    }
+
+    /// A world from snapshot bytes; it continues exactly as the saved world would have. Runs on the
+    /// calling thread until [`World::set_threads`].
+    ///
+    /// # Errors
+    /// [`SnapshotError`] for bytes that are not a valid snapshot, naming the offset or the value.
+    pub fn load(bytes: &[u8]) -> Result<Self, SnapshotError> {
+        let data = crate::snapshot::unframe(bytes)?;
+        let (desc, obstructions) = crate::snapshot::geometry_of(&data)?;
+        let invalid = |message: String| SnapshotError::Invalid { message };
+        let mut world = World::new(desc, obstructions, data.settings).map_err(|e| invalid(e.to_string()))?;
+        world.turn = data.turn;
+        world.next_obstruction = data.next_obstruction;
+        world.ids = data.ids;
+        world.units = data.units;
+        world.requests = data.requests;
+        world.rng = data.rng;
+        for unit in world.units.iter().flatten() {
+            let movement = PassClass::new(unit.class).and_then(|c| world.nav.class_nav(c)).is_some();
+            if !movement {
+                return Err(invalid(format!("unit {:?} has class {}, not a movement class", unit.id, unit.class)));
+            }
+        }
+        world.check_invariants().map_err(invalid)?;
+        for index in 0..world.units.len() as u32 {
+            world.unit_digests.mark(index);
+        }
+        Ok(world)
     }
 
     pub(crate) fn parts_mut(&mut self) -> (&NavWorld, &mut Vec<Option<Unit>>, &mut Vec<PathRequest>, u32, &mut RangeDigests) {

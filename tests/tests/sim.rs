@@ -247,3 +247,90 @@ fn a_divergence_is_located_to_its_component_and_entity_range() {
     assert_eq!(located[0].component, "units");
     assert_eq!(located[0].leaves, vec![odd.index / 64], "the range of 64 entity indices holding unit {}", odd.index);
 }
+
+/// Save at turn `t`, load, and continue: the hashes are those of the run that never stopped, for
+/// every `t` (the design's "serialization test mode").
+#[test]
+fn save_load_continue_gives_the_uninterrupted_hashes_at_every_turn() {
+    const TURNS: u32 = 40;
+    let (reference, _) = run(1, TURNS);
+    let mut w = world(1);
+    let mut units = Vec::new();
+    for turn in 0..TURNS {
+        let bytes = w.save();
+        let mut loaded = World::load(&bytes).unwrap_or_else(|e| panic!("turn {turn}: {e}"));
+        assert_eq!(loaded.save(), bytes, "turn {turn}: save → load → save changed the bytes");
+        assert_eq!(loaded.state_hash(), w.state_hash(), "turn {turn}: the loaded world hashes differently");
+        // Continue the loaded copy for a few turns alongside the original.
+        let mut copy_units = units.clone();
+        for ahead in turn..(turn + 3).min(TURNS) {
+            let r = loaded.step(&script(ahead, &copy_units));
+            for e in &r.events {
+                if let Event::Spawned { unit } = e {
+                    copy_units.push(*unit);
+                }
+            }
+            assert_eq!(r.hash, reference[ahead as usize], "loaded at turn {turn}, diverged at turn {ahead}");
+        }
+        let report = w.step(&script(turn, &units));
+        for e in &report.events {
+            if let Event::Spawned { unit } = e {
+                units.push(*unit);
+            }
+        }
+    }
+}
+
+#[test]
+fn damaged_snapshots_give_errors_never_panics() {
+    use sim::snapshot::SnapshotError;
+    let mut w = world(1);
+    w.step(&script(0, &[]));
+    let bytes = w.save();
+    assert!(matches!(World::load(&[]), Err(SnapshotError::Truncated { .. })));
+    assert_eq!(World::load(&[b'X'; 64]).err(), Some(SnapshotError::BadMagic));
+    let mut v = bytes.clone();
+    v[8] = 9;
+    assert_eq!(World::load(&v).err(), Some(SnapshotError::UnsupportedVersion { found: 9 }));
+    let mut v = bytes.clone();
+    v[19] = 0x7f;
+    assert!(matches!(World::load(&v), Err(SnapshotError::TooLarge { .. })));
+    let mut v = bytes.clone();
+    v.push(0);
+    assert!(matches!(World::load(&v), Err(SnapshotError::TrailingBytes { .. })));
+    // Every truncation and a flipped bit at every 97th byte: an error, never a panic.
+    for cut in (0..bytes.len()).step_by(37) {
+        assert!(World::load(&bytes[..cut]).is_err(), "truncated at {cut}");
+    }
+    for at in (0..bytes.len()).step_by(97) {
+        let mut v = bytes.clone();
+        v[at] ^= 0x10;
+        assert!(World::load(&v).is_err(), "bit flipped at {at}");
+    }
+    // A payload that checksums but does not decode, and one that decodes to refused values.
+    let reframe = |payload: &[u8]| {
+        let mut out = bytes[..12].to_vec();
+        out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+        out.extend_from_slice(payload);
+        out.extend_from_slice(blake3::hash(payload).as_bytes());
+        out
+    };
+    assert!(matches!(World::load(&reframe(&[0xff; 40])), Err(SnapshotError::Decode { .. })));
+    let mut data = sim::snapshot::unframe(&bytes).unwrap();
+    data.terrain.3.pop();
+    let bad = reframe(&sim::state_hash::encode(&data));
+    assert!(matches!(World::load(&bad), Err(SnapshotError::Invalid { .. })), "{:?}", World::load(&bad).err());
+}
+
+proptest! {
+    /// Arbitrary bytes behind a valid header and checksum never panic the loader.
+    #[test]
+    fn arbitrary_payloads_never_panic(payload in proptest::collection::vec(any::<u8>(), 0..512)) {
+        let mut bytes = sim::snapshot::MAGIC.to_vec();
+        bytes.extend_from_slice(&sim::snapshot::SNAPSHOT_VERSION.to_le_bytes());
+        bytes.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+        bytes.extend_from_slice(&payload);
+        bytes.extend_from_slice(blake3::hash(&payload).as_bytes());
+        prop_assert!(World::load(&bytes).is_err());
+    }
+}

@@ -1,0 +1,295 @@
+//! Snapshots: the whole simulation state as canonical bytes, and back.
+//!
+//! Layout (all integers little-endian):
+//!
+//! | offset | bytes | what |
+//! | ---: | ---: | --- |
+//! | 0 | 8 | magic `PHXSNAP\0` |
+//! | 8 | 4 | format version ([`SNAPSHOT_VERSION`]) |
+//! | 12 | 8 | payload length `n` (at most [`MAX_PAYLOAD`]) |
+//! | 20 | `n` | payload: [`SnapshotData`] in the canonical bincode encoding (fixed-width integers) |
+//! | 20 + n | 32 | blake3 of the payload |
+//!
+//! The payload holds what the simulation *is*: settings, turn, the geometry the passability is
+//! computed from (grid, classes as their JSON text, terrain, border, areas, obstacle polygons,
+//! paddings, obstruction squares), entity ids, units, pending path requests and the random
+//! generator. Everything derived (grids, hierarchies, digests) is rebuilt on load; the derived
+//! structures equal their incrementally maintained forms (tested in `pathing`), so a loaded world
+//! continues with exactly the hashes of one that never stopped.
+//!
+//! Reading never panics: a wrong magic, version or length, a checksum mismatch, bytes bincode
+//! cannot decode, or values the constructors refuse each give a [`SnapshotError`] that says where
+//! and what was expected. Decoding allocates at most [`MAX_PAYLOAD`] bytes' worth of claimed
+//! collections, whatever the lengths in the input say.
+
+use pathing::classes::ClassSet;
+use pathing::passability::{NavArea, Obstruction, ObstructionFlags, WorldDesc};
+use pathing::polygon::Polygon;
+use pathing::terrain::{GridSpec, MapBorder, Terrain};
+use pathing::{Fixed, Square, Vec2, WorldPos};
+use serde::{Deserialize, Serialize};
+
+use crate::ids::EntityAllocator;
+use crate::rng::SimRng;
+use crate::world::{PathRequest, Settings, Unit, World};
+
+/// The first bytes of every snapshot.
+pub const MAGIC: [u8; 8] = *b"PHXSNAP\0";
+
+/// Version of the snapshot format; a reader accepts only its own.
+pub const SNAPSHOT_VERSION: u32 = 1;
+
+/// Largest payload a snapshot may have (and the bound on what decoding may allocate). `[Units: bytes]`
+pub const MAX_PAYLOAD: usize = 1 << 28;
+
+const HEADER: usize = 20;
+
+/// Why bytes are not a usable snapshot.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SnapshotError {
+    /// Fewer bytes than the header or the stated payload and checksum.
+    Truncated {
+        /// Bytes needed.
+        expected: u64,
+        /// Bytes present.
+        found: u64,
+    },
+    /// The first 8 bytes are not [`MAGIC`].
+    BadMagic,
+    /// A format version this reader does not know.
+    UnsupportedVersion {
+        /// The version found at offset 8.
+        found: u32,
+    },
+    /// The payload length at offset 12 is above [`MAX_PAYLOAD`].
+    TooLarge {
+        /// The length found.
+        length: u64,
+    },
+    /// Bytes follow the checksum.
+    TrailingBytes {
+        /// Offset of the first extra byte.
+        offset: u64,
+    },
+    /// The payload does not match its checksum (the file is damaged).
+    ChecksumMismatch,
+    /// The payload could not be decoded.
+    Decode {
+        /// What the decoder said.
+        message: String,
+    },
+    /// The payload decoded but a value in it is refused.
+    Invalid {
+        /// Which value and why.
+        message: String,
+    },
+}
+
+impl std::fmt::Display for SnapshotError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SnapshotError::Truncated { expected, found } => write!(f, "snapshot truncated: expected {expected} bytes, found {found}"),
+            SnapshotError::BadMagic => write!(f, "offset 0: expected the snapshot magic PHXSNAP"),
+            SnapshotError::UnsupportedVersion { found } => {
+                write!(f, "offset 8: expected snapshot format version {SNAPSHOT_VERSION}, found {found}")
+            }
+            SnapshotError::TooLarge { length } => write!(f, "offset 12: payload length {length} above the limit {MAX_PAYLOAD}"),
+            SnapshotError::TrailingBytes { offset } => write!(f, "offset {offset}: expected the end of the snapshot, found more bytes"),
+            SnapshotError::ChecksumMismatch => write!(f, "the payload does not match its checksum: the snapshot is damaged"),
+            SnapshotError::Decode { message } => write!(f, "offset {HEADER}: payload cannot be decoded: {message}"),
+            SnapshotError::Invalid { message } => write!(f, "snapshot payload: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for SnapshotError {}
+
+/// An obstruction as stored: id, square (centre, half-sizes, axes as raw bits) and flags.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredObstruction {
+    /// Its id.
+    pub id: u32,
+    /// `x, z, hw, hh, u.x, u.z, v.x, v.z` as raw fixed-point bits.
+    pub square: [i64; 8],
+    /// Its flags.
+    pub flags: u8,
+}
+
+/// The payload of a snapshot.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SnapshotData {
+    /// Game settings.
+    pub settings: Settings,
+    /// The next turn to step.
+    pub turn: u32,
+    /// Grid width, height and navcell size (raw bits).
+    pub grid: (u32, u32, i64),
+    /// The passability classes, as their class-file text.
+    pub classes: String,
+    /// Terrain tiles across and down, tile size (raw), vertex heights (raw), water level (raw).
+    pub terrain: (u32, u32, i64, Vec<i64>, i64),
+    /// Border: 0 none, 1 square, 2 circle; width in navcells.
+    pub border: (u8, u32),
+    /// Areas: name, vertices (raw x, z), available.
+    pub areas: Vec<(String, Vec<(i64, i64)>, bool)>,
+    /// Obstacle polygons: vertices (raw x, z).
+    pub obstacles: Vec<Vec<(i64, i64)>>,
+    /// Object padding, boundary padding (raw).
+    pub paddings: (i64, i64),
+    /// Classes with jump tables.
+    pub jump_table_classes: u16,
+    /// Obstruction squares, by id.
+    pub obstructions: Vec<StoredObstruction>,
+    /// The next obstruction id.
+    pub next_obstruction: u32,
+    /// Entity ids.
+    pub ids: EntityAllocator,
+    /// Units by entity index.
+    pub units: Vec<Option<Unit>>,
+    /// Pending path requests.
+    pub requests: Vec<PathRequest>,
+    /// The random generator.
+    pub rng: SimRng,
+}
+
+fn bits(v: Fixed) -> i64 {
+    v.to_bits()
+}
+
+fn fixed(v: i64) -> Fixed {
+    Fixed::from_bits(v)
+}
+
+fn point(p: &(i64, i64)) -> WorldPos {
+    WorldPos::new(fixed(p.0), fixed(p.1))
+}
+
+/// The payload of a world.
+pub(crate) fn data_of(world: &World, parts: crate::world::StateParts<'_>) -> SnapshotData {
+    let desc = world.nav().desc();
+    let t = &desc.terrain;
+    let polygon = |p: &Polygon| p.vertices().iter().map(|v| (bits(v.x), bits(v.z))).collect::<Vec<_>>();
+    SnapshotData {
+        settings: *world.settings(),
+        turn: world.turn(),
+        grid: (desc.grid.width, desc.grid.height, bits(desc.grid.cell_size)),
+        classes: desc.classes.to_json(),
+        terrain: (t.tiles_w(), t.tiles_h(), bits(t.tile_size()), t.heights().iter().map(|h| bits(*h)).collect(), bits(t.water_level())),
+        border: match desc.border {
+            MapBorder::None => (0, 0),
+            MapBorder::Square { width } => (1, width),
+            MapBorder::Circle { width } => (2, width),
+        },
+        areas: desc.areas.iter().map(|a| (a.name.clone(), polygon(&a.polygon), a.available)).collect(),
+        obstacles: desc.obstacles.iter().map(polygon).collect(),
+        paddings: (bits(desc.object_padding), bits(desc.boundary_padding)),
+        jump_table_classes: desc.jump_table_classes,
+        obstructions: world
+            .nav()
+            .obstructions()
+            .iter()
+            .map(|(&id, o)| {
+                let s = &o.square;
+                let square = [s.center().x, s.center().z, s.hw(), s.hh(), s.u().x, s.u().z, s.v().x, s.v().z].map(bits);
+                StoredObstruction { id, square, flags: o.flags.0 }
+            })
+            .collect(),
+        next_obstruction: parts.next_obstruction,
+        ids: parts.ids.clone(),
+        units: parts.units.to_vec(),
+        requests: parts.requests.to_vec(),
+        rng: parts.rng.clone(),
+    }
+}
+
+/// The world description and obstructions a payload describes, checked by their constructors.
+pub(crate) fn geometry_of(data: &SnapshotData) -> Result<(WorldDesc, Vec<(u32, Obstruction)>), SnapshotError> {
+    let invalid = |what: &str, e: &dyn std::fmt::Display| SnapshotError::Invalid { message: format!("{what}: {e}") };
+    let classes = ClassSet::parse_json(&data.classes).map_err(|e| invalid("classes", &e))?;
+    let (tw, th, ts, heights, water) = &data.terrain;
+    let terrain = Terrain::new(*tw, *th, fixed(*ts), heights.iter().map(|h| fixed(*h)).collect(), fixed(*water))
+        .map_err(|e| invalid("terrain", &e))?;
+    let border = match data.border {
+        (0, _) => MapBorder::None,
+        (1, width) => MapBorder::Square { width },
+        (2, width) => MapBorder::Circle { width },
+        (kind, _) => return Err(invalid("border", &format!("kind {kind}, expected 0, 1 or 2"))),
+    };
+    let polygon = |what: &str, v: &[(i64, i64)]| Polygon::new(v.iter().map(point).collect()).map_err(|e| invalid(what, &e));
+    let mut areas = Vec::new();
+    for (name, vertices, available) in &data.areas {
+        areas.push(NavArea { name: name.clone(), polygon: polygon(&format!("area {name:?}"), vertices)?, available: *available });
+    }
+    let obstacles = data.obstacles.iter().enumerate().map(|(k, v)| polygon(&format!("obstacle {k}"), v)).collect::<Result<Vec<_>, _>>()?;
+    let desc = WorldDesc {
+        grid: GridSpec { width: data.grid.0, height: data.grid.1, cell_size: fixed(data.grid.2) },
+        classes,
+        terrain,
+        border,
+        areas,
+        obstacles,
+        object_padding: fixed(data.paddings.0),
+        boundary_padding: fixed(data.paddings.1),
+        jump_table_classes: data.jump_table_classes,
+    };
+    let mut obstructions = Vec::with_capacity(data.obstructions.len());
+    for o in &data.obstructions {
+        let [x, z, hw, hh, ux, uz, vx, vz] = o.square.map(fixed);
+        let square = Square::new(WorldPos::new(x, z), hw, hh, Vec2::new(ux, uz), Vec2::new(vx, vz))
+            .map_err(|e| invalid(&format!("obstruction {}", o.id), &e))?;
+        obstructions.push((o.id, Obstruction { square, flags: ObstructionFlags(o.flags) }));
+    }
+    Ok((desc, obstructions))
+}
+
+/// Frames a payload: magic, version, length, payload, checksum.
+pub(crate) fn frame(data: &SnapshotData) -> Vec<u8> {
+    let payload = crate::state_hash::encode(data);
+    let mut out = Vec::with_capacity(HEADER + payload.len() + 32);
+    out.extend_from_slice(&MAGIC);
+    out.extend_from_slice(&SNAPSHOT_VERSION.to_le_bytes());
+    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    out.extend_from_slice(&payload);
+    out.extend_from_slice(blake3::hash(&payload).as_bytes());
+    out
+}
+
+/// Reads a framed payload (see the module documentation for every check).
+///
+/// # Errors
+/// [`SnapshotError`] saying where and what was expected.
+pub fn unframe(bytes: &[u8]) -> Result<SnapshotData, SnapshotError> {
+    let found = bytes.len() as u64;
+    if bytes.len() < HEADER {
+        return Err(SnapshotError::Truncated { expected: HEADER as u64, found });
+    }
+    if bytes[..8] != MAGIC {
+        return Err(SnapshotError::BadMagic);
+    }
+    let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
+    if version != SNAPSHOT_VERSION {
+        return Err(SnapshotError::UnsupportedVersion { found: version });
+    }
+    let length = u64::from_le_bytes(bytes[12..20].try_into().expect("8 bytes"));
+    if length > MAX_PAYLOAD as u64 {
+        return Err(SnapshotError::TooLarge { length });
+    }
+    let end = HEADER as u64 + length + 32;
+    if found < end {
+        return Err(SnapshotError::Truncated { expected: end, found });
+    }
+    if found > end {
+        return Err(SnapshotError::TrailingBytes { offset: end });
+    }
+    let payload = &bytes[HEADER..HEADER + length as usize];
+    if blake3::hash(payload).as_bytes()[..] != bytes[HEADER + length as usize..] {
+        return Err(SnapshotError::ChecksumMismatch);
+    }
+    let config = crate::state_hash::CONFIG.with_limit::<MAX_PAYLOAD>();
+    let (data, used): (SnapshotData, usize) =
+        bincode::serde::decode_from_slice(payload, config).map_err(|e| SnapshotError::Decode { message: e.to_string() })?;
+    if used != payload.len() {
+        return Err(SnapshotError::Invalid { message: format!("payload has {} bytes after its data", payload.len() - used) });
+    }
+    Ok(data)
+}
