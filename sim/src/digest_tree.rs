@@ -36,7 +36,7 @@ use std::sync::OnceLock;
 use pathing::{CellRect, NavGrid};
 use serde::{Deserialize, Serialize};
 
-use crate::state_hash::{FORMAT_VERSION, encode};
+use crate::state_hash::FORMAT_VERSION;
 
 /// A 32-byte blake3 digest.
 pub type Digest = [u8; 32];
@@ -296,7 +296,16 @@ pub fn range_indices(range: u32) -> Option<std::ops::RangeInclusive<u32>> {
 pub fn range_digest<T: Serialize>(component: &str, range: u32, state: &T) -> Digest {
     let mut h = hasher(format_args!("{component} range"));
     h.update(&range.to_le_bytes());
-    h.update(&encode(state));
+    crate::state_hash::encode_into(state, &mut h);
+    *h.finalize().as_bytes()
+}
+
+/// [`range_digest`] over bytes the caller encoded itself (a hand-written canonical encoding for
+/// hot state): the range index (u32 LE), then the bytes.
+pub fn range_digest_bytes(component: &str, range: u32, bytes: &[u8]) -> Digest {
+    let mut h = hasher(format_args!("{component} range"));
+    h.update(&range.to_le_bytes());
+    h.update(bytes);
     *h.finalize().as_bytes()
 }
 
@@ -543,6 +552,7 @@ fn diverge(name: &str, a: Option<&[Digest]>, b: Option<&[Digest]>) -> Option<Div
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::state_hash::encode;
     use pathing::{Fixed, Navcell};
     use proptest::prelude::*;
 

@@ -38,6 +38,17 @@ pub const BLOCKED_FAIL_TURNS: u8 = 25;
 /// Side of the buckets of the unit index. `[Units: metres]`
 const BUCKET_M: i64 = 8;
 
+/// The position moved off navcell borders: a coordinate exactly on a grid line moves one raw
+/// unit (2^-16 m) into the navcell that contains it. Movement checks treat navcells as closed, so a
+/// unit standing exactly on the edge of a blocked navcell would touch it with every step; keeping
+/// units off the lines (which changes nothing else: the navcell under the unit is the same) means
+/// it never does.
+pub fn off_grid_lines(pos: WorldPos, cell_size: Fixed) -> WorldPos {
+    let s = cell_size.to_bits();
+    let nudge = |v: Fixed| if v.to_bits().rem_euclid(s) == 0 { Fixed::from_bits(v.to_bits() + 1) } else { v };
+    WorldPos::new(nudge(pos.x), nudge(pos.z))
+}
+
 /// Floor of the square root.
 pub(crate) fn isqrt(n: u128) -> u128 {
     if n < 2 {
@@ -180,10 +191,8 @@ pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
             let target = if length <= budget { next } else { advance(unit.pos, next, budget, length) };
             let escaping = !pass.is_passable(navcell(unit.pos));
             if !escaping && !segment_clear(pass, unit.pos, target) {
-                let stop = furthest_clear_point(pass, unit.pos, target);
-                if index.hits(unit.id, unit.pos, stop, unit.radius) {
-                    blocked_by_unit = true;
-                } else {
+                let stop = off_grid_lines(furthest_clear_point(pass, unit.pos, target), grid.cell_size());
+                if pass.is_passable(navcell(stop)) && !index.hits(unit.id, unit.pos, stop, unit.radius) {
                     moved |= stop != unit.pos;
                     unit.pos = stop;
                 }
@@ -196,15 +205,26 @@ pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
             }
             moved |= target != unit.pos;
             budget -= length.min(budget);
-            unit.pos = target;
+            unit.pos = off_grid_lines(target, grid.cell_size());
             if target == next {
                 unit.waypoints.remove(0);
+                unit.consumed += 1;
             } else {
                 break;
             }
         }
         if blocked_by_grid {
-            // The grid changed under the path: ask again from here.
+            // The grid changed under the path: ask again from here (and give up if that keeps
+            // happening without progress).
+            unit.stalled = if moved { 0 } else { unit.stalled.saturating_add(1) };
+            if unit.stalled >= BLOCKED_FAIL_TURNS {
+                unit.orders.clear();
+                unit.waypoints.clear();
+                unit.state = UnitState::Idle;
+                unit.stalled = 0;
+                events.push(Event::Failed { unit: unit.id });
+                continue;
+            }
             unit.waypoints.clear();
             unit.state = UnitState::WaitingForPath;
             requests.push(PathRequest { unit: unit.id });

@@ -115,6 +115,9 @@ pub struct StoredObstruction {
     pub flags: u8,
 }
 
+/// A stored navigation area: name, vertices (raw x, z), available.
+pub type StoredArea = (String, Vec<(i64, i64)>, bool);
+
 /// The payload of a snapshot.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SnapshotData {
@@ -131,7 +134,7 @@ pub struct SnapshotData {
     /// Border: 0 none, 1 square, 2 circle; width in navcells.
     pub border: (u8, u32),
     /// Areas: name, vertices (raw x, z), available.
-    pub areas: Vec<(String, Vec<(i64, i64)>, bool)>,
+    pub areas: Vec<StoredArea>,
     /// Obstacle polygons: vertices (raw x, z).
     pub obstacles: Vec<Vec<(i64, i64)>>,
     /// Object padding, boundary padding (raw).

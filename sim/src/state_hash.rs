@@ -23,12 +23,25 @@ pub fn encode<T: Serialize>(value: &T) -> Vec<u8> {
     bincode::serde::encode_to_vec(value, CONFIG).expect("state types are bincode-encodable")
 }
 
+/// Streams the canonical bytes of a value into a hasher (the same bytes as [`encode`], without
+/// building them in memory).
+///
+/// # Panics
+/// As [`encode`].
+pub fn encode_into<T: Serialize>(value: &T, hasher: &mut blake3::Hasher) {
+    use std::io::Write;
+    // bincode writes field by field; a buffer turns that into a few large hasher updates.
+    let mut buffered = std::io::BufWriter::with_capacity(16 * 1024, hasher);
+    bincode::serde::encode_into_std_write(value, &mut buffered, CONFIG).expect("state types are bincode-encodable");
+    buffered.flush().expect("hashing cannot fail");
+}
+
 /// The 32-byte digest of one component: blake3 in derive-key mode with the context
 /// `"phalanx state v{FORMAT_VERSION} {component}"` over the canonical bytes.
 pub fn digest<T: Serialize>(component: &str, value: &T) -> [u8; 32] {
     let context = format!("phalanx state v{FORMAT_VERSION} {component}");
     let mut hasher = blake3::Hasher::new_derive_key(&context);
-    hasher.update(&encode(value));
+    encode_into(value, &mut hasher);
     *hasher.finalize().as_bytes()
 }
 
@@ -45,6 +58,14 @@ mod tests {
     fn encoding_is_fixed_width_little_endian() {
         assert_eq!(encode(&0x0102_0304u32), [4, 3, 2, 1]);
         assert_eq!(encode(&(1u16, 2u64)), [1, 0, 2, 0, 0, 0, 0, 0, 0, 0]);
+    }
+
+    #[test]
+    fn streaming_encodes_the_same_bytes() {
+        let value = (7u32, vec![1u16, 2, 3], Some(-5i64));
+        let mut streamed = blake3::Hasher::new();
+        encode_into(&value, &mut streamed);
+        assert_eq!(streamed.finalize(), blake3::hash(&encode(&value)));
     }
 
     #[test]

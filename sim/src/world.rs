@@ -22,7 +22,7 @@ use pathing::{Fixed, Goal, Navcell, PassClass, Path, PathStatus, SearchLimits, S
 use serde::{Deserialize, Serialize};
 
 use crate::command::{Command, CommandKind, Event, GoalSpec, PlayerId, RejectReason};
-use crate::digest_tree::{Digest, DigestReport, GridDigests, RangeDigests, StateDigest, range_digest, range_indices};
+use crate::digest_tree::{Digest, DigestReport, GridDigests, RangeDigests, StateDigest, range_digest_bytes, range_indices};
 use crate::ids::{EntityAllocator, EntityId};
 use crate::rng::SimRng;
 use crate::snapshot::SnapshotError;
@@ -50,6 +50,21 @@ impl Default for Settings {
     fn default() -> Self {
         Self { turn_ms: DEFAULT_TURN_MS, players: 8, seed: 0 }
     }
+}
+
+/// The phases of a turn, in order, as reported by [`World::step_observed`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Commands applied.
+    Commands,
+    /// Passability grids and their digests updated.
+    Grid,
+    /// Path requests computed and applied.
+    Paths,
+    /// Units moved.
+    Motion,
+    /// State digest computed.
+    Hash,
 }
 
 /// What a unit is doing.
@@ -92,6 +107,48 @@ pub struct Unit {
     pub escape: bool,
     /// Consecutive turns it could not move (kept across replans; reset by any progress).
     pub stalled: u8,
+    /// Digest of its waypoints as its last path assigned them, and how many of them it has
+    /// passed: with `waypoints.len()`, these stand for the waypoints in the state digest, so a
+    /// unit's long path is hashed once per path, not once per turn.
+    pub path_digest: [u8; 32],
+    /// Waypoints of the last assigned path already reached.
+    pub consumed: u32,
+}
+
+/// The bytes the state digest hashes for a unit: every field, fixed-width little-endian, in
+/// declaration order, except that the waypoints are represented by the digest of the assigned path,
+/// the number consumed and the number left (which determine them). Written by hand rather than
+/// through serde: it is the hot part of the per-turn hash.
+fn unit_digest_bytes(u: &Unit, out: &mut Vec<u8>) {
+    out.extend_from_slice(&u.id.index.to_le_bytes());
+    out.extend_from_slice(&u.id.generation.to_le_bytes());
+    out.push(u.owner);
+    out.push(u.class);
+    for v in [u.pos.x, u.pos.z, u.radius, u.speed] {
+        out.extend_from_slice(&v.to_bits().to_le_bytes());
+    }
+    out.extend_from_slice(&(u.orders.len() as u32).to_le_bytes());
+    for order in &u.orders {
+        let (tag, a, b, c) = match *order {
+            GoalSpec::Point(p) => (0u8, p.x, p.z, Fixed::ZERO),
+            GoalSpec::Circle { center, radius } => (1, center.x, center.z, radius),
+            GoalSpec::Square { center, half } => (2, center.x, center.z, half),
+        };
+        out.push(tag);
+        for v in [a, b, c] {
+            out.extend_from_slice(&v.to_bits().to_le_bytes());
+        }
+    }
+    out.extend_from_slice(&u.path_digest);
+    out.extend_from_slice(&u.consumed.to_le_bytes());
+    out.extend_from_slice(&(u.waypoints.len() as u32).to_le_bytes());
+    let (state, blocked) = match u.state {
+        UnitState::Idle => (0u8, 0u8),
+        UnitState::WaitingForPath => (1, 0),
+        UnitState::Moving => (2, 0),
+        UnitState::Blocked(n) => (3, n),
+    };
+    out.extend_from_slice(&[state, blocked, u.replan_cooldown, u8::from(u.escape), u.stalled]);
 }
 
 /// A queued long-range path request.
@@ -138,6 +195,8 @@ pub struct World {
     obstruction_digest: Digest,
     /// A terrain edit or area toggle happened this turn.
     geometry_changed: bool,
+    /// Derived: digest of the entity allocator, recomputed when ids are allocated or freed.
+    ids_digest: Digest,
 }
 
 /// Borrowed private state, for the snapshot writer.
@@ -188,6 +247,7 @@ impl World {
             grid_digests,
             unit_digests: RangeDigests::new("units"),
             geometry_changed: false,
+            ids_digest: state_hash::digest("ids", &EntityAllocator::default()),
             settings,
             turn: 0,
             nav,
@@ -247,6 +307,12 @@ impl World {
     /// Runs one turn with the commands scheduled for it (any order; commands of other turns are
     /// rejected). See the module documentation.
     pub fn step(&mut self, commands: &[Command]) -> TurnReport {
+        self.step_observed(commands, &mut |_| {})
+    }
+
+    /// [`World::step`], calling `observe` as each phase of the turn ends (for profilers and
+    /// benchmarks; the simulation itself never reads a clock).
+    pub fn step_observed(&mut self, commands: &[Command], observe: &mut dyn FnMut(Phase)) -> TurnReport {
         let mut events = Vec::new();
         let mut ordered: Vec<&Command> = commands.iter().collect();
         ordered.sort_by_key(|c| c.order_key());
@@ -255,6 +321,7 @@ impl World {
                 events.push(Event::Rejected { command: command.order_key(), reason });
             }
         }
+        observe(Phase::Commands);
         let obstructions_changed = self.nav.has_pending();
         let terrain_changed = std::mem::take(&mut self.geometry_changed);
         let dirty = self.nav.update();
@@ -265,12 +332,16 @@ impl World {
         if terrain_changed {
             self.geometry_digest = geometry_digest(&self.nav);
         }
+        observe(Phase::Grid);
         self.compute_paths(&mut events);
+        observe(Phase::Paths);
         crate::motion::move_units(self, &mut events);
+        observe(Phase::Motion);
         let stepped = self.turn;
         self.turn = self.turn.wrapping_add(1);
         // The digest covers the state after the turn, whose turn counter is the next turn.
         let digest = self.state_digest();
+        observe(Phase::Hash);
         TurnReport { turn: stepped, events, hash: digest.hash, digest }
     }
 
@@ -286,16 +357,17 @@ impl World {
     /// diverging component, chunk or entity range.
     pub fn state_digest(&mut self) -> StateDigest {
         for range in self.unit_digests.take_dirty() {
-            let units: Vec<&Unit> = range_indices(range)
-                .map(|r| r.filter_map(|i| self.units.get(i as usize).and_then(Option::as_ref)).collect())
-                .unwrap_or_default();
-            self.unit_digests.set_range(range, range_digest("units", range, &units));
+            let mut bytes = Vec::with_capacity(64 * 128);
+            for unit in range_indices(range).into_iter().flatten().filter_map(|i| self.units.get(i as usize).and_then(Option::as_ref)) {
+                unit_digest_bytes(unit, &mut bytes);
+            }
+            self.unit_digests.set_range(range, range_digest_bytes("units", range, &bytes));
         }
         let small = |name: &str, d: Digest| (name.to_owned(), d);
         let components = vec![
             small("settings", state_hash::digest("settings", &self.settings)),
             small("rng", state_hash::digest("rng", &self.rng)),
-            small("ids", state_hash::digest("ids", &self.ids)),
+            small("ids", self.ids_digest),
             small("units", self.unit_digests.root()),
             small("requests", state_hash::digest("requests", &(&self.requests, self.next_obstruction))),
             small("obstructions", self.obstruction_digest),
@@ -323,6 +395,7 @@ impl World {
             geometry_digest: geometry_digest(&self.nav),
             obstruction_digest: obstruction_digest(&self.nav),
             geometry_changed: false,
+            ids_digest: state_hash::digest("ids", &self.ids),
         };
         for index in 0..self.units.len() as u32 {
             fresh.unit_digests.mark(index);
@@ -462,6 +535,7 @@ impl World {
         let mut placed = Vec::new();
         for _ in 0..count {
             let pos = self.nav.pick_spawn_point(pass, &origin, radius, &shapes).ok_or(RejectReason::NoRoom)?;
+            let pos = crate::motion::off_grid_lines(pos, self.nav.grid().cell_size());
             shapes.push(UnitShape { pos, radius });
             placed.push(pos);
         }
@@ -480,6 +554,8 @@ impl World {
                 replan_cooldown: 0,
                 escape: false,
                 stalled: 0,
+                path_digest: [0; 32],
+                consumed: 0,
             };
             let slot = id.index as usize;
             if self.units.len() <= slot {
@@ -489,6 +565,7 @@ impl World {
             self.unit_digests.mark(id.index);
             events.push(Event::Spawned { unit: id });
         }
+        self.ids_digest = state_hash::digest("ids", &self.ids);
         Ok(())
     }
 
@@ -540,9 +617,20 @@ impl World {
                 events.push(Event::Failed { unit: unit.id });
                 continue;
             };
-            let anchor = job.3;
+            let anchor = crate::motion::off_grid_lines(job.3, cell_size);
             let goal_cell = navcell_of(anchor, cell_size);
-            let mut waypoints: Vec<WorldPos> = cells.iter().skip(1).map(|c| centre(*c, cell_size)).collect();
+            // The start navcell's centre is dropped when the unit can go straight from where it
+            // stands to the next turning point (the grid seed's first-waypoint trimming); otherwise
+            // it walks to the centre first, as the path does.
+            let mut waypoints: Vec<WorldPos> = cells.iter().map(|c| centre(*c, cell_size)).collect();
+            let pass = PassClass::new(unit.class).and_then(|c| self.nav.class_nav(c)).map(|n| n.pass_map());
+            if waypoints.len() >= 2 && pass.is_some_and(|p| pathing::collide::segment_clear(p, unit.pos, waypoints[1])) {
+                waypoints.remove(0);
+            }
+            if waypoints.len() == 1 && status == PathStatus::Complete {
+                // Already in the goal's navcell.
+                waypoints.clear();
+            }
             if status == PathStatus::Complete && cells.last() == Some(&goal_cell) && matches!(unit.orders.first(), Some(GoalSpec::Point(_)))
             {
                 if let Some(last) = waypoints.last_mut() {
@@ -558,6 +646,8 @@ impl World {
             if unit.escape {
                 events.push(Event::Unstuck { unit: unit.id });
             }
+            unit.path_digest = state_hash::digest("path", &waypoints);
+            unit.consumed = 0;
             unit.waypoints = waypoints;
             unit.state = UnitState::Moving;
         }
@@ -589,6 +679,9 @@ impl World {
             }
             if unit.state == UnitState::Idle && (!unit.waypoints.is_empty() || !unit.orders.is_empty()) {
                 return Err(format!("idle unit {:?} still has orders or waypoints", unit.id));
+            }
+            if unit.consumed > 1 << 20 {
+                return Err(format!("unit {:?} claims {} waypoints consumed", unit.id, unit.consumed));
             }
             if unit.state == UnitState::WaitingForPath && !self.requests.iter().any(|r| r.unit == unit.id) {
                 return Err(format!("unit {:?} waits for a path nobody will compute", unit.id));
@@ -624,6 +717,7 @@ impl World {
         let mut world = World::new(desc, obstructions, data.settings).map_err(|e| invalid(e.to_string()))?;
         world.turn = data.turn;
         world.next_obstruction = data.next_obstruction;
+        world.ids_digest = state_hash::digest("ids", &data.ids);
         world.ids = data.ids;
         world.units = data.units;
         world.requests = data.requests;
