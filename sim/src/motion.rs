@@ -134,7 +134,7 @@ impl UnitIndex {
 
 /// Moves every unit for one turn (see the module documentation).
 pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
-    let (nav, units, requests, turn_ms, digests) = world.parts_mut();
+    let (nav, units, requests, turn_ms, digests, static_dirty) = world.parts_mut();
     let grid = nav.grid();
     let cell = i128::from(grid.cell_size().to_bits());
     let width_m = ((i128::from(grid.width()) * cell) >> 16) as i64;
@@ -222,6 +222,7 @@ pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
                 unit.waypoints.clear();
                 unit.state = UnitState::Idle;
                 unit.stalled = 0;
+                static_dirty.push(unit.id.index);
                 events.push(Event::Failed { unit: unit.id });
                 continue;
             }
@@ -242,6 +243,7 @@ pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
                 unit.waypoints.clear();
                 unit.state = UnitState::Idle;
                 unit.stalled = 0;
+                static_dirty.push(unit.id.index);
                 events.push(Event::Failed { unit: unit.id });
             } else if turns % BLOCKED_REPLAN_TURNS == 0 && unit.replan_cooldown == 0 {
                 unit.state = UnitState::WaitingForPath;
@@ -268,6 +270,7 @@ pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
         } else if unit.waypoints.is_empty() {
             if !unit.orders.is_empty() {
                 unit.orders.remove(0);
+                static_dirty.push(unit.id.index);
                 events.push(Event::Arrived { unit: unit.id });
             }
             if unit.orders.is_empty() {

@@ -6,9 +6,9 @@
 //!    carried out gives [`Event::Rejected`] and changes nothing;
 //! 2. obstruction, area and terrain changes are applied to the passability grids (dirty rectangles
 //!    only, [`NavWorld::update`]);
-//! 3. the pending long-range path requests are computed, in parallel when the world has worker
-//!    threads, and their results applied in request order, so the outcome does not depend on the
-//!    thread count;
+//! 3. the oldest pending long-range path requests (at most [`Settings::max_paths_per_turn`]) are
+//!    computed, in parallel when the world has worker threads, and their results applied in request
+//!    order, so the outcome does not depend on the thread count; the rest wait for the next turn;
 //! 4. units move ([`crate::motion`]), decided against the positions at the start of the step and
 //!    committed in entity-id order;
 //! 5. the state digest is computed.
@@ -44,11 +44,14 @@ pub struct Settings {
     pub players: u8,
     /// Seed of the simulation's random number generator.
     pub seed: u64,
+    /// Most long-range path requests computed in one turn (0 A.D.'s `MaxSameTurnMoves` is 64);
+    /// the rest wait, in order, for the next turns. Bounds the worst turn. `[Limit: 1..=65535]`
+    pub max_paths_per_turn: u16,
 }
 
 impl Default for Settings {
     fn default() -> Self {
-        Self { turn_ms: DEFAULT_TURN_MS, players: 8, seed: 0 }
+        Self { turn_ms: DEFAULT_TURN_MS, players: 8, seed: 0, max_paths_per_turn: 64 }
     }
 }
 
@@ -115,16 +118,15 @@ pub struct Unit {
     pub consumed: u32,
 }
 
-/// The bytes the state digest hashes for a unit: every field, fixed-width little-endian, in
-/// declaration order, except that the waypoints are represented by the digest of the assigned path,
-/// the number consumed and the number left (which determine them). Written by hand rather than
-/// through serde: it is the hot part of the per-turn hash.
-fn unit_digest_bytes(u: &Unit, out: &mut Vec<u8>) {
+/// The fields of a unit that change only with its orders and paths, as canonical bytes
+/// (fixed-width little-endian, declaration order); the state digest hashes 8 bytes of their blake3
+/// per unit, recomputed only when they change.
+fn unit_static_bytes(u: &Unit, out: &mut Vec<u8>) {
     out.extend_from_slice(&u.id.index.to_le_bytes());
     out.extend_from_slice(&u.id.generation.to_le_bytes());
     out.push(u.owner);
     out.push(u.class);
-    for v in [u.pos.x, u.pos.z, u.radius, u.speed] {
+    for v in [u.radius, u.speed] {
         out.extend_from_slice(&v.to_bits().to_le_bytes());
     }
     out.extend_from_slice(&(u.orders.len() as u32).to_le_bytes());
@@ -140,6 +142,18 @@ fn unit_digest_bytes(u: &Unit, out: &mut Vec<u8>) {
         }
     }
     out.extend_from_slice(&u.path_digest);
+}
+
+/// The bytes the state digest hashes for a unit each time it changes: its index, the digest of
+/// its static fields, and the fields that change as it moves (position, waypoints consumed and
+/// left, which with the path digest determine the waypoints, state, cooldown, escape, stalls).
+/// Written by hand rather than through serde: it is the hot part of the per-turn hash.
+fn unit_digest_bytes(u: &Unit, static_digest: &[u8; 8], out: &mut Vec<u8>) {
+    out.extend_from_slice(&u.id.index.to_le_bytes());
+    out.extend_from_slice(static_digest);
+    for v in [u.pos.x, u.pos.z] {
+        out.extend_from_slice(&v.to_bits().to_le_bytes());
+    }
     out.extend_from_slice(&u.consumed.to_le_bytes());
     out.extend_from_slice(&(u.waypoints.len() as u32).to_le_bytes());
     let (state, blocked) = match u.state {
@@ -185,6 +199,9 @@ pub struct World {
     requests: Vec<PathRequest>,
     /// Worker threads for path requests (not state: results never depend on it).
     pool: Option<rayon::ThreadPool>,
+    /// Search workspace per worker thread (index 0 also serves the calling thread), kept across
+    /// turns so that a query allocates nothing. Workspace only: never hashed or saved.
+    scratches: Vec<std::sync::Mutex<(SearchScratch, Path)>>,
     /// Derived: digests of the passability grid per 64 × 64 chunk, updated per dirty rectangle.
     grid_digests: GridDigests,
     /// Derived: digests of the units per range of 64 entity indices, updated per dirty range.
@@ -197,6 +214,11 @@ pub struct World {
     geometry_changed: bool,
     /// Derived: digest of the entity allocator, recomputed when ids are allocated or freed.
     ids_digest: Digest,
+    /// Derived: per unit slot, an 8-byte digest of the fields that change only with orders and
+    /// paths (id, owner, class, radius, speed, orders, path digest), recomputed for the slots in
+    /// `static_dirty`; the per-turn range digests hash it with the fields that change as units move.
+    unit_static: Vec<[u8; 8]>,
+    static_dirty: Vec<u32>,
 }
 
 /// Borrowed private state, for the snapshot writer.
@@ -238,6 +260,9 @@ impl World {
         if !(1..=10_000).contains(&settings.turn_ms) {
             return Err(SetupError::Settings(format!("turn length {} ms outside 1..=10000", settings.turn_ms)));
         }
+        if settings.max_paths_per_turn == 0 {
+            return Err(SetupError::Settings("max_paths_per_turn must be at least 1".into()));
+        }
         let next_obstruction = obstructions.iter().map(|(id, _)| id.saturating_add(1)).max().unwrap_or(1);
         let nav = NavWorld::build(desc, obstructions).map_err(SetupError::World)?;
         let grid_digests = GridDigests::build(nav.grid());
@@ -248,6 +273,8 @@ impl World {
             unit_digests: RangeDigests::new("units"),
             geometry_changed: false,
             ids_digest: state_hash::digest("ids", &EntityAllocator::default()),
+            unit_static: Vec::new(),
+            static_dirty: Vec::new(),
             settings,
             turn: 0,
             nav,
@@ -257,6 +284,7 @@ impl World {
             rng: SimRng::new(settings.seed),
             requests: Vec::new(),
             pool: None,
+            scratches: vec![std::sync::Mutex::new((SearchScratch::new(), Path::new()))],
         })
     }
 
@@ -266,6 +294,7 @@ impl World {
     /// # Errors
     /// The thread pool's error text when it cannot start.
     pub fn set_threads(&mut self, threads: usize) -> Result<(), String> {
+        self.scratches = (0..threads.max(1)).map(|_| std::sync::Mutex::new((SearchScratch::new(), Path::new()))).collect();
         self.pool = if threads <= 1 {
             None
         } else {
@@ -356,10 +385,25 @@ impl World {
     /// roots, then leaves ([`World::digest_reports`], [`crate::digest_tree::locate`]), to find the
     /// diverging component, chunk or entity range.
     pub fn state_digest(&mut self) -> StateDigest {
+        let mut dirty = std::mem::take(&mut self.static_dirty);
+        dirty.sort_unstable();
+        dirty.dedup();
+        for index in dirty {
+            let slot = index as usize;
+            if self.unit_static.len() <= slot {
+                self.unit_static.resize(self.units.len().max(slot + 1), [0; 8]);
+            }
+            if let Some(unit) = self.units.get(slot).and_then(Option::as_ref) {
+                let mut bytes = Vec::with_capacity(128);
+                unit_static_bytes(unit, &mut bytes);
+                self.unit_static[slot].copy_from_slice(&blake3::hash(&bytes).as_bytes()[..8]);
+            }
+        }
         for range in self.unit_digests.take_dirty() {
             let mut bytes = Vec::with_capacity(64 * 128);
             for unit in range_indices(range).into_iter().flatten().filter_map(|i| self.units.get(i as usize).and_then(Option::as_ref)) {
-                unit_digest_bytes(unit, &mut bytes);
+                let fixed_part = self.unit_static.get(unit.id.index as usize).copied().unwrap_or_default();
+                unit_digest_bytes(unit, &fixed_part, &mut bytes);
             }
             self.unit_digests.set_range(range, range_digest_bytes("units", range, &bytes));
         }
@@ -390,12 +434,15 @@ impl World {
             rng: self.rng.clone(),
             requests: self.requests.clone(),
             pool: None,
+            scratches: vec![std::sync::Mutex::new((SearchScratch::new(), Path::new()))],
             grid_digests: GridDigests::build(self.nav.grid()),
             unit_digests: RangeDigests::new("units"),
             geometry_digest: geometry_digest(&self.nav),
             obstruction_digest: obstruction_digest(&self.nav),
             geometry_changed: false,
             ids_digest: state_hash::digest("ids", &self.ids),
+            unit_static: Vec::new(),
+            static_dirty: (0..self.units.len() as u32).collect(),
         };
         for index in 0..self.units.len() as u32 {
             fresh.unit_digests.mark(index);
@@ -432,6 +479,7 @@ impl World {
                         unit.stalled = 0;
                     }
                     unit.orders.push(*goal);
+                    self.static_dirty.push(id.index);
                     if unit.orders.len() == 1 {
                         unit.state = UnitState::WaitingForPath;
                         unit.escape = false;
@@ -452,6 +500,7 @@ impl World {
                     unit.state = UnitState::Idle;
                     unit.escape = false;
                     self.unit_digests.mark(id.index);
+                    self.static_dirty.push(id.index);
                 }
                 self.requests.retain(|r| !units.contains(&r.unit));
                 Ok(())
@@ -563,6 +612,7 @@ impl World {
             }
             self.units[slot] = Some(unit);
             self.unit_digests.mark(id.index);
+            self.static_dirty.push(id.index);
             events.push(Event::Spawned { unit: id });
         }
         self.ids_digest = state_hash::digest("ids", &self.ids);
@@ -572,7 +622,8 @@ impl World {
     /// Computes every pending request (in parallel when configured) and applies the results in
     /// request order.
     fn compute_paths(&mut self, events: &mut Vec<Event>) {
-        let requests = std::mem::take(&mut self.requests);
+        let take = self.requests.len().min(usize::from(self.settings.max_paths_per_turn));
+        let requests: Vec<PathRequest> = self.requests.drain(..take).collect();
         let jobs: Vec<Option<(u8, Navcell, Goal, WorldPos)>> = requests
             .iter()
             .map(|r| {
@@ -592,15 +643,20 @@ impl World {
                 let outcome = pathing::find_path(class_nav, *cell, goal, &limits, &mut scratch.0, &mut scratch.1);
                 Some((outcome.status, scratch.1.waypoints().to_vec()))
             };
+        let scratches = &self.scratches;
+        let with_scratch = |job: &Option<(u8, Navcell, Goal, WorldPos)>| {
+            // Each worker thread has its own slot, so the lock is never contended; a poisoned
+            // lock only means a previous query panicked, and the workspace is reset per query.
+            let slot = rayon::current_thread_index().unwrap_or(0).min(scratches.len() - 1);
+            let mut guard = scratches[slot].lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            run(&mut guard, job)
+        };
         let results: Vec<Option<(PathStatus, Vec<Navcell>)>> = match &self.pool {
             Some(pool) => pool.install(|| {
                 use rayon::prelude::*;
-                jobs.par_iter().map_init(|| (SearchScratch::new(), Path::new()), run).collect()
+                jobs.par_iter().map(with_scratch).collect()
             }),
-            None => {
-                let mut scratch = (SearchScratch::new(), Path::new());
-                jobs.iter().map(|j| run(&mut scratch, j)).collect()
-            }
+            None => jobs.iter().map(with_scratch).collect(),
         };
         let cell_size = self.nav.grid().cell_size();
         for ((request, job), result) in requests.iter().zip(&jobs).zip(results) {
@@ -609,6 +665,7 @@ impl World {
                 continue;
             };
             self.unit_digests.mark(request.unit.index);
+            self.static_dirty.push(request.unit.index);
             let (Some(job), Some((status, cells))) = (job, result) else {
                 // No search could be made (cannot happen for a validated unit and goal): give up.
                 unit.orders.clear();
@@ -731,12 +788,15 @@ impl World {
         world.check_invariants().map_err(invalid)?;
         for index in 0..world.units.len() as u32 {
             world.unit_digests.mark(index);
+            world.static_dirty.push(index);
         }
         Ok(world)
     }
 
-    pub(crate) fn parts_mut(&mut self) -> (&NavWorld, &mut Vec<Option<Unit>>, &mut Vec<PathRequest>, u32, &mut RangeDigests) {
-        (&self.nav, &mut self.units, &mut self.requests, self.settings.turn_ms, &mut self.unit_digests)
+    pub(crate) fn parts_mut(
+        &mut self,
+    ) -> (&NavWorld, &mut Vec<Option<Unit>>, &mut Vec<PathRequest>, u32, &mut RangeDigests, &mut Vec<u32>) {
+        (&self.nav, &mut self.units, &mut self.requests, self.settings.turn_ms, &mut self.unit_digests, &mut self.static_dirty)
     }
 }
 
