@@ -13,7 +13,7 @@ use pathing::{Fixed, Goal, NavGrid, Navcell, PassClass, PassMap, Path, PathStatu
 pub type Body = fn(&[u8]);
 
 /// The target names, each with its body.
-pub const TARGETS: [(&str, Body); 7] = [
+pub const TARGETS: [(&str, Body); 8] = [
     ("movingai_map", movingai_map),
     ("movingai_scen", movingai_scen),
     ("grid_text", grid_text),
@@ -21,7 +21,18 @@ pub const TARGETS: [(&str, Body); 7] = [
     ("class_file", class_file),
     ("polygon_config", polygon_config),
     ("raster_square", raster_square),
+    ("snapshot", snapshot),
 ];
+
+/// Loads bytes as a simulation snapshot; a world that loads must save to bytes that load to the
+/// same state hash.
+pub fn snapshot(data: &[u8]) {
+    if let Ok(mut world) = sim::world::World::load(data) {
+        let hash = world.state_hash();
+        let mut again = sim::world::World::load(&world.save()).expect("saved worlds load");
+        assert_eq!(again.state_hash(), hash, "state changed in a save/load round trip");
+    }
+}
 
 /// Parses bytes as a passability class file; a parsed set must survive write → parse unchanged.
 pub fn class_file(data: &[u8]) {

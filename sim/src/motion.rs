@@ -134,7 +134,7 @@ impl UnitIndex {
 
 /// Moves every unit for one turn (see the module documentation).
 pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
-    let (nav, units, requests, turn_ms, digests, static_dirty) = world.parts_mut();
+    let crate::world::MotionParts { nav, units, requests, turn_ms, digests, static_dirty } = world.parts_mut();
     let grid = nav.grid();
     let cell = i128::from(grid.cell_size().to_bits());
     let width_m = ((i128::from(grid.width()) * cell) >> 16) as i64;

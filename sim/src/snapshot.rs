@@ -20,7 +20,8 @@
 //! Reading never panics: a wrong magic, version or length, a checksum mismatch, bytes bincode
 //! cannot decode, or values the constructors refuse each give a [`SnapshotError`] that says where
 //! and what was expected. Decoding allocates at most [`MAX_PAYLOAD`] bytes' worth of claimed
-//! collections, whatever the lengths in the input say.
+//! collections, whatever the lengths in the input say, and the grids rebuilt on load are limited to
+//! [`MAX_GRID_CELLS`] navcells.
 
 use pathing::classes::ClassSet;
 use pathing::passability::{NavArea, Obstruction, ObstructionFlags, WorldDesc};
@@ -41,6 +42,9 @@ pub const SNAPSHOT_VERSION: u32 = 1;
 
 /// Largest payload a snapshot may have (and the bound on what decoding may allocate). `[Units: bytes]`
 pub const MAX_PAYLOAD: usize = 1 << 28;
+
+/// Most navcells a loaded world's grid may have (4096 × 4096, a 16 km map at 4 m or 4 km at 1 m).
+pub const MAX_GRID_CELLS: u64 = 1 << 24;
 
 const HEADER: usize = 20;
 
@@ -208,6 +212,11 @@ pub(crate) fn data_of(world: &World, parts: crate::world::StateParts<'_>) -> Sna
 /// The world description and obstructions a payload describes, checked by their constructors.
 pub(crate) fn geometry_of(data: &SnapshotData) -> Result<(WorldDesc, Vec<(u32, Obstruction)>), SnapshotError> {
     let invalid = |what: &str, e: &dyn std::fmt::Display| SnapshotError::Invalid { message: format!("{what}: {e}") };
+    // The grids built on load are derived, not read: bound them so a small file cannot ask for
+    // gigabytes.
+    if u64::from(data.grid.0) * u64::from(data.grid.1) > MAX_GRID_CELLS {
+        return Err(invalid("grid", &format!("{}x{} navcells, expected at most {MAX_GRID_CELLS}", data.grid.0, data.grid.1)));
+    }
     let classes = ClassSet::parse_json(&data.classes).map_err(|e| invalid("classes", &e))?;
     let (tw, th, ts, heights, water) = &data.terrain;
     let terrain = Terrain::new(*tw, *th, fixed(*ts), heights.iter().map(|h| fixed(*h)).collect(), fixed(*water))

@@ -221,6 +221,16 @@ pub struct World {
     static_dirty: Vec<u32>,
 }
 
+/// What motion reads and writes of the world, borrowed apart.
+pub(crate) struct MotionParts<'a> {
+    pub(crate) nav: &'a NavWorld,
+    pub(crate) units: &'a mut Vec<Option<Unit>>,
+    pub(crate) requests: &'a mut Vec<PathRequest>,
+    pub(crate) turn_ms: u32,
+    pub(crate) digests: &'a mut RangeDigests,
+    pub(crate) static_dirty: &'a mut Vec<u32>,
+}
+
 /// Borrowed private state, for the snapshot writer.
 pub(crate) struct StateParts<'a> {
     pub(crate) ids: &'a EntityAllocator,
@@ -793,10 +803,15 @@ impl World {
         Ok(world)
     }
 
-    pub(crate) fn parts_mut(
-        &mut self,
-    ) -> (&NavWorld, &mut Vec<Option<Unit>>, &mut Vec<PathRequest>, u32, &mut RangeDigests, &mut Vec<u32>) {
-        (&self.nav, &mut self.units, &mut self.requests, self.settings.turn_ms, &mut self.unit_digests, &mut self.static_dirty)
+    pub(crate) fn parts_mut(&mut self) -> MotionParts<'_> {
+        MotionParts {
+            nav: &self.nav,
+            units: &mut self.units,
+            requests: &mut self.requests,
+            turn_ms: self.settings.turn_ms,
+            digests: &mut self.unit_digests,
+            static_dirty: &mut self.static_dirty,
+        }
     }
 }
 

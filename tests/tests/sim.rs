@@ -334,3 +334,42 @@ proptest! {
         prop_assert!(World::load(&bytes).is_err());
     }
 }
+
+/// Writes the snapshot fuzz seeds (a small world at a few turns) when PHALANX_WRITE_FUZZ_SEEDS is
+/// set; otherwise checks that the committed seeds still load (the format has not drifted).
+#[test]
+fn snapshot_fuzz_seeds_load() {
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus/snapshot");
+    if std::env::var("PHALANX_WRITE_FUZZ_SEEDS").is_ok() {
+        let (desc, obstructions) = generate(&RefWorldParams { tiles: 16, seed: 3, buildings: 2, trees: 6, circular: true });
+        let mut w = World::new(desc, obstructions, Settings::default()).unwrap();
+        let mut units = Vec::new();
+        for turn in 0..6 {
+            let commands = match turn {
+                0 => vec![cmd(
+                    0,
+                    1,
+                    0,
+                    CommandKind::Spawn { class: 0, at: at(30, 30), count: 3, radius: Fixed::ONE / 2, speed: Fixed::from_num(5) },
+                )],
+                1 => vec![cmd(1, 1, 0, CommandKind::Move { units: units.clone(), goal: GoalSpec::Point(at(40, 35)), queue: false })],
+                _ => Vec::new(),
+            };
+            for e in w.step(&commands).events {
+                if let Event::Spawned { unit } = e {
+                    units.push(unit);
+                }
+            }
+            std::fs::write(dir.join(format!("turn{turn}.bin")), w.save()).unwrap();
+        }
+    }
+    let mut n = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.file_name().is_some_and(|f| f.to_string_lossy().starts_with("turn")) {
+            World::load(&std::fs::read(&path).unwrap()).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            n += 1;
+        }
+    }
+    assert!(n >= 6, "the snapshot fuzz seeds are missing");
+}
