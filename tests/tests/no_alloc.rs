@@ -1,10 +1,11 @@
 //! A warm query allocates nothing: once a `SearchScratch` and a `Path` have grown to a map, JPS and
 //! A* run without touching the allocator. Counted with a wrapping global allocator (this test binary
-//! only).
+//! only), on the test's own thread only: the test harness's other threads may allocate at any time.
 // A global allocator is an unsafe trait; this test binary is the one place that needs it.
 #![allow(unsafe_code)]
 
 use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use pathing::{Fixed, Goal, Navcell, PassMap, Path, PathStatus, SearchLimits, SearchScratch, WorldPos};
@@ -14,9 +15,20 @@ struct Counting;
 
 static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
 
+thread_local! {
+    /// Whether this thread's allocations are counted (const-initialized: reading it never allocates).
+    static COUNTED: Cell<bool> = const { Cell::new(false) };
+}
+
+fn count() {
+    if COUNTED.with(Cell::get) {
+        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
+        count();
         // SAFETY: forwarded unchanged to the system allocator.
         unsafe { System.alloc(layout) }
     }
@@ -27,7 +39,7 @@ unsafe impl GlobalAlloc for Counting {
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
+        count();
         // SAFETY: forwarded unchanged to the system allocator.
         unsafe { System.realloc(ptr, layout, new_size) }
     }
@@ -59,9 +71,14 @@ fn warm_queries_do_not_allocate() {
     };
     // The first round grows the scratch and the path.
     let cold = run_all(&mut scratch, &mut path);
+    COUNTED.with(|c| c.set(true));
+    let probe = ALLOCATIONS.load(Ordering::SeqCst);
+    drop(std::hint::black_box(vec![1u8; 16]));
+    assert!(ALLOCATIONS.load(Ordering::SeqCst) > probe, "the counter must see this thread's allocations");
     let before = ALLOCATIONS.load(Ordering::SeqCst);
     let warm = run_all(&mut scratch, &mut path);
     let after = ALLOCATIONS.load(Ordering::SeqCst);
+    COUNTED.with(|c| c.set(false));
     assert_eq!(cold, warm);
     assert!(warm > 0, "the queries must find paths for the test to mean anything");
     assert_eq!(after - before, 0, "warm queries allocated {} times", after - before);
