@@ -119,6 +119,26 @@ pub enum CommandKind {
         /// Which classes it blocks (`pathing::passability::ObstructionFlags`).
         flags: u8,
     },
+    /// Places a building: the footprint must pass the building placement check for `class` (a
+    /// foundation class such as `building-land`), then it becomes an obstruction (blocking
+    /// pathfinding and foundations) and every unit standing where it would block them, except
+    /// `builder`, is ordered out of the way (foundation dispersal).
+    PlaceBuilding {
+        /// The building's passability class index.
+        class: u8,
+        /// The footprint.
+        square: SquareSpec,
+        /// The unit that builds it, which never has to move.
+        builder: Option<EntityId>,
+    },
+    /// Changes what an obstruction blocks (a gate opened for its owner's units is a gate that no
+    /// longer blocks pathfinding).
+    SetObstructionFlags {
+        /// Its id.
+        id: u32,
+        /// The new flags.
+        flags: u8,
+    },
     /// Removes an obstruction by id.
     RemoveObstruction {
         /// Its id.
@@ -163,6 +183,8 @@ pub enum RejectReason {
     NoRoom,
     /// The world refused the change; the text says why.
     World(String),
+    /// A building may not go there; the text says why.
+    Placement(String),
 }
 
 /// Something that happened during a turn, in the order it happened.
@@ -203,6 +225,11 @@ pub enum Event {
     },
     /// A unit gave up its order after failing to make progress.
     Failed {
+        /// The unit.
+        unit: EntityId,
+    },
+    /// A unit was ordered out of the way of a new building.
+    Dispersed {
         /// The unit.
         unit: EntityId,
     },

@@ -529,6 +529,16 @@ impl World {
                 events.push(Event::ObstructionPlaced { id });
                 Ok(())
             }
+            CommandKind::PlaceBuilding { class, square, builder } => self.place_building(command.player, *class, square, *builder, events),
+            CommandKind::SetObstructionFlags { id, flags } => {
+                if *flags & !(ObstructionFlags::BLOCK_PATHFINDING | ObstructionFlags::BLOCK_FOUNDATION) != 0 {
+                    return Err(RejectReason::OutOfRange);
+                }
+                let old = *self.nav.obstructions().get(id).ok_or_else(|| RejectReason::World(format!("no obstruction has id {id}")))?;
+                self.nav
+                    .move_obstruction(*id, Obstruction { square: old.square, flags: ObstructionFlags(*flags) })
+                    .map_err(|e| RejectReason::World(e.to_string()))
+            }
             CommandKind::RemoveObstruction { id } => {
                 self.nav.remove_obstruction(*id).map(|_| ()).map_err(|e| RejectReason::World(e.to_string()))
             }
@@ -551,6 +561,55 @@ impl World {
                 Ok(())
             }
         }
+    }
+
+    fn place_building(
+        &mut self,
+        player: PlayerId,
+        class: u8,
+        square: &crate::command::SquareSpec,
+        builder: Option<EntityId>,
+        events: &mut Vec<Event>,
+    ) -> Result<(), RejectReason> {
+        let pass = PassClass::new(class).filter(|_| class < self.nav.classes().len()).ok_or(RejectReason::BadClass)?;
+        if let Some(b) = builder {
+            self.check_units(player, &[b])?;
+        }
+        let sq =
+            pathing::raster::editor_square(square.x, square.z, square.w, square.h, square.degrees).map_err(|_| RejectReason::OutOfRange)?;
+        self.nav.check_building_placement(pass, &sq).map_err(|e| RejectReason::Placement(e.to_string()))?;
+        let id = self.next_obstruction;
+        self.nav
+            .add_obstruction(id, Obstruction { square: sq, flags: ObstructionFlags::STATIC })
+            .map_err(|e| RejectReason::World(e.to_string()))?;
+        self.next_obstruction = self.next_obstruction.wrapping_add(1);
+        events.push(Event::ObstructionPlaced { id });
+        // Foundation dispersal: units whose clearance the footprint would block step out.
+        let live: Vec<(EntityId, pathing::placement::DispersalUnit)> = self
+            .units()
+            .filter_map(|u| {
+                let def = self.nav.classes().get(PassClass::new(u.class)?)?;
+                Some((u.id, pathing::placement::DispersalUnit { pos: u.pos, clearance: def.clearance }))
+            })
+            .collect();
+        let shapes: Vec<pathing::placement::DispersalUnit> = live.iter().map(|l| l.1).collect();
+        let builder_index = builder.and_then(|b| live.iter().position(|l| l.0 == b));
+        let moves = pathing::placement::foundation_dispersal(&sq, self.nav.grid().cell_size(), &shapes, builder_index);
+        for (n, target) in moves {
+            let id = live[n].0;
+            let unit = self.units[id.index as usize].as_mut().expect("listed from the live units");
+            unit.orders.insert(0, GoalSpec::Point(target));
+            unit.waypoints.clear();
+            unit.state = UnitState::WaitingForPath;
+            unit.escape = false;
+            if !self.requests.iter().any(|r| r.unit == id) {
+                self.requests.push(PathRequest { unit: id });
+            }
+            self.unit_digests.mark(id.index);
+            self.static_dirty.push(id.index);
+            events.push(Event::Dispersed { unit: id });
+        }
+        Ok(())
     }
 
     fn check_units(&self, player: PlayerId, units: &[EntityId]) -> Result<(), RejectReason> {

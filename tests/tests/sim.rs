@@ -194,6 +194,20 @@ fn arb_command(turn: u32) -> impl Strategy<Value = Command> {
             flags
         }),
         (0..1200u32).prop_map(|id| CommandKind::RemoveObstruction { id }),
+        (0..1200u32, 0..4u8).prop_map(|(id, flags)| CommandKind::SetObstructionFlags { id, flags }),
+        (0..9u8, 0..300i32, 0..300i32, 0..30i32, 0..30i32, proptest::option::of((0..40u32, 0..2u32))).prop_map(|(class, x, z, w, h, b)| {
+            CommandKind::PlaceBuilding {
+                class,
+                square: SquareSpec {
+                    x: Fixed::from_num(x),
+                    z: Fixed::from_num(z),
+                    w: Fixed::from_num(w),
+                    h: Fixed::from_num(h),
+                    degrees: Fixed::from_num(x % 90),
+                },
+                builder: b.map(|(index, generation)| EntityId { index, generation }),
+            }
+        }),
         (0..80u32, 0..80u32, 1..4u32, proptest::collection::vec(-5..40i32, 0..9)).prop_map(|(vx, vz, width, hs)| {
             CommandKind::EditTerrain { vx, vz, width, heights: hs.into_iter().map(Fixed::from_num).collect() }
         }),
@@ -372,4 +386,54 @@ fn snapshot_fuzz_seeds_load() {
         }
     }
     assert!(n >= 6, "the snapshot fuzz seeds are missing");
+}
+
+#[test]
+fn buildings_disperse_the_units_in_their_way_and_gates_open() {
+    let mut w = world(1);
+    let m = |n: i32| Fixed::from_num(n);
+    let land = 4; // building-land
+    // The first spot on a stride where the footprint is valid.
+    let land_class = pathing::PassClass::new(land).unwrap();
+    let (cx, cz) = (20..230)
+        .step_by(10)
+        .flat_map(|z| (20..230).step_by(10).map(move |x| (x, z)))
+        .find(|&(x, z)| {
+            let sq = pathing::raster::editor_square(m(x), m(z), m(8), m(6), m(10)).unwrap();
+            w.nav().check_building_placement(land_class, &sq).is_ok()
+        })
+        .expect("some spot allows a building");
+    let r = w.step(&[cmd(
+        0,
+        1,
+        0,
+        CommandKind::Spawn { class: 0, at: at(cx, cz), count: 12, radius: Fixed::ONE / 2, speed: Fixed::from_num(6) },
+    )]);
+    let units: Vec<EntityId> = r.events.iter().filter_map(|e| if let Event::Spawned { unit } = e { Some(*unit) } else { None }).collect();
+    assert_eq!(units.len(), 12);
+    let house = SquareSpec { x: m(cx), z: m(cz), w: m(8), h: m(6), degrees: m(10) };
+    let r = w.step(&[cmd(1, 1, 0, CommandKind::PlaceBuilding { class: land, square: house, builder: Some(units[0]) })]);
+    let dispersed: Vec<EntityId> =
+        r.events.iter().filter_map(|e| if let Event::Dispersed { unit } = e { Some(*unit) } else { None }).collect();
+    assert!(dispersed.len() >= 6, "the units around the spawn point are in the way: {:?}", r.events);
+    assert!(!dispersed.contains(&units[0]), "the builder never moves");
+    // A second building on top of the first is refused.
+    let r = w.step(&[cmd(2, 1, 0, CommandKind::PlaceBuilding { class: land, square: house, builder: None })]);
+    assert!(matches!(&r.events[0], Event::Rejected { reason: RejectReason::Placement(_), .. }), "{:?}", r.events);
+    // After a few turns every dispersed unit stands on a navcell its class may use.
+    for turn in 3..25 {
+        w.step(&[cmd(turn, 0, 0, CommandKind::Stop { units: vec![] })]);
+    }
+    let class0 = pathing::PassClass::new(0).unwrap();
+    for id in &dispersed {
+        let u = w.unit(*id).unwrap();
+        assert!(w.nav().grid().is_passable(w.navcell_of(u.pos), class0), "unit {id:?} still on the building at {:?}", u.pos);
+    }
+    // A gate: an obstruction that stops blocking pathfinding opens the way.
+    let id = w.nav().obstructions().keys().copied().max().unwrap();
+    let centre = w.navcell_of(at(cx, cz));
+    assert!(!w.nav().grid().is_passable(centre, class0));
+    w.step(&[cmd(25, 0, 0, CommandKind::SetObstructionFlags { id, flags: 2 })]);
+    assert!(w.nav().grid().is_passable(centre, class0), "the open gate no longer blocks units");
+    assert!(!w.nav().grid().is_passable(centre, pathing::PassClass::new(land).unwrap()), "but still blocks foundations");
 }
