@@ -106,6 +106,11 @@ pub enum CommandKind {
         /// Append instead of replace.
         queue: bool,
     },
+    /// Removes units from the world (killed, garrisoned, converted away); their ids become stale.
+    Remove {
+        /// The units.
+        units: Vec<EntityId>,
+    },
     /// Clears units' orders and stops them where they stand.
     Stop {
         /// The units.

@@ -501,6 +501,21 @@ impl World {
                 }
                 Ok(())
             }
+            CommandKind::Remove { units } => {
+                self.check_units(command.player, units)?;
+                let mut ids = units.clone();
+                ids.sort_unstable();
+                ids.dedup();
+                for id in ids {
+                    self.units[id.index as usize] = None;
+                    self.ids.free(id);
+                    self.unit_digests.mark(id.index);
+                    self.static_dirty.push(id.index);
+                }
+                self.requests.retain(|r| !units.contains(&r.unit));
+                self.ids_digest = state_hash::digest("ids", &self.ids);
+                Ok(())
+            }
             CommandKind::Stop { units } => {
                 self.check_units(command.player, units)?;
                 for &id in units {

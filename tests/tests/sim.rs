@@ -147,6 +147,7 @@ fn invalid_commands_are_rejected_and_change_nothing() {
             RejectReason::World("no navigation area is named \"gate\"".into()),
         ),
         (cmd(1, 1, 7, CommandKind::EditTerrain { vx: 0, vz: 0, width: 0, heights: vec![] }), RejectReason::OutOfRange),
+        (cmd(1, 2, 2, CommandKind::Remove { units: vec![mine[1]] }), RejectReason::NotOwned(mine[1])),
     ];
     let commands: Vec<Command> = bad.iter().map(|(c, _)| c.clone()).collect();
     let report = w.step(&commands);
@@ -188,7 +189,8 @@ fn arb_command(turn: u32) -> impl Strategy<Value = Command> {
             },
             queue
         }),
-        ids.prop_map(|units| CommandKind::Stop { units }),
+        ids.clone().prop_map(|units| CommandKind::Stop { units }),
+        ids.prop_map(|units| CommandKind::Remove { units }),
         (pos, 0..40i32, 0..40i32, -400..400i32, 0..5u8).prop_map(|(p, w, h, d, flags)| CommandKind::PlaceObstruction {
             square: SquareSpec { x: p.x, z: p.z, w: Fixed::from_num(w), h: Fixed::from_num(h), degrees: Fixed::from_num(d) },
             flags
@@ -436,4 +438,23 @@ fn buildings_disperse_the_units_in_their_way_and_gates_open() {
     w.step(&[cmd(25, 0, 0, CommandKind::SetObstructionFlags { id, flags: 2 })]);
     assert!(w.nav().grid().is_passable(centre, class0), "the open gate no longer blocks units");
     assert!(!w.nav().grid().is_passable(centre, pathing::PassClass::new(land).unwrap()), "but still blocks foundations");
+}
+
+#[test]
+fn removed_units_leave_stale_ids_that_are_rejected() {
+    let mut w = world(1);
+    let r = w.step(&[cmd(0, 1, 0, CommandKind::Spawn { class: 0, at: at(40, 60), count: 3, radius: Fixed::ONE / 2, speed: Fixed::ONE })]);
+    let units: Vec<EntityId> = r.events.iter().filter_map(|e| if let Event::Spawned { unit } = e { Some(*unit) } else { None }).collect();
+    let r = w.step(&[cmd(1, 1, 0, CommandKind::Remove { units: vec![units[1], units[1]] })]);
+    assert!(r.events.is_empty(), "{:?}", r.events);
+    assert!(w.unit(units[1]).is_none());
+    assert_eq!(w.units().count(), 2);
+    let r = w.step(&[cmd(2, 1, 0, CommandKind::Stop { units: vec![units[1]] })]);
+    assert_eq!(r.events, vec![Event::Rejected { command: (2, 1, 0), reason: RejectReason::UnknownEntity(units[1]) }]);
+    // The slot is reused with a new generation; the stale id still names nothing.
+    let r = w.step(&[cmd(3, 1, 0, CommandKind::Spawn { class: 0, at: at(40, 60), count: 1, radius: Fixed::ONE / 2, speed: Fixed::ONE })]);
+    let Event::Spawned { unit } = r.events[0] else { panic!("{:?}", r.events) };
+    assert_eq!(unit.index, units[1].index);
+    assert_ne!(unit, units[1]);
+    assert_eq!(r.digest, w.state_digest_from_scratch());
 }
