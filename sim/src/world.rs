@@ -664,7 +664,21 @@ impl World {
             return Err(RejectReason::OutOfRange);
         }
         let origin = Square::axis_aligned(at, Fixed::ZERO, Fixed::ZERO).map_err(|_| RejectReason::OutOfRange)?;
-        let mut shapes: Vec<UnitShape> = self.units().map(|u| UnitShape { pos: u.pos, radius: u.radius }).collect();
+        // Only units near enough to meet a spawn ring matter: the outermost ring is at
+        // r + ε + (rings − 1)·max(2r + 2ε, navcell) from the point, and another unit reaches
+        // r + (its radius ≤ 8 m) + ε further.
+        let (r, eps, cell) = (
+            i128::from(radius.to_bits()),
+            i128::from(pathing::placement::SPAWN_EPSILON.to_bits()),
+            i128::from(self.nav.grid().cell_size().to_bits()),
+        );
+        let rings = i128::from(pathing::placement::SPAWN_RINGS);
+        let reach = r + eps + (rings - 1) * (2 * r + 2 * eps).max(cell) + r + i128::from(Fixed::from_num(8).to_bits()) + 2 * eps;
+        let near = |p: WorldPos| {
+            (i128::from(p.x.to_bits()) - i128::from(at.x.to_bits())).abs() <= reach
+                && (i128::from(p.z.to_bits()) - i128::from(at.z.to_bits())).abs() <= reach
+        };
+        let mut shapes: Vec<UnitShape> = self.units().filter(|u| near(u.pos)).map(|u| UnitShape { pos: u.pos, radius: u.radius }).collect();
         let mut placed = Vec::new();
         for _ in 0..count {
             let pos = self.nav.pick_spawn_point(pass, &origin, radius, &shapes).ok_or(RejectReason::NoRoom)?;
