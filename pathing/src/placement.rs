@@ -21,9 +21,10 @@
 //!   navcell), alternately anticlockwise and clockwise along the ring; the first valid position
 //!   wins.
 //! - **Foundation dispersal**: a unit (other than the builder) is in the way when it is inside the
-//!   footprint grown by its clearance plus half a navcell (a non-rounded, conservative cover of what
-//!   the rasterization can block); it is sent straight out through the nearest side to the
-//!   footprint grown by its clearance plus one navcell.
+//!   footprint grown by `R` plus half a navcell, where `R` is the distance the rasterization blocks
+//!   for the unit's class (its clearance, or more under the narrow-obstruction rule): a
+//!   non-rounded, conservative cover of what the rasterization can block. It is sent straight out
+//!   through the nearest side to the footprint grown by `R` plus one navcell.
 //!
 //! All of it is exact integer arithmetic on fixed-point values; the answers are the same on every
 //! machine.
@@ -259,7 +260,10 @@ pub fn foundation_dispersal(
             continue;
         }
         let (a, b) = local(footprint, unit.pos);
-        let c = raw(unit.clearance).max(0);
+        // The distance the rasterization blocks around the footprint for this unit's class: its
+        // clearance, or more under the narrow-obstruction rule (rounded up to 2^-16 m).
+        let r32 = crate::raster::effective_radius_raw32(footprint, unit.clearance, cell_size);
+        let c = (r32 + 0xffff) >> 16;
         // Inside the footprint grown by clearance + half a navcell (32 fractional bits)?
         let (ia, ib) = ((raw(footprint.hw()) + c + half) << 16, (raw(footprint.hh()) + c + half) << 16);
         if a.abs() > ia || b.abs() > ib {

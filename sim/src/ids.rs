@@ -65,12 +65,61 @@ impl EntityAllocator {
     pub fn n_live(&self) -> usize {
         self.live.iter().filter(|&&l| l).count()
     }
+
+    /// Number of slots ever used (live or free).
+    pub fn n_slots(&self) -> usize {
+        self.generations.len()
+    }
+
+    /// Checks the allocator's own invariants (an allocator read from a snapshot must pass before
+    /// it is used): one generation and one live flag per slot, the free list strictly descending,
+    /// and exactly the slots that are not live.
+    ///
+    /// # Errors
+    /// The first broken invariant.
+    pub fn check(&self) -> Result<(), String> {
+        if self.generations.len() != self.live.len() {
+            return Err(format!("{} generations for {} slots", self.generations.len(), self.live.len()));
+        }
+        if self.generations.len() > u32::MAX as usize {
+            return Err("more than 2^32 slots".into());
+        }
+        if self.free.windows(2).any(|w| w[0] <= w[1]) {
+            return Err("free list not strictly descending".into());
+        }
+        let n_free = self.live.iter().filter(|&&l| !l).count();
+        if n_free != self.free.len() || self.free.iter().any(|&f| self.live.get(f as usize) != Some(&false)) {
+            return Err("free list does not match the free slots".into());
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn check_finds_inconsistent_allocators() {
+        let mut ids = EntityAllocator::default();
+        let a = ids.allocate();
+        ids.allocate();
+        ids.free(a);
+        assert_eq!(ids.check(), Ok(()));
+        let mut bad = ids.clone();
+        bad.generations.pop();
+        assert!(bad.check().is_err());
+        let mut bad = ids.clone();
+        bad.free = vec![1];
+        assert!(bad.check().is_err());
+        let mut bad = ids.clone();
+        bad.free = vec![0, 0];
+        assert!(bad.check().is_err());
+        let mut bad = ids;
+        bad.free.clear();
+        assert!(bad.check().is_err());
+    }
 
     #[test]
     fn freed_slots_are_reused_lowest_first_with_new_generations() {

@@ -83,50 +83,63 @@ fn advance(from: WorldPos, to: WorldPos, budget: i128, length: i128) -> WorldPos
     WorldPos::new(step(from.x, to.x), step(from.z, to.z))
 }
 
-/// Units where they stood at the start of the step, bucketed by position.
+/// Units where they stood at the start of the step, sorted by bucket of `BUCKET_M` metres: memory
+/// in proportion to the units, not to the map.
 struct UnitIndex {
     entries: Vec<(EntityId, WorldPos, Fixed)>,
-    buckets: Vec<Vec<u32>>,
-    cols: i64,
-    rows: i64,
+    /// `(bucket z, bucket x, entry)`, sorted.
+    sorted: Vec<(i64, i64, u32)>,
     max_radius: i128,
 }
 
 impl UnitIndex {
-    fn new(entries: Vec<(EntityId, WorldPos, Fixed)>, width_m: i64, height_m: i64) -> Self {
-        let cols = (width_m / BUCKET_M + 1).max(1);
-        let rows = (height_m / BUCKET_M + 1).max(1);
-        let mut buckets = vec![Vec::new(); (cols * rows) as usize];
-        let mut max_radius = 0;
-        for (n, &(_, pos, r)) in entries.iter().enumerate() {
-            let (bx, bz) = Self::bucket(pos, cols, rows);
-            buckets[(bz * cols + bx) as usize].push(n as u32);
-            max_radius = max_radius.max(i128::from(r.to_bits()));
-        }
-        Self { entries, buckets, cols, rows, max_radius }
+    fn new(entries: Vec<(EntityId, WorldPos, Fixed)>) -> Self {
+        let mut sorted: Vec<(i64, i64, u32)> = entries
+            .iter()
+            .enumerate()
+            .map(|(n, &(_, pos, _))| {
+                let (bx, bz) = Self::bucket(pos);
+                (bz, bx, n as u32)
+            })
+            .collect();
+        sorted.sort_unstable();
+        let max_radius = entries.iter().map(|e| i128::from(e.2.to_bits())).max().unwrap_or(0);
+        Self { entries, sorted, max_radius }
     }
 
-    fn bucket(pos: WorldPos, cols: i64, rows: i64) -> (i64, i64) {
-        let b = |v: Fixed, n: i64| (v.to_bits() >> 16).div_euclid(BUCKET_M).clamp(0, n - 1);
-        (b(pos.x, cols), b(pos.z, rows))
+    fn bucket(pos: WorldPos) -> (i64, i64) {
+        let b = |v: Fixed| (v.to_bits() >> 16).div_euclid(BUCKET_M);
+        (b(pos.x), b(pos.z))
     }
 
     /// Whether the segment hits another unit's square grown by `radius`.
     fn hits(&self, me: EntityId, from: WorldPos, to: WorldPos, radius: Fixed) -> bool {
-        let reach = Fixed::from_bits((self.max_radius + i128::from(radius.to_bits())) as i64);
-        let lo = WorldPos::new(from.x.min(to.x) - reach, from.z.min(to.z) - reach);
-        let hi = WorldPos::new(from.x.max(to.x) + reach, from.z.max(to.z) + reach);
-        let (x0, z0) = Self::bucket(lo, self.cols, self.rows);
-        let (x1, z1) = Self::bucket(hi, self.cols, self.rows);
-        for bz in z0..=z1 {
-            for bx in x0..=x1 {
-                for &n in &self.buckets[(bz * self.cols + bx) as usize] {
-                    let (id, pos, half) = self.entries[n as usize];
-                    if id != me && segment_hits_square(from, to, &UnitSquare { center: pos, half }, radius) {
-                        return true;
-                    }
+        // Bounds in whole metres, widened by the largest reach; everything in i128, so no
+        // position or radius can overflow it.
+        let reach = (self.max_radius + i128::from(radius.to_bits())) >> 16;
+        let metres = |v: Fixed| i128::from(v.to_bits()) >> 16;
+        let (x0, x1) = (metres(from.x).min(metres(to.x)) - reach - 1, metres(from.x).max(metres(to.x)) + reach + 1);
+        let (z0, z1) = (metres(from.z).min(metres(to.z)) - reach - 1, metres(from.z).max(metres(to.z)) + reach + 1);
+        let b = |m: i128| m.div_euclid(i128::from(BUCKET_M)).clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64;
+        let (bx0, bx1, bz0, bz1) = (b(x0), b(x1), b(z0), b(z1));
+        // Walk only the rows of buckets that hold units.
+        let mut at = self.sorted.partition_point(|&(bz, _, _)| bz < bz0);
+        while let Some(&(bz, _, _)) = self.sorted.get(at) {
+            if bz > bz1 {
+                break;
+            }
+            let row_end = self.sorted[at..].partition_point(|&(z, _, _)| z == bz) + at;
+            let lo = self.sorted[at..row_end].partition_point(|&(_, bx, _)| bx < bx0) + at;
+            for &(_, bx, n) in &self.sorted[lo..row_end] {
+                if bx > bx1 {
+                    break;
+                }
+                let (id, pos, half) = self.entries[n as usize];
+                if id != me && segment_hits_square(from, to, &UnitSquare { center: pos, half }, radius) {
+                    return true;
                 }
             }
+            at = row_end;
         }
         false
     }
@@ -137,15 +150,9 @@ pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
     let crate::world::MotionParts { nav, units, requests, turn_ms, digests, static_dirty } = world.parts_mut();
     let grid = nav.grid();
     let cell = i128::from(grid.cell_size().to_bits());
-    let width_m = ((i128::from(grid.width()) * cell) >> 16) as i64;
-    let height_m = ((i128::from(grid.height()) * cell) >> 16) as i64;
     // As 0 A.D.'s movement filter: only units that are not moving block; moving units pass
     // through one another (separating them is the collision push-apart's job).
-    let index = UnitIndex::new(
-        units.iter().flatten().filter(|u| u.state != UnitState::Moving).map(|u| (u.id, u.pos, u.radius)).collect(),
-        width_m,
-        height_m,
-    );
+    let index = UnitIndex::new(units.iter().flatten().filter(|u| u.state != UnitState::Moving).map(|u| (u.id, u.pos, u.radius)).collect());
     let navcell = |p: WorldPos| {
         let c = |v: Fixed, n: u32| (i128::from(v.to_bits()).div_euclid(cell)).clamp(0, i128::from(n) - 1) as u16;
         pathing::Navcell::new(c(p.x, grid.width()), c(p.z, grid.height()))
@@ -165,7 +172,8 @@ pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
             UnitState::Moving | UnitState::Blocked(_) => {
                 if stuck && !unit.escape {
                     // Something was built on it: ask for a path, which starts with the escape.
-                    unit.waypoints.clear();
+                    unit.clear_waypoints();
+                    static_dirty.push(unit.id.index);
                     unit.state = UnitState::WaitingForPath;
                     requests.push(PathRequest { unit: unit.id });
                     continue;
@@ -186,7 +194,7 @@ pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
         let mut blocked_by_unit = false;
         let mut blocked_by_grid = false;
         while budget > 0 {
-            let Some(&next) = unit.waypoints.first() else { break };
+            let Some(&next) = unit.waypoints().first() else { break };
             let length = distance_raw(unit.pos, next);
             let target = if length <= budget { next } else { advance(unit.pos, next, budget, length) };
             let escaping = !pass.is_passable(navcell(unit.pos));
@@ -207,8 +215,8 @@ pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
             budget -= length.min(budget);
             unit.pos = off_grid_lines(target, grid.cell_size());
             if target == next {
-                unit.waypoints.remove(0);
-                unit.consumed += 1;
+                unit.pop_waypoint();
+                static_dirty.push(unit.id.index);
             } else {
                 break;
             }
@@ -219,14 +227,15 @@ pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
             unit.stalled = if moved { 0 } else { unit.stalled.saturating_add(1) };
             if unit.stalled >= BLOCKED_FAIL_TURNS {
                 unit.orders.clear();
-                unit.waypoints.clear();
+                unit.clear_waypoints();
                 unit.state = UnitState::Idle;
                 unit.stalled = 0;
                 static_dirty.push(unit.id.index);
                 events.push(Event::Failed { unit: unit.id });
                 continue;
             }
-            unit.waypoints.clear();
+            unit.clear_waypoints();
+            static_dirty.push(unit.id.index);
             unit.state = UnitState::WaitingForPath;
             requests.push(PathRequest { unit: unit.id });
             events.push(Event::Blocked { unit: unit.id });
@@ -240,7 +249,7 @@ pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
             }
             if turns >= BLOCKED_FAIL_TURNS {
                 unit.orders.clear();
-                unit.waypoints.clear();
+                unit.clear_waypoints();
                 unit.state = UnitState::Idle;
                 unit.stalled = 0;
                 static_dirty.push(unit.id.index);
@@ -258,16 +267,18 @@ pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
             unit.stalled = 0;
         }
         unit.state = UnitState::Moving;
-        if unit.waypoints.is_empty() && unit.escape {
-            // Out of the impassable navcells: resume the order, if any.
+        if unit.waypoints().is_empty() && (unit.escape || unit.resume) {
+            // Out of the impassable navcells, or at the end of a path cut short by the search
+            // budget: resume the order, if any.
             unit.escape = false;
+            unit.resume = false;
             if unit.orders.is_empty() {
                 unit.state = UnitState::Idle;
             } else {
                 unit.state = UnitState::WaitingForPath;
                 requests.push(PathRequest { unit: unit.id });
             }
-        } else if unit.waypoints.is_empty() {
+        } else if unit.waypoints().is_empty() {
             if !unit.orders.is_empty() {
                 unit.orders.remove(0);
                 static_dirty.push(unit.id.index);

@@ -19,9 +19,10 @@
 //!
 //! Reading never panics: a wrong magic, version or length, a checksum mismatch, bytes bincode
 //! cannot decode, or values the constructors refuse each give a [`SnapshotError`] that says where
-//! and what was expected. Decoding allocates at most [`MAX_PAYLOAD`] bytes' worth of claimed
-//! collections, whatever the lengths in the input say, and the grids rebuilt on load are limited to
-//! [`MAX_GRID_CELLS`] navcells.
+//! and what was expected. Decoding allocates a bounded multiple of the payload's size, whatever
+//! the lengths in the input say (see [`MAX_PAYLOAD`]),
+//! and the grids rebuilt on load are limited to [`MAX_GRID_CELLS`] navcells (and jump tables to
+//! [`MAX_JUMP_TABLE_CELLS`]).
 
 use pathing::classes::ClassSet;
 use pathing::passability::{NavArea, Obstruction, ObstructionFlags, WorldDesc};
@@ -40,11 +41,19 @@ pub const MAGIC: [u8; 8] = *b"PHXSNAP\0";
 /// Version of the snapshot format; a reader accepts only its own.
 pub const SNAPSHOT_VERSION: u32 = 1;
 
-/// Largest payload a snapshot may have (and the bound on what decoding may allocate). `[Units: bytes]`
-pub const MAX_PAYLOAD: usize = 1 << 28;
+/// Largest payload a snapshot may have. `[Units: bytes]`
+///
+/// Decoding allocates about as much as the payload (at most about three times it: every
+/// collection in the format holds elements whose memory size is at most three times their encoded
+/// size; there is no `Option` list whose `None`s would cost one byte each).
+pub const MAX_PAYLOAD: usize = 1 << 26;
 
-/// Most navcells a loaded world's grid may have (4096 × 4096, a 16 km map at 4 m or 4 km at 1 m).
-pub const MAX_GRID_CELLS: u64 = 1 << 24;
+/// Most navcells a loaded world's grid may have (2048 × 2048): the grids, bit planes and
+/// hierarchies rebuilt on load then stay under about 200 MiB whatever the class count.
+pub const MAX_GRID_CELLS: u64 = 1 << 22;
+
+/// Most navcells times classes with jump tables (16 bytes per navcell each) in a loaded world.
+pub const MAX_JUMP_TABLE_CELLS: u64 = 1 << 22;
 
 const HEADER: usize = 20;
 
@@ -151,8 +160,8 @@ pub struct SnapshotData {
     pub next_obstruction: u32,
     /// Entity ids.
     pub ids: EntityAllocator,
-    /// Units by entity index.
-    pub units: Vec<Option<Unit>>,
+    /// The live units, in entity-index order (each goes back to the slot of its id).
+    pub units: Vec<Unit>,
     /// Pending path requests.
     pub requests: Vec<PathRequest>,
     /// The random generator.
@@ -203,7 +212,7 @@ pub(crate) fn data_of(world: &World, parts: crate::world::StateParts<'_>) -> Sna
             .collect(),
         next_obstruction: parts.next_obstruction,
         ids: parts.ids.clone(),
-        units: parts.units.to_vec(),
+        units: parts.units.iter().flatten().cloned().collect(),
         requests: parts.requests.to_vec(),
         rng: parts.rng.clone(),
     }
@@ -214,8 +223,18 @@ pub(crate) fn geometry_of(data: &SnapshotData) -> Result<(WorldDesc, Vec<(u32, O
     let invalid = |what: &str, e: &dyn std::fmt::Display| SnapshotError::Invalid { message: format!("{what}: {e}") };
     // The grids built on load are derived, not read: bound them so a small file cannot ask for
     // gigabytes.
-    if u64::from(data.grid.0) * u64::from(data.grid.1) > MAX_GRID_CELLS {
+    let cells = u64::from(data.grid.0) * u64::from(data.grid.1);
+    if cells > MAX_GRID_CELLS {
         return Err(invalid("grid", &format!("{}x{} navcells, expected at most {MAX_GRID_CELLS}", data.grid.0, data.grid.1)));
+    }
+    if cells * u64::from(data.jump_table_classes.count_ones()) > MAX_JUMP_TABLE_CELLS {
+        return Err(invalid(
+            "jump tables",
+            &format!(
+                "{} classes on {cells} navcells, expected at most {MAX_JUMP_TABLE_CELLS} in all",
+                data.jump_table_classes.count_ones()
+            ),
+        ));
     }
     let classes = ClassSet::parse_json(&data.classes).map_err(|e| invalid("classes", &e))?;
     let (tw, th, ts, heights, water) = &data.terrain;

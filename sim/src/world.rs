@@ -18,7 +18,7 @@
 
 use pathing::passability::{NavWorld, Obstruction, ObstructionFlags, WorldDesc, WorldError};
 use pathing::placement::UnitShape;
-use pathing::{Fixed, Goal, Navcell, PassClass, Path, PathStatus, SearchLimits, SearchScratch, Square, WorldPos};
+use pathing::{CellRect, Fixed, Goal, Navcell, PassClass, Path, PathStatus, SearchLimits, SearchScratch, Square, WorldPos};
 use serde::{Deserialize, Serialize};
 
 use crate::command::{Command, CommandKind, Event, GoalSpec, PlayerId, RejectReason};
@@ -101,7 +101,7 @@ pub struct Unit {
     /// Orders; the first is the current one.
     pub orders: Vec<GoalSpec>,
     /// Remaining turning points of the current path, next first.
-    pub waypoints: Vec<WorldPos>,
+    waypoints: Vec<WorldPos>,
     /// What it is doing.
     pub state: UnitState,
     /// Turns left before it may ask for a new path after being blocked.
@@ -110,12 +110,40 @@ pub struct Unit {
     pub escape: bool,
     /// Consecutive turns it could not move (kept across replans; reset by any progress).
     pub stalled: u8,
-    /// Digest of its waypoints as its last path assigned them, and how many of them it has
-    /// passed: with `waypoints.len()`, these stand for the waypoints in the state digest, so a
-    /// unit's long path is hashed once per path, not once per turn.
-    pub path_digest: [u8; 32],
-    /// Waypoints of the last assigned path already reached.
-    pub consumed: u32,
+    /// Derived: digest of `waypoints`, kept current by every change to them (so the state digest
+    /// covers the waypoints without hashing them every turn); recomputed on load, never stored.
+    #[serde(skip)]
+    path_digest: [u8; 32],
+    /// The current path ended early for lack of search budget: ask again when it is walked.
+    pub resume: bool,
+}
+
+impl Unit {
+    /// Remaining turning points of the current path, next first.
+    pub fn waypoints(&self) -> &[WorldPos] {
+        &self.waypoints
+    }
+
+    /// Replaces the waypoints.
+    pub(crate) fn set_waypoints(&mut self, waypoints: Vec<WorldPos>) {
+        self.waypoints = waypoints;
+        self.path_digest = state_hash::digest("path", &self.waypoints);
+    }
+
+    /// Drops the first waypoint (reached).
+    pub(crate) fn pop_waypoint(&mut self) {
+        if !self.waypoints.is_empty() {
+            self.waypoints.remove(0);
+            self.path_digest = state_hash::digest("path", &self.waypoints);
+        }
+    }
+
+    /// Drops every waypoint.
+    pub(crate) fn clear_waypoints(&mut self) {
+        if !self.waypoints.is_empty() {
+            self.set_waypoints(Vec::new());
+        }
+    }
 }
 
 /// The fields of a unit that change only with its orders and paths, as canonical bytes
@@ -154,8 +182,7 @@ fn unit_digest_bytes(u: &Unit, static_digest: &[u8; 8], out: &mut Vec<u8>) {
     for v in [u.pos.x, u.pos.z] {
         out.extend_from_slice(&v.to_bits().to_le_bytes());
     }
-    out.extend_from_slice(&u.consumed.to_le_bytes());
-    out.extend_from_slice(&(u.waypoints.len() as u32).to_le_bytes());
+    out.push(u8::from(u.resume));
     let (state, blocked) = match u.state {
         UnitState::Idle => (0u8, 0u8),
         UnitState::WaitingForPath => (1, 0),
@@ -219,6 +246,8 @@ pub struct World {
     /// `static_dirty`; the per-turn range digests hash it with the fields that change as units move.
     unit_static: Vec<[u8; 8]>,
     static_dirty: Vec<u32>,
+    /// Navcell rectangles updated earlier in this turn (by `sync_grid`), for the grid digests.
+    turn_rects: Vec<CellRect>,
 }
 
 /// What motion reads and writes of the world, borrowed apart.
@@ -273,6 +302,8 @@ impl World {
         if settings.max_paths_per_turn == 0 {
             return Err(SetupError::Settings("max_paths_per_turn must be at least 1".into()));
         }
+        // Ids run upwards from one past the largest initial id; `u32::MAX` is never handed out and
+        // marks that the ids are exhausted.
         let next_obstruction = obstructions.iter().map(|(id, _)| id.saturating_add(1)).max().unwrap_or(1);
         let nav = NavWorld::build(desc, obstructions).map_err(SetupError::World)?;
         let grid_digests = GridDigests::build(nav.grid());
@@ -285,6 +316,7 @@ impl World {
             ids_digest: state_hash::digest("ids", &EntityAllocator::default()),
             unit_static: Vec::new(),
             static_dirty: Vec::new(),
+            turn_rects: Vec::new(),
             settings,
             turn: 0,
             nav,
@@ -361,9 +393,10 @@ impl World {
             }
         }
         observe(Phase::Commands);
-        let obstructions_changed = self.nav.has_pending();
+        let obstructions_changed = self.nav.has_pending() || !self.turn_rects.is_empty();
         let terrain_changed = std::mem::take(&mut self.geometry_changed);
-        let dirty = self.nav.update();
+        let mut dirty = std::mem::take(&mut self.turn_rects);
+        dirty.extend(self.nav.update());
         self.grid_digests.update(self.nav.grid(), &dirty);
         if obstructions_changed {
             self.obstruction_digest = obstruction_digest(&self.nav);
@@ -453,6 +486,7 @@ impl World {
             ids_digest: state_hash::digest("ids", &self.ids),
             unit_static: Vec::new(),
             static_dirty: (0..self.units.len() as u32).collect(),
+            turn_rects: Vec::new(),
         };
         for index in 0..self.units.len() as u32 {
             fresh.unit_digests.mark(index);
@@ -476,17 +510,22 @@ impl World {
         }
         match &command.kind {
             CommandKind::Spawn { class, at, count, radius, speed } => {
+                self.sync_grid();
                 self.spawn(command.player, *class, *at, *count, *radius, *speed, events)
             }
             CommandKind::Move { units, goal, queue } => {
                 self.check_units(command.player, units)?;
                 goal_of(goal).map_err(|_| RejectReason::OutOfRange)?;
+                if !self.on_map(goal.anchor()) {
+                    return Err(RejectReason::NoRoom);
+                }
                 for &id in units {
                     let unit = self.units[id.index as usize].as_mut().expect("checked live");
                     if !queue {
                         unit.orders.clear();
-                        unit.waypoints.clear();
+                        unit.clear_waypoints();
                         unit.stalled = 0;
+                        unit.resume = false;
                     }
                     unit.orders.push(*goal);
                     self.static_dirty.push(id.index);
@@ -521,9 +560,12 @@ impl World {
                 for &id in units {
                     let unit = self.units[id.index as usize].as_mut().expect("checked live");
                     unit.orders.clear();
-                    unit.waypoints.clear();
+                    unit.clear_waypoints();
                     unit.state = UnitState::Idle;
                     unit.escape = false;
+                    unit.resume = false;
+                    unit.stalled = 0;
+                    unit.replan_cooldown = 0;
                     self.unit_digests.mark(id.index);
                     self.static_dirty.push(id.index);
                 }
@@ -536,15 +578,18 @@ impl World {
                 if *flags & !(ObstructionFlags::BLOCK_PATHFINDING | ObstructionFlags::BLOCK_FOUNDATION) != 0 {
                     return Err(RejectReason::OutOfRange);
                 }
-                let id = self.next_obstruction;
+                let id = self.obstruction_id()?;
                 self.nav
                     .add_obstruction(id, Obstruction { square: sq, flags: ObstructionFlags(*flags) })
                     .map_err(|e| RejectReason::World(e.to_string()))?;
-                self.next_obstruction = self.next_obstruction.wrapping_add(1);
+                self.next_obstruction = id + 1;
                 events.push(Event::ObstructionPlaced { id });
                 Ok(())
             }
-            CommandKind::PlaceBuilding { class, square, builder } => self.place_building(command.player, *class, square, *builder, events),
+            CommandKind::PlaceBuilding { class, square, builder } => {
+                self.sync_grid();
+                self.place_building(command.player, *class, square, *builder, events)
+            }
             CommandKind::SetObstructionFlags { id, flags } => {
                 if *flags & !(ObstructionFlags::BLOCK_PATHFINDING | ObstructionFlags::BLOCK_FOUNDATION) != 0 {
                     return Err(RejectReason::OutOfRange);
@@ -575,6 +620,31 @@ impl World {
                 self.geometry_changed = true;
                 Ok(())
             }
+        }
+    }
+
+    /// Whether a point is on the map.
+    fn on_map(&self, p: WorldPos) -> bool {
+        let grid = self.nav.grid();
+        let s = i128::from(grid.cell_size().to_bits());
+        let (x, z) = (i128::from(p.x.to_bits()), i128::from(p.z.to_bits()));
+        x >= 0 && z >= 0 && x < i128::from(grid.width()) * s && z < i128::from(grid.height()) * s
+    }
+
+    /// The id the next obstruction gets, unless the ids are exhausted.
+    fn obstruction_id(&self) -> Result<u32, RejectReason> {
+        if self.next_obstruction == u32::MAX || self.nav.obstructions().contains_key(&self.next_obstruction) {
+            return Err(RejectReason::World("obstruction ids exhausted".into()));
+        }
+        Ok(self.next_obstruction)
+    }
+
+    /// Applies queued obstruction, area and terrain changes now, so that a command that reads the
+    /// grid (spawning, building placement) sees the commands before it in the same turn.
+    fn sync_grid(&mut self) {
+        if self.nav.has_pending() {
+            let rects = self.nav.update();
+            self.turn_rects.extend(rects);
         }
     }
 
@@ -609,12 +679,21 @@ impl World {
             .collect();
         let shapes: Vec<pathing::placement::DispersalUnit> = live.iter().map(|l| l.1).collect();
         let builder_index = builder.and_then(|b| live.iter().position(|l| l.0 == b));
-        let moves = pathing::placement::foundation_dispersal(&sq, self.nav.grid().cell_size(), &shapes, builder_index);
+        let moves = pathing::placement::foundation_dispersal(&sq, self.nav.grid().cell_size(), &shapes, None);
+        if let Some(b) = builder_index
+            && moves.iter().any(|m| m.0 == b)
+        {
+            // The builder never has to move (the design): a footprint over it is refused.
+            self.nav.remove_obstruction(id).map_err(|e| RejectReason::World(e.to_string()))?;
+            self.next_obstruction = id;
+            events.pop();
+            return Err(RejectReason::Placement("the builder stands where the building would block it".into()));
+        }
         for (n, target) in moves {
             let id = live[n].0;
             let unit = self.units[id.index as usize].as_mut().expect("listed from the live units");
             unit.orders.insert(0, GoalSpec::Point(target));
-            unit.waypoints.clear();
+            unit.clear_waypoints();
             unit.state = UnitState::WaitingForPath;
             unit.escape = false;
             if !self.requests.iter().any(|r| r.unit == id) {
@@ -701,8 +780,8 @@ impl World {
                 replan_cooldown: 0,
                 escape: false,
                 stalled: 0,
-                path_digest: [0; 32],
-                consumed: 0,
+                path_digest: state_hash::digest("path", &Vec::<WorldPos>::new()),
+                resume: false,
             };
             let slot = id.index as usize;
             if self.units.len() <= slot {
@@ -767,7 +846,7 @@ impl World {
             let (Some(job), Some((status, cells))) = (job, result) else {
                 // No search could be made (cannot happen for a validated unit and goal): give up.
                 unit.orders.clear();
-                unit.waypoints.clear();
+                unit.clear_waypoints();
                 unit.state = UnitState::Idle;
                 events.push(Event::Failed { unit: unit.id });
                 continue;
@@ -801,9 +880,8 @@ impl World {
             if unit.escape {
                 events.push(Event::Unstuck { unit: unit.id });
             }
-            unit.path_digest = state_hash::digest("path", &waypoints);
-            unit.consumed = 0;
-            unit.waypoints = waypoints;
+            unit.resume = status == PathStatus::Partial(pathing::PartialReason::NodeBudget);
+            unit.set_waypoints(waypoints);
             unit.state = UnitState::Moving;
         }
     }
@@ -835,9 +913,7 @@ impl World {
             if unit.state == UnitState::Idle && (!unit.waypoints.is_empty() || !unit.orders.is_empty()) {
                 return Err(format!("idle unit {:?} still has orders or waypoints", unit.id));
             }
-            if unit.consumed > 1 << 20 {
-                return Err(format!("unit {:?} claims {} waypoints consumed", unit.id, unit.consumed));
-            }
+
             if unit.state == UnitState::WaitingForPath && !self.requests.iter().any(|r| r.unit == unit.id) {
                 return Err(format!("unit {:?} waits for a path nobody will compute", unit.id));
             }
@@ -867,22 +943,54 @@ impl World {
     /// [`SnapshotError`] for bytes that are not a valid snapshot, naming the offset or the value.
     pub fn load(bytes: &[u8]) -> Result<Self, SnapshotError> {
         let data = crate::snapshot::unframe(bytes)?;
+        if data.settings.turn_ms == 0 || data.settings.turn_ms > 10_000 || data.settings.max_paths_per_turn == 0 {
+            return Err(SnapshotError::Invalid { message: "settings out of range".into() });
+        }
         let (desc, obstructions) = crate::snapshot::geometry_of(&data)?;
         let invalid = |message: String| SnapshotError::Invalid { message };
         let mut world = World::new(desc, obstructions, data.settings).map_err(|e| invalid(e.to_string()))?;
         world.turn = data.turn;
         world.next_obstruction = data.next_obstruction;
-        world.ids_digest = state_hash::digest("ids", &data.ids);
+        data.ids.check().map_err(|e| invalid(format!("entity ids: {e}")))?;
         world.ids = data.ids;
-        world.units = data.units;
         world.requests = data.requests;
         world.rng = data.rng;
-        for unit in world.units.iter().flatten() {
+        let grid = world.nav.grid();
+        let s = i128::from(grid.cell_size().to_bits());
+        let (w, h) = (i128::from(grid.width()) * s, i128::from(grid.height()) * s);
+        let on_map = |p: &WorldPos| {
+            let (x, z) = (i128::from(p.x.to_bits()), i128::from(p.z.to_bits()));
+            x >= 0 && z >= 0 && x < w && z < h
+        };
+        let mut units: Vec<Option<Unit>> = vec![None; world.ids.n_slots()];
+        for mut unit in data.units {
+            let what = format!("unit {:?}", unit.id);
+            let slot = units.get_mut(unit.id.index as usize).ok_or_else(|| invalid(format!("{what}: index beyond the entity slots")))?;
+            if slot.is_some() {
+                return Err(invalid(format!("{what}: stored twice")));
+            }
             let movement = PassClass::new(unit.class).and_then(|c| world.nav.class_nav(c)).is_some();
             if !movement {
-                return Err(invalid(format!("unit {:?} has class {}, not a movement class", unit.id, unit.class)));
+                return Err(invalid(format!("{what}: class {} is not a movement class", unit.class)));
             }
+            if unit.radius <= Fixed::ZERO
+                || unit.radius > Fixed::from_num(8)
+                || unit.speed <= Fixed::ZERO
+                || unit.speed > Fixed::from_num(64)
+            {
+                return Err(invalid(format!("{what}: radius or speed outside the limits of Spawn")));
+            }
+            if unit.owner > world.settings.players {
+                return Err(invalid(format!("{what}: owner {} is not a player", unit.owner)));
+            }
+            if !unit.waypoints.iter().all(on_map) || !unit.orders.iter().all(|g| on_map(&g.anchor()) && goal_of(g).is_ok()) {
+                return Err(invalid(format!("{what}: a waypoint or order is off the map")));
+            }
+            unit.path_digest = state_hash::digest("path", &unit.waypoints);
+            *slot = Some(unit);
         }
+        world.units = units;
+        world.ids_digest = state_hash::digest("ids", &world.ids);
         world.check_invariants().map_err(invalid)?;
         for index in 0..world.units.len() as u32 {
             world.unit_digests.mark(index);

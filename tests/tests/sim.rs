@@ -89,9 +89,7 @@ fn run(threads: usize, turns: u32) -> (Vec<[u8; 32]>, Vec<Event>) {
             }
         }
         w.check_invariants().unwrap_or_else(|e| panic!("turn {turn}: {e}"));
-        if turn % 10 == 0 {
-            assert_eq!(report.digest, w.state_digest_from_scratch(), "turn {turn}: incremental digests differ from a recomputation");
-        }
+        assert_eq!(report.digest, w.state_digest_from_scratch(), "turn {turn}: incremental digests differ from a recomputation");
         hashes.push(report.hash);
         events.extend(report.events);
     }
@@ -414,16 +412,31 @@ fn buildings_disperse_the_units_in_their_way_and_gates_open() {
     let units: Vec<EntityId> = r.events.iter().filter_map(|e| if let Event::Spawned { unit } = e { Some(*unit) } else { None }).collect();
     assert_eq!(units.len(), 12);
     let house = SquareSpec { x: m(cx), z: m(cz), w: m(8), h: m(6), degrees: m(10) };
+    // A builder standing where the building would block it never has to move: refused.
     let r = w.step(&[cmd(1, 1, 0, CommandKind::PlaceBuilding { class: land, square: house, builder: Some(units[0]) })]);
+    assert!(
+        matches!(&r.events[..], [Event::Rejected { reason: RejectReason::Placement(_), .. }]),
+        "the builder is inside the footprint: {:?}",
+        r.events
+    );
+    // With a builder beside it, the units in the way are dispersed.
+    let r = w.step(&[cmd(
+        2,
+        1,
+        0,
+        CommandKind::Spawn { class: 0, at: at(cx + 14, cz), count: 1, radius: Fixed::ONE / 2, speed: Fixed::from_num(6) },
+    )]);
+    let Event::Spawned { unit: builder } = r.events[0] else { panic!("{:?}", r.events) };
+    let r = w.step(&[cmd(3, 1, 0, CommandKind::PlaceBuilding { class: land, square: house, builder: Some(builder) })]);
     let dispersed: Vec<EntityId> =
         r.events.iter().filter_map(|e| if let Event::Dispersed { unit } = e { Some(*unit) } else { None }).collect();
     assert!(dispersed.len() >= 6, "the units around the spawn point are in the way: {:?}", r.events);
-    assert!(!dispersed.contains(&units[0]), "the builder never moves");
+    assert!(!dispersed.contains(&builder), "the builder never moves");
     // A second building on top of the first is refused.
-    let r = w.step(&[cmd(2, 1, 0, CommandKind::PlaceBuilding { class: land, square: house, builder: None })]);
+    let r = w.step(&[cmd(4, 1, 0, CommandKind::PlaceBuilding { class: land, square: house, builder: None })]);
     assert!(matches!(&r.events[0], Event::Rejected { reason: RejectReason::Placement(_), .. }), "{:?}", r.events);
     // After a few turns every dispersed unit stands on a navcell its class may use.
-    for turn in 3..25 {
+    for turn in 5..25 {
         w.step(&[cmd(turn, 0, 0, CommandKind::Stop { units: vec![] })]);
     }
     let class0 = pathing::PassClass::new(0).unwrap();
@@ -457,4 +470,65 @@ fn removed_units_leave_stale_ids_that_are_rejected() {
     assert_eq!(unit.index, units[1].index);
     assert_ne!(unit, units[1]);
     assert_eq!(r.digest, w.state_digest_from_scratch());
+}
+
+#[test]
+fn review_cases_same_turn_grid_off_map_goals_id_exhaustion_and_checked_snapshots() {
+    let m = |n: i32| Fixed::from_num(n);
+    // A building placed earlier in a turn is seen by a spawn later in the same turn.
+    let mut w = world(1);
+    let r = w.step(&[
+        cmd(
+            0,
+            0,
+            0,
+            CommandKind::PlaceObstruction { square: SquareSpec { x: m(40), z: m(60), w: m(10), h: m(10), degrees: m(0) }, flags: 3 },
+        ),
+        cmd(0, 1, 0, CommandKind::Spawn { class: 0, at: at(40, 60), count: 3, radius: Fixed::ONE / 2, speed: Fixed::ONE }),
+    ]);
+    let class0 = pathing::PassClass::new(0).unwrap();
+    for u in w.units() {
+        assert!(w.nav().grid().is_passable(w.navcell_of(u.pos), class0), "spawned on the new building at {:?}: {:?}", u.pos, r.events);
+    }
+    assert_eq!(r.digest, w.state_digest_from_scratch());
+    // Goals off the map are refused.
+    let id = w.units().next().unwrap().id;
+    let r = w.step(&[cmd(1, 1, 0, CommandKind::Move { units: vec![id], goal: GoalSpec::Point(at(5000, 5000)), queue: false })]);
+    assert_eq!(r.events, vec![Event::Rejected { command: (1, 1, 0), reason: RejectReason::NoRoom }]);
+    // Obstruction ids: an initial id of u32::MAX leaves none to hand out, and says so.
+    let (desc, _) = generate(&RefWorldParams::scaled(16, 2));
+    let sq = pathing::raster::editor_square(m(20), m(20), m(2), m(2), m(0)).unwrap();
+    let last = (u32::MAX, pathing::passability::Obstruction { square: sq, flags: pathing::passability::ObstructionFlags::STATIC });
+    let mut full = World::new(desc, vec![last], Settings::default()).unwrap();
+    let r = full.step(&[cmd(
+        0,
+        0,
+        0,
+        CommandKind::PlaceObstruction { square: SquareSpec { x: m(40), z: m(40), w: m(2), h: m(2), degrees: m(0) }, flags: 3 },
+    )]);
+    assert_eq!(r.events, vec![Event::Rejected { command: (0, 0, 0), reason: RejectReason::World("obstruction ids exhausted".into()) }]);
+    // Snapshots whose units or ids break the rules are refused.
+    let bytes = w.save();
+    let data = sim::snapshot::unframe(&bytes).unwrap();
+    let reframe = |d: &sim::snapshot::SnapshotData| {
+        let payload = sim::state_hash::encode(d);
+        let mut out = bytes[..12].to_vec();
+        out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+        out.extend_from_slice(&payload);
+        out.extend_from_slice(blake3::hash(&payload).as_bytes());
+        out
+    };
+    let mut bad = data.clone();
+    bad.units[0].radius = Fixed::MAX;
+    assert!(matches!(World::load(&reframe(&bad)), Err(sim::snapshot::SnapshotError::Invalid { .. })));
+    let mut bad = data.clone();
+    bad.units[0].owner = 200;
+    assert!(matches!(World::load(&reframe(&bad)), Err(sim::snapshot::SnapshotError::Invalid { .. })));
+    let mut bad = data.clone();
+    bad.units.push(bad.units[0].clone());
+    assert!(matches!(World::load(&reframe(&bad)), Err(sim::snapshot::SnapshotError::Invalid { .. })));
+    let mut bad = data;
+    bad.grid.0 = 1 << 15;
+    bad.grid.1 = 1 << 15;
+    assert!(matches!(World::load(&reframe(&bad)), Err(sim::snapshot::SnapshotError::Invalid { .. })));
 }
