@@ -1,33 +1,45 @@
 //! The deterministic, turn-based, fixed-point world of the Phalanx lockstep core.
 //!
 //! Every peer of a multiplayer game runs this simulation from the same commands and must reach
-//! bit-identical state. This crate holds the pieces that make that possible; the world, commands and
-//! the turn loop build on them:
+//! bit-identical state. A [`world::World`] is built from the world's geometry
+//! (`pathing::passability::WorldDesc`) and stepped one turn at a time with the commands scheduled for
+//! that turn; each step returns the turn's events and its state hash, and can be saved and loaded
+//! at any turn boundary.
 //!
-//! - [`EntityId`] and [`EntityAllocator`]: generational entity handles allocated in a fixed order,
-//!   so a stale id is detected, never aliased, and allocation continues identically after a
-//!   snapshot is loaded.
-//! - [`SimRng`]: the one random number generator of the simulation, an integer PCG kept in state.
-//! - [`state_hash`]: the canonical encoding (bincode, fixed-width little-endian) and blake3 digests
-//!   every turn's state hash is built from.
+//! - [`world`]: the world, the turn loop and snapshots in and out.
+//! - [`command`]: commands, events and the reasons a command is rejected.
+//! - [`motion`]: how units follow their paths, checked against the grid and against each other.
+//! - [`digest_tree`]: the per-component digests a turn's hash is made of, and [`digest_tree::locate`],
+//!   which finds the component and the chunk or entity range where two peers diverged.
+//! - [`snapshot`]: the byte format of a saved world.
+//! - [`EntityId`], [`EntityAllocator`], [`SimRng`], [`state_hash`]: generational ids, the integer
+//!   random generator and the canonical encoding everything hashed uses.
 //!
 //! ```
-//! use sim::{EntityAllocator, SimRng, state_hash};
+//! use pathing::refworld::{RefWorldParams, generate};
+//! use pathing::{Fixed, WorldPos};
+//! use sim::command::{Command, CommandKind, Event, GoalSpec};
+//! use sim::world::{Settings, World};
 //!
-//! let mut ids = EntityAllocator::default();
-//! let a = ids.allocate();
-//! ids.free(a);
-//! let b = ids.allocate();
-//! assert_eq!(a.index, b.index);
-//! assert_ne!(a, b, "the slot is reused with a new generation");
-//! assert!(!ids.is_live(a));
+//! // A small generated map (64 × 64 navcells) with its buildings and trees.
+//! let (desc, obstructions) = generate(&RefWorldParams::scaled(16, 1));
+//! let mut world = World::new(desc, obstructions, Settings::default()).unwrap();
 //!
-//! let mut rng = SimRng::new(42);
-//! let roll = rng.below(6);
-//! assert!(roll < 6);
+//! // Turn 0: player 1 spawns two units.
+//! let spawn = CommandKind::Spawn { class: 0, at: WorldPos::from_int(30, 30), count: 2, radius: Fixed::ONE / 2, speed: Fixed::from_num(8) };
+//! let report = world.step(&[Command { turn: 0, player: 1, seq: 0, kind: spawn }]);
+//! let units: Vec<_> = report.events.iter().filter_map(|e| match e { Event::Spawned { unit } => Some(*unit), _ => None }).collect();
 //!
-//! let digest = state_hash::digest("rng", &rng);
-//! assert_eq!(digest, state_hash::digest("rng", &rng.clone()));
+//! // Turn 1: send them somewhere; the path is computed and they start walking this turn.
+//! let go = CommandKind::Move { units: units.clone(), goal: GoalSpec::Point(WorldPos::from_int(40, 36)), queue: false };
+//! world.step(&[Command { turn: 1, player: 1, seq: 1, kind: go }]);
+//!
+//! // A snapshot continues exactly like the original.
+//! let mut copy = World::load(&world.save()).unwrap();
+//! for _ in 0..10 {
+//!     assert_eq!(world.step(&[]).hash, copy.step(&[]).hash);
+//! }
+//! assert!(world.unit(units[0]).unwrap().pos != WorldPos::from_int(30, 30));
 //! ```
 #![deny(clippy::float_arithmetic)]
 #![forbid(unsafe_code)]
