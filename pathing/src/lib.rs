@@ -74,6 +74,7 @@ pub mod raster;
 pub mod refworld;
 mod render;
 mod search;
+pub mod smoothing;
 pub mod terrain;
 #[cfg(test)]
 mod test_support;

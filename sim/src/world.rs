@@ -192,6 +192,17 @@ fn unit_digest_bytes(u: &Unit, static_digest: &[u8; 8], out: &mut Vec<u8>) {
     out.extend_from_slice(&[state, blocked, u.replan_cooldown, u8::from(u.escape), u.stalled]);
 }
 
+/// What a path computation needs, gathered before the parallel phase.
+struct PathJob {
+    class: u8,
+    pos: WorldPos,
+    cell: Navcell,
+    goal: Goal,
+    /// The goal's anchor point, off navcell borders.
+    anchor: WorldPos,
+    point_goal: bool,
+}
+
 /// A queued long-range path request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PathRequest {
@@ -801,49 +812,74 @@ impl World {
     fn compute_paths(&mut self, events: &mut Vec<Event>) {
         let take = self.requests.len().min(usize::from(self.settings.max_paths_per_turn));
         let requests: Vec<PathRequest> = self.requests.drain(..take).collect();
-        let jobs: Vec<Option<(u8, Navcell, Goal, WorldPos)>> = requests
+        let cell_size = self.nav.grid().cell_size();
+        let jobs: Vec<Option<PathJob>> = requests
             .iter()
             .map(|r| {
                 let unit = self.unit(r.unit)?;
                 // A unit without an order asks only to get off impassable navcells.
-                let goal = unit.orders.first().copied().unwrap_or(GoalSpec::Point(unit.pos));
-                let cell = self.navcell_of(unit.pos);
-                Some((unit.class, cell, goal_of(&goal).ok()?, goal.anchor()))
+                let order = unit.orders.first().copied();
+                let goal = order.unwrap_or(GoalSpec::Point(unit.pos));
+                Some(PathJob {
+                    class: unit.class,
+                    pos: unit.pos,
+                    cell: self.navcell_of(unit.pos),
+                    goal: goal_of(&goal).ok()?,
+                    anchor: crate::motion::off_grid_lines(goal.anchor(), cell_size),
+                    point_goal: matches!(order, Some(GoalSpec::Point(_))),
+                })
             })
             .collect();
         let nav = &self.nav;
-        let run =
-            |scratch: &mut (SearchScratch, Path), job: &Option<(u8, Navcell, Goal, WorldPos)>| -> Option<(PathStatus, Vec<Navcell>)> {
-                let (class, cell, goal, _) = job.as_ref()?;
-                let class_nav = nav.class_nav(pathing::PassClass::new(*class)?)?;
-                let limits = SearchLimits { node_budget: PATH_NODE_BUDGET };
-                let outcome = pathing::find_path(class_nav, *cell, goal, &limits, &mut scratch.0, &mut scratch.1);
-                Some((outcome.status, scratch.1.waypoints().to_vec()))
-            };
+        let run = |scratch: &mut (SearchScratch, Path), job: &Option<PathJob>| -> Option<(PathStatus, Vec<WorldPos>)> {
+            let job = job.as_ref()?;
+            let class_nav = nav.class_nav(pathing::PassClass::new(job.class)?)?;
+            let limits = SearchLimits { node_budget: PATH_NODE_BUDGET };
+            let status = pathing::find_path(class_nav, job.cell, &job.goal, &limits, &mut scratch.0, &mut scratch.1).status;
+            let cells = scratch.1.waypoints();
+            // The waypoints: the centres of the turning navcells after the unit's own, with the
+            // exact goal point in place of the last centre when a point goal lies in that navcell
+            // (the grid seed's last-waypoint precision). The unit goes straight from where it
+            // stands to the first of them when it can (the grid seed's first-waypoint trimming),
+            // else by its own navcell's centre, as the path does.
+            let mut waypoints: Vec<WorldPos> = cells.iter().skip(1).map(|c| centre(*c, cell_size)).collect();
+            if status == PathStatus::Complete && cells.last() == Some(&navcell_of(job.anchor, cell_size)) && job.point_goal {
+                match waypoints.last_mut() {
+                    Some(last) => *last = job.anchor,
+                    None if job.pos != job.anchor => waypoints.push(job.anchor),
+                    None => {}
+                }
+            }
+            if let (Some(&first), Some(&start)) = (waypoints.first(), cells.first())
+                && !pathing::collide::segment_clear(class_nav.pass_map(), job.pos, first)
+            {
+                waypoints.insert(0, centre(start, cell_size));
+            }
+            Some((status, waypoints))
+        };
         let scratches = &self.scratches;
-        let with_scratch = |job: &Option<(u8, Navcell, Goal, WorldPos)>| {
+        let with_scratch = |job: &Option<PathJob>| {
             // Each worker thread has its own slot, so the lock is never contended; a poisoned
             // lock only means a previous query panicked, and the workspace is reset per query.
             let slot = rayon::current_thread_index().unwrap_or(0).min(scratches.len() - 1);
             let mut guard = scratches[slot].lock().unwrap_or_else(std::sync::PoisonError::into_inner);
             run(&mut guard, job)
         };
-        let results: Vec<Option<(PathStatus, Vec<Navcell>)>> = match &self.pool {
+        let results: Vec<Option<(PathStatus, Vec<WorldPos>)>> = match &self.pool {
             Some(pool) => pool.install(|| {
                 use rayon::prelude::*;
                 jobs.par_iter().map(with_scratch).collect()
             }),
             None => jobs.iter().map(with_scratch).collect(),
         };
-        let cell_size = self.nav.grid().cell_size();
-        for ((request, job), result) in requests.iter().zip(&jobs).zip(results) {
+        for (request, result) in requests.iter().zip(results) {
             let Some(unit) = self.units.get_mut(request.unit.index as usize).and_then(Option::as_mut).filter(|u| u.id == request.unit)
             else {
                 continue;
             };
             self.unit_digests.mark(request.unit.index);
             self.static_dirty.push(request.unit.index);
-            let (Some(job), Some((status, cells))) = (job, result) else {
+            let Some((status, waypoints)) = result else {
                 // No search could be made (cannot happen for a validated unit and goal): give up.
                 unit.orders.clear();
                 unit.clear_waypoints();
@@ -851,28 +887,6 @@ impl World {
                 events.push(Event::Failed { unit: unit.id });
                 continue;
             };
-            let anchor = crate::motion::off_grid_lines(job.3, cell_size);
-            let goal_cell = navcell_of(anchor, cell_size);
-            // The start navcell's centre is dropped when the unit can go straight from where it
-            // stands to the next turning point (the grid seed's first-waypoint trimming); otherwise
-            // it walks to the centre first, as the path does.
-            let mut waypoints: Vec<WorldPos> = cells.iter().map(|c| centre(*c, cell_size)).collect();
-            let pass = PassClass::new(unit.class).and_then(|c| self.nav.class_nav(c)).map(|n| n.pass_map());
-            if waypoints.len() >= 2 && pass.is_some_and(|p| pathing::collide::segment_clear(p, unit.pos, waypoints[1])) {
-                waypoints.remove(0);
-            }
-            if waypoints.len() == 1 && status == PathStatus::Complete {
-                // Already in the goal's navcell.
-                waypoints.clear();
-            }
-            if status == PathStatus::Complete && cells.last() == Some(&goal_cell) && matches!(unit.orders.first(), Some(GoalSpec::Point(_)))
-            {
-                if let Some(last) = waypoints.last_mut() {
-                    *last = anchor;
-                } else if unit.pos != anchor {
-                    waypoints.push(anchor);
-                }
-            }
             if matches!(status, PathStatus::Partial(pathing::PartialReason::Unreachable)) {
                 events.push(Event::PathPartial { unit: unit.id });
             }
