@@ -841,7 +841,9 @@ impl World {
             // exact goal point in place of the last centre when a point goal lies in that navcell
             // (the grid seed's last-waypoint precision). The unit goes straight from where it
             // stands to the first of them when it can (the grid seed's first-waypoint trimming),
-            // else by its own navcell's centre, as the path does.
+            // else by its own navcell's centre, as the path does. Then string pulling (the grid
+            // seed's §4): any-angle shortcuts between points that see each other, never touching
+            // an impassable navcell. An escape path stays as it is.
             let mut waypoints: Vec<WorldPos> = cells.iter().skip(1).map(|c| centre(*c, cell_size)).collect();
             if status == PathStatus::Complete && cells.last() == Some(&navcell_of(job.anchor, cell_size)) && job.point_goal {
                 match waypoints.last_mut() {
@@ -855,7 +857,13 @@ impl World {
             {
                 waypoints.insert(0, centre(start, cell_size));
             }
-            Some((status, waypoints))
+            if status == PathStatus::Partial(pathing::PartialReason::StartImpassable) {
+                return Some((status, waypoints));
+            }
+            let mut points = vec![job.pos];
+            points.extend(waypoints);
+            let pulled = pathing::smoothing::string_pull(class_nav.pass_map(), &points);
+            Some((status, pulled.into_iter().skip(1).collect()))
         };
         let scratches = &self.scratches;
         let with_scratch = |job: &Option<PathJob>| {
