@@ -28,7 +28,7 @@
 //! - Length: `|c² + s² − 1| ≤ 3 · 2^-17` (from `2 √2 · 2^-17` plus squares of the error). On raw bits
 //!   (16 fractional bits) that is `|c_raw² + s_raw² − 2^32| ≤ 3 · 2^15`.
 //!
-//! The integration test `tests/tests/trig.rs` checks these bounds against `f64` on a dense sweep.
+//! The integration test `tests/tests/trig.rs` checks these bounds against double-precision floating point on a dense sweep.
 
 use crate::geometry::{Fixed, Vec2};
 

@@ -149,14 +149,10 @@ impl UnitIndex {
 pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
     let crate::world::MotionParts { nav, units, requests, turn_ms, digests, static_dirty } = world.parts_mut();
     let grid = nav.grid();
-    let cell = i128::from(grid.cell_size().to_bits());
     // As 0 A.D.'s movement filter: only units that are not moving block; moving units pass
     // through one another (separating them is the collision push-apart's job).
     let index = UnitIndex::new(units.iter().flatten().filter(|u| u.state != UnitState::Moving).map(|u| (u.id, u.pos, u.radius)).collect());
-    let navcell = |p: WorldPos| {
-        let c = |v: Fixed, n: u32| (i128::from(v.to_bits()).div_euclid(cell)).clamp(0, i128::from(n) - 1) as u16;
-        pathing::Navcell::new(c(p.x, grid.width()), c(p.z, grid.height()))
-    };
+    let navcell = |p: WorldPos| crate::world::grid_navcell(grid, p);
     for unit in units.iter_mut().flatten() {
         let Some(class_nav) = PassClass::new(unit.class).and_then(|c| nav.class_nav(c)) else { continue };
         let pass = class_nav.pass_map();

@@ -845,7 +845,7 @@ impl World {
             // seed's §4): any-angle shortcuts between points that see each other, never touching
             // an impassable navcell. An escape path stays as it is.
             let mut waypoints: Vec<WorldPos> = cells.iter().skip(1).map(|c| centre(*c, cell_size)).collect();
-            if status == PathStatus::Complete && cells.last() == Some(&navcell_of(job.anchor, cell_size)) && job.point_goal {
+            if status == PathStatus::Complete && cells.last() == Some(&grid_navcell(nav.grid(), job.anchor)) && job.point_goal {
                 match waypoints.last_mut() {
                     Some(last) => *last = job.anchor,
                     None if job.pos != job.anchor => waypoints.push(job.anchor),
@@ -910,9 +910,7 @@ impl World {
 
     /// The navcell under a position (clamped onto the grid).
     pub fn navcell_of(&self, pos: WorldPos) -> Navcell {
-        let grid = self.nav.grid();
-        let cell = navcell_of(pos, grid.cell_size());
-        Navcell::new(cell.i.min((grid.width() - 1) as u16), cell.j.min((grid.height() - 1) as u16))
+        grid_navcell(self.nav.grid(), pos)
     }
 
     /// Checks the invariants the rest of the simulation relies on; `Err` names the first one broken.
@@ -977,13 +975,7 @@ impl World {
         world.ids = data.ids;
         world.requests = data.requests;
         world.rng = data.rng;
-        let grid = world.nav.grid();
-        let s = i128::from(grid.cell_size().to_bits());
-        let (w, h) = (i128::from(grid.width()) * s, i128::from(grid.height()) * s);
-        let on_map = |p: &WorldPos| {
-            let (x, z) = (i128::from(p.x.to_bits()), i128::from(p.z.to_bits()));
-            x >= 0 && z >= 0 && x < w && z < h
-        };
+        let on_map = |p: &WorldPos| world.on_map(*p);
         let mut units: Vec<Option<Unit>> = vec![None; world.ids.n_slots()];
         for mut unit in data.units {
             let what = format!("unit {:?}", unit.id);
@@ -1033,11 +1025,11 @@ impl World {
     }
 }
 
-/// The navcell of a position, clamped to 0 below (the world clamps above).
-fn navcell_of(pos: WorldPos, cell_size: Fixed) -> Navcell {
-    let s = i128::from(cell_size.to_bits());
-    let c = |v: Fixed| (i128::from(v.to_bits()).div_euclid(s)).clamp(0, i128::from(u16::MAX - 1)) as u16;
-    Navcell::new(c(pos.x), c(pos.z))
+/// The navcell under a position, clamped onto the grid.
+pub(crate) fn grid_navcell(grid: &pathing::NavGrid, pos: WorldPos) -> Navcell {
+    let s = i128::from(grid.cell_size().to_bits());
+    let c = |v: Fixed, n: u32| (i128::from(v.to_bits()).div_euclid(s)).clamp(0, i128::from(n) - 1) as u16;
+    Navcell::new(c(pos.x, grid.width()), c(pos.z, grid.height()))
 }
 
 /// The centre of a navcell.
