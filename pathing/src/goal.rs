@@ -200,6 +200,85 @@ impl Square {
         (cross_raw(dx, dz, vx, vz).abs() << 16) < raw(self.hw) * x_abs && (cross_raw(ux, uz, dx, dz).abs() << 16) < raw(self.hh) * x_abs
     }
 
+    /// `cross(u, v)`, signed, 32 fractional bits.
+    fn cross_signed(&self) -> i128 {
+        cross_raw(raw(self.u.x), raw(self.u.z), raw(self.v.x), raw(self.v.z))
+    }
+
+    /// The square's own coordinates of the raw point `(x, z)`, scaled by `cross(u, v)`: `(S, T)`
+    /// with `p = c + S/(X·2^16)·u + T/(X·2^16)·v` (`X = cross(u, v)`), so `|S| ≤ hw·|X|` and
+    /// `|T| ≤ hh·|X|` is [`Square::contains_point`]. 48 fractional bits; below 2^99 for any point.
+    fn local(&self, x: i128, z: i128) -> (i128, i128) {
+        let (dx, dz) = (x - raw(self.center.x), z - raw(self.center.z));
+        let (ux, uz, vx, vz) = (raw(self.u.x), raw(self.u.z), raw(self.v.x), raw(self.v.z));
+        (cross_raw(dx, dz, vx, vz) << 16, cross_raw(ux, uz, dx, dz) << 16)
+    }
+
+    /// The exact world point of local coordinates `(S, T)` (see [`Square::local`]) whose sizes are
+    /// within the square's (`|S| ≤ hw·|X|`, `|T| ≤ hh·|X|`), as raw numerators over one positive
+    /// denominator.
+    fn world_exact(&self, s: i128, t: i128) -> (i128, i128, i128) {
+        let (ux, uz, vx, vz) = (raw(self.u.x), raw(self.u.z), raw(self.v.x), raw(self.v.z));
+        // |s|, |t| ≤ 2^40 · 2^35, axes ≤ 2^17: numerators below 2^94, denominator below 2^52.
+        let (nx, nz, den) = (s * ux + t * vx, s * uz + t * vz, self.cross_signed() << 16);
+        let (nx, nz, den) = if den < 0 { (-nx, -nz, -den) } else { (nx, nz, den) };
+        (raw(self.center.x) * den + nx, raw(self.center.z) * den + nz, den)
+    }
+
+    /// For [`Goal::nearest_point`]: a point the square holds, near the clamp of `(px, pz)` into the
+    /// square in its own coordinates. `(px, pz)` is outside the square.
+    fn nearest_inside(&self, px: i128, pz: i128) -> WorldPos {
+        let x_abs = self.cross_abs();
+        let (s, t) = self.local(px, pz);
+        let (s_lim, t_lim) = (raw(self.hw) * x_abs, raw(self.hh) * x_abs);
+        let exact = self.world_exact(s.clamp(-s_lim, s_lim), t.clamp(-t_lim, t_lim));
+        if let Some(best) = nearest_candidate(px, pz, exact, |x, z| self.contains_point(x, z)) {
+            return best;
+        }
+        // Only a square thinner than a few raw units gets here: walk the exact point towards the
+        // centre (rounding towards it) until the square holds it; it always holds the centre.
+        let (cx, cz) = (raw(self.center.x), raw(self.center.z));
+        let (ex, ez, den) = exact;
+        let (ox, oz) = (ex - cx * den, ez - cz * den);
+        for k in 1..16 {
+            // Truncating division rounds towards the centre.
+            let (x, z) = (cx + ox * (16 - k) / (16 * den), cz + oz * (16 - k) / (16 * den));
+            if self.contains_point(x, z) {
+                return pos_raw(x, z);
+            }
+        }
+        self.center
+    }
+
+    /// For [`Goal::nearest_point`] on an inverted square: a point not strictly inside the square,
+    /// near `(px, pz)` pushed out through the nearest side. `(px, pz)` is strictly inside.
+    fn nearest_outside(&self, px: i128, pz: i128) -> WorldPos {
+        let x_abs = self.cross_abs();
+        let (s, t) = self.local(px, pz);
+        let (s_lim, t_lim) = (raw(self.hw) * x_abs, raw(self.hh) * x_abs);
+        // Strictly inside, so both margins are positive. The world distance to a `u` side is
+        // `margin_s·|u|` (over a common factor) when the axes are perpendicular.
+        let (margin_s, margin_t) = (s_lim - s.abs(), t_lim - t.abs());
+        let (ux, uz, vx, vz) = (raw(self.u.x), raw(self.u.z), raw(self.v.x), raw(self.v.z));
+        let (u2, v2) = ((ux * ux + uz * uz) as u128, (vx * vx + vz * vz) as u128);
+        let through_u = if u2 == v2 {
+            margin_s <= margin_t
+        } else {
+            // Unequal axis lengths: compare with the integer roots (margins below 2^76, roots
+            // below 2^18). Approximate, but only for axes no constructor here makes.
+            margin_s * u2.isqrt() as i128 <= margin_t * v2.isqrt() as i128
+        };
+        let side = |value: i128, limit: i128| if value < 0 { -limit } else { limit };
+        let exact = if through_u { self.world_exact(side(s, s_lim), t) } else { self.world_exact(s, side(t, t_lim)) };
+        if let Some(best) = nearest_candidate(px, pz, exact, |x, z| !self.strictly_contains(x, z)) {
+            return best;
+        }
+        // Never needed (a lattice point next to a side is outside the open square); a point east of
+        // the bounding box is outside it whatever the shape.
+        let (ex, _) = self.extents();
+        pos_raw(raw(self.center.x) + div_ceil(ex, 1 << 16) + 1, pz)
+    }
+
     /// Whether a point (raw) is inside or on the edge of the square.
     pub(crate) fn contains_point(&self, x: i128, z: i128) -> bool {
         let (dx, dz) = (x - raw(self.center.x), z - raw(self.center.z));
@@ -368,6 +447,24 @@ impl Goal {
         }
     }
 
+    /// The goal's bounding box in raw units, `(x0, x1, z0, z1)`, rounded outwards: the box of the
+    /// shape, or for the inverted shapes the box of the disc or square they exclude.
+    pub(crate) fn bounds_raw(&self) -> (i128, i128, i128, i128) {
+        match self.shape {
+            GoalShape::Point(at) => (raw(at.x), raw(at.x), raw(at.z), raw(at.z)),
+            GoalShape::Circle { center, radius } | GoalShape::InvertedCircle { center, radius } => {
+                let (cx, cz, r) = (raw(center.x), raw(center.z), raw(radius));
+                (cx - r, cx + r, cz - r, cz + r)
+            }
+            GoalShape::Square(sq) | GoalShape::InvertedSquare(sq) => {
+                let (ex, ez) = sq.extents();
+                let (ex, ez) = (div_ceil(ex, 1 << 16), div_ceil(ez, 1 << 16));
+                let (cx, cz) = (raw(sq.center.x), raw(sq.center.z));
+                (cx - ex, cx + ex, cz - ez, cz + ez)
+            }
+        }
+    }
+
     /// Whether a world point is inside (or on the edge of) the goal shape. A point goal contains
     /// only its own point.
     pub fn contains_point(&self, at: WorldPos) -> bool {
@@ -380,6 +477,148 @@ impl Goal {
             GoalShape::InvertedSquare(sq) => !sq.strictly_contains(x, z),
         }
     }
+
+    /// The point of the goal region nearest to `p`: `p` itself when [`Goal::contains_point`] holds
+    /// for it, otherwise a point of the region next to the exact nearest point, for all five shapes.
+    ///
+    /// The exact nearest point usually has irrational coordinates, so the answer is rounded to a
+    /// point the region holds: [`Goal::contains_point`] is always true of it.
+    ///
+    /// - Point: the point.
+    /// - Circle: the exact nearest point `c + r·(p − c)/|p − c|` with each coordinate rounded towards
+    ///   the centre (the direction's length is taken from an integer square root with about 62
+    ///   significant bits, rounded up, so the offset can only shrink): at most one raw unit
+    ///   (2^-16 m) from the exact point on each axis, and never outside the disc.
+    /// - Inverted circle (the closed outside of a disc): the same construction rounded away from the
+    ///   centre, so the answer is on or beyond the circle; `p` at the centre goes east.
+    /// - Square: `p` clamped to the square in the square's own coordinates, which is the exact
+    ///   nearest point when the axes are perpendicular (every constructor in this crate makes
+    ///   `v = u.perp()`), then the lattice point nearest to `p` among the 16 around it that the
+    ///   square holds. Only a square thinner than a few raw units can hold none of them; then the
+    ///   answer walks towards the centre, which the square always holds.
+    /// - Inverted square (the closed outside of a square's interior): `p` pushed out through the
+    ///   nearest side, then the nearest of the 16 lattice points around that which is not strictly
+    ///   inside; a point beyond the square's bounding box is the (never needed) last resort.
+    ///
+    /// Exact integer arithmetic throughout; never overflows or panics for any input. The answer is
+    /// within two raw units of the exact nearest point for goals with perpendicular axes and sizes
+    /// of at least a few raw units, and `p` within [`COORD_LIMIT`].
+    pub fn nearest_point(&self, p: WorldPos) -> WorldPos {
+        let (px, pz) = (raw(p.x), raw(p.z));
+        let nearest = match self.shape {
+            GoalShape::Point(at) => at,
+            GoalShape::Circle { center, radius } => {
+                let (dx, dz) = (px - raw(center.x), pz - raw(center.z));
+                let r = raw(radius);
+                if dx.abs().max(dz.abs()) < 1 << 62 && dx * dx + dz * dz <= r * r {
+                    return p;
+                }
+                let (ox, oz) = scale_to_length(dx, dz, r, Rounding::Inward);
+                pos_raw(raw(center.x) + ox, raw(center.z) + oz)
+            }
+            GoalShape::InvertedCircle { center, radius } => {
+                let (dx, dz) = (px - raw(center.x), pz - raw(center.z));
+                let r = raw(radius);
+                if dx.abs().max(dz.abs()) >= 1 << 62 || dx * dx + dz * dz >= r * r {
+                    return p;
+                }
+                let (ox, oz) = if dx == 0 && dz == 0 { (r, 0) } else { scale_to_length(dx, dz, r, Rounding::Outward) };
+                pos_raw(raw(center.x) + ox, raw(center.z) + oz)
+            }
+            GoalShape::Square(sq) => {
+                if sq.contains_point(px, pz) {
+                    return p;
+                }
+                sq.nearest_inside(px, pz)
+            }
+            GoalShape::InvertedSquare(sq) => {
+                if !sq.strictly_contains(px, pz) {
+                    return p;
+                }
+                sq.nearest_outside(px, pz)
+            }
+        };
+        debug_assert!(self.contains_point(nearest), "{self:?} nearest to {p:?} is {nearest:?}");
+        nearest
+    }
+}
+
+/// Which way [`scale_to_length`] rounds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Rounding {
+    /// Each coordinate towards zero: the result is no longer than asked.
+    Inward,
+    /// Each coordinate away from zero: the result is no shorter than asked.
+    Outward,
+}
+
+/// The vector `(dx, dz)` scaled to length `r`, rounded per coordinate as `rounding` says, so that
+/// its exact length is `≤ r` (inward) or `≥ r` (outward). `(dx, dz) ≠ (0, 0)`, `0 ≤ r ≤ 2^41`.
+///
+/// The length of `(dx, dz)` comes from the integer square root of its square shifted left until
+/// it has 125 or 126 bits, so the root has 63 significant bits and is rounded the safe way (up
+/// for inward, down for outward): the result is within one raw unit of the exact one on each axis
+/// for any `r` up to 2^41. Inputs beyond 2^62 are first shifted right (a change of direction
+/// below 2^-60, and the length guarantee holds for the shifted vector).
+fn scale_to_length(dx: i128, dz: i128, r: i128, rounding: Rounding) -> (i128, i128) {
+    let (mut ax, mut az) = (dx.unsigned_abs(), dz.unsigned_abs());
+    while ax.max(az) >= 1 << 62 {
+        ax >>= 1;
+        az >>= 1;
+    }
+    let d2 = ax * ax + az * az;
+    debug_assert!(d2 > 0 && (0..=1 << 41).contains(&r));
+    let bits = 128 - d2.leading_zeros();
+    let shift = (126 - bits) / 2;
+    let n = d2 << (2 * shift);
+    let root = n.isqrt();
+    // `den` is √n = |(dx, dz)|·2^shift rounded so that the scaled offset errs on the safe side.
+    let den = match rounding {
+        Rounding::Inward if root * root != n => root + 1,
+        _ => root,
+    };
+    let r = r.unsigned_abs();
+    let scale = |a: u128| -> i128 {
+        // (a << shift) ≤ √n < 2^63 and r ≤ 2^41: below 2^104.
+        let num = (a << shift) * r;
+        let q = match rounding {
+            Rounding::Inward => num / den,
+            Rounding::Outward => num.div_ceil(den),
+        };
+        q as i128
+    };
+    (dx.signum() * scale(ax), dz.signum() * scale(az))
+}
+
+/// A position from raw coordinates (saturating; callers pass values within ±2^43).
+fn pos_raw(x: i128, z: i128) -> WorldPos {
+    let bits = |v: i128| Fixed::from_bits(v.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64);
+    WorldPos::new(bits(x), bits(z))
+}
+
+/// The lattice point nearest to `(px, pz)`, ties to the smallest `(x, z)`, among the 16 around the
+/// exact point `(ex/den, ez/den)` (the floor and the points one below and two above it on each
+/// axis) for which `accept` holds, if any does.
+fn nearest_candidate(px: i128, pz: i128, (ex, ez, den): (i128, i128, i128), accept: impl Fn(i128, i128) -> bool) -> Option<WorldPos> {
+    let (fx, fz) = (div_floor(ex, den), div_floor(ez, den));
+    let mut best: Option<(i128, i128)> = None;
+    for x in fx - 1..=fx + 2 {
+        for z in fz - 1..=fz + 2 {
+            if !accept(x, z) {
+                continue;
+            }
+            // |p − a|² − |p − b|² = (b − a)·(2p − a − b): candidates are within three raw units of
+            // each other, so this never overflows even for a far `p`.
+            let nearer = match best {
+                None => true,
+                Some((bx, bz)) => (bx - x) * (2 * px - x - bx) + (bz - z) * (2 * pz - z - bz) < 0,
+            };
+            if nearer {
+                best = Some((x, z));
+            }
+        }
+    }
+    best.map(|(x, z)| pos_raw(x, z))
 }
 
 fn dist2(center: WorldPos, x: i128, z: i128) -> i128 {
@@ -885,6 +1124,171 @@ mod tests {
             }
             // The bounding box may hold navcells the shape misses, so `is_empty` is only a sufficient test.
             prop_assert!(!raster.is_empty() || !any);
+        }
+    }
+
+    // ---- Nearest points. ----
+
+    fn raw_pos(x: i64, z: i64) -> WorldPos {
+        WorldPos::new(fx(x), fx(z))
+    }
+
+    #[test]
+    fn nearest_point_examples() {
+        const M: i128 = 1 << 16;
+        let circle = Goal::circle(pos(10, 10), Fixed::from_num(2)).unwrap();
+        assert_eq!(circle.nearest_point(pos(10, 11)), pos(10, 11), "inside: the point itself");
+        assert_eq!(circle.nearest_point(pos(20, 10)), pos(12, 10), "on an axis the nearest point is exact");
+        // 3-4-5: (13, 14) is 5 m from the centre; the nearest point is (11.2, 11.6), rounded inward.
+        let q = circle.nearest_point(pos(13, 14));
+        assert!(circle.contains_point(q));
+        assert!((raw(q.x) - (11 * M + M / 5)).abs() <= 1 && (raw(q.z) - (11 * M + 3 * M / 5)).abs() <= 1, "{q:?}");
+
+        let inverted = Goal::inverted_circle(pos(10, 10), Fixed::from_num(5)).unwrap();
+        assert_eq!(inverted.nearest_point(pos(10, 10)), pos(15, 10), "from the centre: east");
+        assert_eq!(inverted.nearest_point(pos(10, 8)), pos(10, 5), "straight out");
+        assert_eq!(inverted.nearest_point(pos(10, 16)), pos(10, 16), "already out");
+        let q = inverted.nearest_point(pos(11, 11));
+        assert!(inverted.contains_point(q) && raw(q.x) == raw(q.z), "out along the diagonal: {q:?}");
+
+        let point = Goal::point(pos(3, 4)).unwrap();
+        assert_eq!(point.nearest_point(pos(-7, 9)), pos(3, 4));
+
+        let s = fx(46341); // about 1/√2
+        let rotated = Square::new(pos(0, 0), Fixed::from_num(2), Fixed::from_num(1), Vec2::new(s, s), Vec2::new(-s, s)).unwrap();
+        let square = Goal::square(rotated);
+        let q = square.nearest_point(pos(10, 10));
+        assert!(square.contains_point(q));
+        // The far end of the long axis is at about (√2, √2).
+        assert!((raw(q.x) - 92682).abs() <= 2 && (raw(q.z) - 92682).abs() <= 2, "{q:?}");
+        let q = Goal::inverted_square(rotated).nearest_point(pos(0, 0));
+        // Out through the nearest side, the short half-size 1 along v = (-s, s).
+        assert!((raw(q.x) + 46341).abs() <= 2 && (raw(q.z) - 46341).abs() <= 2, "{q:?}");
+
+        let thin = Goal::square(
+            Square::new(pos(0, 0), Fixed::from_num(3), Fixed::ZERO, Vec2::new(fx(40000), fx(51000)), Vec2::new(fx(-51000), fx(40000)))
+                .unwrap(),
+        );
+        assert!(thin.contains_point(thin.nearest_point(pos(5, -5))), "a zero-width square still gives a point it holds");
+    }
+
+    /// Whether `√a > √b + 2` (all non-negative).
+    fn farther_by_more_than_two(a: i128, b: i128) -> bool {
+        let gap = a - b - 4;
+        gap > 0 && gap * gap > 16 * b
+    }
+
+    /// The lattice point of the goal nearest to `p`, searched coarse to fine over `[lo, hi]²` (raw).
+    /// `seed` is a point of the goal (the answer under test), so tiny goals that the coarse
+    /// lattice misses are still found.
+    fn lattice_nearest(
+        goal: &Goal,
+        p: (i128, i128),
+        seed: (i128, i128),
+        (lo_x, hi_x, lo_z, hi_z): (i128, i128, i128, i128),
+    ) -> Option<(i128, i128)> {
+        let dist = |x: i128, z: i128| (x - p.0).pow(2) + (z - p.1).pow(2);
+        let mut best: Option<(i128, i128)> = Some(seed);
+        let consider = |x: i128, z: i128, best: &mut Option<(i128, i128)>| {
+            if goal.contains_point(pos_raw(x, z)) && best.is_none_or(|(bx, bz)| dist(x, z) < dist(bx, bz)) {
+                *best = Some((x, z));
+            }
+        };
+        let mut step = ((hi_x - lo_x).max(hi_z - lo_z) / 48).max(1);
+        for x in (lo_x..=hi_x).step_by(step as usize) {
+            for z in (lo_z..=hi_z).step_by(step as usize) {
+                consider(x, z, &mut best);
+            }
+        }
+        loop {
+            let (cx, cz) = best?;
+            let window = 3 * step;
+            step = (step / 4).max(1);
+            for x in (cx - window..=cx + window).step_by(step as usize) {
+                for z in (cz - window..=cz + window).step_by(step as usize) {
+                    consider(x, z, &mut best);
+                }
+            }
+            if step == 1 && window <= 12 {
+                return best;
+            }
+            if step == 1 {
+                // One more pass at full resolution around the refined point.
+                let (cx, cz) = best?;
+                for x in cx - 12..=cx + 12 {
+                    for z in cz - 12..=cz + 12 {
+                        consider(x, z, &mut best);
+                    }
+                }
+                return best;
+            }
+        }
+    }
+
+    fn well_formed_goal() -> impl Strategy<Value = Goal> {
+        const M: i64 = 1 << 16;
+        let coord = -8 * M..8 * M;
+        let size = prop_oneof![(0i64..24).prop_map(|q| q * M / 4), 8i64..8 * M];
+        let axis = prop_oneof![
+            (0i64..360 * M).prop_map(|d| crate::trig::unit_vector_degrees(fx(d))),
+            // Perpendicular axes that are not unit vectors, but not short either.
+            (M / 2..=M, -M..=M, any::<bool>()).prop_map(|(a, b, swap)| if swap {
+                Vec2::new(fx(b), fx(a))
+            } else {
+                Vec2::new(fx(a), fx(b))
+            }),
+        ];
+        prop_oneof![
+            (coord.clone(), coord.clone()).prop_map(|(x, z)| Goal::point(raw_pos(x, z)).unwrap()),
+            (coord.clone(), coord.clone(), size.clone()).prop_map(|(x, z, r)| Goal::circle(raw_pos(x, z), fx(r)).unwrap()),
+            (coord.clone(), coord.clone(), size.clone()).prop_map(|(x, z, r)| Goal::inverted_circle(raw_pos(x, z), fx(r)).unwrap()),
+            (coord.clone(), coord.clone(), size.clone(), size.clone(), axis, any::<bool>()).prop_map(|(x, z, hw, hh, u, inverted)| {
+                let sq = Square::new(raw_pos(x, z), fx(hw), fx(hh), u, u.perp()).unwrap();
+                if inverted { Goal::inverted_square(sq) } else { Goal::square(sq) }
+            }),
+        ]
+    }
+
+    fn probe() -> impl Strategy<Value = WorldPos> {
+        const M: i64 = 1 << 16;
+        prop_oneof![
+            (-16 * M..16 * M, -16 * M..16 * M).prop_map(|(x, z)| raw_pos(x, z)),
+            (-64i64..64, -64i64..64).prop_map(|(x, z)| raw_pos(x * M / 4, z * M / 4)),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// Whatever the goal (degenerate squares and oblique or tiny axes included) and wherever
+        /// the point, the goal holds the answer, and a point the goal holds is its own answer.
+        #[test]
+        fn nearest_point_is_always_in_the_goal(goal in arb_goal(), x in -(1i64 << 36)..1i64 << 36, z in -(1i64 << 36)..1i64 << 36, near in probe()) {
+            for p in [raw_pos(x, z), near] {
+                let q = goal.nearest_point(p);
+                prop_assert!(goal.contains_point(q), "{:?} from {:?} gave {:?}", goal, p, q);
+                prop_assert_eq!(goal.nearest_point(q), q);
+                if goal.contains_point(p) {
+                    prop_assert_eq!(q, p);
+                }
+            }
+        }
+
+        /// On goals with perpendicular axes and sizes of at least a few raw units (every goal the
+        /// crate makes), no lattice point of the goal is nearer to `p` than the answer by more than
+        /// two raw units: the rounding costs at most one raw unit per axis.
+        #[test]
+        fn nearest_point_is_nearest_up_to_rounding(goal in well_formed_goal(), p in probe()) {
+            const M: i128 = 1 << 16;
+            let q = goal.nearest_point(p);
+            prop_assert!(goal.contains_point(q));
+            let (px, pz) = (raw(p.x), raw(p.z));
+            let (qx, qz) = (raw(q.x), raw(q.z));
+            let window = (px.min(qx) - 2 * M, px.max(qx) + 2 * M, pz.min(qz) - 2 * M, pz.max(qz) + 2 * M);
+            let (bx, bz) = lattice_nearest(&goal, (px, pz), (qx, qz), window).expect("seeded with the answer");
+            let a = (qx - px).pow(2) + (qz - pz).pow(2);
+            let b = (bx - px).pow(2) + (bz - pz).pow(2);
+            prop_assert!(!farther_by_more_than_two(a, b), "{:?} from {:?}: answer {:?}, lattice point ({}, {}) is nearer", goal, p, q, bx, bz);
         }
     }
 }

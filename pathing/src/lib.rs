@@ -24,6 +24,11 @@
 //! Goals ([`Goal`]) are points, circles, oriented squares and their inverted forms (minimum
 //! ranges), with the exact "navcell inside goal" predicate of the 0 A.D. design.
 //!
+//! Near a unit, [`find_short_path`] plans again among other units: a points-of-visibility A* in a
+//! box around the unit, over the navcell outlines of the class (one-sided edges that agree exactly
+//! with the movement test [`collide::segment_clear`]) and the squares of other units grown by the
+//! mover's radius ([`short_range`]).
+//!
 //! Nothing here uses floating point, a clock, randomness or hash-map iteration: the same inputs give
 //! the same path on every machine.
 //!
@@ -74,6 +79,7 @@ pub mod raster;
 pub mod refworld;
 mod render;
 mod search;
+pub mod short_range;
 pub mod smoothing;
 pub mod terrain;
 #[cfg(test)]
@@ -92,3 +98,4 @@ pub use navcell::{CellRect, Navcell};
 pub use pass_map::PassMap;
 pub use render::{Layers, render_ascii};
 pub use search::{PartialReason, Path, PathStatus, SearchLimits, SearchOutcome, SearchScratch};
+pub use short_range::{ShortOutcome, ShortPartial, ShortQuery, ShortScratch, ShortStatus, find_short_path};

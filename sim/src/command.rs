@@ -52,14 +52,38 @@ pub enum GoalSpec {
         /// Half-size. `[Units: metres]`
         half: Fixed,
     },
+    /// Within a range band of a target (an attack or gather range): at most `max` and at least
+    /// `min` from the target's obstruction, as the 0 A.D. design's range constraints define it
+    /// (ranges measured between the edges of the two shapes, plus ε = 1/8 m; see
+    /// `sim::world` "Range goals"). The target is read where it is each time the unit plans, so a
+    /// unit follows a moving target; the order fails when the target is gone.
+    Range {
+        /// What to keep in range.
+        target: Target,
+        /// Minimum range (a ballista's dead zone); 0 for none. `[Units: metres] [Limit: 0..=max]`
+        min: Fixed,
+        /// Maximum range. `[Units: metres] [Limit: 0..=256]`
+        max: Fixed,
+    },
+}
+
+/// What a range order is relative to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Target {
+    /// A unit (its obstruction square).
+    Unit(EntityId),
+    /// A static obstruction, by id (a building).
+    Obstruction(u32),
 }
 
 impl GoalSpec {
-    /// A point in the goal: where a unit aims its last waypoint.
-    pub fn anchor(&self) -> WorldPos {
+    /// A point in the goal, where a unit aims its last waypoint; `None` for a range order, whose
+    /// goal depends on where its target is.
+    pub fn anchor(&self) -> Option<WorldPos> {
         match *self {
-            GoalSpec::Point(p) => p,
-            GoalSpec::Circle { center, .. } | GoalSpec::Square { center, .. } => center,
+            GoalSpec::Point(p) => Some(p),
+            GoalSpec::Circle { center, .. } | GoalSpec::Square { center, .. } => Some(center),
+            GoalSpec::Range { .. } => None,
         }
     }
 }
@@ -236,6 +260,16 @@ pub enum Event {
     /// A unit was ordered out of the way of a new building.
     Dispersed {
         /// The unit.
+        unit: EntityId,
+    },
+    /// A unit planned a short-range detour (around units in the way, or a minimum-range retreat).
+    Detour {
+        /// The unit.
+        unit: EntityId,
+    },
+    /// A standing unit was asked to step aside for a unit walking into it.
+    Nudged {
+        /// The unit that steps aside.
         unit: EntityId,
     },
     /// A unit stood on an impassable navcell and was moved off it.

@@ -8,7 +8,9 @@
 //!
 //! - [`world`]: the world, the turn loop and snapshots in and out.
 //! - [`command`]: commands, events and the reasons a command is rejected.
-//! - [`motion`]: how units follow their paths, checked against the grid and against each other.
+//! - [`motion`]: how units follow their paths, checked against the grid and against each other,
+//!   and the local movement around them: short-range detours, the push-apart, nudging and
+//!   replanning, with every constant in [`motion::MotionSettings`].
 //! - [`digest_tree`]: the per-component digests a turn's hash is made of, and [`digest_tree::locate`],
 //!   which finds the component and the chunk or entity range where two peers diverged.
 //! - [`snapshot`]: the byte format of a saved world.

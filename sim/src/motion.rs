@@ -1,12 +1,17 @@
-//! Unit motion: each moving unit advances `speed × turn length` along its turning points.
+//! Unit motion and local movement: each walking unit advances `speed × turn length` along its
+//! turning points; then the collision push-apart, nudging and the replan trigger.
+//!
+//! # Movement
 //!
 //! Every movement segment is checked against the navcell grid of the unit's class (all navcells the
 //! closed segment touches must be passable, [`pathing::collide::segment_clear`]) and against the
-//! obstruction squares of the units that are not moving, grown by the mover's radius, with the 0
-//! A.D. design's rule (a segment starting inside a square never collides with it; one ending inside
+//! *cores* of the units that are not walking: squares of half-size radius × `core_fraction` (the
+//! grid seed's dynamic-obstacle fraction, 0.6), grown by the mover's radius, with the 0 A.D.
+//! design's rule (a segment starting inside a square never collides with it; one ending inside
 //! collides; otherwise it collides when it passes through,
-//! [`pathing::collide::segment_hits_square`]). As in 0 A.D., moving units do not block each other
-//! (a column of units can walk in file); keeping them apart is the job of the collision push-apart.
+//! [`pathing::collide::segment_hits_square`]). The short-range pathfinder plans around the same
+//! cores, so a planned detour can be walked; the rest of each unit's radius is soft, kept apart by
+//! the push-apart. As in 0 A.D., walking units do not block each other (a column can walk in file).
 //! The other units are taken where they stood at the start of the motion step, and units are
 //! committed in entity-id order, so no unit's outcome depends on the order a loop visits them.
 //!
@@ -14,26 +19,165 @@
 //! on it (no threshold is needed because movement is exact along the segment). Distances use an
 //! integer square root of the exact squared length, rounded down.
 //!
-//! Blocked units: when the grid changed under a path (a building placed on it), the unit stops at
-//! the segment's last clear point and asks for a new path at once. When another unit is in the
-//! way, it waits; after [`BLOCKED_REPLAN_TURNS`] turns it asks for a new path, and after
-//! [`BLOCKED_FAIL_TURNS`] it gives up its order ([`Event::Failed`]). A unit standing on an
+//! # Blocked units
+//!
+//! A unit that cannot move (a standing unit's core in the way, or the grid changed under its path)
+//! asks for a short-range detour to its next long-range waypoint (`sim::world` "Short-range
+//! requests"); every [`MotionSettings::long_replan_every`] blocked turns it asks for a new
+//! long-range path instead (with a cooldown), and after [`MotionSettings::give_up_turns`] blocked
+//! turns it gives up its order ([`Event::Failed`]). Any progress resets the count. A standing unit
+//! of the same owner with no order that is in the way is nudged aside. A unit standing on an
 //! impassable navcell (a building placed on it) asks for a path, which the long-range pathfinder
 //! answers with a straight escape to the nearest passable navcell; the grid check is skipped while
 //! it is still inside blocked navcells.
+//!
+//! # After the moves
+//!
+//! `push_apart` separates overlapping units, `nudge` sends standing units aside, and
+//! `replan_trigger` makes walkers re-plan around standing units that moved into their way; each
+//! is documented on its function, and each runs in a fixed order over entity indices.
+//!
+//! # Overlap tolerance
+//!
+//! Units are circles of their radius for the push-apart. A walking unit may pass through another
+//! walking unit's circle, and the push-apart removes overlap only in `push_iterations` passes, so
+//! after a turn two units may still overlap; what is guaranteed is weaker: a unit never ends a turn
+//! on an impassable navcell of its class (unless it started on one and is escaping), a unit never
+//! steps into a standing unit's core from outside it, and once units stand the push-apart leaves
+//! them apart up to [`OVERLAP_TOLERANCE`] (tested over random crowds).
 
 use pathing::collide::{UnitSquare, furthest_clear_point, segment_clear, segment_hits_square};
 use pathing::{Fixed, PassClass, WorldPos};
+use serde::{Deserialize, Serialize};
 
-use crate::command::Event;
+use crate::command::{Event, GoalSpec};
 use crate::ids::EntityId;
-use crate::world::{PathRequest, UnitState, World};
+use crate::world::{PathRequest, Unit, UnitState, World};
 
-/// Turns a unit waits behind another unit before it asks for a new path.
-pub const BLOCKED_REPLAN_TURNS: u8 = 3;
+/// The constants of local movement: part of [`crate::world::Settings`], so fixed for a game and
+/// recorded with it. The defaults are the 0 A.D. design's and the grid seed's values where they
+/// give one (named on each field), converted to turns where they are times.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MotionSettings {
+    /// Half-size of the short-range search box at a unit's first blocked turn (0 A.D.: 12 m).
+    /// `[Units: metres] [Limit: 1..=64]`
+    pub short_range: Fixed,
+    /// Added to the box half-size for each further blocked turn (0 A.D.: 4 m).
+    /// `[Units: metres] [Limit: 0..=64]`
+    pub short_range_step: Fixed,
+    /// Largest box half-size (0 A.D.: 56 m; 32 m here, since a wider detour is the long-range
+    /// pathfinder's job). `[Units: metres] [Limit: short_range..=64]`
+    pub short_range_max: Fixed,
+    /// Vertex expansions of one short-range search; a search that runs out returns a path to the
+    /// vertex nearest the goal. `[Limit: 1..=65535]`
+    pub short_node_budget: u32,
+    /// Most short-range searches in one turn; the rest wait, in order. `[Limit: 1..=65535]`
+    pub max_short_paths_per_turn: u16,
+    /// A detour around a blocked intermediate waypoint aims for a circle of this radius around it
+    /// (0 A.D.'s rejoin radius, 4 m), or half the distance to it when that is less.
+    /// `[Units: metres] [Limit: 0..=64]`
+    pub rejoin_radius: Fixed,
+    /// Every this many blocked turns a unit asks for a new long-range path instead of a short one
+    /// (0 A.D. alternates pathfinders at its 3rd failure). `[Limit: 1..=255]`
+    pub long_replan_every: u8,
+    /// Blocked turns after which a unit gives up its order ([`Event::Failed`]). `[Limit: 1..=255]`
+    pub give_up_turns: u8,
+    /// Part of a standing unit's radius that blocks others, for planning and for movement (the
+    /// grid seed's dynamic-obstacle radius fraction, 0.6); the rest of it is soft and resolved by
+    /// the push-apart. `[Limit: 0..=1]`
+    pub core_fraction: Fixed,
+    /// Standing units farther than this from the straight line of a short-range search are not
+    /// obstacles to it (the grid seed's influence distance, 6 m). `[Units: metres] [Limit: 0..=64]`
+    pub influence: Fixed,
+    /// Passes of the collision push-apart per turn (the grid seed's 3). `[Limit: 0..=16]`
+    pub push_iterations: u8,
+    /// How far a standing unit steps aside when nudged (the grid seed's 1.2 m).
+    /// `[Units: metres] [Limit: 0..=16]`
+    pub nudge_distance: Fixed,
+    /// A standing unit that moved this turn within this distance of a walker's current segment
+    /// makes the walker plan a detour (the grid seed's 1.8 m). `[Units: metres] [Limit: 0..=16]`
+    pub replan_trigger: Fixed,
+    /// Least time between two triggered replans of one unit (the grid seed's 500 ms), rounded up to
+    /// whole turns. `[Units: milliseconds] [Limit: 0..=60000]`
+    pub replan_cooldown_ms: u32,
+    /// A unit displaced by less than this in a turn did not move, for the replan trigger (the grid
+    /// seed's 0.05 m). `[Units: metres] [Limit: 0..=1]`
+    pub moved_epsilon: Fixed,
+}
 
-/// Turns a unit stays blocked before it gives up its order.
-pub const BLOCKED_FAIL_TURNS: u8 = 25;
+impl Default for MotionSettings {
+    fn default() -> Self {
+        Self {
+            short_range: Fixed::from_num(12),
+            short_range_step: Fixed::from_num(4),
+            short_range_max: Fixed::from_num(32),
+            short_node_budget: 128,
+            max_short_paths_per_turn: 256,
+            rejoin_radius: Fixed::from_num(4),
+            long_replan_every: 3,
+            give_up_turns: 25,
+            core_fraction: Fixed::from_bits(39_322), // 0.6, rounded to the nearest 2^-16
+            influence: Fixed::from_num(6),
+            push_iterations: 3,
+            nudge_distance: Fixed::from_bits(78_643),  // 1.2
+            replan_trigger: Fixed::from_bits(117_965), // 1.8
+            replan_cooldown_ms: 500,
+            moved_epsilon: Fixed::from_bits(3_277), // 0.05
+        }
+    }
+}
+
+impl MotionSettings {
+    /// Checks every field against its documented limits.
+    ///
+    /// # Errors
+    /// The first field out of range, named.
+    pub fn check(&self) -> Result<(), String> {
+        let metres = |name: &str, v: Fixed, lo: i32, hi: i32| {
+            if v < Fixed::from_num(lo) || v > Fixed::from_num(hi) {
+                Err(format!("motion.{name} = {v} m outside {lo}..={hi}"))
+            } else {
+                Ok(())
+            }
+        };
+        metres("short_range", self.short_range, 1, 64)?;
+        metres("short_range_step", self.short_range_step, 0, 64)?;
+        metres("short_range_max", self.short_range_max, 1, 64)?;
+        if self.short_range_max < self.short_range {
+            return Err("motion.short_range_max is less than motion.short_range".into());
+        }
+        metres("rejoin_radius", self.rejoin_radius, 0, 64)?;
+        metres("core_fraction", self.core_fraction, 0, 1)?;
+        metres("influence", self.influence, 0, 64)?;
+        metres("nudge_distance", self.nudge_distance, 0, 16)?;
+        metres("replan_trigger", self.replan_trigger, 0, 16)?;
+        metres("moved_epsilon", self.moved_epsilon, 0, 1)?;
+        if !(1..=65_535).contains(&self.short_node_budget) {
+            return Err(format!("motion.short_node_budget = {} outside 1..=65535", self.short_node_budget));
+        }
+        if self.max_short_paths_per_turn == 0 || self.long_replan_every == 0 || self.give_up_turns == 0 {
+            return Err("motion.max_short_paths_per_turn, long_replan_every and give_up_turns must be positive".into());
+        }
+        if self.push_iterations > 16 {
+            return Err(format!("motion.push_iterations = {} outside 0..=16", self.push_iterations));
+        }
+        if self.replan_cooldown_ms > 60_000 {
+            return Err(format!("motion.replan_cooldown_ms = {} outside 0..=60000", self.replan_cooldown_ms));
+        }
+        Ok(())
+    }
+
+    /// The half-size of a standing unit's blocking core.
+    pub fn core(&self, radius: Fixed) -> Fixed {
+        Fixed::from_bits(((i128::from(radius.to_bits()) * i128::from(self.core_fraction.to_bits())) >> 16) as i64)
+    }
+}
+
+/// Once units stand (two turns after the last one stopped), no two of them overlap by more than
+/// this fraction of the sum of their radii where the push-apart has room to separate them (in a
+/// corridor narrower than two units it has none): the tolerance the tests check. Walking units may
+/// overlap more while they pass one another. `[Limit: 0..=1]`
+pub const OVERLAP_TOLERANCE: Fixed = Fixed::from_bits(1 << 12);
 
 /// Side of the buckets of the unit index. `[Units: metres]`
 const BUCKET_M: i64 = 8;
@@ -66,7 +210,7 @@ pub(crate) fn isqrt(n: u128) -> u128 {
 }
 
 /// Exact-floor length of `to − from`, raw with 16 fractional bits.
-fn distance_raw(from: WorldPos, to: WorldPos) -> i128 {
+pub(crate) fn distance_raw(from: WorldPos, to: WorldPos) -> i128 {
     let dx = i128::from(to.x.to_bits()) - i128::from(from.x.to_bits());
     let dz = i128::from(to.z.to_bits()) - i128::from(from.z.to_bits());
     isqrt((dx * dx + dz * dz) as u128) as i128
@@ -85,7 +229,8 @@ fn advance(from: WorldPos, to: WorldPos, budget: i128, length: i128) -> WorldPos
 
 /// Units where they stood at the start of the step, sorted by bucket of `BUCKET_M` metres: memory
 /// in proportion to the units, not to the map.
-struct UnitIndex {
+pub(crate) struct UnitIndex {
+    /// `(id, position, half-size of the blocking square)`.
     entries: Vec<(EntityId, WorldPos, Fixed)>,
     /// `(bucket z, bucket x, entry)`, sorted.
     sorted: Vec<(i64, i64, u32)>,
@@ -93,7 +238,7 @@ struct UnitIndex {
 }
 
 impl UnitIndex {
-    fn new(entries: Vec<(EntityId, WorldPos, Fixed)>) -> Self {
+    pub(crate) fn new(entries: Vec<(EntityId, WorldPos, Fixed)>) -> Self {
         let mut sorted: Vec<(i64, i64, u32)> = entries
             .iter()
             .enumerate()
@@ -112,11 +257,17 @@ impl UnitIndex {
         (b(pos.x), b(pos.z))
     }
 
-    /// Whether the segment hits another unit's square grown by `radius`.
-    fn hits(&self, me: EntityId, from: WorldPos, to: WorldPos, radius: Fixed) -> bool {
-        // Bounds in whole metres, widened by the largest reach; everything in i128, so no
-        // position or radius can overflow it.
-        let reach = (self.max_radius + i128::from(radius.to_bits())) >> 16;
+    /// The largest half-size in the index.
+    pub(crate) fn max_radius(&self) -> Fixed {
+        Fixed::from_bits(self.max_radius as i64)
+    }
+
+    /// Calls `f(id, position, half)` for every unit whose position lies in the box spanned by
+    /// `from` and `to` grown by `reach` (and perhaps a few more), in a fixed order (by bucket, then
+    /// by entry); stops early when `f` returns `true`, and returns whether it did.
+    fn find_in(&self, from: WorldPos, to: WorldPos, reach: i128, mut f: impl FnMut(EntityId, WorldPos, Fixed) -> bool) -> bool {
+        // Bounds in whole metres; everything in i128, so no position or reach overflows it.
+        let reach = reach >> 16;
         let metres = |v: Fixed| i128::from(v.to_bits()) >> 16;
         let (x0, x1) = (metres(from.x).min(metres(to.x)) - reach - 1, metres(from.x).max(metres(to.x)) + reach + 1);
         let (z0, z1) = (metres(from.z).min(metres(to.z)) - reach - 1, metres(from.z).max(metres(to.z)) + reach + 1);
@@ -135,7 +286,7 @@ impl UnitIndex {
                     break;
                 }
                 let (id, pos, half) = self.entries[n as usize];
-                if id != me && segment_hits_square(from, to, &UnitSquare { center: pos, half }, radius) {
+                if f(id, pos, half) {
                     return true;
                 }
             }
@@ -143,16 +294,86 @@ impl UnitIndex {
         }
         false
     }
+
+    /// Calls `f(id, position, half)` for every unit within `reach` of `center` on both axes (and
+    /// perhaps a few more), in a fixed order.
+    pub(crate) fn for_each_near(&self, center: WorldPos, reach: Fixed, mut f: impl FnMut(EntityId, WorldPos, Fixed)) {
+        self.find_in(center, center, i128::from(reach.to_bits()), |id, pos, half| {
+            f(id, pos, half);
+            false
+        });
+    }
+
+    /// The first unit (in the index's fixed order) whose square, grown by `radius`, the step hits.
+    fn first_hit(&self, me: EntityId, from: WorldPos, to: WorldPos, radius: Fixed) -> Option<EntityId> {
+        let mut hit = None;
+        self.find_in(from, to, self.max_radius + i128::from(radius.to_bits()), |id, pos, half| {
+            let blocks = id != me && segment_hits_square(from, to, &UnitSquare { center: pos, half }, radius);
+            if blocks {
+                hit = Some(id);
+            }
+            blocks
+        });
+        hit
+    }
+}
+
+/// Whether `p` is within `d` of the closed segment `a → b`: exact, on raw bits (products stay
+/// below 2^128 for positions on any grid and `d` ≤ 64 m; larger ones saturate on the safe side).
+pub(crate) fn within_of_segment(p: WorldPos, a: WorldPos, b: WorldPos, d: Fixed) -> bool {
+    let r = |v: Fixed| i128::from(v.to_bits());
+    let (dx, dz) = (r(b.x) - r(a.x), r(b.z) - r(a.z));
+    let (wx, wz) = (r(p.x) - r(a.x), r(p.z) - r(a.z));
+    let d2 = (r(d) * r(d)) as u128;
+    let sq = |x: i128| x.unsigned_abs().saturating_mul(x.unsigned_abs());
+    let len2 = sq(dx).saturating_add(sq(dz));
+    let t = wx.saturating_mul(dx).saturating_add(wz.saturating_mul(dz));
+    if len2 == 0 || t <= 0 {
+        return sq(wx).saturating_add(sq(wz)) <= d2;
+    }
+    if t.unsigned_abs() >= len2 {
+        return sq(r(p.x) - r(b.x)).saturating_add(sq(r(p.z) - r(b.z))) <= d2;
+    }
+    let cross = wx.saturating_mul(dz).saturating_sub(wz.saturating_mul(dx));
+    sq(cross) <= d2.saturating_mul(len2)
+}
+
+/// The unit vector from `from` towards `to` times `length` (raw), each coordinate truncated; the
+/// zero vector when the two coincide.
+fn scaled_direction(from: WorldPos, to: WorldPos, length: i128) -> (i128, i128) {
+    let (dx, dz) = (i128::from(to.x.to_bits()) - i128::from(from.x.to_bits()), i128::from(to.z.to_bits()) - i128::from(from.z.to_bits()));
+    let d = isqrt((dx * dx + dz * dz) as u128) as i128;
+    if d == 0 { (0, 0) } else { (dx * length / d, dz * length / d) }
+}
+
+fn offset(p: WorldPos, (dx, dz): (i128, i128)) -> WorldPos {
+    let clamp = |v: i128| Fixed::from_bits(v.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64);
+    WorldPos::new(clamp(i128::from(p.x.to_bits()) + dx), clamp(i128::from(p.z.to_bits()) + dz))
+}
+
+/// Whether a unit of `class` may be moved straight from `from` to `to` by the push-apart or a
+/// nudge: it stands on a passable navcell, and the step touches only passable navcells (so never
+/// onto an unwalkable one, and never through a wall).
+fn may_shift(nav: &pathing::passability::NavWorld, class: u8, from: WorldPos, to: WorldPos) -> bool {
+    let Some(class_nav) = PassClass::new(class).and_then(|c| nav.class_nav(c)) else { return false };
+    let pass = class_nav.pass_map();
+    pass.is_passable(crate::world::grid_navcell(nav.grid(), from)) && segment_clear(pass, from, to)
 }
 
 /// Moves every unit for one turn (see the module documentation).
 pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
-    let crate::world::MotionParts { nav, units, requests, turn_ms, digests, static_dirty } = world.parts_mut();
+    let crate::world::MotionParts { nav, units, requests, turn_ms, digests, static_dirty, motion } = world.parts_mut();
     let grid = nav.grid();
-    // As 0 A.D.'s movement filter: only units that are not moving block; moving units pass
-    // through one another (separating them is the collision push-apart's job).
-    let index = UnitIndex::new(units.iter().flatten().filter(|u| u.state != UnitState::Moving).map(|u| (u.id, u.pos, u.radius)).collect());
+    // As 0 A.D.'s movement filter: only units that are not walking block, and only with their
+    // core; walking units pass through one another (separating them is the push-apart's job).
+    let index = UnitIndex::new(
+        units.iter().flatten().filter(|u| u.state == UnitState::Idle).map(|u| (u.id, u.pos, motion.core(u.radius))).collect(),
+    );
+    let before: Vec<Option<WorldPos>> = units.iter().map(|u| u.as_ref().map(|u| u.pos)).collect();
     let navcell = |p: WorldPos| crate::world::grid_navcell(grid, p);
+    let cooldown_turns = u8::try_from(motion.replan_cooldown_ms.div_ceil(turn_ms)).unwrap_or(u8::MAX);
+    // (standing unit, the position and owner of the unit walking into it)
+    let mut nudges: Vec<(EntityId, WorldPos, u8)> = Vec::new();
     for unit in units.iter_mut().flatten() {
         let Some(class_nav) = PassClass::new(unit.class).and_then(|c| nav.class_nav(c)) else { continue };
         let pass = class_nav.pass_map();
@@ -171,7 +392,7 @@ pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
                     unit.clear_waypoints();
                     static_dirty.push(unit.id.index);
                     unit.state = UnitState::WaitingForPath;
-                    requests.push(PathRequest { unit: unit.id });
+                    requests.push(PathRequest::long(unit.id));
                     continue;
                 }
             }
@@ -179,7 +400,7 @@ pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
                 if stuck {
                     // A request without an order is an escape request.
                     unit.state = UnitState::WaitingForPath;
-                    requests.push(PathRequest { unit: unit.id });
+                    requests.push(PathRequest::long(unit.id));
                 }
                 continue;
             }
@@ -187,7 +408,7 @@ pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
         }
         let mut budget = (i128::from(unit.speed.to_bits()) * i128::from(turn_ms)) / 1000;
         let mut moved = false;
-        let mut blocked_by_unit = false;
+        let mut blocker: Option<EntityId> = None;
         let mut blocked_by_grid = false;
         while budget > 0 {
             let Some(&next) = unit.waypoints().first() else { break };
@@ -196,66 +417,74 @@ pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
             let escaping = !pass.is_passable(navcell(unit.pos));
             if !escaping && !segment_clear(pass, unit.pos, target) {
                 let stop = off_grid_lines(furthest_clear_point(pass, unit.pos, target), grid.cell_size());
-                if pass.is_passable(navcell(stop)) && !index.hits(unit.id, unit.pos, stop, unit.radius) {
+                if pass.is_passable(navcell(stop)) && index.first_hit(unit.id, unit.pos, stop, unit.radius).is_none() {
                     moved |= stop != unit.pos;
                     unit.pos = stop;
                 }
                 blocked_by_grid = true;
                 break;
             }
-            if index.hits(unit.id, unit.pos, target, unit.radius) {
-                blocked_by_unit = true;
+            if let Some(other) = index.first_hit(unit.id, unit.pos, target, unit.radius) {
+                blocker = Some(other);
                 break;
             }
             moved |= target != unit.pos;
             budget -= length.min(budget);
             unit.pos = off_grid_lines(target, grid.cell_size());
-            if target == next {
-                unit.pop_waypoint();
-                static_dirty.push(unit.id.index);
-            } else {
+            if target != next {
                 break;
             }
+            let ends_detour = unit.detour == 1;
+            unit.pop_waypoint();
+            static_dirty.push(unit.id.index);
+            // Back from a detour: the long-range waypoint it led to is dropped when it is near and
+            // the one after it can be walked to straight.
+            if ends_detour
+                && let [rejoin, after, ..] = *unit.waypoints()
+                && distance_raw(unit.pos, rejoin) <= i128::from(motion.rejoin_radius.to_bits())
+                && segment_clear(pass, unit.pos, after)
+            {
+                unit.pop_waypoint();
+            }
         }
-        if blocked_by_grid {
-            // The grid changed under the path: ask again from here (and give up if that keeps
-            // happening without progress).
+        if blocked_by_grid || (blocker.is_some() && !moved) {
+            // Blocked: the grid changed under the path, or a standing unit is in the way. A
+            // short-range detour first, a new long-range path every `long_replan_every` blocked
+            // turns, and after `give_up_turns` the order is given up.
             unit.stalled = if moved { 0 } else { unit.stalled.saturating_add(1) };
-            if unit.stalled >= BLOCKED_FAIL_TURNS {
+            if unit.stalled == 1 {
+                events.push(Event::Blocked { unit: unit.id });
+            }
+            if unit.stalled >= motion.give_up_turns {
                 unit.orders.clear();
                 unit.clear_waypoints();
                 unit.state = UnitState::Idle;
                 unit.stalled = 0;
+                unit.settle = false;
                 static_dirty.push(unit.id.index);
                 events.push(Event::Failed { unit: unit.id });
                 continue;
             }
-            unit.clear_waypoints();
-            static_dirty.push(unit.id.index);
-            unit.state = UnitState::WaitingForPath;
-            requests.push(PathRequest { unit: unit.id });
-            events.push(Event::Blocked { unit: unit.id });
-            continue;
-        }
-        if blocked_by_unit && !moved {
-            unit.stalled = unit.stalled.saturating_add(1);
-            let turns = unit.stalled;
-            if turns == 1 {
-                events.push(Event::Blocked { unit: unit.id });
+            if let Some(other) = blocker {
+                nudges.push((other, unit.pos, unit.owner));
             }
-            if turns >= BLOCKED_FAIL_TURNS {
-                unit.orders.clear();
+            if unit.orders.is_empty() && !unit.escape {
+                // A nudged unit that cannot step aside stays where it is.
                 unit.clear_waypoints();
                 unit.state = UnitState::Idle;
                 unit.stalled = 0;
                 static_dirty.push(unit.id.index);
-                events.push(Event::Failed { unit: unit.id });
-            } else if turns % BLOCKED_REPLAN_TURNS == 0 && unit.replan_cooldown == 0 {
-                unit.state = UnitState::WaitingForPath;
-                unit.replan_cooldown = BLOCKED_REPLAN_TURNS;
-                requests.push(PathRequest { unit: unit.id });
+                continue;
+            }
+            let long = unit.stalled > 0 && unit.stalled % motion.long_replan_every == 0 && unit.replan_cooldown == 0;
+            unit.state = UnitState::WaitingForPath;
+            if long || unit.orders.is_empty() {
+                unit.replan_cooldown = motion.long_replan_every;
+                unit.clear_waypoints();
+                static_dirty.push(unit.id.index);
+                requests.push(PathRequest::long(unit.id));
             } else {
-                unit.state = UnitState::Blocked(turns);
+                requests.push(PathRequest::short(unit.id));
             }
             continue;
         }
@@ -263,7 +492,11 @@ pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
             unit.stalled = 0;
         }
         unit.state = UnitState::Moving;
-        if unit.waypoints().is_empty() && (unit.escape || unit.resume) {
+        if !unit.waypoints().is_empty() {
+            continue;
+        }
+        static_dirty.push(unit.id.index);
+        if unit.escape || unit.resume {
             // Out of the impassable navcells, or at the end of a path cut short by the search
             // budget: resume the order, if any.
             unit.escape = false;
@@ -272,20 +505,219 @@ pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
                 unit.state = UnitState::Idle;
             } else {
                 unit.state = UnitState::WaitingForPath;
-                requests.push(PathRequest { unit: unit.id });
+                requests.push(PathRequest::long(unit.id));
             }
-        } else if unit.waypoints().is_empty() {
-            if !unit.orders.is_empty() {
-                unit.orders.remove(0);
-                static_dirty.push(unit.id.index);
-                events.push(Event::Arrived { unit: unit.id });
+            continue;
+        }
+        let range_order = matches!(unit.orders.first(), Some(GoalSpec::Range { .. }));
+        if range_order && !unit.settle {
+            // Whether a range order is met depends on where its target is now: the path phase
+            // decides (done, or after it).
+            unit.state = UnitState::WaitingForPath;
+            requests.push(PathRequest::long(unit.id));
+            continue;
+        }
+        unit.settle = false;
+        if !unit.orders.is_empty() {
+            unit.orders.remove(0);
+            events.push(Event::Arrived { unit: unit.id });
+        }
+        if unit.orders.is_empty() {
+            unit.state = UnitState::Idle;
+        } else {
+            unit.state = UnitState::WaitingForPath;
+            requests.push(PathRequest::long(unit.id));
+        }
+    }
+    push_apart(nav, units, motion, digests, &mut nudges);
+    nudge(nav, units, motion, &index, &mut nudges, digests, static_dirty, events);
+    replan_trigger(units, &before, motion, turn_ms, cooldown_turns, requests, digests);
+}
+
+/// The collision push-apart (the grid seed's §8, deterministic): `push_iterations` passes over
+/// every pair of units whose circles (radius = half-size) overlap, in `(lower index, higher index)`
+/// order, each moving both units apart by half the overlap along the line between their centres
+/// (along x or z, by the parity of their indices, when they coincide). A unit is never moved onto
+/// an impassable navcell or through one ([`may_shift`]); when one of the two cannot move, the other
+/// moves by the whole overlap if it can. A walking unit pushing a standing one also nudges it.
+fn push_apart(
+    nav: &pathing::passability::NavWorld,
+    units: &mut [Option<Unit>],
+    motion: &MotionSettings,
+    digests: &mut crate::digest_tree::RangeDigests,
+    nudges: &mut Vec<(EntityId, WorldPos, u8)>,
+) {
+    let raw = |v: Fixed| i128::from(v.to_bits());
+    for _ in 0..motion.push_iterations {
+        // Candidate pairs: a sweep along x over the units sorted by (x, index).
+        let mut order: Vec<(i64, u32)> = units.iter().flatten().map(|u| (u.pos.x.to_bits(), u.id.index)).collect();
+        order.sort_unstable();
+        let max_r = units.iter().flatten().map(|u| raw(u.radius)).max().unwrap_or(0);
+        let mut pairs: Vec<(u32, u32)> = Vec::new();
+        for (k, &(x, i)) in order.iter().enumerate() {
+            let a = units[i as usize].as_ref().expect("listed");
+            for &(x2, j) in &order[k + 1..] {
+                if i128::from(x2) - i128::from(x) >= raw(a.radius) + max_r {
+                    break;
+                }
+                let b = units[j as usize].as_ref().expect("listed");
+                let reach = raw(a.radius) + raw(b.radius);
+                if i128::from(x2) - i128::from(x) < reach && (raw(a.pos.z) - raw(b.pos.z)).abs() < reach {
+                    pairs.push((i.min(j), i.max(j)));
+                }
             }
-            if unit.orders.is_empty() {
-                unit.state = UnitState::Idle;
-            } else {
-                unit.state = UnitState::WaitingForPath;
-                requests.push(PathRequest { unit: unit.id });
+        }
+        if pairs.is_empty() {
+            return;
+        }
+        pairs.sort_unstable();
+        for (i, j) in pairs {
+            let (a, b) = (units[i as usize].as_ref().expect("listed"), units[j as usize].as_ref().expect("listed"));
+            let (dx, dz) = (raw(b.pos.x) - raw(a.pos.x), raw(b.pos.z) - raw(a.pos.z));
+            let reach = raw(a.radius) + raw(b.radius);
+            let d2 = dx * dx + dz * dz;
+            if d2 >= reach * reach {
+                continue;
             }
+            let d = isqrt(d2 as u128) as i128;
+            let overlap = reach - d;
+            let push = |len: i128| {
+                if d == 0 { if (i + j) % 2 == 0 { (len, 0) } else { (0, len) } } else { (dx * len / d, dz * len / d) }
+            };
+            let (half, whole) = (push(overlap / 2), push(overlap));
+            let neg = |(x, z): (i128, i128)| (-x, -z);
+            let (a_half, b_half) = (offset(a.pos, neg(half)), offset(b.pos, half));
+            let (a_ok, b_ok) = (may_shift(nav, a.class, a.pos, a_half), may_shift(nav, b.class, b.pos, b_half));
+            let (new_a, new_b) = match (a_ok, b_ok) {
+                (true, true) => (a_half, b_half),
+                _ => {
+                    let b_whole = offset(b.pos, whole);
+                    let a_whole = offset(a.pos, neg(whole));
+                    if may_shift(nav, b.class, b.pos, b_whole) {
+                        (a.pos, b_whole)
+                    } else if may_shift(nav, a.class, a.pos, a_whole) {
+                        (a_whole, b.pos)
+                    } else {
+                        (a.pos, b.pos)
+                    }
+                }
+            };
+            let walking = |u: &Unit| u.state == UnitState::Moving && !u.orders.is_empty();
+            let standing = |u: &Unit| u.state == UnitState::Idle;
+            if walking(a) && standing(b) {
+                nudges.push((b.id, a.pos, a.owner));
+            } else if walking(b) && standing(a) {
+                nudges.push((a.id, b.pos, b.owner));
+            }
+            let cell_size = nav.grid().cell_size();
+            for (slot, pos) in [(i, new_a), (j, new_b)] {
+                let u = units[slot as usize].as_mut().expect("listed");
+                let pos = off_grid_lines(pos, cell_size);
+                if pos != u.pos && may_shift(nav, u.class, u.pos, pos) {
+                    u.pos = pos;
+                    digests.mark(slot);
+                }
+            }
+        }
+    }
+}
+
+/// Nudging (the grid seed's §8): a standing unit with no order that a walking unit of its owner
+/// ran into steps `nudge_distance` aside: straight away from the walker, else to its left, its
+/// right, or back towards it, whichever first is a legal step ([`may_shift`]) that enters no other
+/// standing unit's core. Each unit is nudged at most once a turn, for the walker with the lowest
+/// index.
+#[allow(clippy::too_many_arguments)]
+fn nudge(
+    nav: &pathing::passability::NavWorld,
+    units: &mut [Option<Unit>],
+    motion: &MotionSettings,
+    index: &UnitIndex,
+    nudges: &mut Vec<(EntityId, WorldPos, u8)>,
+    digests: &mut crate::digest_tree::RangeDigests,
+    static_dirty: &mut Vec<u32>,
+    events: &mut Vec<Event>,
+) {
+    let cell_size = nav.grid().cell_size();
+    nudges.retain(|&(id, _, owner)| units.get(id.index as usize).and_then(Option::as_ref).is_some_and(|u| u.id == id && u.owner == owner));
+    nudges.sort_unstable_by_key(|&(id, from, _)| (id.index, from.x.to_bits(), from.z.to_bits()));
+    nudges.dedup_by_key(|n| n.0);
+    for &(id, from, _) in nudges.iter() {
+        let Some(unit) = units.get_mut(id.index as usize).and_then(Option::as_mut).filter(|u| u.id == id) else { continue };
+        if unit.state != UnitState::Idle || !unit.orders.is_empty() {
+            continue;
+        }
+        let mut away = scaled_direction(from, unit.pos, i128::from(motion.nudge_distance.to_bits()));
+        if away == (0, 0) {
+            away = (i128::from(motion.nudge_distance.to_bits()), 0);
+        }
+        let (x, z) = away;
+        let candidates = [(x, z), (-z, x), (z, -x), (-x, -z)];
+        let step = candidates
+            .into_iter()
+            .map(|d| off_grid_lines(offset(unit.pos, d), cell_size))
+            .find(|&to| may_shift(nav, unit.class, unit.pos, to) && index.first_hit(unit.id, unit.pos, to, unit.radius).is_none());
+        if let Some(to) = step {
+            unit.set_waypoints(vec![to]);
+            unit.state = UnitState::Moving;
+            digests.mark(id.index);
+            static_dirty.push(id.index);
+            events.push(Event::Nudged { unit: id });
+        }
+    }
+}
+
+/// Dynamic replanning (the grid seed's §9, deterministic): a walker (a unit following waypoints,
+/// off its replan cooldown) plans a short-range detour when a standing unit that moved more than
+/// `moved_epsilon` this turn (pushed, nudged, or just stopped) is within `replan_trigger` of its
+/// current segment; it then waits `replan_cooldown_ms` before the next such replan. Only standing
+/// units count: walking units are no obstacles to planning, so a replan for them would give the
+/// same path. Unlike the grid seed, only the stretch of the segment the walker covers before it may
+/// replan again counts (speed × the cooldown, at least one turn): a unit pushed 40 m further along
+/// is no reason to plan now, and in a crowd at its destination (where arriving units push the ones
+/// standing) the whole segment would make every walker replan every cooldown.
+fn replan_trigger(
+    units: &mut [Option<Unit>],
+    before: &[Option<WorldPos>],
+    motion: &MotionSettings,
+    turn_ms: u32,
+    cooldown_turns: u8,
+    requests: &mut Vec<PathRequest>,
+    digests: &mut crate::digest_tree::RangeDigests,
+) {
+    let eps = i128::from(motion.moved_epsilon.to_bits());
+    let movers: Vec<(EntityId, WorldPos)> = units
+        .iter()
+        .flatten()
+        .filter(|u| u.state == UnitState::Idle)
+        .filter(|u| {
+            before.get(u.id.index as usize).copied().flatten().is_none_or(|b| {
+                let (dx, dz) =
+                    (i128::from(u.pos.x.to_bits()) - i128::from(b.x.to_bits()), i128::from(u.pos.z.to_bits()) - i128::from(b.z.to_bits()));
+                dx * dx + dz * dz > eps * eps
+            })
+        })
+        .map(|u| (u.id, u.pos))
+        .collect();
+    if movers.is_empty() {
+        return;
+    }
+    let index = UnitIndex::new(movers.iter().map(|&(id, pos)| (id, pos, Fixed::ZERO)).collect());
+    let reach = i128::from(motion.replan_trigger.to_bits());
+    for unit in units.iter_mut().flatten() {
+        if unit.state != UnitState::Moving || unit.replan_cooldown > 0 || unit.orders.is_empty() {
+            continue;
+        }
+        let Some(&next) = unit.waypoints().first() else { continue };
+        let (me, pos) = (unit.id, unit.pos);
+        let stretch = i128::from(unit.speed.to_bits()) * i128::from(motion.replan_cooldown_ms.max(turn_ms)) / 1000;
+        let length = distance_raw(pos, next);
+        let end = if length <= stretch { next } else { advance(pos, next, stretch, length) };
+        if index.find_in(pos, end, reach, |id, p, _| id != me && within_of_segment(p, pos, end, motion.replan_trigger)) {
+            unit.state = UnitState::WaitingForPath;
+            unit.replan_cooldown = cooldown_turns;
+            requests.push(PathRequest::short(unit.id));
+            digests.mark(unit.id.index);
         }
     }
 }
@@ -293,6 +725,28 @@ pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// `within_of_segment` against the squared distance to the nearest point of the segment,
+        /// computed as an exact fraction in vector form (clamped projection), on small raw values
+        /// where every case is hit: endpoints, interior, degenerate segments, distance exactly `d`.
+        #[test]
+        fn within_of_segment_matches_the_clamped_projection(
+            a in (-40i64..40, -40i64..40), b in (-40i64..40, -40i64..40), p in (-40i64..40, -40i64..40), d in 0i64..60,
+        ) {
+            let pos = |(x, z): (i64, i64)| WorldPos::new(Fixed::from_bits(x), Fixed::from_bits(z));
+            let (dx, dz) = (i128::from(b.0 - a.0), i128::from(b.1 - a.1));
+            let (wx, wz) = (i128::from(p.0 - a.0), i128::from(p.1 - a.1));
+            let len2 = dx * dx + dz * dz;
+            let dot = wx * dx + wz * dz;
+            // Nearest point a + (num / den)·(b − a), with num / den clamped into [0, 1].
+            let (num, den) = if len2 == 0 { (0, 1) } else { (dot.clamp(0, len2), len2) };
+            let (ex, ez) = (wx * den - num * dx, wz * den - num * dz);
+            let expected = ex * ex + ez * ez <= i128::from(d * d) * den * den;
+            prop_assert_eq!(within_of_segment(pos(p), pos(a), pos(b), Fixed::from_bits(d)), expected);
+        }
+    }
 
     #[test]
     fn isqrt_is_the_floor_root() {

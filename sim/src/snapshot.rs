@@ -39,7 +39,7 @@ use crate::world::{PathRequest, Settings, Unit, World};
 pub const MAGIC: [u8; 8] = *b"PHXSNAP\0";
 
 /// Version of the snapshot format; a reader accepts only its own.
-pub const SNAPSHOT_VERSION: u32 = 1;
+pub const SNAPSHOT_VERSION: u32 = 2;
 
 /// Largest payload a snapshot may have. `[Units: bytes]`
 ///

@@ -21,12 +21,17 @@ use pathing::placement::UnitShape;
 use pathing::{CellRect, Fixed, Goal, Navcell, PassClass, Path, PathStatus, SearchLimits, SearchScratch, Square, WorldPos};
 use serde::{Deserialize, Serialize};
 
-use crate::command::{Command, CommandKind, Event, GoalSpec, PlayerId, RejectReason};
+use crate::command::{Command, CommandKind, Event, GoalSpec, PlayerId, RejectReason, Target};
 use crate::digest_tree::{Digest, DigestReport, GridDigests, RangeDigests, StateDigest, range_digest_bytes, range_indices};
 use crate::ids::{EntityAllocator, EntityId};
+use crate::motion::MotionSettings;
 use crate::rng::SimRng;
 use crate::snapshot::SnapshotError;
 use crate::state_hash;
+
+mod plan;
+
+pub use plan::RANGE_EPSILON;
 
 /// Default turn length. `[Units: milliseconds]`
 pub const DEFAULT_TURN_MS: u32 = 200;
@@ -47,11 +52,13 @@ pub struct Settings {
     /// Most long-range path requests computed in one turn (0 A.D.'s `MaxSameTurnMoves` is 64);
     /// the rest wait, in order, for the next turns. Bounds the worst turn. `[Limit: 1..=65535]`
     pub max_paths_per_turn: u16,
+    /// The constants of local movement.
+    pub motion: MotionSettings,
 }
 
 impl Default for Settings {
     fn default() -> Self {
-        Self { turn_ms: DEFAULT_TURN_MS, players: 8, seed: 0, max_paths_per_turn: 64 }
+        Self { turn_ms: DEFAULT_TURN_MS, players: 8, seed: 0, max_paths_per_turn: 64, motion: MotionSettings::default() }
     }
 }
 
@@ -116,6 +123,12 @@ pub struct Unit {
     path_digest: [u8; 32],
     /// The current path ended early for lack of search budget: ask again when it is walked.
     pub resume: bool,
+    /// How many of the first waypoints are a short-range detour (around units in the way) before
+    /// the next waypoint of the long-range path.
+    pub detour: u16,
+    /// The goal is taken by standing units: the current path ends as near as it can get, and the
+    /// order is done when it is walked.
+    pub settle: bool,
 }
 
 impl Unit {
@@ -124,16 +137,25 @@ impl Unit {
         &self.waypoints
     }
 
-    /// Replaces the waypoints.
+    /// Replaces the waypoints (none of them a detour).
     pub(crate) fn set_waypoints(&mut self, waypoints: Vec<WorldPos>) {
         self.waypoints = waypoints;
+        self.detour = 0;
         self.path_digest = state_hash::digest("path", &self.waypoints);
+    }
+
+    /// Replaces the waypoints, the first `detour` of them a short-range detour.
+    pub(crate) fn set_detour(&mut self, waypoints: Vec<WorldPos>, detour: usize) {
+        let detour = u16::try_from(detour.min(waypoints.len())).unwrap_or(u16::MAX);
+        self.set_waypoints(waypoints);
+        self.detour = detour;
     }
 
     /// Drops the first waypoint (reached).
     pub(crate) fn pop_waypoint(&mut self) {
         if !self.waypoints.is_empty() {
             self.waypoints.remove(0);
+            self.detour = self.detour.saturating_sub(1);
             self.path_digest = state_hash::digest("path", &self.waypoints);
         }
     }
@@ -163,6 +185,13 @@ fn unit_static_bytes(u: &Unit, out: &mut Vec<u8>) {
             GoalSpec::Point(p) => (0u8, p.x, p.z, Fixed::ZERO),
             GoalSpec::Circle { center, radius } => (1, center.x, center.z, radius),
             GoalSpec::Square { center, half } => (2, center.x, center.z, half),
+            GoalSpec::Range { target, min, max } => {
+                let (kind, id) = match target {
+                    Target::Unit(id) => (3u8, (u64::from(id.generation) << 32) | u64::from(id.index)),
+                    Target::Obstruction(id) => (4, u64::from(id)),
+                };
+                (kind, Fixed::from_bits(id as i64), min, max)
+            }
         };
         out.push(tag);
         for v in [a, b, c] {
@@ -183,6 +212,8 @@ fn unit_digest_bytes(u: &Unit, static_digest: &[u8; 8], out: &mut Vec<u8>) {
         out.extend_from_slice(&v.to_bits().to_le_bytes());
     }
     out.push(u8::from(u.resume));
+    out.push(u8::from(u.settle));
+    out.extend_from_slice(&u.detour.to_le_bytes());
     let (state, blocked) = match u.state {
         UnitState::Idle => (0u8, 0u8),
         UnitState::WaitingForPath => (1, 0),
@@ -192,22 +223,26 @@ fn unit_digest_bytes(u: &Unit, static_digest: &[u8; 8], out: &mut Vec<u8>) {
     out.extend_from_slice(&[state, blocked, u.replan_cooldown, u8::from(u.escape), u.stalled]);
 }
 
-/// What a path computation needs, gathered before the parallel phase.
-struct PathJob {
-    class: u8,
-    pos: WorldPos,
-    cell: Navcell,
-    goal: Goal,
-    /// The goal's anchor point, off navcell borders.
-    anchor: WorldPos,
-    point_goal: bool,
-}
-
-/// A queued long-range path request.
+/// A queued path request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PathRequest {
     /// For which unit.
     pub unit: EntityId,
+    /// A short-range detour to the unit's next waypoint (or to its goal when near), instead of a
+    /// long-range path to its goal.
+    pub short: bool,
+}
+
+impl PathRequest {
+    /// A long-range request.
+    pub(crate) fn long(unit: EntityId) -> Self {
+        Self { unit, short: false }
+    }
+
+    /// A short-range request.
+    pub(crate) fn short(unit: EntityId) -> Self {
+        Self { unit, short: true }
+    }
 }
 
 /// What one turn did.
@@ -239,7 +274,7 @@ pub struct World {
     pool: Option<rayon::ThreadPool>,
     /// Search workspace per worker thread (index 0 also serves the calling thread), kept across
     /// turns so that a query allocates nothing. Workspace only: never hashed or saved.
-    scratches: Vec<std::sync::Mutex<(SearchScratch, Path)>>,
+    workspaces: Vec<std::sync::Mutex<plan::Workspace>>,
     /// Derived: digests of the passability grid per 64 × 64 chunk, updated per dirty rectangle.
     grid_digests: GridDigests,
     /// Derived: digests of the units per range of 64 entity indices, updated per dirty range.
@@ -259,6 +294,19 @@ pub struct World {
     static_dirty: Vec<u32>,
     /// Navcell rectangles updated earlier in this turn (by `sync_grid`), for the grid digests.
     turn_rects: Vec<CellRect>,
+    /// Counters of the last turn's path phase (for benchmarks and profilers; not state).
+    path_stats: PathStats,
+}
+
+/// What the path phase of a turn computed: counters for benchmarks and profilers, never state.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PathStats {
+    /// Long-range searches.
+    pub long: u32,
+    /// Short-range searches (a retry without the standing units counts again).
+    pub short: u32,
+    /// Vertices the short-range searches expanded.
+    pub short_expanded: u64,
 }
 
 /// What motion reads and writes of the world, borrowed apart.
@@ -269,6 +317,7 @@ pub(crate) struct MotionParts<'a> {
     pub(crate) turn_ms: u32,
     pub(crate) digests: &'a mut RangeDigests,
     pub(crate) static_dirty: &'a mut Vec<u32>,
+    pub(crate) motion: &'a MotionSettings,
 }
 
 /// Borrowed private state, for the snapshot writer.
@@ -313,6 +362,7 @@ impl World {
         if settings.max_paths_per_turn == 0 {
             return Err(SetupError::Settings("max_paths_per_turn must be at least 1".into()));
         }
+        settings.motion.check().map_err(SetupError::Settings)?;
         // Ids run upwards from one past the largest initial id; `u32::MAX` is never handed out and
         // marks that the ids are exhausted.
         let next_obstruction = obstructions.iter().map(|(id, _)| id.saturating_add(1)).max().unwrap_or(1);
@@ -328,6 +378,7 @@ impl World {
             unit_static: Vec::new(),
             static_dirty: Vec::new(),
             turn_rects: Vec::new(),
+            path_stats: PathStats::default(),
             settings,
             turn: 0,
             nav,
@@ -337,7 +388,7 @@ impl World {
             rng: SimRng::new(settings.seed),
             requests: Vec::new(),
             pool: None,
-            scratches: vec![std::sync::Mutex::new((SearchScratch::new(), Path::new()))],
+            workspaces: vec![std::sync::Mutex::new(plan::Workspace::default())],
         })
     }
 
@@ -347,13 +398,18 @@ impl World {
     /// # Errors
     /// The thread pool's error text when it cannot start.
     pub fn set_threads(&mut self, threads: usize) -> Result<(), String> {
-        self.scratches = (0..threads.max(1)).map(|_| std::sync::Mutex::new((SearchScratch::new(), Path::new()))).collect();
+        self.workspaces = (0..threads.max(1)).map(|_| std::sync::Mutex::new(plan::Workspace::default())).collect();
         self.pool = if threads <= 1 {
             None
         } else {
             Some(rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| e.to_string())?)
         };
         Ok(())
+    }
+
+    /// Counters of the last turn's path phase.
+    pub fn path_stats(&self) -> PathStats {
+        self.path_stats
     }
 
     /// The settings.
@@ -488,7 +544,7 @@ impl World {
             rng: self.rng.clone(),
             requests: self.requests.clone(),
             pool: None,
-            scratches: vec![std::sync::Mutex::new((SearchScratch::new(), Path::new()))],
+            workspaces: vec![std::sync::Mutex::new(plan::Workspace::default())],
             grid_digests: GridDigests::build(self.nav.grid()),
             unit_digests: RangeDigests::new("units"),
             geometry_digest: geometry_digest(&self.nav),
@@ -498,6 +554,7 @@ impl World {
             unit_static: Vec::new(),
             static_dirty: (0..self.units.len() as u32).collect(),
             turn_rects: Vec::new(),
+            path_stats: PathStats::default(),
         };
         for index in 0..self.units.len() as u32 {
             fresh.unit_digests.mark(index);
@@ -526,9 +583,11 @@ impl World {
             }
             CommandKind::Move { units, goal, queue } => {
                 self.check_units(command.player, units)?;
-                goal_of(goal).map_err(|_| RejectReason::OutOfRange)?;
-                if !self.on_map(goal.anchor()) {
-                    return Err(RejectReason::NoRoom);
+                self.check_order(goal)?;
+                if let GoalSpec::Range { target: Target::Unit(t), .. } = goal
+                    && units.contains(t)
+                {
+                    return Err(RejectReason::OutOfRange);
                 }
                 for &id in units {
                     let unit = self.units[id.index as usize].as_mut().expect("checked live");
@@ -537,6 +596,7 @@ impl World {
                         unit.clear_waypoints();
                         unit.stalled = 0;
                         unit.resume = false;
+                        unit.settle = false;
                     }
                     unit.orders.push(*goal);
                     self.static_dirty.push(id.index);
@@ -544,7 +604,7 @@ impl World {
                         unit.state = UnitState::WaitingForPath;
                         unit.escape = false;
                         if !self.requests.iter().any(|r| r.unit == id) {
-                            self.requests.push(PathRequest { unit: id });
+                            self.requests.push(PathRequest::long(id));
                         }
                     }
                     self.unit_digests.mark(id.index);
@@ -575,6 +635,7 @@ impl World {
                     unit.state = UnitState::Idle;
                     unit.escape = false;
                     unit.resume = false;
+                    unit.settle = false;
                     unit.stalled = 0;
                     unit.replan_cooldown = 0;
                     self.unit_digests.mark(id.index);
@@ -630,6 +691,29 @@ impl World {
                 self.nav.set_terrain(terrain).map_err(|e| RejectReason::World(e.to_string()))?;
                 self.geometry_changed = true;
                 Ok(())
+            }
+        }
+    }
+
+    /// Whether an order is valid in this world: a fixed goal in range and on the map, or a range
+    /// order with a live target and `0 ≤ min ≤ max ≤` [`MAX_RANGE`].
+    fn check_order(&self, goal: &GoalSpec) -> Result<(), RejectReason> {
+        match *goal {
+            GoalSpec::Range { target, min, max } => {
+                if min < Fixed::ZERO || min > max || max > MAX_RANGE {
+                    return Err(RejectReason::OutOfRange);
+                }
+                match target {
+                    Target::Unit(id) if self.unit(id).is_none() => Err(RejectReason::UnknownEntity(id)),
+                    Target::Obstruction(id) if !self.nav.obstructions().contains_key(&id) => {
+                        Err(RejectReason::World(format!("no obstruction has id {id}")))
+                    }
+                    _ => Ok(()),
+                }
+            }
+            _ => {
+                goal_of(goal).ok_or(RejectReason::OutOfRange)?;
+                if goal.anchor().is_some_and(|a| self.on_map(a)) { Ok(()) } else { Err(RejectReason::NoRoom) }
             }
         }
     }
@@ -708,7 +792,7 @@ impl World {
             unit.state = UnitState::WaitingForPath;
             unit.escape = false;
             if !self.requests.iter().any(|r| r.unit == id) {
-                self.requests.push(PathRequest { unit: id });
+                self.requests.push(PathRequest::long(id));
             }
             self.unit_digests.mark(id.index);
             self.static_dirty.push(id.index);
@@ -793,6 +877,8 @@ impl World {
                 stalled: 0,
                 path_digest: state_hash::digest("path", &Vec::<WorldPos>::new()),
                 resume: false,
+                detour: 0,
+                settle: false,
             };
             let slot = id.index as usize;
             if self.units.len() <= slot {
@@ -805,107 +891,6 @@ impl World {
         }
         self.ids_digest = state_hash::digest("ids", &self.ids);
         Ok(())
-    }
-
-    /// Computes every pending request (in parallel when configured) and applies the results in
-    /// request order.
-    fn compute_paths(&mut self, events: &mut Vec<Event>) {
-        let take = self.requests.len().min(usize::from(self.settings.max_paths_per_turn));
-        let requests: Vec<PathRequest> = self.requests.drain(..take).collect();
-        let cell_size = self.nav.grid().cell_size();
-        let jobs: Vec<Option<PathJob>> = requests
-            .iter()
-            .map(|r| {
-                let unit = self.unit(r.unit)?;
-                // A unit without an order asks only to get off impassable navcells.
-                let order = unit.orders.first().copied();
-                let goal = order.unwrap_or(GoalSpec::Point(unit.pos));
-                Some(PathJob {
-                    class: unit.class,
-                    pos: unit.pos,
-                    cell: self.navcell_of(unit.pos),
-                    goal: goal_of(&goal).ok()?,
-                    anchor: crate::motion::off_grid_lines(goal.anchor(), cell_size),
-                    point_goal: matches!(order, Some(GoalSpec::Point(_))),
-                })
-            })
-            .collect();
-        let nav = &self.nav;
-        let run = |scratch: &mut (SearchScratch, Path), job: &Option<PathJob>| -> Option<(PathStatus, Vec<WorldPos>)> {
-            let job = job.as_ref()?;
-            let class_nav = nav.class_nav(pathing::PassClass::new(job.class)?)?;
-            let limits = SearchLimits { node_budget: PATH_NODE_BUDGET };
-            let status = pathing::find_path(class_nav, job.cell, &job.goal, &limits, &mut scratch.0, &mut scratch.1).status;
-            let cells = scratch.1.waypoints();
-            // The waypoints: the centres of the turning navcells after the unit's own, with the
-            // exact goal point in place of the last centre when a point goal lies in that navcell
-            // (the grid seed's last-waypoint precision). The unit goes straight from where it
-            // stands to the first of them when it can (the grid seed's first-waypoint trimming),
-            // else by its own navcell's centre, as the path does. Then string pulling (the grid
-            // seed's §4): any-angle shortcuts between points that see each other, never touching
-            // an impassable navcell. An escape path stays as it is.
-            let mut waypoints: Vec<WorldPos> = cells.iter().skip(1).map(|c| centre(*c, cell_size)).collect();
-            if status == PathStatus::Complete && cells.last() == Some(&grid_navcell(nav.grid(), job.anchor)) && job.point_goal {
-                match waypoints.last_mut() {
-                    Some(last) => *last = job.anchor,
-                    None if job.pos != job.anchor => waypoints.push(job.anchor),
-                    None => {}
-                }
-            }
-            if let (Some(&first), Some(&start)) = (waypoints.first(), cells.first())
-                && !pathing::collide::segment_clear(class_nav.pass_map(), job.pos, first)
-            {
-                waypoints.insert(0, centre(start, cell_size));
-            }
-            if status == PathStatus::Partial(pathing::PartialReason::StartImpassable) {
-                return Some((status, waypoints));
-            }
-            let mut points = vec![job.pos];
-            points.extend(waypoints);
-            let pulled = pathing::smoothing::string_pull(class_nav.pass_map(), &points);
-            Some((status, pulled.into_iter().skip(1).collect()))
-        };
-        let scratches = &self.scratches;
-        let with_scratch = |job: &Option<PathJob>| {
-            // Each worker thread has its own slot, so the lock is never contended; a poisoned
-            // lock only means a previous query panicked, and the workspace is reset per query.
-            let slot = rayon::current_thread_index().unwrap_or(0).min(scratches.len() - 1);
-            let mut guard = scratches[slot].lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-            run(&mut guard, job)
-        };
-        let results: Vec<Option<(PathStatus, Vec<WorldPos>)>> = match &self.pool {
-            Some(pool) => pool.install(|| {
-                use rayon::prelude::*;
-                jobs.par_iter().map(with_scratch).collect()
-            }),
-            None => jobs.iter().map(with_scratch).collect(),
-        };
-        for (request, result) in requests.iter().zip(results) {
-            let Some(unit) = self.units.get_mut(request.unit.index as usize).and_then(Option::as_mut).filter(|u| u.id == request.unit)
-            else {
-                continue;
-            };
-            self.unit_digests.mark(request.unit.index);
-            self.static_dirty.push(request.unit.index);
-            let Some((status, waypoints)) = result else {
-                // No search could be made (cannot happen for a validated unit and goal): give up.
-                unit.orders.clear();
-                unit.clear_waypoints();
-                unit.state = UnitState::Idle;
-                events.push(Event::Failed { unit: unit.id });
-                continue;
-            };
-            if matches!(status, PathStatus::Partial(pathing::PartialReason::Unreachable)) {
-                events.push(Event::PathPartial { unit: unit.id });
-            }
-            unit.escape = matches!(status, PathStatus::Partial(pathing::PartialReason::StartImpassable));
-            if unit.escape {
-                events.push(Event::Unstuck { unit: unit.id });
-            }
-            unit.resume = status == PathStatus::Partial(pathing::PartialReason::NodeBudget);
-            unit.set_waypoints(waypoints);
-            unit.state = UnitState::Moving;
-        }
     }
 
     /// The navcell under a position (clamped onto the grid).
@@ -934,6 +919,9 @@ impl World {
                 return Err(format!("idle unit {:?} still has orders or waypoints", unit.id));
             }
 
+            if usize::from(unit.detour) > unit.waypoints.len() {
+                return Err(format!("unit {:?} has a detour of {} waypoints but {} waypoints", unit.id, unit.detour, unit.waypoints.len()));
+            }
             if unit.state == UnitState::WaitingForPath && !self.requests.iter().any(|r| r.unit == unit.id) {
                 return Err(format!("unit {:?} waits for a path nobody will compute", unit.id));
             }
@@ -997,8 +985,17 @@ impl World {
             if unit.owner > world.settings.players {
                 return Err(invalid(format!("{what}: owner {} is not a player", unit.owner)));
             }
-            if !unit.waypoints.iter().all(on_map) || !unit.orders.iter().all(|g| on_map(&g.anchor()) && goal_of(g).is_ok()) {
-                return Err(invalid(format!("{what}: a waypoint or order is off the map")));
+            if !unit.waypoints.iter().all(on_map) || usize::from(unit.detour) > unit.waypoints.len() {
+                return Err(invalid(format!("{what}: a waypoint is off the map, or its detour is longer than its path")));
+            }
+            // A range order's target may be gone (the order then fails when planned); its ranges
+            // and every fixed goal must be valid.
+            let valid = |g: &GoalSpec| match g {
+                GoalSpec::Range { .. } => !matches!(world.check_order(g), Err(RejectReason::OutOfRange)),
+                _ => world.check_order(g).is_ok(),
+            };
+            if !unit.orders.iter().all(valid) {
+                return Err(invalid(format!("{what}: an order is out of range or off the map")));
             }
             unit.path_digest = state_hash::digest("path", &unit.waypoints);
             *slot = Some(unit);
@@ -1021,6 +1018,7 @@ impl World {
             turn_ms: self.settings.turn_ms,
             digests: &mut self.unit_digests,
             static_dirty: &mut self.static_dirty,
+            motion: &self.settings.motion,
         }
     }
 }
@@ -1038,14 +1036,19 @@ pub(crate) fn centre(cell: Navcell, cell_size: Fixed) -> WorldPos {
     WorldPos::new(Fixed::from_bits(i64::from(cell.i) * s + s / 2), Fixed::from_bits(i64::from(cell.j) * s + s / 2))
 }
 
-/// A goal spec as a search goal.
-fn goal_of(goal: &GoalSpec) -> Result<Goal, pathing::GoalError> {
+/// A fixed goal spec as a search goal; `None` for a range order (whose goal depends on its
+/// target, [`World::order_goal`]) or out-of-range values.
+fn goal_of(goal: &GoalSpec) -> Option<Goal> {
     match *goal {
-        GoalSpec::Point(p) => Goal::point(p),
-        GoalSpec::Circle { center, radius } => Goal::circle(center, radius),
-        GoalSpec::Square { center, half } => Square::axis_aligned(center, half, half).map(Goal::square),
+        GoalSpec::Point(p) => Goal::point(p).ok(),
+        GoalSpec::Circle { center, radius } => Goal::circle(center, radius).ok(),
+        GoalSpec::Square { center, half } => Square::axis_aligned(center, half, half).map(Goal::square).ok(),
+        GoalSpec::Range { .. } => None,
     }
 }
+
+/// Largest range of a range order. `[Units: metres]`
+pub const MAX_RANGE: Fixed = Fixed::const_from_int(256);
 
 /// Digest of the obstruction squares and flags, by id.
 fn obstruction_digest(nav: &NavWorld) -> Digest {

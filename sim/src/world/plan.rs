@@ -1,0 +1,421 @@
+//! The path phase of a turn: pending requests, long-range and short-range, computed in parallel
+//! when the world has worker threads and applied in request order, so that the outcome never
+//! depends on the thread count.
+//!
+//! # What a unit plans for
+//!
+//! A unit's goal is read from its current order as the world is now ([`World::order_goal`]):
+//! fixed goals (point, circle, square) as they are; a range order from where its target stands,
+//! with the 0 A.D. design's range constraints (ε = [`RANGE_EPSILON`]):
+//!
+//! - a unit target of radius `r₂`, for a mover of radius `r₁`: the circle of radius
+//!   `max + r₁ + r₂ + ε` around it, and for a minimum range the inverted circle of radius
+//!   `min + r₁ + r₂ + ε`;
+//! - an obstruction target (a building, possibly rotated): its square grown on every side by
+//!   `max + clearance + ε` (the mover's class clearance), and the inverted square grown by
+//!   `min + clearance + ε`.
+//!
+//! A unit already in its band is done; a unit inside its minimum range retreats by a short-range
+//! path to the inverted goal (the design: minimum ranges are small enough for the short-range
+//! pathfinder, which does not care whether it starts inside the goal); otherwise it plans a
+//! long-range path to the maximum-range goal. A target that is gone fails the order.
+//!
+//! # Short-range requests
+//!
+//! A unit blocked by standing units asks for a detour ([`PathRequest::short`]): a short-range path
+//! ([`pathing::short_range`]) in a box of half-size `short_range + short_range_step × (blocked
+//! turns − 1)` (capped) around it, to a circle of radius `min(rejoin_radius, distance / 2)` around
+//! its next long-range waypoint, or to its order's goal when that waypoint is the last. The
+//! obstacles are the standing units (every unit that is not walking) whose centres lie within
+//! `influence` of the straight line from the unit to that target, each its core square (radius ×
+//! `core_fraction`, the same core that blocks movement, so a planned detour can be walked). When
+//! those units block the only way the search is retried without them (the grid seed's fallback): the
+//! unit walks up to them and nudges them aside. When the goal itself is taken by a standing unit
+//! the unit settles instead, walking as near as it can and ending its order there (a crowd ordered
+//! to one point gathers around it rather than jostling for it).
+
+use pathing::collide::{UnitSquare, point_in_square};
+use pathing::short_range::{ShortQuery, ShortScratch, ShortStatus, find_short_path};
+
+use super::*;
+use crate::motion::{UnitIndex, distance_raw, off_grid_lines, within_of_segment};
+
+/// The ε of the 0 A.D. design's range constraints: 1/8 m.
+pub const RANGE_EPSILON: Fixed = Fixed::from_bits(1 << 13);
+
+/// One worker's search workspace, reused across queries and turns (never hashed or saved).
+#[derive(Debug, Default)]
+pub(crate) struct Workspace {
+    search: SearchScratch,
+    path: Path,
+    short: ShortScratch,
+    short_out: Vec<WorldPos>,
+}
+
+/// What a unit's current order asks of the pathfinders.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum OrderGoal {
+    /// Plan to this goal; `anchor` is the exact point of a point goal; `short` for a minimum-range
+    /// retreat, which the short-range pathfinder plans.
+    Plan { goal: Goal, anchor: Option<WorldPos>, short: bool },
+    /// In range already: the order is done.
+    Done,
+    /// The target is gone: the order fails.
+    Gone,
+}
+
+/// A long-range search to make.
+struct LongJob {
+    class: u8,
+    pos: WorldPos,
+    cell: Navcell,
+    goal: Goal,
+    /// The exact point of a point goal, off navcell borders.
+    anchor: Option<WorldPos>,
+}
+
+/// A short-range search to make.
+struct ShortJob {
+    class: u8,
+    pos: WorldPos,
+    radius: Fixed,
+    goal: Goal,
+    range: Fixed,
+    squares: Vec<UnitSquare>,
+    /// The goal is the order's: the path ends the order.
+    final_leg: bool,
+    /// The goal is taken by a standing unit: no retry without the units.
+    occupied: bool,
+    /// The long-range waypoints the detour leads back to.
+    keep: Vec<WorldPos>,
+}
+
+enum Job {
+    Long(LongJob),
+    Short(ShortJob),
+    /// Decided without a search.
+    Settled(OrderGoal),
+}
+
+enum Outcome {
+    Long(PathStatus, Vec<WorldPos>),
+    Short {
+        status: ShortStatus,
+        waypoints: Vec<WorldPos>,
+        final_leg: bool,
+        occupied: bool,
+        keep: Vec<WorldPos>,
+        /// Searches made (1 or 2) and vertices they expanded, for [`PathStats`].
+        searches: u32,
+        expanded: u64,
+    },
+    Settled(OrderGoal),
+    /// No search could be made (cannot happen for a validated unit and goal).
+    Failed,
+}
+
+impl World {
+    /// What `unit`'s current order asks for, read from the world as it is now (see the module
+    /// documentation). A unit without an order plans to where it stands: an escape, if it is on
+    /// impassable navcells.
+    pub(crate) fn order_goal(&self, unit: &Unit) -> OrderGoal {
+        let here =
+            || OrderGoal::Plan { goal: Goal::point(unit.pos).expect("units stand on the map"), anchor: Some(unit.pos), short: false };
+        let Some(order) = unit.orders.first() else { return here() };
+        let GoalSpec::Range { target, min, max } = *order else {
+            return match goal_of(order) {
+                Some(goal) => {
+                    OrderGoal::Plan { goal, anchor: matches!(order, GoalSpec::Point(_)).then(|| order.anchor()).flatten(), short: false }
+                }
+                None => OrderGoal::Gone,
+            };
+        };
+        let grow = |by: Fixed| by + RANGE_EPSILON;
+        let (inner, outer) = match target {
+            Target::Unit(id) => {
+                let Some(other) = self.unit(id).filter(|o| o.id != unit.id) else { return OrderGoal::Gone };
+                let reach = unit.radius + other.radius;
+                let inner = (min > Fixed::ZERO).then(|| Goal::inverted_circle(other.pos, grow(min + reach)));
+                (inner.transpose(), Goal::circle(other.pos, grow(max + reach)))
+            }
+            Target::Obstruction(id) => {
+                let Some(o) = self.nav.obstructions().get(&id) else { return OrderGoal::Gone };
+                let clearance = PassClass::new(unit.class).and_then(|c| self.nav.classes().get(c)).map_or(Fixed::ZERO, |c| c.clearance);
+                let sq = o.square;
+                let grown =
+                    |by: Fixed| Square::new(sq.center(), sq.hw() + grow(by + clearance), sq.hh() + grow(by + clearance), sq.u(), sq.v());
+                let inner = (min > Fixed::ZERO).then(|| grown(min).map(Goal::inverted_square));
+                (inner.transpose(), grown(max).map(Goal::square))
+            }
+        };
+        let (Ok(inner), Ok(outer)) = (inner, outer) else { return OrderGoal::Gone };
+        if let Some(inner) = inner
+            && !inner.contains_point(unit.pos)
+        {
+            return OrderGoal::Plan { goal: inner, anchor: None, short: true };
+        }
+        if outer.contains_point(unit.pos) { OrderGoal::Done } else { OrderGoal::Plan { goal: outer, anchor: None, short: false } }
+    }
+
+    /// The job for one request, read from the world before the parallel phase.
+    fn job_for(&self, request: &PathRequest, stationary: &UnitIndex) -> Option<Job> {
+        let unit = self.unit(request.unit)?;
+        let cell_size = self.nav.grid().cell_size();
+        let plan = self.order_goal(unit);
+        let OrderGoal::Plan { goal, anchor, short } = plan else { return Some(Job::Settled(plan)) };
+        let long = || {
+            Job::Long(LongJob {
+                class: unit.class,
+                pos: unit.pos,
+                cell: self.navcell_of(unit.pos),
+                goal,
+                anchor: anchor.map(|a| off_grid_lines(a, cell_size)),
+            })
+        };
+        if !(request.short || short) {
+            return Some(long());
+        }
+        let m = &self.settings.motion;
+        let long_waypoints = &unit.waypoints()[usize::from(unit.detour).min(unit.waypoints().len())..];
+        // The goal of the detour: the order's goal on the last leg (or for a retreat), else a
+        // circle around the next long-range waypoint.
+        let (goal, final_leg, keep, aim) = match long_waypoints {
+            _ if short => (goal, true, Vec::new(), goal.nearest_point(unit.pos)),
+            [] => return Some(long()),
+            // The long-range path ends short of an unreachable goal: its end is the goal.
+            [last] if unit.settle => (Goal::point(*last).ok()?, true, Vec::new(), *last),
+            [_] => (goal, true, Vec::new(), goal.nearest_point(unit.pos)),
+            [next, ..] => {
+                let half = Fixed::from_bits((distance_raw(unit.pos, *next) / 2).min(i128::from(m.rejoin_radius.to_bits())) as i64);
+                (Goal::circle(*next, half).ok()?, false, long_waypoints.to_vec(), *next)
+            }
+        };
+        let blocked = i64::from(unit.stalled.saturating_sub(1));
+        let range = (m.short_range + m.short_range_step * Fixed::from_num(blocked)).min(m.short_range_max);
+        // Standing units near the straight line to the target, as their cores.
+        let reach = range + stationary.max_radius();
+        let mut squares = Vec::new();
+        stationary.for_each_near(unit.pos, reach, |id, pos, core| {
+            if id != unit.id && within_of_segment(pos, unit.pos, aim, m.influence) {
+                squares.push(UnitSquare { center: pos, half: core });
+            }
+        });
+        let occupied = final_leg && squares.iter().any(|sq| point_in_square(aim, sq, unit.radius));
+        Some(Job::Short(ShortJob {
+            class: unit.class,
+            pos: unit.pos,
+            radius: unit.radius,
+            goal,
+            range,
+            squares,
+            final_leg,
+            occupied,
+            keep,
+        }))
+    }
+
+    /// Computes the oldest pending requests (at most [`Settings::max_paths_per_turn`] long-range
+    /// and [`MotionSettings::max_short_paths_per_turn`] short-range ones; the rest wait in order)
+    /// and applies the results in request order.
+    pub(super) fn compute_paths(&mut self, events: &mut Vec<Event>) {
+        let (mut longs, mut shorts) =
+            (usize::from(self.settings.max_paths_per_turn), usize::from(self.settings.motion.max_short_paths_per_turn));
+        let mut requests = Vec::new();
+        self.requests.retain(|r| {
+            let budget = if r.short { &mut shorts } else { &mut longs };
+            if *budget == 0 {
+                return true;
+            }
+            *budget -= 1;
+            requests.push(*r);
+            false
+        });
+        let core = |u: &Unit| self.settings.motion.core(u.radius);
+        let stationary = UnitIndex::new(self.units().filter(|u| u.state == UnitState::Idle).map(|u| (u.id, u.pos, core(u))).collect());
+        let jobs: Vec<Option<Job>> = requests.iter().map(|r| self.job_for(r, &stationary)).collect();
+        let nav = &self.nav;
+        let motion = self.settings.motion;
+        let cell_size = nav.grid().cell_size();
+        let run = |ws: &mut Workspace, job: &Option<Job>| -> Outcome {
+            match job {
+                None => Outcome::Failed,
+                Some(Job::Settled(plan)) => Outcome::Settled(*plan),
+                Some(Job::Long(job)) => run_long(nav, job, ws).map_or(Outcome::Failed, |(s, w)| Outcome::Long(s, w)),
+                Some(Job::Short(job)) => {
+                    let Some(class_nav) = PassClass::new(job.class).and_then(|c| nav.class_nav(c)) else { return Outcome::Failed };
+                    let map = class_nav.pass_map();
+                    let mut query = ShortQuery {
+                        start: job.pos,
+                        goal: &job.goal,
+                        range: job.range,
+                        clearance: job.radius,
+                        squares: &job.squares,
+                        node_budget: motion.short_node_budget,
+                    };
+                    let first = find_short_path(map, &query, &mut ws.short, &mut ws.short_out);
+                    let (mut status, mut searches, mut expanded) = (first.status, 1, u64::from(first.expanded));
+                    if status != ShortStatus::Complete && !job.squares.is_empty() && !job.occupied {
+                        // The standing units block the only way: plan through them (they get
+                        // nudged aside when the unit reaches them).
+                        query.squares = &[];
+                        let again = find_short_path(map, &query, &mut ws.short, &mut ws.short_out);
+                        (status, searches, expanded) = (again.status, 2, expanded + u64::from(again.expanded));
+                    }
+                    let waypoints = ws.short_out.iter().map(|&p| off_grid_lines(p, cell_size)).collect();
+                    Outcome::Short {
+                        status,
+                        waypoints,
+                        final_leg: job.final_leg,
+                        occupied: job.occupied,
+                        keep: job.keep.clone(),
+                        searches,
+                        expanded,
+                    }
+                }
+            }
+        };
+        let workspaces = &self.workspaces;
+        let with_workspace = |job: &Option<Job>| {
+            // Each worker thread has its own slot, so the lock is never contended; a poisoned
+            // lock only means a previous query panicked, and the workspace is reset per query.
+            let slot = rayon::current_thread_index().unwrap_or(0).min(workspaces.len() - 1);
+            let mut guard = workspaces[slot].lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            run(&mut guard, job)
+        };
+        let results: Vec<Outcome> = match &self.pool {
+            Some(pool) => pool.install(|| {
+                use rayon::prelude::*;
+                jobs.par_iter().map(with_workspace).collect()
+            }),
+            None => jobs.iter().map(with_workspace).collect(),
+        };
+        self.path_stats = PathStats::default();
+        for (request, result) in requests.iter().zip(results) {
+            match &result {
+                Outcome::Long(..) => self.path_stats.long += 1,
+                Outcome::Short { searches, expanded, .. } => {
+                    self.path_stats.short += searches;
+                    self.path_stats.short_expanded += expanded;
+                }
+                _ => {}
+            }
+            self.apply_outcome(request.unit, result, events);
+        }
+    }
+
+    fn apply_outcome(&mut self, id: EntityId, outcome: Outcome, events: &mut Vec<Event>) {
+        let Some(unit) = self.units.get_mut(id.index as usize).and_then(Option::as_mut).filter(|u| u.id == id) else {
+            return;
+        };
+        self.unit_digests.mark(id.index);
+        self.static_dirty.push(id.index);
+        unit.state = UnitState::Moving;
+        match outcome {
+            Outcome::Failed | Outcome::Settled(OrderGoal::Gone) => {
+                unit.orders.clear();
+                unit.clear_waypoints();
+                unit.state = UnitState::Idle;
+                unit.settle = false;
+                events.push(Event::Failed { unit: unit.id });
+            }
+            Outcome::Settled(_) => {
+                // In range already: the order is done; the next one, if any, plans next turn.
+                unit.orders.remove(0);
+                unit.clear_waypoints();
+                unit.settle = false;
+                events.push(Event::Arrived { unit: unit.id });
+                if unit.orders.is_empty() {
+                    unit.state = UnitState::Idle;
+                } else {
+                    unit.state = UnitState::WaitingForPath;
+                    self.requests.push(PathRequest::long(id));
+                }
+            }
+            Outcome::Long(status, waypoints) => {
+                // A path to the reachable navcell nearest an unreachable goal ends the order
+                // when it is walked.
+                unit.settle = matches!(status, PathStatus::Partial(pathing::PartialReason::Unreachable)) && !unit.orders.is_empty();
+                if unit.settle {
+                    events.push(Event::PathPartial { unit: unit.id });
+                }
+                unit.escape = matches!(status, PathStatus::Partial(pathing::PartialReason::StartImpassable));
+                if unit.escape {
+                    events.push(Event::Unstuck { unit: unit.id });
+                }
+                unit.resume = status == PathStatus::Partial(pathing::PartialReason::NodeBudget);
+                unit.set_waypoints(waypoints);
+            }
+            Outcome::Short { status, waypoints, final_leg, occupied, keep, .. } => {
+                events.push(Event::Detour { unit: unit.id });
+                match status {
+                    ShortStatus::Complete if final_leg => unit.set_waypoints(waypoints),
+                    ShortStatus::Complete => {
+                        let n = waypoints.len();
+                        let mut all = waypoints;
+                        all.extend(keep);
+                        unit.set_detour(all, n);
+                    }
+                    ShortStatus::Partial(_) if final_leg && occupied => {
+                        // The goal is taken: get as near as the standing units allow, then stop.
+                        events.push(Event::PathPartial { unit: unit.id });
+                        unit.set_waypoints(waypoints);
+                        unit.settle = true;
+                    }
+                    ShortStatus::Partial(_) if final_leg && !waypoints.is_empty() => {
+                        // Part of the way (the box or the budget ran out): walk it, then plan again.
+                        unit.resume = true;
+                        unit.settle = false;
+                        unit.set_waypoints(waypoints);
+                    }
+                    ShortStatus::Partial(_) if !final_leg && !waypoints.is_empty() => {
+                        let n = waypoints.len();
+                        let mut all = waypoints;
+                        all.extend(keep);
+                        unit.set_detour(all, n);
+                    }
+                    // No way round within the box: keep the path; the unit stays blocked, and
+                    // its blocked turns lead to a long-range replan or to giving up.
+                    ShortStatus::Partial(_) => {}
+                }
+            }
+        }
+    }
+}
+
+/// One long-range search and its waypoints: the centres of the turning navcells after the unit's
+/// own, with the exact goal point in place of the last centre when a point goal lies in that
+/// navcell (the grid seed's last-waypoint precision). The unit goes straight from where it stands to
+/// the first of them when it can (the grid seed's first-waypoint trimming), else by its own
+/// navcell's centre, as the path does. Then string pulling (the grid seed's §4): any-angle
+/// shortcuts between points that see each other, never touching an impassable navcell. An escape
+/// path stays as it is.
+fn run_long(nav: &NavWorld, job: &LongJob, ws: &mut Workspace) -> Option<(PathStatus, Vec<WorldPos>)> {
+    let class_nav = nav.class_nav(PassClass::new(job.class)?)?;
+    let cell_size = nav.grid().cell_size();
+    let limits = SearchLimits { node_budget: PATH_NODE_BUDGET };
+    let status = pathing::find_path(class_nav, job.cell, &job.goal, &limits, &mut ws.search, &mut ws.path).status;
+    let cells = ws.path.waypoints();
+    let mut waypoints: Vec<WorldPos> = cells.iter().skip(1).map(|c| centre(*c, cell_size)).collect();
+    if let Some(anchor) = job.anchor
+        && status == PathStatus::Complete
+        && cells.last() == Some(&grid_navcell(nav.grid(), anchor))
+    {
+        match waypoints.last_mut() {
+            Some(last) => *last = anchor,
+            None if job.pos != anchor => waypoints.push(anchor),
+            None => {}
+        }
+    }
+    if let (Some(&first), Some(&start)) = (waypoints.first(), cells.first())
+        && !pathing::collide::segment_clear(class_nav.pass_map(), job.pos, first)
+    {
+        waypoints.insert(0, centre(start, cell_size));
+    }
+    if status == PathStatus::Partial(pathing::PartialReason::StartImpassable) {
+        return Some((status, waypoints));
+    }
+    let mut points = vec![job.pos];
+    points.extend(waypoints);
+    let pulled = pathing::smoothing::string_pull(class_nav.pass_map(), &points);
+    Some((status, pulled.into_iter().skip(1).collect()))
+}
