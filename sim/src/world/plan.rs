@@ -35,7 +35,7 @@
 //! to one point gathers around it rather than jostling for it).
 
 use pathing::collide::{UnitSquare, point_in_square};
-use pathing::short_range::{ShortQuery, ShortScratch, ShortStatus, find_short_path};
+use pathing::short_range::{ShortPartial, ShortQuery, ShortScratch, ShortStatus, find_short_path};
 
 use super::*;
 use crate::motion::{UnitIndex, distance_raw, off_grid_lines, within_of_segment};
@@ -254,7 +254,9 @@ impl World {
                     };
                     let first = find_short_path(map, &query, &mut ws.short, &mut ws.short_out);
                     let (mut status, mut searches, mut expanded) = (first.status, 1, u64::from(first.expanded));
-                    if status != ShortStatus::Complete && !job.squares.is_empty() && !job.occupied {
+                    // Only a search that found no way counts as blocked: one that ran out of box
+                    // (a path to the edge of the box towards the goal) or budget found a way.
+                    if status == ShortStatus::Partial(ShortPartial::Unreachable) && !job.squares.is_empty() && !job.occupied {
                         // The standing units block the only way: plan through them (they get
                         // nudged aside when the unit reaches them).
                         query.squares = &[];
@@ -355,7 +357,7 @@ impl World {
                         all.extend(keep);
                         unit.set_detour(all, n);
                     }
-                    ShortStatus::Partial(_) if final_leg && occupied => {
+                    ShortStatus::Partial(ShortPartial::Unreachable) if final_leg && occupied => {
                         // The goal is taken: get as near as the standing units allow, then stop.
                         events.push(Event::PathPartial { unit: unit.id });
                         unit.set_waypoints(waypoints);
