@@ -397,7 +397,7 @@ pub fn segment_hits_square(from: WorldPos, to: WorldPos, square: &UnitSquare, ex
 mod tests {
     use super::*;
     use crate::nav_grid::NavGrid;
-    use crate::test_support::{CLASS, random_grid};
+    use crate::test_support::{CLASS, random_grid, random_map};
     use proptest::prelude::*;
     use proptest::strategy::ValueTree;
 
@@ -422,19 +422,6 @@ mod tests {
             }
         }
         grid
-    }
-
-    /// A random grid with navcell size `cell_raw` raw units.
-    fn random_map(w: u32, h: u32, seed: u64, density: u64, cell_raw: i64) -> PassMap {
-        let unit = random_grid(w, h, seed, density);
-        let mut grid = NavGrid::new(w, h, 1, fx(cell_raw)).unwrap();
-        for j in 0..h as u16 {
-            for i in 0..w as u16 {
-                let cell = Navcell::new(i, j);
-                grid.set_passable(cell, CLASS, unit.is_passable(cell, CLASS));
-            }
-        }
-        PassMap::build(&grid, CLASS)
     }
 
     // ---- Oracles: independent of the walk and of the slab test. ----

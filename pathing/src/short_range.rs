@@ -1111,7 +1111,7 @@ mod tests {
     use crate::goal::Square;
     use crate::nav_grid::NavGrid;
     use crate::navcell::Navcell;
-    use crate::test_support::{CLASS, random_grid};
+    use crate::test_support::{CLASS, random_grid, random_map};
     use proptest::prelude::*;
 
     const M: i64 = 1 << 16;
@@ -1147,19 +1147,6 @@ mod tests {
 
     fn open_map(w: u32, h: u32) -> PassMap {
         PassMap::build(&random_grid(w, h, 0, 0), CLASS)
-    }
-
-    /// A random map with navcell size `cell_raw` raw units.
-    fn random_map(w: u32, h: u32, seed: u64, density: u64, cell_raw: i64) -> PassMap {
-        let unit = random_grid(w, h, seed, density);
-        let mut grid = NavGrid::new(w, h, 1, fx(cell_raw)).unwrap();
-        for j in 0..h as u16 {
-            for i in 0..w as u16 {
-                let cell = Navcell::new(i, j);
-                grid.set_passable(cell, CLASS, unit.is_passable(cell, CLASS));
-            }
-        }
-        PassMap::build(&grid, CLASS)
     }
 
     fn square(cx: i64, cz: i64, half: i64) -> UnitSquare {

@@ -1,6 +1,6 @@
 //! Helpers shared by the unit tests: seeded random grids.
 
-use crate::{Fixed, NavGrid, Navcell, PassClass};
+use crate::{Fixed, NavGrid, Navcell, PassClass, PassMap};
 
 /// The class of test grids.
 pub(crate) const CLASS: PassClass = match PassClass::new(0) {
@@ -22,4 +22,17 @@ pub(crate) fn random_grid(w: u32, h: u32, seed: u64, density: u64) -> NavGrid {
         }
     }
     grid
+}
+
+/// [`random_grid`] with navcell size `cell_raw` raw units, as the pass map of [`CLASS`].
+pub(crate) fn random_map(w: u32, h: u32, seed: u64, density: u64, cell_raw: i64) -> PassMap {
+    let unit = random_grid(w, h, seed, density);
+    let mut grid = NavGrid::new(w, h, 1, Fixed::from_bits(cell_raw)).expect("test sizes are valid");
+    for j in 0..h as u16 {
+        for i in 0..w as u16 {
+            let cell = Navcell::new(i, j);
+            grid.set_passable(cell, CLASS, unit.is_passable(cell, CLASS));
+        }
+    }
+    PassMap::build(&grid, CLASS)
 }

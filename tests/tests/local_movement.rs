@@ -231,16 +231,22 @@ const CORRIDOR: &[&str] = &[
     "########################################",
 ];
 
+/// A walker (unit `a`, spawned at `walker`) meets a unit of its own player standing at `standing`
+/// on its way to `goal`: the scenario of both corridor tests.
+fn walker_meets_standing_unit(rows: &[&str], frames: &[u32], walker: (i32, i32), standing: (i32, i32), goal: WorldPos) -> String {
+    run(rows, 40, frames, &|turn, w| match turn {
+        0 => vec![spawn(0, 1, 0, walker.0, walker.1, 1)],
+        1 => vec![spawn(1, 1, 0, standing.0, standing.1, 1)],
+        2 => vec![go(2, 1, 0, vec![ids(w, 1)[0]], GoalSpec::Point(goal))],
+        _ => Vec::new(),
+    })
+    .0
+}
+
 #[test]
 fn unit_blocked_in_a_corridor_by_a_standing_unit() {
-    // A unit of the same player stands in the corridor; the walker goes round it or nudges it.
-    let (out, _) = run(CORRIDOR, 40, &[1, 6, 12, 39], &|turn, w| match turn {
-        0 => vec![spawn(0, 1, 0, 4, 3, 1)],
-        1 => vec![spawn(1, 1, 0, 20, 3, 1)],
-        2 => vec![go(2, 1, 0, vec![ids(w, 1)[0]], GoalSpec::Point(at_dm(305, 35)))],
-        _ => Vec::new(),
-    });
-    insta::assert_snapshot!(out);
+    // The corridor is wide enough to go round the standing unit.
+    insta::assert_snapshot!(walker_meets_standing_unit(CORRIDOR, &[1, 6, 12, 39], (4, 3), (20, 3), at_dm(305, 35)));
 }
 
 const NARROW: &[&str] = &[
@@ -256,13 +262,8 @@ const NARROW: &[&str] = &[
 
 #[test]
 fn unit_nudges_a_standing_unit_along_a_narrow_corridor() {
-    let (out, _) = run(NARROW, 40, &[2, 10, 39], &|turn, w| match turn {
-        0 => vec![spawn(0, 1, 0, 4, 4, 1)],
-        1 => vec![spawn(1, 1, 0, 20, 4, 1)],
-        2 => vec![go(2, 1, 0, vec![ids(w, 1)[0]], GoalSpec::Point(at_dm(245, 35)))],
-        _ => Vec::new(),
-    });
-    insta::assert_snapshot!(out);
+    // One navcell of passable width: the standing unit is nudged ahead of the walker.
+    insta::assert_snapshot!(walker_meets_standing_unit(NARROW, &[2, 10, 39], (4, 4), (20, 4), at_dm(245, 35)));
 }
 
 const FIELD: &[&str] = &[
