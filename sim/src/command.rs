@@ -55,7 +55,7 @@ pub enum GoalSpec {
     /// Within a range band of a target (an attack or gather range): at most `max` and at least
     /// `min` from the target's obstruction, as the 0 A.D. design's range constraints define it
     /// (ranges measured between the edges of the two shapes, plus ε = 1/8 m; see
-    /// `sim::world` "Range goals"). The target is read where it is each time the unit plans, so a
+    /// "What a unit plans for" in the path phase, `sim/src/world/plan.rs`). The target is read where it is each time the unit plans, so a
     /// unit follows a moving target; the order fails when the target is gone.
     Range {
         /// What to keep in range.

@@ -22,8 +22,8 @@
 //! # Blocked units
 //!
 //! A unit that cannot move (a standing unit's core in the way, or the grid changed under its path)
-//! asks for a short-range detour to its next long-range waypoint (`sim::world` "Short-range
-//! requests"); every [`MotionSettings::long_replan_every`] blocked turns it asks for a new
+//! asks for a short-range detour to its next long-range waypoint (see "Short-range requests" in the
+//! documentation of the path phase, `sim/src/world/plan.rs`); every [`MotionSettings::long_replan_every`] blocked turns it asks for a new
 //! long-range path instead (with a cooldown), and after [`MotionSettings::give_up_turns`] blocked
 //! turns it gives up its order ([`Event::Failed`]). Any progress resets the count. A standing unit
 //! of the same owner with no order that is in the way is nudged aside. A unit standing on an
@@ -512,7 +512,19 @@ pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
         let range_order = matches!(unit.orders.first(), Some(GoalSpec::Range { .. }));
         if range_order && !unit.settle {
             // Whether a range order is met depends on where its target is now: the path phase
-            // decides (done, or after it).
+            // decides (done, or after it). A unit that asks again without having moved (a path
+            // that cannot bring it into range) counts a blocked turn, so it gives up in the end.
+            if !moved {
+                unit.stalled = unit.stalled.saturating_add(1);
+                if unit.stalled >= motion.give_up_turns {
+                    unit.orders.clear();
+                    unit.clear_waypoints();
+                    unit.state = UnitState::Idle;
+                    unit.stalled = 0;
+                    events.push(Event::Failed { unit: unit.id });
+                    continue;
+                }
+            }
             unit.state = UnitState::WaitingForPath;
             requests.push(PathRequest::long(unit.id));
             continue;
@@ -625,8 +637,8 @@ fn push_apart(
 /// Nudging (the grid seed's §8): a standing unit with no order that a walking unit of its owner
 /// ran into steps `nudge_distance` aside: straight away from the walker, else to its left, its
 /// right, or back towards it, whichever first is a legal step ([`may_shift`]) that enters no other
-/// standing unit's core. Each unit is nudged at most once a turn, for the walker with the lowest
-/// index.
+/// standing unit's core. Each unit is nudged at most once a turn, away from the walker that comes
+/// first in `(x, z)` order of its position (a total order; several walkers can meet one unit).
 #[allow(clippy::too_many_arguments)]
 fn nudge(
     nav: &pathing::passability::NavWorld,
@@ -669,7 +681,7 @@ fn nudge(
 
 /// Dynamic replanning (the grid seed's §9, deterministic): a walker (a unit following waypoints,
 /// off its replan cooldown) plans a short-range detour when a standing unit that moved more than
-/// `moved_epsilon` this turn (pushed, nudged, or just stopped) is within `replan_trigger` of its
+/// `moved_epsilon` this turn (pushed aside, or stopped after walking) is within `replan_trigger` of its
 /// current segment; it then waits `replan_cooldown_ms` before the next such replan. Only standing
 /// units count: walking units are no obstacles to planning, so a replan for them would give the
 /// same path. Unlike the grid seed, only the stretch of the segment the walker covers before it may

@@ -6,7 +6,8 @@
 //!    carried out gives [`Event::Rejected`] and changes nothing;
 //! 2. obstruction, area and terrain changes are applied to the passability grids (dirty rectangles
 //!    only, [`NavWorld::update`]);
-//! 3. the oldest pending long-range path requests (at most [`Settings::max_paths_per_turn`]) are
+//! 3. the oldest pending path requests (at most [`Settings::max_paths_per_turn`] long-range and
+//!    [`MotionSettings::max_short_paths_per_turn`] short-range ones) are
 //!    computed, in parallel when the world has worker threads, and their results applied in request
 //!    order, so the outcome does not depend on the thread count; the rest wait for the next turn;
 //! 4. units move ([`crate::motion`]), decided against the positions at the start of the step and

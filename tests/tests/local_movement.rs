@@ -485,3 +485,54 @@ proptest! {
         prop_assert!(worst <= OVERLAP_TOLERANCE.to_bits(), "overlap {} beyond the tolerance", worst);
     }
 }
+
+/// A pen too small to get out of the minimum range: the order ends (review finding: it used to be
+/// asked again every turn, for ever).
+#[test]
+fn a_retreat_with_no_way_out_gives_up() {
+    const PEN: &[&str] = &[
+        "################",
+        "################",
+        "################",
+        "####.......#####",
+        "####.......#####",
+        "####.......#####",
+        "################",
+        "################",
+    ];
+    let mut world = world_from(PEN, 1);
+    world.step(&[spawn(0, 1, 0, 6, 4, 1), spawn(0, 2, 0, 8, 4, 1)]);
+    let (a, b) = (ids(&world, 1)[0], ids(&world, 2)[0]);
+    let order = GoalSpec::Range { target: Target::Unit(b), min: m(6), max: m(10) };
+    let mut failed = false;
+    for turn in 1..80 {
+        let commands = if turn == 1 { vec![go(1, 1, 0, vec![a], order)] } else { Vec::new() };
+        let report = world.step(&commands);
+        check_turn(&world).unwrap_or_else(|e| panic!("turn {turn}: {e}"));
+        failed |= report.events.contains(&Event::Failed { unit: a });
+    }
+    assert!(failed, "the retreat gave up");
+    assert!(world.unit(a).unwrap().orders.is_empty());
+}
+
+/// Range orders against units approached from every direction end in range (review finding: a
+/// path to a shape used to end on a navcell centre outside it, and the unit asked again for ever).
+#[test]
+fn range_orders_end_in_range_from_every_direction() {
+    for (x, z) in [(4, 3), (4, 12), (40, 3), (40, 12), (22, 3), (22, 12), (5, 8), (42, 8)] {
+        let mut world = world_from(FIELD, 1);
+        world.step(&[spawn(0, 1, 0, x, z, 1), spawn(0, 2, 0, 22, 8, 1)]);
+        let (a, b) = (ids(&world, 1)[0], ids(&world, 2)[0]);
+        let order = GoalSpec::Range { target: Target::Unit(b), min: Fixed::ZERO, max: m(2) };
+        let mut arrived = false;
+        for turn in 1..60 {
+            let commands = if turn == 1 { vec![go(1, 1, 0, vec![a], order)] } else { Vec::new() };
+            arrived |= world.step(&commands).events.contains(&Event::Arrived { unit: a });
+        }
+        assert!(arrived, "from ({x}, {z})");
+        let (ua, ub) = (world.unit(a).unwrap(), world.unit(b).unwrap());
+        let reach = i128::from((m(2) + ua.radius + ub.radius + sim::world::RANGE_EPSILON).to_bits());
+        let (dx, dz) = (i128::from((ua.pos.x - ub.pos.x).to_bits()), i128::from((ua.pos.z - ub.pos.z).to_bits()));
+        assert!(dx * dx + dz * dz <= reach * reach, "from ({x}, {z}) it stopped out of range");
+    }
+}

@@ -325,6 +325,7 @@ impl World {
                 unit.orders.remove(0);
                 unit.clear_waypoints();
                 unit.settle = false;
+                unit.resume = false;
                 events.push(Event::Arrived { unit: unit.id });
                 if unit.orders.is_empty() {
                     unit.state = UnitState::Idle;
@@ -350,7 +351,10 @@ impl World {
             Outcome::Short { status, waypoints, final_leg, occupied, keep, .. } => {
                 events.push(Event::Detour { unit: unit.id });
                 match status {
-                    ShortStatus::Complete if final_leg => unit.set_waypoints(waypoints),
+                    ShortStatus::Complete if final_leg => {
+                        unit.resume = false;
+                        unit.set_waypoints(waypoints);
+                    }
                     ShortStatus::Complete => {
                         let n = waypoints.len();
                         let mut all = waypoints;
@@ -418,6 +422,19 @@ fn run_long(nav: &NavWorld, job: &LongJob, ws: &mut Workspace) -> Option<(PathSt
     }
     let mut points = vec![job.pos];
     points.extend(waypoints);
-    let pulled = pathing::smoothing::string_pull(class_nav.pass_map(), &points);
-    Some((status, pulled.into_iter().skip(1).collect()))
+    let mut pulled: Vec<WorldPos> = pathing::smoothing::string_pull(class_nav.pass_map(), &points).into_iter().skip(1).collect();
+    // A path to a shape ends in the first navcell that touches it, whose centre may lie outside
+    // it: end it on the shape's nearest point when that is in reach, so the unit really arrives.
+    if job.anchor.is_none() && status == PathStatus::Complete {
+        let end = pulled.last().copied().unwrap_or(job.pos);
+        if !job.goal.contains_point(end) {
+            let nearest = job.goal.nearest_point(end);
+            let shifted = off_grid_lines(nearest, cell_size);
+            let target = if job.goal.contains_point(shifted) { shifted } else { nearest };
+            if pathing::collide::segment_clear(class_nav.pass_map(), end, target) {
+                pulled.push(target);
+            }
+        }
+    }
+    Some((status, pulled))
 }
