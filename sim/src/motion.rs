@@ -456,11 +456,8 @@ pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
                 events.push(Event::Blocked { unit: unit.id });
             }
             if unit.stalled >= motion.give_up_turns {
-                unit.orders.clear();
-                unit.clear_waypoints();
-                unit.state = UnitState::Idle;
+                unit.give_up();
                 unit.stalled = 0;
-                unit.settle = false;
                 static_dirty.push(unit.id.index);
                 events.push(Event::Failed { unit: unit.id });
                 continue;
@@ -517,9 +514,7 @@ pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
             if !moved {
                 unit.stalled = unit.stalled.saturating_add(1);
                 if unit.stalled >= motion.give_up_turns {
-                    unit.orders.clear();
-                    unit.clear_waypoints();
-                    unit.state = UnitState::Idle;
+                    unit.give_up();
                     unit.stalled = 0;
                     events.push(Event::Failed { unit: unit.id });
                     continue;

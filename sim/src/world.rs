@@ -161,6 +161,14 @@ impl Unit {
         }
     }
 
+    /// Gives up every order: idle where it stands (the caller reports [`Event::Failed`]).
+    pub(crate) fn give_up(&mut self) {
+        self.orders.clear();
+        self.clear_waypoints();
+        self.state = UnitState::Idle;
+        self.settle = false;
+    }
+
     /// Drops every waypoint.
     pub(crate) fn clear_waypoints(&mut self) {
         if !self.waypoints.is_empty() {

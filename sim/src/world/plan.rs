@@ -314,10 +314,7 @@ impl World {
         unit.state = UnitState::Moving;
         match outcome {
             Outcome::Failed | Outcome::Settled(OrderGoal::Gone) => {
-                unit.orders.clear();
-                unit.clear_waypoints();
-                unit.state = UnitState::Idle;
-                unit.settle = false;
+                unit.give_up();
                 events.push(Event::Failed { unit: unit.id });
             }
             Outcome::Settled(_) => {
@@ -355,12 +352,6 @@ impl World {
                         unit.resume = false;
                         unit.set_waypoints(waypoints);
                     }
-                    ShortStatus::Complete => {
-                        let n = waypoints.len();
-                        let mut all = waypoints;
-                        all.extend(keep);
-                        unit.set_detour(all, n);
-                    }
                     ShortStatus::Partial(ShortPartial::Unreachable) if final_leg && occupied => {
                         // The goal is taken: get as near as the standing units allow, then stop.
                         events.push(Event::PathPartial { unit: unit.id });
@@ -373,7 +364,8 @@ impl World {
                         unit.settle = false;
                         unit.set_waypoints(waypoints);
                     }
-                    ShortStatus::Partial(_) if !final_leg && !waypoints.is_empty() => {
+                    // A detour (whole, or towards the edge of the box) back to the long path.
+                    _ if !final_leg && (status == ShortStatus::Complete || !waypoints.is_empty()) => {
                         let n = waypoints.len();
                         let mut all = waypoints;
                         all.extend(keep);
@@ -381,7 +373,7 @@ impl World {
                     }
                     // No way round within the box: keep the path; the unit stays blocked, and
                     // its blocked turns lead to a long-range replan or to giving up.
-                    ShortStatus::Partial(_) => {}
+                    _ => {}
                 }
             }
         }
