@@ -98,8 +98,14 @@ impl Axis {
     /// of this axis, else 0. (A start on a grid line that the segment leaves touches the lower
     /// navcell only at `t = 0`; the walk enters the upper one by a crossing at `t = 0`.)
     fn first_cell(self, c: i128) -> (i128, i128) {
-        let first = div_ceil(self.start, c) - 1;
-        let extra = i128::from(self.delta == 0 && self.start.rem_euclid(c) == 0);
+        // `⌈start / c⌉ - 1` from one floor division. World coordinates and navcell sizes fit in
+        // `i64`, whose division is several times cheaper than `i128`'s; the result is the same.
+        let (floor, rem) = match (i64::try_from(self.start), i64::try_from(c)) {
+            (Ok(s), Ok(c)) => (i128::from(s.div_euclid(c)), i128::from(s.rem_euclid(c))),
+            _ => (self.start.div_euclid(c), self.start.rem_euclid(c)),
+        };
+        let first = floor + i128::from(rem != 0) - 1;
+        let extra = i128::from(self.delta == 0 && rem == 0);
         (first, extra)
     }
 

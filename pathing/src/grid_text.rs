@@ -23,6 +23,7 @@ use crate::geometry::Fixed;
 use crate::movingai::{ParseError, line_number, lines, parse_decimal, parse_u32_digits};
 use crate::nav_grid::{MAX_CELL_SIZE, MAX_SIDE, NavGrid, PassClass};
 use crate::navcell::Navcell;
+use crate::terrain::CellKind;
 
 /// Navcell size when the header has no `cellSize`. `[Units: metres]`
 const DEFAULT_CELL_SIZE: Fixed = Fixed::lit("0.4");
@@ -50,6 +51,21 @@ pub struct GridText {
     pub min_z: Fixed,
     /// The grid: one class, class 0 = walkable, navcell size [`Self::cell_size`].
     pub grid: NavGrid,
+}
+
+impl GridText {
+    /// The grid as painted navcells, in navcell order (row `j = 0` first, `i` fastest; the file's
+    /// row `k` is `j = k`), for [`WorldDesc::from_cells`](crate::passability::WorldDesc::from_cells):
+    /// [`CellKind::Ground`] where [`WALKABLE`] may walk (`1`), [`CellKind::Blocked`] elsewhere
+    /// (`0`). The format has no water. That world puts the grid's south-west corner at the origin:
+    /// its world point `(x, z)` is the file's `(minX + x, minZ + z)`.
+    pub fn cell_kinds(&self) -> Vec<CellKind> {
+        self.grid
+            .blocked_masks()
+            .iter()
+            .map(|&mask| if mask & WALKABLE.bit() == 0 { CellKind::Ground } else { CellKind::Blocked })
+            .collect()
+    }
 }
 
 /// Whether a line is a grid row: non-empty, only `0` and `1`.

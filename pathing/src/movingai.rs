@@ -14,6 +14,7 @@
 use crate::geometry::Fixed;
 use crate::nav_grid::{NavGrid, PassClass};
 use crate::navcell::Navcell;
+use crate::terrain::CellKind;
 
 /// A class known to be below the class limit, for the constants below.
 const fn known_class(index: u8) -> PassClass {
@@ -142,6 +143,29 @@ impl MovingAiMap {
     pub fn from_navcell(&self, c: Navcell) -> (u32, u32) {
         let top = self.grid.height().saturating_sub(1);
         (u32::from(c.i), top.saturating_sub(u32::from(c.j)))
+    }
+
+    /// The map as painted navcells, in navcell order (row `j = 0`, the bottom file row, first; `i`
+    /// fastest; navcell `(i, j)` is [`Self::to_navcell`]`(i, height − 1 − j)`), for
+    /// [`WorldDesc::from_cells`](crate::passability::WorldDesc::from_cells):
+    /// [`CellKind::Ground`] where [`LAND`] may go (`.`, `G`, `S`), [`CellKind::Water`] where only
+    /// [`WATER`] may (`W`), [`CellKind::Blocked`] where neither may (`T`, `@`, `O`).
+    pub fn cell_kinds(&self) -> Vec<CellKind> {
+        // A grid built elsewhere with a single class has no water class: nothing is water there.
+        let water_bit = if self.grid.n_classes() > WATER.index() { WATER.bit() } else { 0 };
+        self.grid
+            .blocked_masks()
+            .iter()
+            .map(|&mask| {
+                if mask & LAND.bit() == 0 {
+                    CellKind::Ground
+                } else if water_bit != 0 && mask & water_bit == 0 {
+                    CellKind::Water
+                } else {
+                    CellKind::Blocked
+                }
+            })
+            .collect()
     }
 
     /// The class a Moving AI agent starting on `(x, y)` uses: [`LAND`] on `.`, `G` or `S`,

@@ -5,8 +5,10 @@
 //! polygons of the grid-pathfinding design, and the obstruction squares of buildings, walls and
 //! trees) and everything computed from it:
 //!
-//! 1. the *base* masks: per navcell, the classes whose terrain predicate fails, the border, and the
-//!    navcells outside every available navigation area;
+//! 1. the *base* masks: per navcell, the classes whose terrain predicate fails (on the painted
+//!    water depth and shore distance where the world has a painted layer, [`WorldDesc::cells`]), the
+//!    border, the navcells painted [`CellKind::Blocked`], and the navcells outside every available
+//!    navigation area;
 //! 2. the *terrain-only* grid: the base expanded by each class's clearance ([`crate::terrain`]),
 //!    then the obstacle polygons, each grown by the class's clearance plus the object padding;
 //! 3. the *full* grid: the terrain-only grid plus every obstruction square rasterized per class
@@ -45,7 +47,7 @@ use crate::nav_grid::{NavGrid, PassClass};
 use crate::navcell::CellRect;
 use crate::polygon::{CellTest, GridBounds, Polygon, PolygonConfig};
 use crate::raster::{effective_radius_raw32, rasterize_square};
-use crate::terrain::{GridSpec, MapBorder, Terrain, TerrainError, TerrainPass, expand_clearance};
+use crate::terrain::{CellKind, GridSpec, MAX_TILE_SIZE, MapBorder, Terrain, TerrainError, TerrainPass, expand_clearance};
 
 /// Side of the buckets that index obstructions by position. `[Units: navcells]`
 const BUCKET: u32 = 32;
@@ -109,6 +111,12 @@ pub struct WorldDesc {
     /// but 16 bytes per navcell and most of the build time (about 90 ms per class on a 1024 × 1024
     /// grid, see BENCHMARKS.md). Bits of foundation classes are ignored.
     pub jump_table_classes: u16,
+    /// The painted layer: empty for none, else one [`CellKind`] per navcell in navcell order (row
+    /// `j = 0` first, `i` fastest, as [`NavGrid::index`]). Painted kinds replace the heightmap's
+    /// water depth and shore distance, and blocked navcells are impassable for every class; the
+    /// heightmap's slope, the border, the areas and the obstacles still apply (module documentation
+    /// of [`crate::terrain`], "Painted navcells"). `[Limit: length 0 or width × height]`
+    pub cells: Vec<CellKind>,
 }
 
 impl WorldDesc {
@@ -134,7 +142,7 @@ impl WorldDesc {
         }
         let obstacles = config.obstacles().iter().map(|o| shift(o.polygon())).collect::<Result<Vec<_>, _>>()?;
         let cell_size = config.cell_size();
-        let terrain = Terrain::flat(1, 1, crate::terrain::MAX_TILE_SIZE, Fixed::ZERO, -Fixed::ONE).map_err(WorldError::Terrain)?;
+        let terrain = Terrain::flat(1, 1, MAX_TILE_SIZE, Fixed::ZERO, -Fixed::ONE).map_err(WorldError::Terrain)?;
         let desc = WorldDesc {
             grid: GridSpec { width: bounds.width, height: bounds.depth, cell_size },
             classes,
@@ -145,8 +153,47 @@ impl WorldDesc {
             object_padding: config.object_padding(),
             boundary_padding: config.boundary_padding(),
             jump_table_classes: 0,
+            cells: Vec::new(),
         };
         Ok((desc, bounds))
+    }
+
+    /// A world painted navcell by navcell (a Moving AI map, [`crate::movingai::MovingAiMap::cell_kinds`],
+    /// or a grid-text file, [`crate::grid_text::GridText::cell_kinds`]): a `width × height` grid of
+    /// navcells of side `cell_size` with the origin at its south-west corner, `cells` in navcell
+    /// order (row `j = 0` first, `i` fastest); flat dry terrain (height 0, water level −1 m) on
+    /// tiles of 4 navcells (of 1 navcell when `4 · cell_size` is above [`MAX_TILE_SIZE`]) covering
+    /// the grid, so terrain edits address the same vertices as on a sampled map; no border, no
+    /// areas, no obstacles, no paddings, no jump tables.
+    ///
+    /// # Errors
+    /// [`WorldError::Terrain`] ([`TerrainError::BadGridSpec`]) when a side is outside
+    /// `1..=`[`MAX_TERRAIN_GRID_SIDE`](crate::terrain::MAX_TERRAIN_GRID_SIDE) or the navcell size
+    /// outside `(0, MAX_CELL_SIZE]`, or ([`TerrainError::BadTileCount`]) when the covering
+    /// terrain would need more than [`MAX_TILES`](crate::terrain::MAX_TILES) tiles on a side;
+    /// [`WorldError::CellCount`] when `cells` does not hold `width × height` kinds.
+    pub fn from_cells(width: u32, height: u32, cell_size: Fixed, cells: Vec<CellKind>, classes: ClassSet) -> Result<WorldDesc, WorldError> {
+        let spec = GridSpec { width, height, cell_size };
+        spec.check().map_err(WorldError::Terrain)?;
+        if cells.len() != spec.n_cells() {
+            return Err(WorldError::CellCount { expected: spec.n_cells(), found: cells.len() });
+        }
+        // 0 A.D.'s proportion (4 m tiles of 1 m navcells) keeps the interpolation denominator at 8.
+        let (per_tile, tile_size) = if cell_size * 4 <= MAX_TILE_SIZE { (4, cell_size * 4) } else { (1, cell_size) };
+        let terrain = Terrain::flat(width.div_ceil(per_tile), height.div_ceil(per_tile), tile_size, Fixed::ZERO, -Fixed::ONE)
+            .map_err(WorldError::Terrain)?;
+        Ok(WorldDesc {
+            grid: spec,
+            classes,
+            terrain,
+            border: MapBorder::None,
+            areas: Vec::new(),
+            obstacles: Vec::new(),
+            object_padding: Fixed::ZERO,
+            boundary_padding: Fixed::ZERO,
+            jump_table_classes: 0,
+            cells,
+        })
     }
 }
 
@@ -173,6 +220,13 @@ pub enum WorldError {
     Terrain(TerrainError),
     /// A polygon config cannot become a world.
     Config(String),
+    /// The painted layer ([`WorldDesc::cells`]) is neither empty nor one kind per navcell.
+    CellCount {
+        /// Navcells of the grid (`width × height`).
+        expected: usize,
+        /// Painted navcells given.
+        found: usize,
+    },
 }
 
 impl std::fmt::Display for WorldError {
@@ -188,6 +242,9 @@ impl std::fmt::Display for WorldError {
             WorldError::BadPadding => write!(f, "paddings must be within 0..={WORLD_LIMIT} m"),
             WorldError::Terrain(e) => write!(f, "terrain: {e}"),
             WorldError::Config(e) => write!(f, "polygon config: {e}"),
+            WorldError::CellCount { expected, found } => {
+                write!(f, "painted layer of {found} navcells, expected {expected} (width × height) or none")
+            }
         }
     }
 }
@@ -234,7 +291,8 @@ impl NavWorld {
     /// obstruction squares.
     ///
     /// # Errors
-    /// [`WorldError`] when area names repeat or a padding is out of range.
+    /// [`WorldError`] when area names repeat, a padding is out of range, the painted layer has the
+    /// wrong length ([`WorldError::CellCount`]) or the terrain cannot cover the grid.
     pub fn new(desc: WorldDesc) -> Result<Self, WorldError> {
         Self::build(desc, [])
     }
@@ -243,8 +301,9 @@ impl NavWorld {
     /// obstruction squares (a map being loaded): one full build, no incremental updates.
     ///
     /// # Errors
-    /// [`WorldError`] when area names repeat, a padding is out of range, or an obstruction is
-    /// refused as by [`NavWorld::add_obstruction`].
+    /// [`WorldError`] when area names repeat, a padding is out of range, the painted layer has the
+    /// wrong length ([`WorldError::CellCount`]), the terrain cannot cover the grid, or an
+    /// obstruction is refused as by [`NavWorld::add_obstruction`].
     pub fn build(desc: WorldDesc, obstructions: impl IntoIterator<Item = (u32, Obstruction)>) -> Result<Self, WorldError> {
         for (k, a) in desc.areas.iter().enumerate() {
             if desc.areas[..k].iter().any(|b| b.name == a.name) {
@@ -259,7 +318,10 @@ impl NavWorld {
         let spec = desc.grid;
         let n_classes = desc.classes.len();
         let grid = NavGrid::new(spec.width, spec.height, n_classes, spec.cell_size).map_err(|_| WorldError::OutOfRange)?;
-        let terrain_pass = TerrainPass::new(&desc.terrain, spec).map_err(WorldError::Terrain)?;
+        if !desc.cells.is_empty() && desc.cells.len() != grid.n_cells() {
+            return Err(WorldError::CellCount { expected: grid.n_cells(), found: desc.cells.len() });
+        }
+        let terrain_pass = TerrainPass::with_cells(&desc.terrain, spec, &desc.cells).map_err(WorldError::Terrain)?;
         let mut groups: Vec<RasterGroup> = Vec::new();
         let mut obstacle_groups: Vec<(Fixed, u16)> = Vec::new();
         let mut max_clearance_cells = 0;
@@ -405,12 +467,13 @@ impl NavWorld {
     }
 
     /// Replaces the terrain (heights or water level edited). Everything is rebuilt at the next
-    /// update, as in 0 A.D.
+    /// update, as in 0 A.D. On a painted world only the heightmap's slopes matter (the painting
+    /// decides where water is).
     ///
     /// # Errors
     /// [`WorldError::Terrain`] when the terrain cannot cover the grid; nothing changes then.
     pub fn set_terrain(&mut self, terrain: Terrain) -> Result<(), WorldError> {
-        self.terrain_pass = TerrainPass::new(&terrain, self.desc.grid).map_err(WorldError::Terrain)?;
+        self.terrain_pass = TerrainPass::with_cells(&terrain, self.desc.grid, &self.desc.cells).map_err(WorldError::Terrain)?;
         self.desc.terrain = terrain;
         self.pending_full = true;
         Ok(())
@@ -681,6 +744,27 @@ mod tests {
         generate(&p)
     }
 
+    /// Paints a world in blocks of `block × block` navcells (so that painted water has shores and
+    /// blocked patches have sides for the clearance to grow from): about half ground, a third
+    /// water, the rest blocked.
+    fn paint(desc: &mut WorldDesc, seed: u64, block: u32) {
+        let mut state = seed ^ 0x0070_6169_6e74;
+        let (w, h) = (desc.grid.width, desc.grid.height);
+        let (bw, bh) = (w.div_ceil(block), h.div_ceil(block));
+        let blocks: Vec<CellKind> = (0..bw * bh)
+            .map(|_| {
+                state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                match (state >> 33) % 6 {
+                    0 | 1 => CellKind::Water,
+                    2 => CellKind::Blocked,
+                    _ => CellKind::Ground,
+                }
+            })
+            .collect();
+        desc.cells =
+            (0..h).flat_map(|j| (0..w).map(move |i| (i, j))).map(|(i, j)| blocks[((j / block) * bw + i / block) as usize]).collect();
+    }
+
     /// Everything derived, compared with a world rebuilt from the same state.
     fn assert_matches_rebuild(world: &NavWorld) {
         let rebuilt = NavWorld::build(world.desc().clone(), world.obstructions().iter().map(|(&id, &o)| (id, o))).unwrap();
@@ -718,13 +802,26 @@ mod tests {
         /// rebuild of the final state.
         #[test]
         fn incremental_updates_equal_a_full_rebuild(seed in 0..1000u64, ops in proptest::collection::vec(op(), 1..24)) {
-            // One case in three runs on the rooms of a polygon config (areas, a door, obstacles).
-            let (desc, obstructions) = if seed % 3 == 0 {
-                let config = PolygonConfig::parse_json(ROOMS).unwrap();
-                (WorldDesc::from_polygon_config(&config, one_class(Fixed::from_num(seed % 2))).unwrap().0, Vec::new())
-            } else {
-                small_world(seed)
+            // One case in three runs on the rooms of a polygon config (areas, a door, obstacles), one
+            // in three on a reference world; half of each is painted over (a painted layer with the
+            // terrain, border, areas and obstacles still applying). The last third is a world made
+            // only of painted navcells.
+            let (mut desc, obstructions) = match seed % 3 {
+                0 => {
+                    let config = PolygonConfig::parse_json(ROOMS).unwrap();
+                    (WorldDesc::from_polygon_config(&config, one_class(Fixed::from_num(seed % 2))).unwrap().0, Vec::new())
+                }
+                1 => small_world(seed),
+                _ => {
+                    let (w, h) = (40 + (seed % 64) as u32, 96);
+                    (WorldDesc::from_cells(w, h, Fixed::ONE, vec![CellKind::Ground; (w * h) as usize], ClassSet::zero_ad_defaults()).unwrap(), Vec::new())
+                }
             };
+            if seed % 3 == 2 || seed / 6 % 2 == 1 {
+                // Fine paint on the rooms (0.5 m navcells), so the door itself holds every kind.
+                let block = if seed % 3 == 0 { 1 + (seed / 12 % 2) as u32 } else { 4 };
+                paint(&mut desc, seed, block);
+            }
             let mut world = NavWorld::build(desc, obstructions).unwrap();
             let mut next_id = 10_000u32;
             for op in ops {
@@ -818,6 +915,80 @@ mod tests {
             "world:\n{}",
             crate::render_ascii(&crate::PassMap::build(world.grid(), crate::test_support::CLASS), &crate::Layers::default())
         );
+    }
+
+    /// A land class and a water class of clearance 0 with 0 A.D.'s depth bounds (land wades up to
+    /// 2 m, ships need 1 m).
+    fn land_and_water() -> ClassSet {
+        use crate::classes::ClassDef;
+        ClassSet::new(vec![
+            ClassDef {
+                max_slope: Some(Fixed::ONE),
+                max_water_depth: Some(Fixed::from_num(2)),
+                ..ClassDef::unbounded("land", ObstructionMode::Pathfinding)
+            },
+            ClassDef { min_water_depth: Some(Fixed::ONE), ..ClassDef::unbounded("water", ObstructionMode::Pathfinding) },
+        ])
+        .unwrap()
+    }
+
+    /// A Moving AI map made a world from its painted navcells is exactly the grid the Moving AI
+    /// loader builds, class for class: every terrain character, a non-square map.
+    #[test]
+    fn a_moving_ai_map_world_is_the_loaders_grid() {
+        let text = "type octile\nheight 5\nwidth 7\nmap\n.GS@WWW\n.T..WWO\n@..W.W.\nSSGWW..\n...T@WW\n";
+        let map = crate::movingai::parse_map(text).unwrap();
+        let cells = map.cell_kinds();
+        // File (x, y) is navcell (x, 4 − y): the top-left `.` is navcell (0, 4), the bottom-left (0, 0).
+        assert_eq!(
+            (cells[4 * 7], cells[4 * 7 + 3], cells[4 * 7 + 4], cells[3 * 7 + 1]),
+            (CellKind::Ground, CellKind::Blocked, CellKind::Water, CellKind::Blocked)
+        );
+        let desc = WorldDesc::from_cells(7, 5, Fixed::ONE, cells, land_and_water()).unwrap();
+        let world = NavWorld::new(desc).unwrap();
+        assert_eq!(world.grid().blocked_masks(), map.grid.blocked_masks());
+        assert_eq!((crate::movingai::LAND.bit(), crate::movingai::WATER.bit()), (1, 2), "the class order of the comparison");
+    }
+
+    /// A grid-text file made a world is the file's own walkable grid.
+    #[test]
+    fn a_grid_text_world_is_the_files_grid() {
+        let text = "cellSize 0.4\ngridWidth 5\ngridDepth 3\n11101\n10111\n00110\n";
+        let file = crate::grid_text::parse_grid_text(text).unwrap();
+        let desc = WorldDesc::from_cells(5, 3, file.cell_size, file.cell_kinds(), one_class(Fixed::ZERO)).unwrap();
+        let world = NavWorld::new(desc).unwrap();
+        assert_eq!(world.grid().blocked_masks(), file.grid.blocked_masks());
+    }
+
+    #[test]
+    fn painted_layers_of_the_wrong_size_are_refused() {
+        let classes = one_class(Fixed::ZERO);
+        let cells = |n: usize| vec![CellKind::Ground; n];
+        assert_eq!(
+            WorldDesc::from_cells(4, 3, Fixed::ONE, cells(11), classes.clone()).unwrap_err(),
+            WorldError::CellCount { expected: 12, found: 11 }
+        );
+        assert!(matches!(
+            WorldDesc::from_cells(0, 3, Fixed::ONE, cells(0), classes.clone()),
+            Err(WorldError::Terrain(TerrainError::BadGridSpec { width: 0, height: 3, .. }))
+        ));
+        assert!(matches!(
+            WorldDesc::from_cells(4, 3, Fixed::ZERO, cells(12), classes.clone()),
+            Err(WorldError::Terrain(TerrainError::BadGridSpec { .. }))
+        ));
+        // Large navcells get one navcell per tile, and still cover the grid.
+        let desc = WorldDesc::from_cells(3, 2, Fixed::from_num(100), cells(6), classes.clone()).unwrap();
+        assert_eq!((desc.terrain.tiles_w(), desc.terrain.tiles_h(), desc.terrain.tile_size()), (3, 2, Fixed::from_num(100)));
+        let desc = WorldDesc::from_cells(9, 5, Fixed::ONE, cells(45), classes.clone()).unwrap();
+        assert_eq!((desc.terrain.tiles_w(), desc.terrain.tiles_h(), desc.terrain.tile_size()), (3, 2, Fixed::from_num(4)));
+        let mut desc = desc;
+        desc.cells.pop();
+        assert_eq!(NavWorld::new(desc.clone()).unwrap_err(), WorldError::CellCount { expected: 45, found: 44 });
+        desc.cells.clear();
+        assert!(NavWorld::new(desc).is_ok(), "an empty layer is no layer");
+        let (mut refworld, _) = small_world(1);
+        refworld.cells = cells(5);
+        assert_eq!(NavWorld::new(refworld).unwrap_err(), WorldError::CellCount { expected: 96 * 96, found: 5 });
     }
 
     /// Opening and closing a door area updates the grid and the hierarchy as a rebuild would.

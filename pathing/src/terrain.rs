@@ -29,6 +29,29 @@
 //! exact Euclidean distance transform in squared navcells (the separable lower-envelope algorithm
 //! of Meijster et al. and of Felzenszwalb and Huttenlocher, with its breakpoints kept as fractions).
 //!
+//! # Painted navcells
+//!
+//! A grid may carry a painted layer, one [`CellKind`] per navcell in navcell order (row `j = 0`
+//! first, `i` fastest), given to [`TerrainPass::with_cells`]: a Moving AI `.map` or a grid-text
+//! file made into a world. On a painted grid the painting replaces the heightmap's water, navcell
+//! by navcell, and the class bounds are then compared exactly as above:
+//!
+//! - **water depth** is [`PAINTED_WATER_DEPTH`] (16 m) on [`CellKind::Water`] and
+//!   [`PAINTED_GROUND_DEPTH`] (−16 m: ground 16 m above the water) on [`CellKind::Ground`] and
+//!   [`CellKind::Blocked`], whatever the heightmap and the water level say there;
+//! - **shore distance** is the Euclidean distance between centres to the nearest
+//!   [`CellKind::Water`] navcell, by the same exact transform: 0 on painted water,
+//!   `s·√(di² + dj²)` elsewhere, infinite when no navcell is painted water. Painted water is the
+//!   only water of a painted grid: blocked navcells are not water, and neither is a navcell the
+//!   heightmap would put under water;
+//! - **slope** still comes from the heightmap (0 on the flat terrain of
+//!   [`WorldDesc::from_cells`](crate::passability::WorldDesc::from_cells));
+//! - [`CellKind::Blocked`] is impassable for every class, as the border is.
+//!
+//! So a land class whose `maxWaterDepth` is below 16 m is blocked on painted water, a ship class
+//! whose `minWaterDepth` is above −16 m is blocked on painted ground, and with one such class of
+//! each (clearance 0) a Moving AI map's world is exactly the map's own two-class grid.
+//!
 //! # Border and clearance
 //!
 //! [`MapBorder`] blocks a square frame or the outside of an ellipse for every class.
@@ -80,6 +103,55 @@ pub const MAX_TILE_SIZE: Fixed = Fixed::const_from_int(256);
 /// Largest width or height of a grid sampled from terrain: squared shore distances of every
 /// navcell pair then fit a `u32`. `[Units: navcells]`
 pub const MAX_TERRAIN_GRID_SIDE: u32 = 46340;
+
+/// What a painted navcell is.
+///
+/// One per navcell in [`WorldDesc::cells`](crate::passability::WorldDesc::cells); the module
+/// documentation (Painted navcells) says how each kind meets the class bounds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[repr(u8)]
+pub enum CellKind {
+    /// Dry land: water depth [`PAINTED_GROUND_DEPTH`].
+    Ground = 0,
+    /// Deep water: water depth [`PAINTED_WATER_DEPTH`], shore distance 0.
+    Water = 1,
+    /// Impassable for every class.
+    Blocked = 2,
+}
+
+impl CellKind {
+    /// The kind's byte (its discriminant: 0 ground, 1 water, 2 blocked), as snapshots store it.
+    pub fn to_byte(self) -> u8 {
+        self as u8
+    }
+
+    /// The kind of a byte written by [`CellKind::to_byte`]; `None` for any byte above 2.
+    pub fn from_byte(byte: u8) -> Option<Self> {
+        match byte {
+            0 => Some(CellKind::Ground),
+            1 => Some(CellKind::Water),
+            2 => Some(CellKind::Blocked),
+            _ => None,
+        }
+    }
+
+    /// The water depth of a painted navcell of this kind. `[Units: metres]`
+    pub fn water_depth(self) -> Fixed {
+        match self {
+            CellKind::Water => PAINTED_WATER_DEPTH,
+            CellKind::Ground | CellKind::Blocked => PAINTED_GROUND_DEPTH,
+        }
+    }
+}
+
+/// Water depth of a [`CellKind::Water`] navcell: deep water, deeper than any wading bound of the
+/// built-in classes (land classes may wade 2 m) and than the depth their ships need (1 m).
+/// `[Units: metres]`
+pub const PAINTED_WATER_DEPTH: Fixed = Fixed::const_from_int(16);
+
+/// Water depth of a [`CellKind::Ground`] navcell (and of a blocked one, where no class passes
+/// anyway): dry land 16 m above the water, the mirror of [`PAINTED_WATER_DEPTH`]. `[Units: metres]`
+pub const PAINTED_GROUND_DEPTH: Fixed = Fixed::const_from_int(-16);
 
 /// Why terrain or a grid built from it could not be made.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -164,6 +236,13 @@ pub enum TerrainError {
         /// Classes of the grid.
         found: u8,
     },
+    /// A painted layer was neither empty nor one [`CellKind`] per navcell.
+    CellCount {
+        /// Navcells of the grid (`width × height`).
+        expected: usize,
+        /// Painted navcells given.
+        found: usize,
+    },
 }
 
 impl std::fmt::Display for TerrainError {
@@ -196,6 +275,9 @@ impl std::fmt::Display for TerrainError {
             ),
             TerrainError::TooFewGridClasses { needed, found } => {
                 write!(f, "output grid has {found} classes, expected at least {needed}")
+            }
+            TerrainError::CellCount { expected, found } => {
+                write!(f, "painted layer of {found} navcells, expected {expected} (width × height) or none")
             }
         }
     }
@@ -385,7 +467,8 @@ impl GridSpec {
         Ok(spec)
     }
 
-    fn check(&self) -> Result<(), TerrainError> {
+    /// Checks the sides and the navcell size (see [`TerrainError::BadGridSpec`]).
+    pub(crate) fn check(&self) -> Result<(), TerrainError> {
         let side_ok = |side: u32| (1..=MAX_TERRAIN_GRID_SIDE).contains(&side);
         if !side_ok(self.width) || !side_ok(self.height) || self.cell_size <= Fixed::ZERO || self.cell_size > MAX_CELL_SIZE {
             return Err(TerrainError::BadGridSpec { width: self.width, height: self.height, cell_size: self.cell_size });
@@ -393,7 +476,8 @@ impl GridSpec {
         Ok(())
     }
 
-    fn n_cells(&self) -> usize {
+    /// `width × height`.
+    pub(crate) fn n_cells(&self) -> usize {
         self.width as usize * self.height as usize
     }
 }
@@ -553,6 +637,9 @@ const NO_WATER: u32 = u32::MAX;
 /// for 1 m navcells on 4 m tiles); the depth key is the water depth times `D²` (raw units of
 /// 2^-16 m) and the slope key is the squared slope times `(D · tile size)²` (raw). They are
 /// computed in `i64`, or in `i128` when the heights span more than about 4 km or `D` is large.
+///
+/// A painted grid ([`TerrainPass::with_cells`]) also keeps its painted layer (1 byte per navcell);
+/// its shore distances are then measured to the painted water (see the module documentation).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TerrainPass {
     spec: GridSpec,
@@ -575,6 +662,9 @@ pub struct TerrainPass {
     /// Squared shore distance per navcell, [`NO_WATER`] when the grid holds no water.
     /// `[Units: navcells²]`
     shore: Vec<u32>,
+    /// The painted layer, one kind per navcell in navcell order; empty when the grid is not
+    /// painted.
+    painted: Vec<CellKind>,
 }
 
 /// The depth and slope keys of the navcells `i0..i1` of a row, and the buffers to compute them.
@@ -699,11 +789,26 @@ impl TerrainPass {
     /// # Errors
     /// [`TerrainError::BadGridSpec`] when the grid is out of range.
     pub fn new(terrain: &Terrain, spec: GridSpec) -> Result<Self, TerrainError> {
-        Self::build(terrain, spec, false)
+        Self::build(terrain, spec, &[], false)
     }
 
-    fn build(terrain: &Terrain, spec: GridSpec, force_wide: bool) -> Result<Self, TerrainError> {
+    /// Samples the terrain at every navcell of `spec` under a painted layer: `cells` holds one
+    /// [`CellKind`] per navcell in navcell order (row `j = 0` first, `i` fastest), or nothing for
+    /// an unpainted grid (then this is [`TerrainPass::new`]). See the module documentation for what
+    /// the painting changes.
+    ///
+    /// # Errors
+    /// [`TerrainError::BadGridSpec`] when the grid is out of range, [`TerrainError::CellCount`] when
+    /// `cells` is neither empty nor `width × height` long.
+    pub fn with_cells(terrain: &Terrain, spec: GridSpec, cells: &[CellKind]) -> Result<Self, TerrainError> {
+        Self::build(terrain, spec, cells, false)
+    }
+
+    fn build(terrain: &Terrain, spec: GridSpec, cells: &[CellKind], force_wide: bool) -> Result<Self, TerrainError> {
         spec.check()?;
+        if !cells.is_empty() && cells.len() != spec.n_cells() {
+            return Err(TerrainError::CellCount { expected: spec.n_cells(), found: cells.len() });
+        }
         // Centre of navcell i in tiles: (2i + 1)·cs / (2·ts); reduce the fraction.
         let (cs, ts) = (raw(spec.cell_size), raw(terrain.tile_size));
         let g = gcd(cs, 2 * ts);
@@ -715,9 +820,12 @@ impl TerrainPass {
         let water_level = terrain.water_level.to_bits();
         let d = i128::from(denom);
         // i64 keys when |depth·D²| < 2^62 and every gradient numerator is below 2^31, so that no
-        // intermediate value of the i64 computation overflows.
-        let narrow =
-            !force_wide && (i128::from(water_level.abs()) + max_abs) * d * d < 1 << 62 && i128::from(highest - lowest) * d < 1 << 31;
+        // intermediate value of the i64 computation overflows; painted depths are depths too.
+        let painted_abs = if cells.is_empty() { 0 } else { raw(PAINTED_WATER_DEPTH).abs().max(raw(PAINTED_GROUND_DEPTH).abs()) };
+        let narrow = !force_wide
+            && (i128::from(water_level.abs()) + max_abs) * d * d < 1 << 62
+            && painted_abs * d * d < 1 << 62
+            && i128::from(highest - lowest) * d < 1 << 31;
         let mut pass = Self {
             spec,
             tiles_w: terrain.tiles_w,
@@ -729,9 +837,12 @@ impl TerrainPass {
             cols: axis_samples(spec.width, terrain.tiles_w, step, denom),
             rows: axis_samples(spec.height, terrain.tiles_h, step, denom),
             shore: Vec::new(),
+            painted: cells.to_vec(),
         };
         let mut shore = vec![0; spec.n_cells()];
-        if pass.wide {
+        if !pass.painted.is_empty() {
+            pass.painted_column_distances(&mut shore);
+        } else if pass.wide {
             pass.column_distances::<i128>(&mut shore);
         } else {
             pass.column_distances::<i64>(&mut shore);
@@ -757,6 +868,25 @@ impl TerrainPass {
         }
     }
 
+    /// The first pass of the shore distance transform of a painted grid: for each navcell, how
+    /// many rows south the nearest painted water navcell of its column is (`u32::MAX` for none).
+    fn painted_column_distances(&self, out: &mut [u32]) {
+        let width = self.spec.width as usize;
+        for (idx, kind) in self.painted.iter().enumerate() {
+            out[idx] = match (kind, idx.checked_sub(width)) {
+                (CellKind::Water, _) => 0,
+                (_, Some(south)) => out[south].saturating_add(1),
+                (_, None) => u32::MAX,
+            };
+        }
+    }
+
+    /// The painted layer (one kind per navcell in navcell order), empty when the grid is not
+    /// painted.
+    pub fn painted(&self) -> &[CellKind] {
+        &self.painted
+    }
+
     /// The grid sampled.
     pub fn spec(&self) -> GridSpec {
         self.spec
@@ -774,9 +904,13 @@ impl TerrainPass {
     }
 
     /// The water depth at the centre of navcell `(i, j)`, rounded down to a multiple of 2^-16 m
-    /// (the predicates use the exact value), if the navcell is on the grid.
+    /// (the predicates use the exact value), if the navcell is on the grid; on a painted grid, the
+    /// painted depth ([`CellKind::water_depth`]).
     pub fn water_depth(&self, i: u32, j: u32) -> Option<Fixed> {
-        self.index(i, j)?;
+        let idx = self.index(i, j)?;
+        if let Some(kind) = self.painted.get(idx) {
+            return Some(kind.water_depth());
+        }
         let d = i128::from(self.denom);
         // |depth| ≤ 2^15 m, so the raw value fits an i64.
         Some(Fixed::from_bits(div_floor(self.cell_keys(i, j).0, d * d) as i64))
@@ -843,7 +977,8 @@ impl TerrainPass {
     }
 
     /// Writes, for each navcell of `rect` (row-major within `rect`), the mask with bit `k` set when
-    /// class `k` fails its terrain bounds there or the navcell is border.
+    /// class `k` fails its terrain bounds there (painted values on a painted grid), the navcell is
+    /// border, or it is painted [`CellKind::Blocked`].
     ///
     /// # Errors
     /// [`TerrainError::RectOffGrid`] when `rect` reaches past the grid, [`TerrainError::BufferLength`]
@@ -877,11 +1012,24 @@ impl TerrainPass {
         let mut keys = RowKeys::<K>::new(self, rect.i0, rect.i1);
         let width = self.spec.width as usize;
         let rect_w = (rect.i1 - rect.i0) as usize;
+        // Painted depths in key units (exact: the narrow keys are used only when they fit).
+        let d2 = i128::from(self.denom).pow(2);
+        let (water_key, ground_key) = (K::clamp_from(raw(PAINTED_WATER_DEPTH) * d2), K::clamp_from(raw(PAINTED_GROUND_DEPTH) * d2));
+        let all = classes.class_bits();
         for (row, j) in out.chunks_exact_mut(rect_w).zip(rect.j0..) {
             let start = j as usize * width + rect.i0 as usize;
             let shore = &self.shore[start..start + rect_w];
-            if need_depth || need_slope {
+            // `None` on an unpainted grid.
+            let painted = self.painted.get(start..start + rect_w);
+            if need_slope || (need_depth && painted.is_none()) {
                 keys.compute(self, j, need_slope);
+            }
+            if let Some(kinds) = painted
+                && need_depth
+            {
+                for (depth, kind) in keys.depth.iter_mut().zip(kinds) {
+                    *depth = if *kind == CellKind::Water { water_key } else { ground_key };
+                }
             }
             row.fill(tests.always);
             // Comparison by comparison over a row: each inner loop is a straight pass over an array.
@@ -892,6 +1040,13 @@ impl TerrainPass {
                     Test::SlopeBelow(t) => fail_where(row, &keys.slope, bits, |v| v >= t),
                     Test::ShoreAtLeast(t) => fail_where(row, shore, bits, |v| v < t),
                     Test::ShoreAtMost(t) => fail_where(row, shore, bits, |v| v > t),
+                }
+            }
+            if let Some(kinds) = painted {
+                for (m, kind) in row.iter_mut().zip(kinds) {
+                    if *kind == CellKind::Blocked {
+                        *m |= all;
+                    }
                 }
             }
         }
@@ -1782,8 +1937,8 @@ mod tests {
             // An odd raw navcell size makes the interpolation denominator large.
             let cell_size = m(4) / i64::from(cells_per_tile) + Fixed::from_bits(i64::from(odd_cells));
             let spec = GridSpec { width: tiles * cells_per_tile, height: tiles * cells_per_tile + 1, cell_size };
-            let narrow = TerrainPass::build(&terrain, spec, false).unwrap();
-            let wide = TerrainPass::build(&terrain, spec, true).unwrap();
+            let narrow = TerrainPass::build(&terrain, spec, &[], false).unwrap();
+            let wide = TerrainPass::build(&terrain, spec, &[], true).unwrap();
             // Navcells of a power-of-two fraction of a tile keep the denominator small.
             let narrow_is_narrow = !narrow.wide;
             prop_assert_eq!(narrow_is_narrow, cells_per_tile.is_power_of_two() && !odd_cells);
@@ -1813,6 +1968,160 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Random painted kinds, `water` and `blocked` percent of them (the rest ground).
+    fn random_cells(n: usize, water: u64, blocked: u64, seed: u64) -> Vec<CellKind> {
+        let mut state = seed ^ 0x0070_6169_6e74_6564;
+        (0..n)
+            .map(|_| match lcg(&mut state) % 100 {
+                r if r < water => CellKind::Water,
+                r if r < water + blocked => CellKind::Blocked,
+                _ => CellKind::Ground,
+            })
+            .collect()
+    }
+
+    /// [`mixed_classes`] and bounds placed at the painted depths exactly and around them.
+    fn painted_classes() -> ClassSet {
+        let eps = Fixed::from_bits(1);
+        let mut defs = mixed_classes().defs().to_vec();
+        defs.extend([
+            ClassDef { min_water_depth: Some(PAINTED_WATER_DEPTH), max_water_depth: Some(PAINTED_WATER_DEPTH), ..bounds("painted water") },
+            ClassDef { min_water_depth: Some(PAINTED_WATER_DEPTH + eps), ..bounds("deeper than painted") },
+            ClassDef { max_water_depth: Some(PAINTED_GROUND_DEPTH), ..bounds("painted ground") },
+            ClassDef {
+                min_water_depth: Some(PAINTED_GROUND_DEPTH + eps),
+                max_water_depth: Some(PAINTED_WATER_DEPTH - eps),
+                ..bounds("between")
+            },
+            ClassDef { max_shore_distance: Some(-eps), ..bounds("nowhere") },
+            ClassDef { min_shore_distance: Some(Fixed::ZERO), max_shore_distance: Some(m(3)), ..bounds("coast") },
+            bounds("anything"),
+        ]);
+        ClassSet::new(defs).unwrap()
+    }
+
+    /// Whether a painted navcell fails a class's depth and shore bounds, by the module
+    /// documentation: the painted depth, and the squared distance `shore2` (navcells², [`NO_WATER`]
+    /// for none) to the nearest painted water, compared with the bounds in wide integers.
+    fn painted_fails(def: &ClassDef, kind: CellKind, shore2: u32, cell_size: Fixed) -> bool {
+        let depth = kind.water_depth();
+        let depth_fails = def.min_water_depth.is_some_and(|min| depth < min) || def.max_water_depth.is_some_and(|max| depth > max);
+        let metres2 = raw(cell_size).pow(2) * i128::from(shore2);
+        let shore_fails = def.min_shore_distance.is_some_and(|min| min > Fixed::ZERO && shore2 != NO_WATER && metres2 < raw(min).pow(2))
+            || def.max_shore_distance.is_some_and(|max| max < Fixed::ZERO || shore2 == NO_WATER || metres2 > raw(max).pow(2));
+        depth_fails || shore_fails
+    }
+
+    proptest! {
+        /// The base masks of a painted grid follow the module documentation: blocked navcells fail
+        /// every class; elsewhere a class fails when the painted depth, the exact distance to the
+        /// nearest painted water (brute force), or the heightmap's slope (the unpainted masks of
+        /// the class's slope bound alone) fails its bound. Windows equal the whole, and the
+        /// narrow and wide keys agree.
+        #[test]
+        fn painted_masks_follow_their_definition(
+            tiles in 1u32..5, seed in any::<u64>(), cells_per_tile in 1u32..5, extra in 0u32..4,
+            water in 0u64..50, blocked in 0u64..20, window in (0u32..24, 0u32..24, 0u32..24, 0u32..24),
+            border_width in 0u32..3,
+        ) {
+            let terrain = random_terrain(tiles, m(4), 3, seed);
+            let cell_size = m(4) / i64::from(cells_per_tile);
+            let side = tiles * cells_per_tile + extra;
+            let spec = GridSpec { width: side, height: side, cell_size };
+            let n = (side * side) as usize;
+            let cells = random_cells(n, water, blocked, seed);
+            let pass = TerrainPass::with_cells(&terrain, spec, &cells).unwrap();
+            prop_assert_eq!(pass.painted(), cells.as_slice());
+            let classes = painted_classes();
+            let border = MapBorder::Square { width: border_width };
+            let full_rect = CellRect::full(side, side);
+            let mut full = vec![0u16; n];
+            pass.base_masks(&classes, border, full_rect, &mut full).unwrap();
+
+            let slope_only = ClassSet::new(classes.defs().iter().map(|d| ClassDef { max_slope: d.max_slope, ..bounds(&d.name) }).collect()).unwrap();
+            let mut slope = vec![0u16; n];
+            TerrainPass::new(&terrain, spec).unwrap().base_masks(&slope_only, border, full_rect, &mut slope).unwrap();
+            let feature: Vec<bool> = cells.iter().map(|&k| k == CellKind::Water).collect();
+            let shore = brute_edt(&feature, side as usize, side as usize);
+            for idx in 0..n {
+                let (i, j) = ((idx % side as usize) as u32, (idx / side as usize) as u32);
+                let mut expected = slope[idx];
+                for (class, def) in classes.iter() {
+                    if cells[idx] == CellKind::Blocked || painted_fails(def, cells[idx], shore[idx], cell_size) {
+                        expected |= class.bit();
+                    }
+                }
+                prop_assert_eq!(full[idx], expected, "navcell ({}, {}) painted {:?}, shore² {}", i, j, cells[idx], shore[idx]);
+                prop_assert_eq!(pass.water_depth(i, j), Some(cells[idx].water_depth()));
+                prop_assert_eq!(pass.is_water(i, j), cells[idx] == CellKind::Water);
+                prop_assert_eq!(pass.shore_distance_squared(i, j), Some(shore[idx]).filter(|&d| d != NO_WATER));
+            }
+
+            let (i0, i1) = (window.0.min(window.1).min(side), window.0.max(window.1).min(side));
+            let (j0, j1) = (window.2.min(window.3).min(side), window.2.max(window.3).min(side));
+            let rect = CellRect::new(i0, j0, i1, j1);
+            let mut part = vec![0xffffu16; rect.area() as usize];
+            pass.base_masks(&classes, border, rect, &mut part).unwrap();
+            let mut k = 0;
+            for j in j0..j1 {
+                for i in i0..i1 {
+                    prop_assert_eq!(part[k], full[(j * side + i) as usize]);
+                    k += 1;
+                }
+            }
+
+            let wide = TerrainPass::build(&terrain, spec, &cells, true).unwrap();
+            prop_assert!(wide.wide);
+            let mut from_wide = vec![0u16; n];
+            wide.base_masks(&classes, border, full_rect, &mut from_wide).unwrap();
+            prop_assert_eq!(from_wide, full);
+        }
+    }
+
+    #[test]
+    fn painted_layers_of_the_wrong_length_are_refused_and_bytes_round_trip() {
+        let terrain = Terrain::flat(1, 1, m(4), Fixed::ZERO, -Fixed::ONE).unwrap();
+        let spec = GridSpec { width: 4, height: 3, cell_size: Fixed::ONE };
+        for len in [1, 11, 13] {
+            let err = TerrainPass::with_cells(&terrain, spec, &vec![CellKind::Ground; len]).unwrap_err();
+            assert_eq!(err, TerrainError::CellCount { expected: 12, found: len });
+        }
+        assert_eq!(TerrainPass::with_cells(&terrain, spec, &[]).unwrap(), TerrainPass::new(&terrain, spec).unwrap());
+        for kind in [CellKind::Ground, CellKind::Water, CellKind::Blocked] {
+            assert_eq!(CellKind::from_byte(kind.to_byte()), Some(kind));
+        }
+        assert_eq!((CellKind::Ground.to_byte(), CellKind::Water.to_byte(), CellKind::Blocked.to_byte()), (0, 1, 2));
+        assert!((3..=u8::MAX).all(|b| CellKind::from_byte(b).is_none()));
+    }
+
+    /// A painted grid ignores the heightmap's water: a lake under painted ground is dry land for
+    /// the depth and shore bounds, and painted water on a hill is water; the hill's slope counts.
+    #[test]
+    fn painting_replaces_the_heightmaps_water_but_not_its_slope() {
+        // 2 × 1 tiles of 4 m: the west tile 5 m under the water, flat; the east tile a ramp of 1/2.
+        let terrain = Terrain::from_fn(2, 1, m(4), Fixed::ZERO, |vx, _| if vx == 2 { m(-3) } else { m(-5) }).unwrap();
+        let spec = GridSpec { width: 8, height: 4, cell_size: Fixed::ONE };
+        let mut cells = vec![CellKind::Ground; 32];
+        cells[8 * 2 + 6] = CellKind::Water; // (6, 2), on the ramp
+        cells[8 + 1] = CellKind::Blocked; // (1, 1), in the lake
+        let pass = TerrainPass::with_cells(&terrain, spec, &cells).unwrap();
+        let classes = ClassSet::new(vec![
+            ClassDef { max_water_depth: Some(m(2)), ..bounds("land") },
+            ClassDef { min_water_depth: Some(m(1)), ..bounds("ship") },
+            ClassDef { max_slope: Some(Fixed::ONE / 4), ..bounds("flat only") },
+            ClassDef { max_shore_distance: Some(m(2)), ..bounds("near water") },
+        ])
+        .unwrap();
+        assert_eq!(base_at(&pass, &classes, 0, 0), 0b1010, "lake painted ground: dry, flat, √40 m from the painted water");
+        assert_eq!(base_at(&pass, &classes, 1, 1), 0b1111, "blocked");
+        assert_eq!(base_at(&pass, &classes, 6, 2), 0b0101, "painted water on the ramp");
+        assert_eq!(base_at(&pass, &classes, 4, 3), 0b1110, "ground on the ramp, √5 m from the water");
+        assert_eq!(base_at(&pass, &classes, 5, 1), 0b0110, "ground on the ramp, √2 m from the water");
+        assert_eq!(pass.water_depth(0, 0), Some(PAINTED_GROUND_DEPTH));
+        assert!(!pass.is_water(0, 0) && pass.is_water(6, 2));
+        assert_eq!(pass.shore_distance_squared(4, 3), Some(5));
     }
 
     #[test]

@@ -12,7 +12,7 @@
 //!
 //! The payload holds what the simulation *is*: settings, turn, the geometry the passability is
 //! computed from (grid, classes as their JSON text, terrain, border, areas, obstacle polygons,
-//! paddings, obstruction squares), entity ids, units, pending path requests and the random
+//! paddings, the painted navcells, obstruction squares), entity ids, units, pending path requests and the random
 //! generator. Everything derived (grids, hierarchies, digests) is rebuilt on load; the derived
 //! structures equal their incrementally maintained forms (tested in `pathing`), so a loaded world
 //! continues with exactly the hashes of one that never stopped.
@@ -22,12 +22,15 @@
 //! and what was expected. Decoding allocates a bounded multiple of the payload's size, whatever
 //! the lengths in the input say (see [`MAX_PAYLOAD`]),
 //! and the grids rebuilt on load are limited to [`MAX_GRID_CELLS`] navcells (and jump tables to
-//! [`MAX_JUMP_TABLE_CELLS`]).
+//! [`MAX_JUMP_TABLE_CELLS`]); a painted layer must have exactly one byte per navcell of that grid.
+//!
+//! Version 3 added the painted navcells ([`SnapshotData::cells`]); a reader accepts only its own
+//! version.
 
 use pathing::classes::ClassSet;
 use pathing::passability::{NavArea, Obstruction, ObstructionFlags, WorldDesc};
 use pathing::polygon::Polygon;
-use pathing::terrain::{GridSpec, MapBorder, Terrain};
+use pathing::terrain::{CellKind, GridSpec, MapBorder, Terrain};
 use pathing::{Fixed, Square, Vec2, WorldPos};
 use serde::{Deserialize, Serialize};
 
@@ -39,7 +42,7 @@ use crate::world::{PathRequest, Settings, Unit, World};
 pub const MAGIC: [u8; 8] = *b"PHXSNAP\0";
 
 /// Version of the snapshot format; a reader accepts only its own.
-pub const SNAPSHOT_VERSION: u32 = 2;
+pub const SNAPSHOT_VERSION: u32 = 3;
 
 /// Largest payload a snapshot may have. `[Units: bytes]`
 ///
@@ -154,6 +157,9 @@ pub struct SnapshotData {
     pub paddings: (i64, i64),
     /// Classes with jump tables.
     pub jump_table_classes: u16,
+    /// The painted navcells, one [`CellKind::to_byte`] per navcell in navcell order (0 ground,
+    /// 1 water, 2 blocked); empty when the world is not painted. `[Limit: length 0 or width × height]`
+    pub cells: Vec<u8>,
     /// Obstruction squares, by id.
     pub obstructions: Vec<StoredObstruction>,
     /// The next obstruction id.
@@ -200,6 +206,7 @@ pub(crate) fn data_of(world: &World, parts: crate::world::StateParts<'_>) -> Sna
         obstacles: desc.obstacles.iter().map(polygon).collect(),
         paddings: (bits(desc.object_padding), bits(desc.boundary_padding)),
         jump_table_classes: desc.jump_table_classes,
+        cells: desc.cells.iter().map(|kind| kind.to_byte()).collect(),
         obstructions: world
             .nav()
             .obstructions()
@@ -236,6 +243,18 @@ pub(crate) fn geometry_of(data: &SnapshotData) -> Result<(WorldDesc, Vec<(u32, O
             ),
         ));
     }
+    // The painted layer is one byte per navcell of the grid just bounded, so it adds at most
+    // MAX_GRID_CELLS bytes (and the decoder already held them).
+    if !data.cells.is_empty() && data.cells.len() as u64 != cells {
+        return Err(invalid("painted navcells", &format!("{} bytes, expected 0 or {cells} (width × height)", data.cells.len())));
+    }
+    let mut painted = Vec::with_capacity(data.cells.len());
+    for (k, &byte) in data.cells.iter().enumerate() {
+        let kind = CellKind::from_byte(byte).ok_or_else(|| {
+            invalid("painted navcells", &format!("byte {byte} at navcell {k}, expected 0 (ground), 1 (water) or 2 (blocked)"))
+        })?;
+        painted.push(kind);
+    }
     let classes = ClassSet::parse_json(&data.classes).map_err(|e| invalid("classes", &e))?;
     let (tw, th, ts, heights, water) = &data.terrain;
     let terrain = Terrain::new(*tw, *th, fixed(*ts), heights.iter().map(|h| fixed(*h)).collect(), fixed(*water))
@@ -262,6 +281,7 @@ pub(crate) fn geometry_of(data: &SnapshotData) -> Result<(WorldDesc, Vec<(u32, O
         object_padding: fixed(data.paddings.0),
         boundary_padding: fixed(data.paddings.1),
         jump_table_classes: data.jump_table_classes,
+        cells: painted,
     };
     let mut obstructions = Vec::with_capacity(data.obstructions.len());
     for o in &data.obstructions {

@@ -31,6 +31,8 @@ use crate::snapshot::SnapshotError;
 use crate::state_hash;
 
 mod plan;
+#[cfg(feature = "desync-hook")]
+mod testing;
 
 pub use plan::RANGE_EPSILON;
 
@@ -1034,8 +1036,9 @@ impl World {
 
 /// The navcell under a position, clamped onto the grid.
 pub(crate) fn grid_navcell(grid: &pathing::NavGrid, pos: WorldPos) -> Navcell {
-    let s = i128::from(grid.cell_size().to_bits());
-    let c = |v: Fixed, n: u32| (i128::from(v.to_bits()).div_euclid(s)).clamp(0, i128::from(n) - 1) as u16;
+    // A navcell size is positive, so the `i64` division cannot overflow.
+    let s = grid.cell_size().to_bits().max(1);
+    let c = |v: Fixed, n: u32| v.to_bits().div_euclid(s).clamp(0, i64::from(n) - 1) as u16;
     Navcell::new(c(pos.x, grid.width()), c(pos.z, grid.height()))
 }
 
@@ -1066,13 +1069,24 @@ fn obstruction_digest(nav: &NavWorld) -> Digest {
 }
 
 /// Digest of what can change of the geometry besides obstructions: terrain heights, water level,
-/// area states, and the grid and class settings.
+/// area states, the grid and class settings, and the painted navcells.
+///
+/// The painted layer (one byte per navcell, [`pathing::terrain::CellKind::to_byte`]) is appended
+/// only when the world has one, so the digest of an unpainted world is the one it had before
+/// painted layers existed (and the golden hashes stay). The two encodings cannot be confused: the
+/// first four fields are self-delimiting, and a painted world's bytes continue past them.
 fn geometry_digest(nav: &NavWorld) -> Digest {
     let desc = nav.desc();
     let heights: Vec<i64> = desc.terrain.heights().iter().map(|h| h.to_bits()).collect();
     let areas: Vec<(&str, bool)> = desc.areas.iter().map(|a| (a.name.as_str(), a.available)).collect();
     let grid = (desc.grid.width, desc.grid.height, desc.grid.cell_size.to_bits(), desc.classes.to_json());
-    state_hash::digest("geometry", &(heights, desc.terrain.water_level().to_bits(), areas, grid))
+    let water_level = desc.terrain.water_level().to_bits();
+    if desc.cells.is_empty() {
+        state_hash::digest("geometry", &(heights, water_level, areas, grid))
+    } else {
+        let cells: Vec<u8> = desc.cells.iter().map(|kind| kind.to_byte()).collect();
+        state_hash::digest("geometry", &(heights, water_level, areas, grid, cells))
+    }
 }
 
 /// A square's defining values as raw bits, for hashing.

@@ -361,8 +361,12 @@ proptest! {
     }
 }
 
-/// Writes the snapshot fuzz seeds (a small world at a few turns) when PHALANX_WRITE_FUZZ_SEEDS is
-/// set; otherwise checks that the committed seeds still load (the format has not drifted).
+/// The map of the painted fuzz seed: ground, water, trees and out-of-bounds cells.
+const PAINTED_SEED_MAP: &str = "type octile\nheight 8\nwidth 12\nmap\n............\n..T....WWW..\n.......WWW..\n..@@...WWW..\n.......WWWW.\n..T.....WW..\n............\n.....O......\n";
+
+/// Writes the snapshot fuzz seeds (a small world at a few turns, and a small painted world made
+/// from a Moving AI map with water) when PHALANX_WRITE_FUZZ_SEEDS is set; otherwise checks that the
+/// committed seeds still load (the format has not drifted) and that the painted one is painted.
 #[test]
 fn snapshot_fuzz_seeds_load() {
     let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus/snapshot");
@@ -388,16 +392,31 @@ fn snapshot_fuzz_seeds_load() {
             }
             std::fs::write(dir.join(format!("turn{turn}.bin")), w.save()).unwrap();
         }
+        let map = pathing::movingai::parse_map(PAINTED_SEED_MAP).unwrap();
+        let desc = pathing::passability::WorldDesc::from_cells(
+            12,
+            8,
+            Fixed::ONE,
+            map.cell_kinds(),
+            pathing::classes::ClassSet::zero_ad_defaults(),
+        )
+        .unwrap();
+        let mut w = World::new(desc, Vec::new(), Settings::default()).unwrap();
+        w.step(&[cmd(0, 1, 0, CommandKind::Spawn { class: 0, at: at(2, 2), count: 2, radius: Fixed::ONE / 2, speed: Fixed::from_num(5) })]);
+        std::fs::write(dir.join("painted0.bin"), w.save()).unwrap();
     }
     let mut n = 0;
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
-        if path.file_name().is_some_and(|f| f.to_string_lossy().starts_with("turn")) {
-            World::load(&std::fs::read(&path).unwrap()).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let name = path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+        let painted = name.starts_with("painted");
+        if name.starts_with("turn") || painted {
+            let w = World::load(&std::fs::read(&path).unwrap()).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            assert_eq!(w.nav().desc().cells.is_empty(), !painted, "{}: painted layer", path.display());
             n += 1;
         }
     }
-    assert!(n >= 6, "the snapshot fuzz seeds are missing");
+    assert!(n >= 7, "the snapshot fuzz seeds are missing");
 }
 
 #[test]
