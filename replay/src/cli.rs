@@ -2,11 +2,14 @@
 //! command-line contract (DESIGN.md, "Command-line contract").
 //!
 //! [`run`] takes the arguments and two writers and returns the exit code, so tests drive it without
-//! a process. Exit codes: 0 success, 1 a query found no complete path, 2 unusable input (the message
-//! names the file, the line and what was expected).
+//! a process. Exit codes: 0 success, 1 a query found no complete path (for `verify` and `diff`: a
+//! divergence), 2 unusable input (the message names the file, the line or byte offset and what was
+//! expected). The game commands (`run`, `verify`, `diff`, `seek`) are in `cli/game.rs`.
 
 use std::io::Write;
 use std::time::Instant;
+
+mod game;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use pathing::grid_text::{self, GridText};
@@ -16,12 +19,12 @@ use pathing::{
     SearchScratch, render_ascii,
 };
 
-/// Deterministic lockstep simulation core for RTS games: pathfinding tools.
+/// Deterministic lockstep simulation core for RTS games: scenarios, replays and pathfinding tools.
 #[derive(Debug, Parser)]
 #[command(
     name = "phalanx",
     version,
-    about = "Phalanx, a deterministic lockstep RTS core: pathfinding tools over Moving AI and grid text maps"
+    about = "Phalanx, a deterministic lockstep RTS core: run and record scenarios, verify and diff replays, and pathfinding tools over Moving AI and grid text maps"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -95,6 +98,69 @@ enum Command {
         /// anticlockwise from the x axis. Repeat for more squares.
         #[arg(long, num_args = 5, value_names = ["X", "Z", "HW", "HH", "DEG"], action = clap::ArgAction::Append)]
         square: Vec<String>,
+    },
+    /// Runs a scenario file (docs/scenario.md) and prints a summary; `--hashes` prints
+    /// `turn<TAB>hex` per turn first; `--record` writes the replay (docs/replay-format.md).
+    Run {
+        /// The scenario file.
+        scenario: std::path::PathBuf,
+        /// Turns to run (default: the scenario's `turns`).
+        #[arg(long)]
+        turns: Option<u32>,
+        /// Write the replay to this file.
+        #[arg(long)]
+        record: Option<std::path::PathBuf>,
+        /// Worker threads for path requests (the result does not depend on it).
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Print each turn's state hash.
+        #[arg(long)]
+        hashes: bool,
+        /// A keyframe snapshot in the replay every this many turns (0: none).
+        #[arg(long, default_value_t = 50)]
+        keyframe_every: u32,
+    },
+    /// Re-simulates replays and compares every turn's state hash and every keyframe; on a
+    /// divergence prints the first diverging turn, components, entities and fields and the turn's
+    /// commands. Exit 0 identical, 1 diverged, 2 unreadable or incompatible.
+    Verify {
+        /// The replay files.
+        #[arg(required = true)]
+        files: Vec<std::path::PathBuf>,
+        /// Verify this many files at once (reports stay in input order).
+        #[arg(long, default_value_t = 1)]
+        jobs: usize,
+        /// Print the reports as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Also snapshot, reload and re-step every turn, failing on any difference.
+        #[arg(long)]
+        sync_test: bool,
+        /// Worker threads for each world's path requests.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Verify only shard I of N (1-based) of the files, sorted by path.
+        #[arg(long, value_name = "I/N")]
+        shard: Option<String>,
+    },
+    /// Compares two replays (or two snapshots) of the same game: first diverging turn, components,
+    /// entities and fields. Exit 0 identical, 1 different, 2 unreadable.
+    Diff {
+        /// The first replay or snapshot.
+        a: std::path::PathBuf,
+        /// The second.
+        b: std::path::PathBuf,
+    },
+    /// Restores a replay at the start of a turn from the nearest keyframe before it and prints a
+    /// summary of the state.
+    Seek {
+        /// The replay.
+        file: std::path::PathBuf,
+        /// The turn.
+        turn: u32,
+        /// Worker threads for path requests.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
     },
 }
 
@@ -174,6 +240,14 @@ where
         Command::Path { map, sx, sy, gx, gy, algo, render } => cmd_path(&map, (sx, sy), (gx, gy), algo, render, out),
         Command::Reach { map, sx, sy, gx, gy } => cmd_reach(&map, (sx, sy), (gx, gy), out),
         Command::Raster { size, clearance, cell_size, square } => cmd_raster(&size, &clearance, &cell_size, &square, out),
+        Command::Run { scenario, turns, record, threads, hashes, keyframe_every } => {
+            game::cmd_run(&scenario, turns, record.as_deref(), threads, hashes, keyframe_every, out)
+        }
+        Command::Verify { files, jobs, json, sync_test, threads, shard } => {
+            game::cmd_verify(&files, jobs, json, sync_test, threads, shard.as_deref(), out, err)
+        }
+        Command::Diff { a, b } => game::cmd_diff(&a, &b, out),
+        Command::Seek { file, turn, threads } => game::cmd_seek(&file, turn, threads, out),
     };
     match result {
         Ok(code) => code,

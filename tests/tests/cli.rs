@@ -180,3 +180,122 @@ fn raster_rejects_what_it_cannot_use() {
         assert!(err.contains(needle), "{args:?}: {err}");
     }
 }
+
+fn scenario(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/scenarios").join(name).display().to_string()
+}
+
+fn temp_path(name: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("phalanx-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name).display().to_string()
+}
+
+/// A copy of a replay in which one turn was stepped with an extra command but kept the recorded
+/// hashes and keyframes: the re-simulation follows the extra command and must diverge at that turn.
+fn tamper(original: &str, tampered: &str, at_turn: u32) {
+    use replay::format::{Replay, ReplayWriter};
+    let rep = Replay::read(&std::fs::read(original).unwrap()[..]).unwrap();
+    let mut out = Vec::new();
+    let mut writer = ReplayWriter::new(&mut out, rep.header.clone()).unwrap();
+    let mut honest = replay::verify::initial_world(&rep.header, 1).unwrap();
+    for t in &rep.turns {
+        if writer.keyframe_due(&honest) {
+            writer.keyframe(&honest).unwrap();
+        }
+        let mut commands = t.commands.clone();
+        if t.turn == at_turn {
+            let unit = honest.units().find(|u| u.owner == 1).unwrap().id;
+            let goal = sim::command::GoalSpec::Point(pathing::WorldPos::from_int(8, 8));
+            let kind = sim::command::CommandKind::Move { units: vec![unit], goal, queue: false };
+            commands.push(sim::command::Command { turn: at_turn, player: 1, seq: 9999, kind });
+        }
+        let report = honest.step(&t.commands);
+        writer.turn(&commands, &report).unwrap();
+    }
+    writer.finish().unwrap();
+    std::fs::write(tampered, out).unwrap();
+}
+
+#[test]
+fn run_record_verify_seek_and_diff_work_together() {
+    let rec = temp_path("skirmish.replay");
+    let (code, out, err) =
+        phalanx(&["run", &scenario("skirmish.json"), "--turns", "30", "--record", &rec, "--hashes", "--keyframe-every", "10"]);
+    assert_eq!(code, 0, "{err}");
+    let hash_lines: Vec<&str> = out.lines().filter(|l| l.contains('\t')).collect();
+    assert_eq!(hash_lines.len(), 30);
+    assert!(hash_lines[29].starts_with("29\t") && hash_lines[29].len() == 3 + 64, "{}", hash_lines[29]);
+    assert!(out.contains("scenario skirmish: 30 turns"), "{out}");
+
+    let (code, out, _) = phalanx(&["verify", &rec]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("identical: 30 turns, 3 keyframes"), "{out}");
+    assert!(out.contains(&hash_lines[29][3..19]), "the final hash is printed: {out}");
+
+    // The same game recorded with two threads is the same file.
+    let rec2 = temp_path("skirmish2.replay");
+    let (code, _, err) =
+        phalanx(&["run", &scenario("skirmish.json"), "--turns", "30", "--record", &rec2, "--threads", "2", "--keyframe-every", "10"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(std::fs::read(&rec).unwrap(), std::fs::read(&rec2).unwrap());
+    let (code, out, _) = phalanx(&["diff", &rec, &rec2]);
+    assert_eq!((code, out.trim()), (0, "identical: 30 turns"));
+
+    let (code, out, err) = phalanx(&["seek", &rec, "17"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("restored from keyframe of turn 10, then 7 turns re-simulated"), "{out}");
+    assert!(out.contains("turn 17\n"), "{out}");
+    assert!(out.contains(&format!("state hash {}", &hash_lines[16][3..])), "seek reaches the recorded state of turn 17: {out}");
+    let (code, _, err) = phalanx(&["seek", &rec, "31"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("turn 31 is beyond the replay, which records 30 turns"), "{err}");
+
+    // A replay whose turn 12 was stepped with a command it does not record.
+    let bad = temp_path("tampered.replay");
+    tamper(&rec, &bad, 12);
+    let (code, out, _) = phalanx(&["verify", &bad]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("DIVERGED") && out.contains("first diverging turn: 12"), "{out}");
+    assert!(out.contains("diverging components: units"), "{out}");
+    assert!(out.contains("state at the start of turn 20"), "{out}");
+    let (code, json, _) = phalanx(&["verify", &bad, &rec, "--json", "--jobs", "2"]);
+    assert_eq!(code, 1);
+    let reports: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(reports[0]["outcome"], "diverged");
+    assert_eq!(reports[0]["divergence"]["turn"], 12);
+    assert_eq!(reports[0]["divergence"]["components"][0], "units");
+    assert_eq!(reports[1]["outcome"], "identical");
+
+    // diff of the two: the turn, the commands that differ, the fields at the next common keyframe.
+    let (code, out, _) = phalanx(&["diff", &rec, &bad]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("first diverging turn: 12") && out.contains("the commands of turn 12 differ"), "{out}");
+
+    // Damage: exit 2 naming the offset and section; a snapshot and a replay do not compare.
+    let mut bytes = std::fs::read(&rec).unwrap();
+    let at = bytes.len() / 2;
+    bytes[at] ^= 0x10;
+    let damaged = temp_path("damaged.replay");
+    std::fs::write(&damaged, &bytes).unwrap();
+    let (code, out, _) = phalanx(&["verify", &damaged]);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("unreadable: offset ") && out.contains("record"), "{out}");
+    let garbage = temp_file("garbage.replay", "not a replay at all");
+    let (code, out, _) = phalanx(&["verify", &garbage, &rec]);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("offset 0 (header): the magic PHXRPLY"), "{out}");
+    let (code, _, err) = phalanx(&["diff", &rec, &garbage]);
+    assert_eq!(code, 2, "{err}");
+    let (code, _, err) = phalanx(&["verify", &rec, "--shard", "3/2"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--shard 3/2: expected I/N"), "{err}");
+}
+
+#[test]
+fn run_rejects_a_bad_scenario_naming_file_and_place() {
+    let bad = temp_file("bad.json", "{\"format\": \"phalanx-scenario\", \"version\": 1,\n  \"name\": 5 oops }");
+    let (code, _, err) = phalanx(&["run", &bad]);
+    assert_eq!(code, 2);
+    assert!(err.contains("bad.json:2:"), "{err}");
+}

@@ -1,0 +1,335 @@
+//! The game commands of the command line: `run`, `verify`, `diff` and `seek`.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use sim::state_hash::hex;
+use sim::world::World;
+
+use super::CliError;
+use crate::diff::diff_snapshots;
+use crate::format::{End, Record, Replay, ReplayReader, is_replay};
+use crate::record::{RunOptions, run};
+use crate::scenario::Scenario;
+use crate::verify::{Outcome, VerifyOptions, command_lines, initial_world, shard, verify_files};
+
+/// Largest replay or snapshot `phalanx diff` reads into memory. `[Units: bytes]`
+const MAX_DIFF_FILE: u64 = 1 << 30;
+
+fn io_error(file: &Path, source: std::io::Error) -> CliError {
+    CliError::Io { file: file.display().to_string(), source }
+}
+
+fn bad(message: String) -> CliError {
+    CliError::BadArgument { message }
+}
+
+/// A progress bar on stderr when it is a terminal, hidden otherwise.
+fn progress_bar(len: u64, what: &str) -> indicatif::ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new(len);
+    let style = indicatif::ProgressStyle::with_template(&format!("{{elapsed_precise}} [{{bar:40}}] {{pos}}/{{len}} {what} {{msg}}"))
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
+    bar.set_style(style);
+    bar
+}
+
+/// `phalanx run SCENARIO`.
+pub(super) fn cmd_run(
+    scenario_path: &Path,
+    turns: Option<u32>,
+    record: Option<&Path>,
+    threads: usize,
+    hashes: bool,
+    keyframe_every: u32,
+    out: &mut dyn Write,
+) -> Result<i32, CliError> {
+    let scenario = Scenario::load(scenario_path).map_err(|e| bad(e.to_string()))?;
+    let turns = turns.unwrap_or(scenario.turns());
+    let options = RunOptions { turns, threads, keyframe_every };
+    let file = match record {
+        Some(path) => Some(std::io::BufWriter::new(std::fs::File::create(path).map_err(|e| io_error(path, e))?)),
+        None => None,
+    };
+    let bar = progress_bar(u64::from(turns), "turns");
+    let mut lines = Vec::new();
+    let mut events = [0u64; 4];
+    let mut last_hash = [0u8; 32];
+    let started = std::time::Instant::now();
+    let mut on_turn = |_: &[sim::command::Command], report: &sim::world::TurnReport| {
+        if hashes {
+            lines.push(format!("{}\t{}", report.turn, hex(&report.hash)));
+        }
+        for e in &report.events {
+            use sim::command::Event;
+            match e {
+                Event::Spawned { .. } => events[0] += 1,
+                Event::Arrived { .. } => events[1] += 1,
+                Event::Failed { .. } => events[2] += 1,
+                Event::Rejected { .. } => events[3] += 1,
+                _ => {}
+            }
+        }
+        last_hash = report.hash;
+        bar.inc(1);
+    };
+    let (world, _) = run(&scenario, &options, file, &mut on_turn).map_err(|e| match e {
+        crate::record::RunError::Io(source) => io_error(record.unwrap_or(Path::new("-")), source),
+        crate::record::RunError::Setup(message) => bad(format!("{}: {message}", scenario_path.display())),
+    })?;
+    bar.finish_and_clear();
+    let elapsed = started.elapsed();
+    for l in &lines {
+        let _ = writeln!(out, "{l}");
+    }
+    let per_turn = if turns > 0 { elapsed.as_secs_f64() * 1000.0 / f64::from(turns) } else { 0.0 };
+    let _ = writeln!(
+        out,
+        "scenario {}: {turns} turns, {} units, {} spawned, {} arrived, {} gave up, {} commands rejected; final hash {}; {per_turn:.2} ms per turn",
+        scenario.name(),
+        world.units().count(),
+        events[0],
+        events[1],
+        events[2],
+        events[3],
+        hex(&last_hash)
+    );
+    if let Some(path) = record {
+        let _ = writeln!(out, "recorded {}", path.display());
+    }
+    Ok(0)
+}
+
+/// `phalanx verify FILE...`.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn cmd_verify(
+    files: &[PathBuf],
+    jobs: usize,
+    json: bool,
+    sync_test: bool,
+    threads: usize,
+    shard_arg: Option<&str>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<i32, CliError> {
+    let files = match shard_arg {
+        None => files.to_vec(),
+        Some(text) => {
+            let parsed = text.split_once('/').and_then(|(i, n)| Some((i.parse::<u32>().ok()?, n.parse::<u32>().ok()?)));
+            match parsed {
+                Some((i, n)) if n >= 1 && (1..=n).contains(&i) => shard(files, i, n),
+                _ => return Err(bad(format!("--shard {text}: expected I/N with 1 <= I <= N"))),
+            }
+        }
+    };
+    let options = VerifyOptions { threads, sync_test, ..VerifyOptions::default() };
+    let bar = progress_bar(files.len() as u64, "files");
+    let turns = AtomicU64::new(0);
+    let tick = || {
+        let n = turns.fetch_add(1, Ordering::Relaxed) + 1;
+        if n.is_multiple_of(16) {
+            bar.set_message(format!("{n} turns"));
+        }
+    };
+    let started = std::time::Instant::now();
+    let reports = verify_files(&files, &options, jobs, &|| tick());
+    let elapsed = started.elapsed();
+    bar.finish_and_clear();
+    let code = reports.iter().map(|r| r.outcome.exit_code()).max().unwrap_or(0);
+    if json {
+        let text = serde_json::to_string_pretty(&reports).map_err(|e| bad(format!("cannot write the JSON report: {e}")))?;
+        let _ = writeln!(out, "{text}");
+    } else {
+        for r in &reports {
+            let _ = write!(out, "{}", r.to_text());
+        }
+        let count = |o: Outcome| reports.iter().filter(|r| r.outcome == o).count();
+        if reports.len() > 1 {
+            let turns: u64 = reports.iter().map(|r| u64::from(r.turns_verified)).sum();
+            let _ = writeln!(
+                out,
+                "{} files: {} identical, {} diverged, {} unreadable; {turns} turns in {:.2} s with {jobs} jobs ({:.0} turns/s)",
+                reports.len(),
+                count(Outcome::Identical),
+                count(Outcome::Diverged),
+                count(Outcome::Unreadable),
+                elapsed.as_secs_f64(),
+                turns as f64 / elapsed.as_secs_f64().max(1e-9)
+            );
+        }
+    }
+    if files.is_empty() {
+        let _ = writeln!(err, "phalanx: verify: no files in this shard");
+    }
+    Ok(code)
+}
+
+fn read_limited(path: &Path) -> Result<Vec<u8>, CliError> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| io_error(path, e))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_DIFF_FILE + 1).read_to_end(&mut bytes).map_err(|e| io_error(path, e))?;
+    if bytes.len() as u64 > MAX_DIFF_FILE {
+        return Err(bad(format!("{}: larger than {MAX_DIFF_FILE} bytes", path.display())));
+    }
+    Ok(bytes)
+}
+
+fn print_diffs(out: &mut dyn Write, diffs: &crate::diff::SnapshotDiff) {
+    for f in &diffs.diffs {
+        let entity = f.entity.as_deref().map(|e| format!(" {e}")).unwrap_or_default();
+        let _ = writeln!(out, "  {}{entity} {}: {} | {}", f.component, f.field, f.left, f.right);
+    }
+    if diffs.total > diffs.diffs.len() {
+        let _ = writeln!(out, "  ... {} more", diffs.total - diffs.diffs.len());
+    }
+}
+
+/// `phalanx diff A B`: two replays or two snapshots of the same game.
+pub(super) fn cmd_diff(a: &Path, b: &Path, out: &mut dyn Write) -> Result<i32, CliError> {
+    let (bytes_a, bytes_b) = (read_limited(a)?, read_limited(b)?);
+    match (is_replay(&bytes_a), is_replay(&bytes_b)) {
+        (true, true) => diff_replays(a, &bytes_a, b, &bytes_b, out),
+        (false, false) => {
+            let load = |path: &Path, bytes: &[u8]| sim::snapshot::unframe(bytes).map_err(|e| bad(format!("{}: {e}", path.display())));
+            let (sa, sb) = (load(a, &bytes_a)?, load(b, &bytes_b)?);
+            let diffs = diff_snapshots(&sa, &sb, 100);
+            if diffs.total == 0 {
+                let _ = writeln!(out, "identical snapshots (turn {})", sa.turn);
+                return Ok(0);
+            }
+            let _ = writeln!(out, "snapshots differ in {} fields (A | B):", diffs.total);
+            print_diffs(out, &diffs);
+            Ok(1)
+        }
+        _ => Err(bad(format!("{} and {}: expected two replays or two snapshots, found one of each", a.display(), b.display()))),
+    }
+}
+
+fn diff_replays(a: &Path, bytes_a: &[u8], b: &Path, bytes_b: &[u8], out: &mut dyn Write) -> Result<i32, CliError> {
+    let read = |path: &Path, bytes: &[u8]| Replay::read(bytes).map_err(|e| bad(format!("{}: {e}", path.display())));
+    let (ra, rb) = (read(a, bytes_a)?, read(b, bytes_b)?);
+    if ra.header.scenario_digest != rb.header.scenario_digest {
+        let _ = writeln!(
+            out,
+            "note: different scenarios ({} {} vs {} {})",
+            ra.header.scenario_name,
+            &hex(&ra.header.scenario_digest)[..16],
+            rb.header.scenario_name,
+            &hex(&rb.header.scenario_digest)[..16]
+        );
+    }
+    if ra.header.settings != rb.header.settings {
+        let _ = writeln!(out, "note: different settings");
+    }
+    let common = ra.turns.len().min(rb.turns.len());
+    let first = (0..common).find(|&t| ra.turns[t].roots != rb.turns[t].roots || ra.turns[t].commands != rb.turns[t].commands);
+    let Some(t) = first else {
+        if ra.turns.len() == rb.turns.len() {
+            let _ = writeln!(out, "identical: {common} turns");
+            return Ok(0);
+        }
+        let _ = writeln!(out, "identical for their {common} common turns; A has {} turns, B has {}", ra.turns.len(), rb.turns.len());
+        return Ok(1);
+    };
+    let (ta, tb) = (&ra.turns[t], &rb.turns[t]);
+    let (da, db) = (ta.digest(&ra.header.components), tb.digest(&rb.header.components));
+    let _ = writeln!(out, "first diverging turn: {}", ta.turn);
+    if ta.commands != tb.commands {
+        let _ = writeln!(out, "the commands of turn {} differ:", ta.turn);
+        for (side, cmds) in [("A", &ta.commands), ("B", &tb.commands)] {
+            for line in command_lines(cmds) {
+                let _ = writeln!(out, "  {side} {line}");
+            }
+        }
+    } else {
+        let _ = writeln!(out, "same commands ({}):", ta.commands.len());
+        for line in command_lines(&ta.commands) {
+            let _ = writeln!(out, "  {line}");
+        }
+    }
+    let components = da.differing_components(&db);
+    let _ = writeln!(out, "diverging components: {}", if components.is_empty() { "(none)".into() } else { components.join(", ") });
+    let _ = writeln!(out, "hash A {}\nhash B {}", hex(&da.hash), hex(&db.hash));
+    // The first keyframe both replays hold at or after the divergence.
+    let after = ta.turn.wrapping_add(1);
+    let keyframe = ra
+        .keyframes
+        .iter()
+        .filter(|(k, _)| *k >= after)
+        .find_map(|(k, sa)| rb.keyframes.iter().find(|(kb, _)| kb == k).map(|(_, sb)| (*k, sa, sb)));
+    match keyframe {
+        Some((k, sa, sb)) => {
+            let load = |bytes: &[u8]| sim::snapshot::unframe(bytes).map_err(|e| bad(format!("keyframe of turn {k}: {e}")));
+            let diffs = diff_snapshots(&load(sa)?, &load(sb)?, 100);
+            let _ = writeln!(out, "state at the start of turn {k} (keyframe): {} differing fields (A | B):", diffs.total);
+            print_diffs(out, &diffs);
+        }
+        None => {
+            let _ = writeln!(out, "no keyframe in both replays after the divergence: no field-level diff");
+        }
+    }
+    Ok(1)
+}
+
+/// `phalanx seek FILE TURN`: the state at the start of `turn`.
+pub(super) fn cmd_seek(path: &Path, turn: u32, threads: usize, out: &mut dyn Write) -> Result<i32, CliError> {
+    let file = std::fs::File::open(path).map_err(|e| io_error(path, e))?;
+    let name = path.display().to_string();
+    let damaged = |e: crate::format::ReplayError| bad(format!("{name}: {e}"));
+    let mut reader = ReplayReader::new(std::io::BufReader::new(file)).map_err(damaged)?;
+    let header = reader.header().clone();
+    // The latest keyframe at or before the turn, and the turns from it.
+    let mut keyframe: Option<(u32, Vec<u8>)> = None;
+    let mut pending = Vec::new();
+    while let Some(record) = reader.next_record().map_err(damaged)? {
+        match record {
+            Record::Keyframe { turn: k, snapshot } if k <= turn => {
+                keyframe = Some((k, snapshot));
+                pending.clear();
+            }
+            Record::Turn(t) if t.turn < turn => pending.push(t),
+            Record::Turn(_) | Record::Keyframe { .. } => break,
+            Record::Footer(_) => {}
+        }
+    }
+    let recorded = pending.last().map_or(0, |t| t.turn + 1).max(keyframe.as_ref().map_or(0, |k| k.0));
+    if recorded < turn {
+        let end = match reader.end() {
+            Some(End::Truncated { offset }) => format!(" (cut off at offset {offset})"),
+            _ => String::new(),
+        };
+        return Err(bad(format!("{name}: turn {turn} is beyond the replay, which records {recorded} turns{end}")));
+    }
+    let (mut world, from) = match &keyframe {
+        Some((k, snapshot)) => {
+            let mut w = World::load(snapshot).map_err(|e| bad(format!("{name}: keyframe of turn {k}: {e}")))?;
+            w.set_threads(threads).map_err(bad)?;
+            (w, format!("keyframe of turn {k}"))
+        }
+        None => {
+            (initial_world(&header, threads).map_err(|e| bad(format!("{name}: {e}")))?, "the scenario (no keyframe before it)".to_owned())
+        }
+    };
+    let steps = pending.len();
+    for t in &pending {
+        let report = world.step(&t.commands);
+        let expected = t.digest(&header.components);
+        if report.hash != expected.hash {
+            let _ = writeln!(
+                out,
+                "warning: turn {} re-simulates to {} but the replay recorded {} (diverging: {})",
+                t.turn,
+                hex(&report.hash),
+                hex(&expected.hash),
+                expected.differing_components(&report.digest).join(", ")
+            );
+        }
+    }
+    let _ = writeln!(out, "{name}: restored from {from}, then {steps} turns re-simulated");
+    let _ = write!(out, "{}", crate::diff::summary(&mut world));
+    Ok(0)
+}

@@ -1,0 +1,591 @@
+//! The replay file: a versioned header, then one record per turn, keyframe snapshots every few
+//! turns, and a footer; written append-only as the game runs, read back as a stream.
+//!
+//! The byte layout is specified in `docs/replay-format.md`; this module is its only implementation.
+//! In short (all integers little-endian):
+//!
+//! ```text
+//! header   magic "PHXRPLY\0" (8) | format version u32 | payload length u32 | payload | blake3 of the bytes before it (32)
+//! record   tag u8 | payload length u32 | prefix check (3) | payload | blake3 of tag, length and payload (32)
+//!          tag 'T' a turn, 'K' a keyframe, 'E' the footer (the last record)
+//! ```
+//!
+//! # Reading damaged or cut-off files
+//!
+//! The reader never panics and allocates at most about [`MAX_RECORD`] bytes at a time (growing with
+//! the bytes actually present, not with the lengths a file claims). A file that ends inside a
+//! record, as one written by a crashed process does, reads as its whole records before the cut,
+//! with [`End::Truncated`] saying where; every other damage is a [`ReplayError`] naming the byte
+//! offset, the section and what was expected. A damaged length field cannot pass for a cut-off
+//! file: the 3-byte prefix check covers tag and length, and the record checksum covers the payload.
+
+use std::io::{Read, Write};
+
+use serde::{Deserialize, Serialize};
+use sim::command::Command;
+use sim::digest_tree::{Digest, StateDigest};
+use sim::world::{Settings, TurnReport, World};
+
+/// The first bytes of every replay.
+pub const MAGIC: [u8; 8] = *b"PHXRPLY\0";
+
+/// Version of the byte layout this reader reads and this writer writes. Every change to the
+/// layout, the header or a record payload bumps it; other versions are refused, naming both.
+pub const REPLAY_VERSION: u32 = 1;
+
+/// The engine that writes replays, as recorded in their header.
+pub const ENGINE: &str = concat!("phalanx ", env!("CARGO_PKG_VERSION"));
+
+/// Largest header payload (the embedded scenario is most of it). `[Units: bytes]`
+pub const MAX_HEADER: u32 = 1 << 26;
+
+/// Largest record payload (a keyframe of a 2048 × 2048 navcell world fits). `[Units: bytes]`
+pub const MAX_RECORD: u32 = 1 << 27;
+
+/// Most commands one turn record may hold.
+pub const MAX_COMMANDS_PER_TURN: usize = 1 << 16;
+
+const HEADER_PREFIX: u64 = 16;
+const RECORD_PREFIX: u64 = 8;
+const CHECKSUM: u64 = 32;
+
+const TAG_TURN: u8 = b'T';
+const TAG_KEYFRAME: u8 = b'K';
+const TAG_FOOTER: u8 = b'E';
+
+/// What a replay says about the game it records, written once at its start.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReplayHeader {
+    /// The engine that wrote it ([`ENGINE`] of the writer).
+    pub engine: String,
+    /// The snapshot format version of its keyframes (`sim::snapshot::SNAPSHOT_VERSION`).
+    pub snapshot_version: u32,
+    /// The state encoding version of its hashes (`sim::state_hash::FORMAT_VERSION`).
+    pub state_version: u32,
+    /// The game settings (turn length, players, seed, limits, motion constants).
+    pub settings: Settings,
+    /// The random seed (also in `settings`; here for tools that only read the header).
+    pub seed: u64,
+    /// A keyframe follows every turn record whose next turn is a multiple of this; 0 for none.
+    pub keyframe_every: u32,
+    /// The scenario's name.
+    pub scenario_name: String,
+    /// The scenario, self-contained (every referenced file inlined): the world is rebuilt from it.
+    pub scenario: String,
+    /// blake3 of `scenario`.
+    pub scenario_digest: Digest,
+    /// The names of the state digest's components, in order; every turn record holds one root per
+    /// name.
+    pub components: Vec<String>,
+}
+
+/// One turn: the commands it was stepped with and the digest of the state it ended with.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TurnRecord {
+    /// The turn stepped.
+    pub turn: u32,
+    /// The commands given to that step, in the order given.
+    pub commands: Vec<Command>,
+    /// The roots of the state digest after the turn, one per header component.
+    pub roots: Vec<Digest>,
+}
+
+impl TurnRecord {
+    /// The state digest this record stores (the state after the turn, whose turn counter is
+    /// `turn + 1`).
+    pub fn digest(&self, components: &[String]) -> StateDigest {
+        let pairs = components.iter().cloned().zip(self.roots.iter().copied()).collect();
+        StateDigest::new(self.turn.wrapping_add(1), pairs)
+    }
+}
+
+/// The last record of a finished replay.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Footer {
+    /// How many turns were recorded.
+    pub turns: u32,
+    /// The state hash after the last turn.
+    pub final_hash: Digest,
+}
+
+/// A record after the header.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Record {
+    /// A turn.
+    Turn(TurnRecord),
+    /// The world at the start of `turn` (after the turn record of `turn - 1`), as snapshot bytes
+    /// (`sim::world::World::save`).
+    Keyframe {
+        /// The turn the world is about to step.
+        turn: u32,
+        /// The snapshot.
+        snapshot: Vec<u8>,
+    },
+    /// The footer.
+    Footer(Footer),
+}
+
+/// How a replay ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum End {
+    /// Its footer was read.
+    Footer(Footer),
+    /// The bytes stop inside a record or between records with no footer (a crashed writer).
+    Truncated {
+        /// Offset of the first byte after the last whole record.
+        offset: u64,
+    },
+}
+
+/// Why bytes are not a readable replay.
+#[derive(Debug)]
+pub enum ReplayError {
+    /// A read failed.
+    Io(std::io::Error),
+    /// The bytes are damaged or not a replay.
+    Damaged {
+        /// Byte offset of the section where reading failed.
+        offset: u64,
+        /// Which section: `header`, `turn record`, `keyframe record`, `footer`, `record`.
+        section: &'static str,
+        /// What was expected there, and what was found.
+        expected: String,
+    },
+    /// A replay of another format or state version.
+    Incompatible {
+        /// What differs, naming both versions.
+        message: String,
+    },
+}
+
+impl std::fmt::Display for ReplayError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReplayError::Io(e) => write!(f, "read error: {e}"),
+            ReplayError::Damaged { offset, section, expected } => write!(f, "offset {offset} ({section}): {expected}"),
+            ReplayError::Incompatible { message } => write!(f, "incompatible replay: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for ReplayError {}
+
+impl From<std::io::Error> for ReplayError {
+    fn from(e: std::io::Error) -> Self {
+        ReplayError::Io(e)
+    }
+}
+
+fn damaged(offset: u64, section: &'static str, expected: impl Into<String>) -> ReplayError {
+    ReplayError::Damaged { offset, section, expected: expected.into() }
+}
+
+fn encode<T: Serialize>(value: &T) -> Vec<u8> {
+    sim::state_hash::encode(value)
+}
+
+/// Decodes a whole payload; bincode's limit bounds what a length inside it may allocate.
+fn decode<T: serde::de::DeserializeOwned>(payload: &[u8], offset: u64, section: &'static str, what: &str) -> Result<T, ReplayError> {
+    let config = sim::state_hash::CONFIG.with_limit::<{ MAX_RECORD as usize }>();
+    match bincode::serde::decode_from_slice::<T, _>(payload, config) {
+        Ok((value, used)) if used == payload.len() => Ok(value),
+        Ok((_, used)) => Err(damaged(offset, section, format!("{what} of {} bytes, found {} bytes more", used, payload.len() - used))),
+        Err(e) => Err(damaged(offset, section, format!("{what}: {e}"))),
+    }
+}
+
+fn record_check(tag: u8, len: u32) -> [u8; 3] {
+    let mut prefix = [0; 5];
+    prefix[0] = tag;
+    prefix[1..].copy_from_slice(&len.to_le_bytes());
+    let h = blake3::hash(&prefix);
+    [h.as_bytes()[0], h.as_bytes()[1], h.as_bytes()[2]]
+}
+
+fn record_checksum(prefix: &[u8], payload: &[u8]) -> Digest {
+    let mut h = blake3::Hasher::new();
+    h.update(prefix);
+    h.update(payload);
+    *h.finalize().as_bytes()
+}
+
+/// The header as bytes.
+pub fn header_bytes(header: &ReplayHeader) -> Vec<u8> {
+    let payload = encode(header);
+    let mut out = Vec::with_capacity(payload.len() + 48);
+    out.extend_from_slice(&MAGIC);
+    out.extend_from_slice(&REPLAY_VERSION.to_le_bytes());
+    out.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+    out.extend_from_slice(&payload);
+    let sum = blake3::hash(&out);
+    out.extend_from_slice(sum.as_bytes());
+    out
+}
+
+fn record_bytes(tag: u8, payload: &[u8]) -> Vec<u8> {
+    let len = payload.len() as u32;
+    let mut out = Vec::with_capacity(payload.len() + 40);
+    out.push(tag);
+    out.extend_from_slice(&len.to_le_bytes());
+    out.extend_from_slice(&record_check(tag, len));
+    out.extend_from_slice(payload);
+    let sum = record_checksum(&out[..5], payload);
+    out.extend_from_slice(&sum);
+    out
+}
+
+/// Writes a replay as the game runs: the header at once, then each turn as it is stepped, each
+/// flushed before the next turn so a crash loses at most the turn being written.
+pub struct ReplayWriter<W: Write> {
+    out: W,
+    header: ReplayHeader,
+    next_turn: Option<u32>,
+    turns: u32,
+    last_hash: Option<Digest>,
+    bytes: u64,
+}
+
+impl<W: Write> ReplayWriter<W> {
+    /// Starts a replay: writes and flushes the header.
+    ///
+    /// # Errors
+    /// The writer's error, or `InvalidInput` when the header is larger than [`MAX_HEADER`].
+    pub fn new(mut out: W, header: ReplayHeader) -> std::io::Result<Self> {
+        let bytes = header_bytes(&header);
+        if bytes.len() as u64 > u64::from(MAX_HEADER) + HEADER_PREFIX + CHECKSUM {
+            return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "replay header above MAX_HEADER"));
+        }
+        out.write_all(&bytes)?;
+        out.flush()?;
+        Ok(Self { out, header, next_turn: None, turns: 0, last_hash: None, bytes: bytes.len() as u64 })
+    }
+
+    /// The header written.
+    pub fn header(&self) -> &ReplayHeader {
+        &self.header
+    }
+
+    /// Bytes written so far.
+    pub fn bytes_written(&self) -> u64 {
+        self.bytes
+    }
+
+    fn record(&mut self, tag: u8, payload: &[u8]) -> std::io::Result<()> {
+        if payload.len() as u64 > u64::from(MAX_RECORD) {
+            return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "replay record above MAX_RECORD"));
+        }
+        let bytes = record_bytes(tag, payload);
+        self.out.write_all(&bytes)?;
+        self.out.flush()?;
+        self.bytes += bytes.len() as u64;
+        Ok(())
+    }
+
+    /// Records one stepped turn: the commands the step was given and its report.
+    ///
+    /// # Errors
+    /// The writer's error; `InvalidInput` when turns are not consecutive or the report's components
+    /// are not the header's.
+    pub fn turn(&mut self, commands: &[Command], report: &TurnReport) -> std::io::Result<()> {
+        let invalid = |m: String| std::io::Error::new(std::io::ErrorKind::InvalidInput, m);
+        if let Some(next) = self.next_turn
+            && report.turn != next
+        {
+            return Err(invalid(format!("turn {} recorded after turn {}", report.turn, next.wrapping_sub(1))));
+        }
+        let names = report.digest.components.iter().map(|(n, _)| n);
+        if !names.eq(self.header.components.iter()) {
+            return Err(invalid("the turn's digest components are not the header's".into()));
+        }
+        let record = TurnRecord {
+            turn: report.turn,
+            commands: commands.to_vec(),
+            roots: report.digest.components.iter().map(|(_, r)| *r).collect(),
+        };
+        self.record(TAG_TURN, &encode(&record))?;
+        self.next_turn = Some(report.turn.wrapping_add(1));
+        self.turns += 1;
+        self.last_hash = Some(report.hash);
+        Ok(())
+    }
+
+    /// Whether a keyframe is due before the world steps its next turn.
+    pub fn keyframe_due(&self, world: &World) -> bool {
+        let every = self.header.keyframe_every;
+        every != 0 && self.turns > 0 && world.turn().is_multiple_of(every)
+    }
+
+    /// Records the world's state as a keyframe (call between turns).
+    ///
+    /// # Errors
+    /// The writer's error; `InvalidInput` when the world is not at the turn after the last record.
+    pub fn keyframe(&mut self, world: &World) -> std::io::Result<()> {
+        if let Some(next) = self.next_turn
+            && world.turn() != next
+        {
+            return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "keyframe of another turn than the next"));
+        }
+        let mut payload = world.turn().to_le_bytes().to_vec();
+        payload.extend_from_slice(&world.save());
+        self.record(TAG_KEYFRAME, &payload)
+    }
+
+    /// Writes the footer and returns the writer.
+    ///
+    /// # Errors
+    /// The writer's error.
+    pub fn finish(mut self) -> std::io::Result<W> {
+        let footer = Footer { turns: self.turns, final_hash: self.last_hash.unwrap_or([0; 32]) };
+        self.record(TAG_FOOTER, &encode(&footer))?;
+        Ok(self.out)
+    }
+}
+
+/// Reads a replay as a stream of records.
+pub struct ReplayReader<R: Read> {
+    input: R,
+    header: ReplayHeader,
+    offset: u64,
+    next_turn: u32,
+    turns: u32,
+    last_hash: Option<Digest>,
+    end: Option<End>,
+}
+
+/// Reads up to `n` bytes (fewer only at the end of the input), growing the buffer with the bytes
+/// actually read, so a length field cannot make it allocate more than the input holds.
+fn read_up_to(input: &mut impl Read, n: u64, buf: &mut Vec<u8>) -> std::io::Result<()> {
+    buf.clear();
+    input.take(n).read_to_end(buf)?;
+    Ok(())
+}
+
+impl<R: Read> ReplayReader<R> {
+    /// Reads and checks the header.
+    ///
+    /// # Errors
+    /// [`ReplayError`] for a header that is damaged, cut off or of another version.
+    pub fn new(mut input: R) -> Result<Self, ReplayError> {
+        let mut prefix = Vec::new();
+        read_up_to(&mut input, HEADER_PREFIX, &mut prefix)?;
+        if prefix.len() < 8 || prefix[..8] != MAGIC {
+            if prefix.len() < 8 && MAGIC.starts_with(&prefix) {
+                return Err(damaged(0, "header", format!("the magic PHXRPLY, found only {} bytes", prefix.len())));
+            }
+            return Err(damaged(0, "header", "the magic PHXRPLY (is this a replay file?)"));
+        }
+        if prefix.len() < 12 {
+            return Err(damaged(8, "header", "the format version, found the end of the file"));
+        }
+        let version = u32::from_le_bytes(prefix[8..12].try_into().expect("4 bytes"));
+        if version != REPLAY_VERSION {
+            return Err(ReplayError::Incompatible {
+                message: format!("replay format version {version}, this reader reads version {REPLAY_VERSION} only"),
+            });
+        }
+        if prefix.len() < 16 {
+            return Err(damaged(12, "header", "the header length, found the end of the file"));
+        }
+        let len = u32::from_le_bytes(prefix[12..16].try_into().expect("4 bytes"));
+        if len > MAX_HEADER {
+            return Err(damaged(12, "header", format!("a header length of at most {MAX_HEADER}, found {len}")));
+        }
+        let mut rest = Vec::new();
+        read_up_to(&mut input, u64::from(len) + CHECKSUM, &mut rest)?;
+        if rest.len() as u64 != u64::from(len) + CHECKSUM {
+            return Err(damaged(
+                HEADER_PREFIX,
+                "header",
+                format!("{} header bytes, found the end of the file after {}", u64::from(len) + CHECKSUM, rest.len()),
+            ));
+        }
+        let (payload, sum) = rest.split_at(len as usize);
+        let mut h = blake3::Hasher::new();
+        h.update(&prefix);
+        h.update(payload);
+        if h.finalize().as_bytes()[..] != sum[..] {
+            return Err(damaged(HEADER_PREFIX + u64::from(len), "header", "the header checksum: the header is damaged"));
+        }
+        let header: ReplayHeader = decode(payload, HEADER_PREFIX, "header", "a replay header")?;
+        if header.snapshot_version != sim::snapshot::SNAPSHOT_VERSION || header.state_version != sim::state_hash::FORMAT_VERSION {
+            return Err(ReplayError::Incompatible {
+                message: format!(
+                    "recorded by {} with snapshot format {} and state encoding {}; this is {ENGINE} with snapshot format {} and state encoding {}",
+                    header.engine,
+                    header.snapshot_version,
+                    header.state_version,
+                    sim::snapshot::SNAPSHOT_VERSION,
+                    sim::state_hash::FORMAT_VERSION
+                ),
+            });
+        }
+        if blake3::hash(header.scenario.as_bytes()).as_bytes() != &header.scenario_digest {
+            return Err(damaged(HEADER_PREFIX, "header", "the scenario to match its digest"));
+        }
+        Ok(Self { input, header, offset: HEADER_PREFIX + u64::from(len) + CHECKSUM, next_turn: 0, turns: 0, last_hash: None, end: None })
+    }
+
+    /// The header.
+    pub fn header(&self) -> &ReplayHeader {
+        &self.header
+    }
+
+    /// The offset of the next record.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// How the replay ended, once [`next_record`](Self::next_record) has returned `None`.
+    pub fn end(&self) -> Option<End> {
+        self.end
+    }
+
+    /// The next record; `None` after the footer or at a cut.
+    ///
+    /// # Errors
+    /// [`ReplayError`] naming the record's offset and what was expected; after an error the reader
+    /// returns `None`.
+    pub fn next_record(&mut self) -> Result<Option<Record>, ReplayError> {
+        if self.end.is_some() {
+            return Ok(None);
+        }
+        match self.read_record() {
+            Ok(r) => Ok(r),
+            Err(e) => {
+                self.end = Some(End::Truncated { offset: self.offset });
+                Err(e)
+            }
+        }
+    }
+
+    fn read_record(&mut self) -> Result<Option<Record>, ReplayError> {
+        let at = self.offset;
+        let mut prefix = Vec::new();
+        read_up_to(&mut self.input, RECORD_PREFIX, &mut prefix)?;
+        if (prefix.len() as u64) < RECORD_PREFIX {
+            self.end = Some(End::Truncated { offset: at });
+            return Ok(None);
+        }
+        let tag = prefix[0];
+        let len = u32::from_le_bytes(prefix[1..5].try_into().expect("4 bytes"));
+        if prefix[5..8] != record_check(tag, len) {
+            return Err(damaged(at, "record", "the record prefix check: the tag or length is damaged"));
+        }
+        let section = match tag {
+            TAG_TURN => "turn record",
+            TAG_KEYFRAME => "keyframe record",
+            TAG_FOOTER => "footer",
+            _ => return Err(damaged(at, "record", format!("a record tag T, K or E, found byte {tag:#04x}"))),
+        };
+        if len > MAX_RECORD {
+            return Err(damaged(at + 1, section, format!("a length of at most {MAX_RECORD}, found {len}")));
+        }
+        let mut body = Vec::new();
+        read_up_to(&mut self.input, u64::from(len) + CHECKSUM, &mut body)?;
+        if (body.len() as u64) < u64::from(len) + CHECKSUM {
+            // The writer was stopped inside this record: the replay ends before it.
+            self.end = Some(End::Truncated { offset: at });
+            return Ok(None);
+        }
+        let (payload, sum) = body.split_at(len as usize);
+        if record_checksum(&prefix[..5], payload)[..] != sum[..] {
+            return Err(damaged(at, section, "the record checksum: the record is damaged"));
+        }
+        let payload_at = at + RECORD_PREFIX;
+        let record = match tag {
+            TAG_TURN => {
+                let record: TurnRecord = decode(payload, payload_at, section, "a turn record")?;
+                if record.turn != self.next_turn {
+                    return Err(damaged(payload_at, section, format!("turn {}, found turn {}", self.next_turn, record.turn)));
+                }
+                if record.roots.len() != self.header.components.len() {
+                    return Err(damaged(
+                        payload_at,
+                        section,
+                        format!("{} state roots, found {}", self.header.components.len(), record.roots.len()),
+                    ));
+                }
+                if record.commands.len() > MAX_COMMANDS_PER_TURN {
+                    return Err(damaged(payload_at, section, format!("at most {MAX_COMMANDS_PER_TURN} commands")));
+                }
+                self.next_turn = record.turn.wrapping_add(1);
+                self.turns += 1;
+                self.last_hash = Some(record.digest(&self.header.components).hash);
+                Record::Turn(record)
+            }
+            TAG_KEYFRAME => {
+                if payload.len() < 4 {
+                    return Err(damaged(payload_at, section, "a turn number and a snapshot"));
+                }
+                let turn = u32::from_le_bytes(payload[..4].try_into().expect("4 bytes"));
+                if turn != self.next_turn {
+                    return Err(damaged(payload_at, section, format!("a keyframe of turn {}, found turn {turn}", self.next_turn)));
+                }
+                Record::Keyframe { turn, snapshot: payload[4..].to_vec() }
+            }
+            _ => {
+                let footer: Footer = decode(payload, payload_at, section, "a footer")?;
+                if footer.turns != self.turns {
+                    return Err(damaged(payload_at, section, format!("a count of {} turns, found {}", self.turns, footer.turns)));
+                }
+                if footer.final_hash != self.last_hash.unwrap_or([0; 32]) {
+                    return Err(damaged(payload_at, section, "the final hash of the last turn record"));
+                }
+                let mut extra = Vec::new();
+                read_up_to(&mut self.input, 1, &mut extra)?;
+                let after = payload_at + u64::from(len) + CHECKSUM;
+                if !extra.is_empty() {
+                    return Err(damaged(after, "footer", "the end of the file after the footer, found more bytes"));
+                }
+                self.end = Some(End::Footer(footer));
+                Record::Footer(footer)
+            }
+        };
+        self.offset = at + RECORD_PREFIX + u64::from(len) + CHECKSUM;
+        Ok(Some(record))
+    }
+}
+
+/// A whole replay in memory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Replay {
+    /// The header.
+    pub header: ReplayHeader,
+    /// Every turn, in order from turn 0.
+    pub turns: Vec<TurnRecord>,
+    /// Keyframes as (turn, snapshot bytes), in order.
+    pub keyframes: Vec<(u32, Vec<u8>)>,
+    /// How it ended.
+    pub end: End,
+}
+
+impl Replay {
+    /// Reads a whole replay.
+    ///
+    /// # Errors
+    /// As [`ReplayReader`].
+    pub fn read(input: impl Read) -> Result<Self, ReplayError> {
+        let mut reader = ReplayReader::new(input)?;
+        let mut turns = Vec::new();
+        let mut keyframes = Vec::new();
+        while let Some(record) = reader.next_record()? {
+            match record {
+                Record::Turn(t) => turns.push(t),
+                Record::Keyframe { turn, snapshot } => keyframes.push((turn, snapshot)),
+                Record::Footer(_) => {}
+            }
+        }
+        let end = reader.end().unwrap_or(End::Truncated { offset: reader.offset() });
+        Ok(Self { header: reader.header, turns, keyframes, end })
+    }
+
+    /// The recorded state digest after `turn`.
+    pub fn digest(&self, turn: u32) -> Option<StateDigest> {
+        self.turns.get(turn as usize).map(|t| t.digest(&self.header.components))
+    }
+}
+
+/// Whether bytes start like a replay (rather than a snapshot).
+pub fn is_replay(bytes: &[u8]) -> bool {
+    bytes.starts_with(&MAGIC)
+}

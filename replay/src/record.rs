@@ -1,0 +1,114 @@
+//! Running a scenario and recording its replay.
+
+use std::io::Write;
+
+use sim::command::Command;
+use sim::world::{TurnReport, World};
+
+use crate::format::{ENGINE, ReplayHeader, ReplayWriter};
+use crate::scenario::Scenario;
+
+/// How to run a scenario.
+#[derive(Clone, Copy, Debug)]
+pub struct RunOptions {
+    /// Turns to step.
+    pub turns: u32,
+    /// Worker threads for path requests (the results do not depend on it).
+    pub threads: usize,
+    /// A keyframe every this many turns in the replay; 0 for none.
+    pub keyframe_every: u32,
+}
+
+/// Why a scenario could not be run or recorded.
+#[derive(Debug)]
+pub enum RunError {
+    /// The world could not be built.
+    Setup(String),
+    /// Writing the replay failed.
+    Io(std::io::Error),
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::Setup(e) => write!(f, "{e}"),
+            RunError::Io(e) => write!(f, "writing the replay: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
+
+/// The header of a replay of `scenario`, for a world built from it.
+pub fn header_for(scenario: &Scenario, world: &mut World, keyframe_every: u32) -> ReplayHeader {
+    let settings = *world.settings();
+    ReplayHeader {
+        engine: ENGINE.to_owned(),
+        snapshot_version: sim::snapshot::SNAPSHOT_VERSION,
+        state_version: sim::state_hash::FORMAT_VERSION,
+        settings,
+        seed: settings.seed,
+        keyframe_every,
+        scenario_name: scenario.name().to_owned(),
+        scenario: scenario.canonical_text().to_owned(),
+        scenario_digest: scenario.digest(),
+        components: world.state_digest().components.into_iter().map(|(name, _)| name).collect(),
+    }
+}
+
+/// A world built from a scenario, with its thread count set.
+///
+/// # Errors
+/// [`RunError::Setup`] when the world or its thread pool cannot be made.
+pub fn build_world(scenario: &Scenario, threads: usize) -> Result<World, RunError> {
+    let mut world = scenario.world().map_err(|e| RunError::Setup(e.to_string()))?;
+    world.set_threads(threads).map_err(RunError::Setup)?;
+    Ok(world)
+}
+
+/// Runs a scenario for `options.turns` turns, recording into `out` when given, and calls
+/// `on_turn` with each turn's commands and report. Returns the world after the last turn and the
+/// replay's writer.
+///
+/// # Errors
+/// [`RunError`] when the world cannot be built or the replay cannot be written.
+pub fn run<W: Write>(
+    scenario: &Scenario,
+    options: &RunOptions,
+    out: Option<W>,
+    on_turn: &mut dyn FnMut(&[Command], &TurnReport),
+) -> Result<(World, Option<W>), RunError> {
+    let mut world = build_world(scenario, options.threads)?;
+    let mut writer = match out {
+        Some(out) => {
+            let header = header_for(scenario, &mut world, options.keyframe_every);
+            Some(ReplayWriter::new(out, header).map_err(RunError::Io)?)
+        }
+        None => None,
+    };
+    let mut script = scenario.script();
+    for _ in 0..options.turns {
+        if let Some(w) = writer.as_mut()
+            && w.keyframe_due(&world)
+        {
+            w.keyframe(&world).map_err(RunError::Io)?;
+        }
+        let commands = script.commands(world.turn());
+        let report = world.step(&commands);
+        script.observe(&report);
+        if let Some(w) = writer.as_mut() {
+            w.turn(&commands, &report).map_err(RunError::Io)?;
+        }
+        on_turn(&commands, &report);
+    }
+    let out = match writer {
+        Some(mut w) => {
+            if w.keyframe_due(&world) {
+                w.keyframe(&world).map_err(RunError::Io)?;
+            }
+            Some(w.finish().map_err(RunError::Io)?)
+        }
+        None => None,
+    };
+    Ok((world, out))
+}
