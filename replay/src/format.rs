@@ -42,8 +42,15 @@ pub const MAX_HEADER: u32 = 1 << 26;
 /// Largest record payload (a keyframe of a 2048 × 2048 navcell world fits). `[Units: bytes]`
 pub const MAX_RECORD: u32 = 1 << 27;
 
+/// Largest turn record payload. Decoding one allocates at most a few times this (commands are
+/// small structs with a vector or string each). `[Units: bytes]`
+pub const MAX_TURN_RECORD: u32 = 1 << 24;
+
 /// Most commands one turn record may hold.
 pub const MAX_COMMANDS_PER_TURN: usize = 1 << 16;
+
+/// Size of a whole footer record: prefix, payload (turn count and final hash), checksum.
+const FOOTER_RECORD: usize = 8 + 36 + 32;
 
 const HEADER_PREFIX: u64 = 16;
 const RECORD_PREFIX: u64 = 8;
@@ -77,6 +84,14 @@ pub struct ReplayHeader {
     /// The names of the state digest's components, in order; every turn record holds one root per
     /// name.
     pub components: Vec<String>,
+}
+
+/// The first fields of [`ReplayHeader`], decoded alone to check compatibility first.
+#[derive(Deserialize)]
+struct HeaderVersions {
+    engine: String,
+    snapshot_version: u32,
+    state_version: u32,
 }
 
 /// One turn: the commands it was stepped with and the digest of the state it ended with.
@@ -133,6 +148,11 @@ pub enum End {
     /// The bytes stop inside a record or between records with no footer (a crashed writer).
     Truncated {
         /// Offset of the first byte after the last whole record.
+        offset: u64,
+    },
+    /// Reading stopped at a damaged record (the error said where and why).
+    Damaged {
+        /// Offset of the damaged record.
         offset: u64,
     },
 }
@@ -288,21 +308,27 @@ impl<W: Write> ReplayWriter<W> {
     /// are not the header's.
     pub fn turn(&mut self, commands: &[Command], report: &TurnReport) -> std::io::Result<()> {
         let invalid = |m: String| std::io::Error::new(std::io::ErrorKind::InvalidInput, m);
-        if let Some(next) = self.next_turn
-            && report.turn != next
-        {
-            return Err(invalid(format!("turn {} recorded after turn {}", report.turn, next.wrapping_sub(1))));
+        let next = self.next_turn.unwrap_or(0);
+        if report.turn != next {
+            return Err(invalid(format!("turn {} recorded where turn {next} is next (a replay starts at turn 0)", report.turn)));
         }
         let names = report.digest.components.iter().map(|(n, _)| n);
         if !names.eq(self.header.components.iter()) {
             return Err(invalid("the turn's digest components are not the header's".into()));
+        }
+        if commands.len() > MAX_COMMANDS_PER_TURN {
+            return Err(invalid(format!("{} commands in one turn, at most {MAX_COMMANDS_PER_TURN}", commands.len())));
         }
         let record = TurnRecord {
             turn: report.turn,
             commands: commands.to_vec(),
             roots: report.digest.components.iter().map(|(_, r)| *r).collect(),
         };
-        self.record(TAG_TURN, &encode(&record))?;
+        let payload = encode(&record);
+        if payload.len() > MAX_TURN_RECORD as usize {
+            return Err(invalid(format!("a turn record of {} bytes, at most {MAX_TURN_RECORD}", payload.len())));
+        }
+        self.record(TAG_TURN, &payload)?;
         self.next_turn = Some(report.turn.wrapping_add(1));
         self.turns += 1;
         self.last_hash = Some(report.hash);
@@ -320,9 +346,7 @@ impl<W: Write> ReplayWriter<W> {
     /// # Errors
     /// The writer's error; `InvalidInput` when the world is not at the turn after the last record.
     pub fn keyframe(&mut self, world: &World) -> std::io::Result<()> {
-        if let Some(next) = self.next_turn
-            && world.turn() != next
-        {
+        if world.turn() != self.next_turn.unwrap_or(0) {
             return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "keyframe of another turn than the next"));
         }
         let mut payload = world.turn().to_le_bytes().to_vec();
@@ -350,6 +374,39 @@ pub struct ReplayReader<R: Read> {
     turns: u32,
     last_hash: Option<Digest>,
     end: Option<End>,
+}
+
+/// Whether bytes are one whole, valid footer record (prefix check and checksum).
+fn is_footer_record(bytes: &[u8]) -> bool {
+    bytes.len() == FOOTER_RECORD
+        && bytes[0] == TAG_FOOTER
+        && u32::from_le_bytes([bytes[1], bytes[2], bytes[3], bytes[4]]) as usize == FOOTER_RECORD - 40
+        && bytes[5..8] == record_check(bytes[0], (FOOTER_RECORD - 40) as u32)
+        && record_checksum(&bytes[..5], &bytes[8..FOOTER_RECORD - 32])[..] == bytes[FOOTER_RECORD - 32..]
+}
+
+/// Checks a keyframe's snapshot framing (`sim::snapshot`: magic, version, length, checksum)
+/// without decoding it; `Err((offset within the snapshot, what was expected))`.
+fn check_snapshot_frame(bytes: &[u8]) -> Result<(), (u64, String)> {
+    const PREFIX: usize = 20;
+    if bytes.len() < PREFIX + 32 || bytes[..8] != sim::snapshot::MAGIC {
+        return Err((0, "a snapshot starting with the magic PHXSNAP".into()));
+    }
+    let version = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]);
+    if version != sim::snapshot::SNAPSHOT_VERSION {
+        return Err((8, format!("snapshot format version {}, found {version}", sim::snapshot::SNAPSHOT_VERSION)));
+    }
+    let mut len = [0u8; 8];
+    len.copy_from_slice(&bytes[12..20]);
+    let len = u64::from_le_bytes(len);
+    if len != (bytes.len() - PREFIX - 32) as u64 {
+        return Err((12, format!("a snapshot payload length of {}, found {len}", bytes.len() - PREFIX - 32)));
+    }
+    let (payload, sum) = bytes[PREFIX..].split_at(bytes.len() - PREFIX - 32);
+    if blake3::hash(payload).as_bytes()[..] != sum[..] {
+        return Err(((bytes.len() - 32) as u64, "the snapshot checksum: the snapshot is damaged".into()));
+    }
+    Ok(())
 }
 
 /// Reads up to `n` bytes (fewer only at the end of the input), growing the buffer with the bytes
@@ -406,19 +463,25 @@ impl<R: Read> ReplayReader<R> {
         if h.finalize().as_bytes()[..] != sum[..] {
             return Err(damaged(HEADER_PREFIX + u64::from(len), "header", "the header checksum: the header is damaged"));
         }
-        let header: ReplayHeader = decode(payload, HEADER_PREFIX, "header", "a replay header")?;
-        if header.snapshot_version != sim::snapshot::SNAPSHOT_VERSION || header.state_version != sim::state_hash::FORMAT_VERSION {
+        // The versions first (they lead the header), so that a replay whose settings or commands
+        // have another layout is refused naming the versions rather than failing to decode.
+        let config = sim::state_hash::CONFIG.with_limit::<{ MAX_HEADER as usize }>();
+        let versions = bincode::serde::decode_from_slice::<HeaderVersions, _>(payload, config)
+            .map_err(|e| damaged(HEADER_PREFIX, "header", format!("the engine and format versions: {e}")))?
+            .0;
+        if versions.snapshot_version != sim::snapshot::SNAPSHOT_VERSION || versions.state_version != sim::state_hash::FORMAT_VERSION {
             return Err(ReplayError::Incompatible {
                 message: format!(
                     "recorded by {} with snapshot format {} and state encoding {}; this is {ENGINE} with snapshot format {} and state encoding {}",
-                    header.engine,
-                    header.snapshot_version,
-                    header.state_version,
+                    versions.engine,
+                    versions.snapshot_version,
+                    versions.state_version,
                     sim::snapshot::SNAPSHOT_VERSION,
                     sim::state_hash::FORMAT_VERSION
                 ),
             });
         }
+        let header: ReplayHeader = decode(payload, HEADER_PREFIX, "header", "a replay header")?;
         if blake3::hash(header.scenario.as_bytes()).as_bytes() != &header.scenario_digest {
             return Err(damaged(HEADER_PREFIX, "header", "the scenario to match its digest"));
         }
@@ -452,7 +515,7 @@ impl<R: Read> ReplayReader<R> {
         match self.read_record() {
             Ok(r) => Ok(r),
             Err(e) => {
-                self.end = Some(End::Truncated { offset: self.offset });
+                self.end = Some(End::Damaged { offset: self.offset });
                 Err(e)
             }
         }
@@ -477,13 +540,27 @@ impl<R: Read> ReplayReader<R> {
             TAG_FOOTER => "footer",
             _ => return Err(damaged(at, "record", format!("a record tag T, K or E, found byte {tag:#04x}"))),
         };
-        if len > MAX_RECORD {
-            return Err(damaged(at + 1, section, format!("a length of at most {MAX_RECORD}, found {len}")));
+        let limit = match tag {
+            TAG_TURN => MAX_TURN_RECORD,
+            TAG_KEYFRAME => MAX_RECORD,
+            _ => (FOOTER_RECORD - 40) as u32,
+        };
+        if len > limit {
+            return Err(damaged(at + 1, section, format!("a length of at most {limit}, found {len}")));
         }
         let mut body = Vec::new();
         read_up_to(&mut self.input, u64::from(len) + CHECKSUM, &mut body)?;
         if (body.len() as u64) < u64::from(len) + CHECKSUM {
-            // The writer was stopped inside this record: the replay ends before it.
+            // The input ends inside this record. A writer stopped while writing it leaves a
+            // prefix of it; bytes lost from the middle of a file leave later records, the footer
+            // last, inside what should have been this one: that is damage, not the end.
+            if body.len() >= FOOTER_RECORD && is_footer_record(&body[body.len() - FOOTER_RECORD..]) {
+                return Err(damaged(
+                    at,
+                    section,
+                    format!("{} bytes, but a whole footer follows: bytes are missing inside the file", u64::from(len) + CHECKSUM),
+                ));
+            }
             self.end = Some(End::Truncated { offset: at });
             return Ok(None);
         }
@@ -521,7 +598,9 @@ impl<R: Read> ReplayReader<R> {
                 if turn != self.next_turn {
                     return Err(damaged(payload_at, section, format!("a keyframe of turn {}, found turn {turn}", self.next_turn)));
                 }
-                Record::Keyframe { turn, snapshot: payload[4..].to_vec() }
+                let snapshot = &payload[4..];
+                check_snapshot_frame(snapshot).map_err(|(offset, what)| damaged(payload_at + 4 + offset, section, what))?;
+                Record::Keyframe { turn, snapshot: snapshot.to_vec() }
             }
             _ => {
                 let footer: Footer = decode(payload, payload_at, section, "a footer")?;

@@ -1233,6 +1233,20 @@ fn parse_map_field(
                 let class = parse_class(cx, item, &format!("{p}[{k}]"), classes)?;
                 mask |= 1 << class;
             }
+            // The snapshot's limit (`World::load` refuses more), counted as it counts it.
+            let movement = mask;
+            let cells = u64::from(desc.grid.width) * u64::from(desc.grid.height);
+            if cells * u64::from(movement.count_ones()) > sim::snapshot::MAX_JUMP_TABLE_CELLS {
+                return Err(cx.err(
+                    n,
+                    &p,
+                    format!(
+                        "jump tables for at most {} navcells in all (so that every state can be saved), found {} classes on {cells} navcells",
+                        sim::snapshot::MAX_JUMP_TABLE_CELLS,
+                        movement.count_ones()
+                    ),
+                ));
+            }
             mask
         }
         None => 0,

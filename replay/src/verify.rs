@@ -85,8 +85,14 @@ pub enum DivergenceKind {
 pub struct Divergence {
     /// What failed.
     pub kind: DivergenceKind,
-    /// The first turn whose end state differs.
+    /// The first turn whose end state differs (for a keyframe divergence: the last turn before the
+    /// keyframe; the state may have diverged as early as `since_turn`).
     pub turn: u32,
+    /// For a keyframe divergence, the first turn after the last keyframe that matched (or 0): the
+    /// divergence happened in `since_turn..=turn`, which the hashes do not narrow down.
+    pub since_turn: Option<u32>,
+    /// Why, when it is not a difference of states (a snapshot that does not load).
+    pub reason: Option<String>,
     /// The recorded hash (or the uninterrupted world's, for the sync test), hex.
     pub expected_hash: String,
     /// The re-simulated hash, hex.
@@ -202,7 +208,17 @@ impl VerifyReport {
                         DivergenceKind::Keyframe => "hashes agree but the keyframe snapshot differs (a state the hash does not cover)",
                         DivergenceKind::SyncTest => "the world reloaded from a snapshot stepped differently",
                     };
-                    let _ = writeln!(s, "  first diverging turn: {} ({what})", d.turn);
+                    match d.since_turn {
+                        Some(since) => {
+                            let _ = writeln!(s, "  diverged between turns {since} and {} ({what})", d.turn);
+                        }
+                        None => {
+                            let _ = writeln!(s, "  first diverging turn: {} ({what})", d.turn);
+                        }
+                    }
+                    if let Some(reason) = &d.reason {
+                        let _ = writeln!(s, "  reason: {reason}");
+                    }
                     let _ = writeln!(s, "  expected hash {}", d.expected_hash);
                     let _ = writeln!(s, "  found hash    {}", d.found_hash);
                     let _ = writeln!(
@@ -210,9 +226,11 @@ impl VerifyReport {
                         "  diverging components: {}",
                         if d.components.is_empty() { "(none)".into() } else { d.components.join(", ") }
                     );
-                    let _ = writeln!(s, "  commands of turn {} ({}):", d.turn, d.commands.len());
-                    for c in &d.commands {
-                        let _ = writeln!(s, "    {c}");
+                    if d.kind != DivergenceKind::Keyframe {
+                        let _ = writeln!(s, "  commands of turn {} ({}):", d.turn, d.commands.len());
+                        for c in &d.commands {
+                            let _ = writeln!(s, "    {c}");
+                        }
                     }
                     match d.state_turn {
                         Some(t) => {
@@ -225,9 +243,10 @@ impl VerifyReport {
                                 let _ = writeln!(s, "    ... {} more", d.diffs_total - d.diffs.len());
                             }
                         }
-                        None => {
+                        None if d.reason.is_none() => {
                             let _ = writeln!(s, "  no keyframe follows the divergence: record with keyframes for a field-level diff");
                         }
+                        None => {}
                     }
                 }
                 let _ = writeln!(s, "  verified {} turns before it{rate}", self.turns_verified);
@@ -268,8 +287,11 @@ pub fn embedded_scenario(header: &ReplayHeader) -> Result<Scenario, String> {
 /// Text saying why the embedded scenario cannot be used.
 pub fn initial_world(header: &ReplayHeader, threads: usize) -> Result<World, String> {
     let scenario = embedded_scenario(header)?;
-    if *scenario.settings() != header.settings {
-        return Err("the header's settings differ from its scenario's".into());
+    if *scenario.settings() != header.settings || header.seed != header.settings.seed {
+        return Err("the header's settings or seed differ from its scenario's".into());
+    }
+    if scenario.name() != header.scenario_name {
+        return Err(format!("the header names scenario {:?} but embeds {:?}", header.scenario_name, scenario.name()));
     }
     let mut world = scenario.world().map_err(|e| format!("the embedded scenario's world: {e}"))?;
     world.set_threads(threads)?;
@@ -336,6 +358,8 @@ fn verify_inner(
     };
     // After a divergence: the turn, and the world is stepped on to the next keyframe for a diff.
     let mut diverged: Option<Divergence> = None;
+    // The turn of the last keyframe that matched the re-simulated state (0: the scenario's start).
+    let mut last_keyframe = 0u32;
     loop {
         let record = match reader.next_record() {
             Ok(Some(r)) => r,
@@ -407,7 +431,9 @@ fn verify_inner(
                     break;
                 }
                 report.keyframes_checked += 1;
-                if snapshot != mine {
+                if snapshot == mine {
+                    last_keyframe = turn;
+                } else {
                     let (diffs, total) = match snapshot_diff(&snapshot, &mine, options.diff_limit) {
                         Ok(d) => d,
                         Err(e) => return report.fail(format!("keyframe of turn {turn}: {e}")),
@@ -416,7 +442,9 @@ fn verify_inner(
                     report.outcome = Outcome::Diverged;
                     report.divergence = Some(Divergence {
                         kind: DivergenceKind::Keyframe,
-                        turn: turn.wrapping_sub(1),
+                        turn: turn.saturating_sub(1),
+                        since_turn: Some(last_keyframe),
+                        reason: None,
                         expected_hash: hash.clone(),
                         found_hash: hash,
                         components: diffs.iter().map(|f| f.component.clone()).fold(Vec::new(), |mut v, c| {
@@ -439,7 +467,7 @@ fn verify_inner(
     match reader.end() {
         Some(End::Footer(_)) => report.complete = true,
         Some(End::Truncated { offset }) => report.truncated_at = Some(offset),
-        None => {}
+        Some(End::Damaged { .. }) | None => {}
     }
     if let Some(d) = diverged {
         report.outcome = Outcome::Diverged;
@@ -452,6 +480,8 @@ fn hash_divergence(expected: &StateDigest, found: &StateDigest, commands: &[Comm
     Divergence {
         kind: DivergenceKind::Hash,
         turn: expected.turn.wrapping_sub(1),
+        since_turn: None,
+        reason: None,
         expected_hash: hex(&expected.hash),
         found_hash: hex(&found.hash),
         components: expected.differing_components(found),
@@ -463,20 +493,18 @@ fn hash_divergence(expected: &StateDigest, found: &StateDigest, commands: &[Comm
 }
 
 fn sync_divergence(turn: u32, commands: &[Command], a: Option<&StateDigest>, b: Option<&StateDigest>, why: String) -> Divergence {
-    let mut lines = command_lines(commands);
-    if !why.is_empty() {
-        lines.insert(0, why);
-    }
     Divergence {
         kind: DivergenceKind::SyncTest,
         turn,
+        since_turn: None,
+        reason: (!why.is_empty()).then_some(why),
         expected_hash: a.map(|d| hex(&d.hash)).unwrap_or_default(),
         found_hash: b.map(|d| hex(&d.hash)).unwrap_or_default(),
         components: match (a, b) {
             (Some(a), Some(b)) => a.differing_components(b),
             _ => Vec::new(),
         },
-        commands: lines,
+        commands: command_lines(commands),
         state_turn: None,
         diffs: Vec::new(),
         diffs_total: 0,
@@ -497,22 +525,41 @@ pub fn verify_file(path: &std::path::Path, options: &VerifyOptions, progress: &(
     }
 }
 
-/// The files of shard `index` (1-based) of `count`: the `k`-th file of the list sorted by path
-/// (from 0) belongs to shard `k mod count + 1`, so every file is in exactly one shard and the
-/// split depends only on the set of paths, not on the order they were given in.
+/// The files of shard `index` (1-based) of `count`, in the order given: the `k`-th file of the
+/// list sorted by path (from 0) belongs to shard `k mod count + 1`, so every file is in exactly one
+/// shard and the split depends only on the set of paths, not on the order they were given in.
+/// Paths are compared as given (`a/x` and `./a/x` are different paths).
 pub fn shard<P: AsRef<std::path::Path> + Clone>(files: &[P], index: u32, count: u32) -> Vec<P> {
-    let mut sorted: Vec<P> = files.to_vec();
-    sorted.sort_by(|a, b| a.as_ref().cmp(b.as_ref()));
-    sorted.dedup_by(|a, b| a.as_ref() == b.as_ref());
-    sorted.into_iter().enumerate().filter(|(k, _)| (*k as u64) % u64::from(count.max(1)) + 1 == u64::from(index)).map(|(_, p)| p).collect()
+    // Rank of each file in path order (ties, the same path given twice, by position); the shard
+    // keeps the files in the order given.
+    let mut order: Vec<usize> = (0..files.len()).collect();
+    order.sort_by(|&a, &b| files[a].as_ref().cmp(files[b].as_ref()).then(a.cmp(&b)));
+    let mut rank = vec![0usize; files.len()];
+    for (r, &k) in order.iter().enumerate() {
+        rank[k] = r;
+    }
+    let count = count.max(1) as usize;
+    files.iter().zip(rank).filter(|(_, r)| r % count + 1 == index as usize).map(|(f, _)| f.clone()).collect()
 }
 
 /// Verifies files on `jobs` threads; the reports come back in the order of `files`.
-pub fn verify_files(files: &[std::path::PathBuf], options: &VerifyOptions, jobs: usize, progress: &(dyn Fn() + Sync)) -> Vec<VerifyReport> {
+/// `progress` is called per verified turn, `done` per finished file.
+pub fn verify_files(
+    files: &[std::path::PathBuf],
+    options: &VerifyOptions,
+    jobs: usize,
+    progress: &(dyn Fn() + Sync),
+    done: &(dyn Fn() + Sync),
+) -> Vec<VerifyReport> {
     use rayon::prelude::*;
-    let work = || files.par_iter().map(|f| verify_file(f, options, progress)).collect::<Vec<_>>();
+    let one = |f: &std::path::PathBuf| {
+        let report = verify_file(f, options, progress);
+        done();
+        report
+    };
+    let work = || files.par_iter().map(one).collect::<Vec<_>>();
     match rayon::ThreadPoolBuilder::new().num_threads(jobs.max(1)).build() {
         Ok(pool) => pool.install(work),
-        Err(_) => files.iter().map(|f| verify_file(f, options, progress)).collect(),
+        Err(_) => files.iter().map(one).collect(),
     }
 }

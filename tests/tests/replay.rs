@@ -161,7 +161,7 @@ fn verify_reports_in_input_order_and_shards_split_every_file_once() {
         files.push(path);
     }
     files.reverse();
-    let reports = replay::verify::verify_files(&files, &VerifyOptions::default(), 2, &quiet);
+    let reports = replay::verify::verify_files(&files, &VerifyOptions::default(), 2, &quiet, &quiet);
     let names: Vec<String> = reports.iter().map(|r| r.file.clone()).collect();
     assert_eq!(names, files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>());
     let outcomes: Vec<Outcome> = reports.iter().map(|r| r.outcome).collect();
@@ -172,7 +172,11 @@ fn verify_reports_in_input_order_and_shards_split_every_file_once() {
     let mut all = files.clone();
     all.sort();
     assert_eq!(seen, all);
-    assert_eq!(replay::verify::shard(&files, 1, 3), replay::verify::shard(&all, 1, 3));
+    // The share does not depend on the order the files are given in, and keeps that order.
+    let (mut given, sorted) = (replay::verify::shard(&files, 1, 3), replay::verify::shard(&all, 1, 3));
+    assert!(given.windows(2).all(|w| w[0] > w[1]), "input order (reversed) kept: {given:?}");
+    given.sort();
+    assert_eq!(given, sorted);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -209,4 +213,60 @@ fn a_keyframe_that_disagrees_with_an_equal_hash_is_reported() {
     let victim = victim.unwrap();
     let name = format!("{}v{}", victim.index, victim.generation);
     assert!(d.diffs.iter().any(|f| f.field == "pos.x" && f.entity.as_deref().is_some_and(|e| e.ends_with(&name))), "{:?}", d.diffs);
+}
+
+#[test]
+fn the_replay_layout_is_pinned_to_its_format_version() {
+    // The replay stores settings and commands in their canonical encoding. Any change to that
+    // encoding changes this digest: bump `replay::format::REPLAY_VERSION`, say what changed in
+    // docs/replay-format.md, then update the pair below (and re-bless the golden corpus).
+    use pathing::{Fixed, WorldPos};
+    use sim::command::{Command, CommandKind, GoalSpec, SquareSpec, Target};
+    let id = sim::EntityId { index: 7, generation: 2 };
+    let square = SquareSpec { x: Fixed::from_num(3), z: Fixed::from_num(4), w: Fixed::ONE, h: Fixed::ONE, degrees: Fixed::from_num(30) };
+    let kinds = vec![
+        CommandKind::Spawn { class: 1, at: WorldPos::from_int(5, 6), count: 3, radius: Fixed::ONE / 2, speed: Fixed::from_num(8) },
+        CommandKind::Move { units: vec![id], goal: GoalSpec::Point(WorldPos::from_int(1, 2)), queue: true },
+        CommandKind::Move {
+            units: vec![id],
+            goal: GoalSpec::Circle { center: WorldPos::from_int(1, 2), radius: Fixed::ONE },
+            queue: false,
+        },
+        CommandKind::Move { units: vec![], goal: GoalSpec::Square { center: WorldPos::from_int(1, 2), half: Fixed::ONE }, queue: false },
+        CommandKind::Move {
+            units: vec![id],
+            goal: GoalSpec::Range { target: Target::Unit(id), min: Fixed::ZERO, max: Fixed::ONE },
+            queue: false,
+        },
+        CommandKind::Move {
+            units: vec![id],
+            goal: GoalSpec::Range { target: Target::Obstruction(9), min: Fixed::ONE, max: Fixed::from_num(2) },
+            queue: false,
+        },
+        CommandKind::Remove { units: vec![id] },
+        CommandKind::Stop { units: vec![id] },
+        CommandKind::PlaceObstruction { square, flags: 3 },
+        CommandKind::PlaceBuilding { class: 2, square, builder: Some(id) },
+        CommandKind::SetObstructionFlags { id: 4, flags: 1 },
+        CommandKind::RemoveObstruction { id: 4 },
+        CommandKind::SetArea { name: "gate".into(), available: false },
+        CommandKind::EditTerrain { vx: 1, vz: 2, width: 1, heights: vec![Fixed::ONE] },
+    ];
+    let commands: Vec<Command> =
+        kinds.into_iter().enumerate().map(|(k, kind)| Command { turn: 3, player: 1, seq: k as u32, kind }).collect();
+    let bytes = sim::state_hash::encode(&(sim::world::Settings::default(), commands));
+    let digest = sim::state_hash::hex(blake3::hash(&bytes).as_bytes());
+    assert_eq!((replay::format::REPLAY_VERSION, digest.as_str()), (1, "8670d1c97fc3bfd1f145ea0791ca5f43cd1f683e60d17b7c57eade1844038643"));
+}
+
+#[test]
+fn bytes_missing_inside_the_file_are_damage_not_a_crash() {
+    let (bytes, _) = record(12, 4);
+    let (_, ends) = record_ends(&bytes);
+    // Cut 200 bytes out of the record before the last two: the footer is still there.
+    let from = ends[ends.len() - 3].0 as usize + 50;
+    let mut holed = bytes[..from].to_vec();
+    holed.extend_from_slice(&bytes[from + 200..]);
+    let e = Replay::read(&holed[..]).expect_err("a hole is damage");
+    assert!(e.to_string().contains("bytes are missing inside the file"), "{e}");
 }
