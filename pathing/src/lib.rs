@@ -61,6 +61,7 @@ pub mod classes;
 pub mod collide;
 pub mod cost;
 pub mod decimal;
+pub mod flow_field;
 mod geometry;
 mod goal;
 pub mod grid_text;
@@ -85,6 +86,7 @@ pub mod terrain;
 #[cfg(test)]
 mod test_support;
 pub mod trig;
+pub mod waypoints;
 
 pub use astar::find_path_astar;
 pub use geometry::{FIXED_FRAC_BITS, Fixed, Vec2, WorldPos};
