@@ -13,7 +13,7 @@ use pathing::{Fixed, Goal, NavGrid, Navcell, PassClass, PassMap, Path, PathStatu
 pub type Body = fn(&[u8]);
 
 /// The target names, each with its body.
-pub const TARGETS: [(&str, Body); 8] = [
+pub const TARGETS: [(&str, Body); 10] = [
     ("movingai_map", movingai_map),
     ("movingai_scen", movingai_scen),
     ("grid_text", grid_text),
@@ -22,7 +22,40 @@ pub const TARGETS: [(&str, Body); 8] = [
     ("polygon_config", polygon_config),
     ("raster_square", raster_square),
     ("snapshot", snapshot),
+    ("replay_file", replay_file),
+    ("scenario", scenario),
 ];
+
+/// Reads bytes as a replay; a replay that reads completely must, cut before its last byte, read
+/// as the same turns without its footer (a crash-cut file), and its records must be in order.
+pub fn replay_file(data: &[u8]) {
+    use replay::format::{End, Replay};
+    let Ok(replay) = Replay::read(data) else { return };
+    for (k, t) in replay.turns.iter().enumerate() {
+        assert_eq!(t.turn as usize, k, "turn records out of order");
+        assert_eq!(t.roots.len(), replay.header.components.len(), "a turn without a root per component");
+    }
+    assert!(replay.keyframes.windows(2).all(|w| w[0].0 <= w[1].0), "keyframes out of order");
+    if let End::Footer(footer) = replay.end {
+        assert_eq!(footer.turns as usize, replay.turns.len(), "footer count");
+        let cut = Replay::read(&data[..data.len() - 1]).expect("a replay cut inside its footer reads");
+        assert_eq!(cut.turns, replay.turns, "cutting the footer lost turns");
+        assert!(matches!(cut.end, End::Truncated { .. }), "a cut replay has no footer");
+    }
+}
+
+/// Parses bytes as a scenario file (no file references allowed); a parsed scenario's canonical
+/// text must parse to the same scenario and text.
+pub fn scenario(data: &[u8]) {
+    use replay::scenario::Scenario;
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    let mut refuse = |path: &str| Err(format!("no file {path} while fuzzing"));
+    if let Ok(parsed) = Scenario::parse(text, "fuzz", &mut refuse) {
+        let again = Scenario::parse(parsed.canonical_text(), "canonical", &mut refuse).expect("canonical text parses");
+        assert_eq!(again.canonical_text(), parsed.canonical_text(), "canonical text changed in a round trip");
+        assert_eq!(again.digest(), parsed.digest());
+    }
+}
 
 /// Loads bytes as a simulation snapshot; a world that loads must save to bytes that load to the
 /// same state hash.
