@@ -18,41 +18,16 @@
 // A benchmark, not simulation code: it needs the wall clock to time and floats to report.
 #![allow(clippy::disallowed_types, clippy::disallowed_methods)]
 
-use std::hint::black_box;
-use std::time::{Duration, Instant};
+mod common;
+
+use common::{Failures, median, time, us};
+use std::time::Duration;
 
 use pathing::cost::{DIAGONAL, STRAIGHT};
 use pathing::flow_field::{FlowField, FlowGoal};
 use pathing::passability::NavWorld;
 use pathing::refworld::{RefWorldParams, generate};
 use pathing::{CellRect, Fixed, NavGrid, Navcell, PassClass, PassMap};
-
-fn median(mut samples: Vec<Duration>) -> Duration {
-    samples.sort();
-    samples.get(samples.len() / 2).copied().unwrap_or_default()
-}
-
-fn us(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e6
-}
-
-fn time<T>(f: impl FnOnce() -> T) -> (T, Duration) {
-    let started = Instant::now();
-    let value = black_box(f());
-    (value, started.elapsed())
-}
-
-struct Failures(Vec<String>);
-
-impl Failures {
-    fn check(&mut self, ok: bool, what: impl FnOnce() -> String) {
-        if !ok {
-            let message = what();
-            eprintln!("CHECK FAILED: {message}");
-            self.0.push(message);
-        }
-    }
-}
 
 /// A padded byte grid of one region for `dijkstra_all`: node = `(j + 1) * (w + 2) + (i + 1)` in
 /// region coordinates, with an impassable border so successors need no bounds checks.

@@ -25,6 +25,9 @@
 // A benchmark, not simulation code: it needs the wall clock to time and floats to report.
 #![allow(clippy::disallowed_types, clippy::disallowed_methods)]
 
+mod common;
+
+use common::{median, us};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -141,15 +144,6 @@ fn check(map: &PassMap, q: &ShortQuery, status: ShortStatus, path: &[WorldPos]) 
         from = p;
     }
     None
-}
-
-fn median(mut samples: Vec<Duration>) -> Duration {
-    samples.sort();
-    samples.get(samples.len() / 2).copied().unwrap_or_default()
-}
-
-fn us(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e6
 }
 
 fn env_number(name: &str) -> Option<usize> {

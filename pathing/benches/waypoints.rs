@@ -19,29 +19,15 @@
 // A benchmark, not simulation code: it needs the wall clock to time and floats to report.
 #![allow(clippy::disallowed_types, clippy::disallowed_methods)]
 
-use std::hint::black_box;
-use std::time::{Duration, Instant};
+mod common;
+
+use common::{median, time, us};
 
 use pathing::passability::{NavWorld, Obstruction, ObstructionFlags};
 use pathing::raster::oriented_square;
 use pathing::refworld::{RefWorldParams, generate};
 use pathing::waypoints::{GraphParams, MAX_PAIRS, WaypointGraph, WaypointId, WaypointScratch, range_of_metres};
 use pathing::{Fixed, Goal, Navcell, Path, PathStatus, SearchLimits, SearchScratch, WorldPos, find_path};
-
-fn median(mut samples: Vec<Duration>) -> Duration {
-    samples.sort();
-    samples.get(samples.len() / 2).copied().unwrap_or_default()
-}
-
-fn us(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e6
-}
-
-fn time<T>(f: impl FnOnce() -> T) -> (T, Duration) {
-    let started = Instant::now();
-    let value = black_box(f());
-    (value, started.elapsed())
-}
 
 /// SplitMix64, for seeded positions.
 struct Stream(u64);

@@ -18,29 +18,16 @@
 // A benchmark, not simulation code: it needs the wall clock to time and floats to report.
 #![allow(clippy::disallowed_types, clippy::disallowed_methods)]
 
-use std::hint::black_box;
-use std::time::{Duration, Instant};
+mod common;
+
+use common::{median, ms, time};
+use std::time::Duration;
 
 use pathing::classes::ObstructionMode;
 use pathing::passability::{NavWorld, Obstruction, ObstructionFlags};
 use pathing::raster::oriented_square;
 use pathing::refworld::{RefWorldParams, generate};
 use pathing::{Fixed, Hierarchy, JumpTable, PassMap, WorldPos};
-
-fn median(mut samples: Vec<Duration>) -> Duration {
-    samples.sort();
-    samples.get(samples.len() / 2).copied().unwrap_or_default()
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e3
-}
-
-fn time<T>(f: impl FnOnce() -> T) -> (T, Duration) {
-    let started = Instant::now();
-    let value = black_box(f());
-    (value, started.elapsed())
-}
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
