@@ -66,11 +66,17 @@ use pathing::terrain::{GridSpec, MapBorder, Terrain};
 use pathing::{Fixed, MAX_CELL_SIZE, PassClass, WorldPos};
 use sim::EntityId;
 use sim::command::{Command, CommandKind, Event, GoalSpec, PlayerId, SquareSpec, Target};
+use sim::formation::{FormationId, Layout};
 use sim::motion::MotionSettings;
 use sim::world::{Settings, SetupError, TurnReport, World};
 
 /// The version of the format this program writes and reads. Every change to the format bumps it.
-pub const SCENARIO_VERSION: u32 = 1;
+pub const SCENARIO_VERSION: u32 = 2;
+
+/// The oldest version this program reads. Version 2 added the formation commands (`form_group`,
+/// `move_formation`, `set_layout`, `disband`); a version 1 file is a valid version 2 file, so it
+/// is read as one (and its canonical text says version 2).
+pub const OLDEST_SCENARIO_VERSION: u32 = 1;
 
 /// The value of the `format` key.
 pub const FORMAT_NAME: &str = "phalanx-scenario";
@@ -586,6 +592,10 @@ enum Action {
     RemoveObstruction { target: ObsRef },
     SetArea { name: String, available: bool },
     EditTerrain { vx: u32, vz: u32, width: u32, heights: Vec<Fixed> },
+    FormGroup { name: usize, units: Vec<usize>, layout: Layout },
+    MoveFormation { formation: usize, goal: GoalIn },
+    SetLayout { formation: usize, layout: Layout },
+    Disband { formation: usize },
 }
 
 #[derive(Clone, Debug)]
@@ -620,6 +630,8 @@ pub struct Scenario {
     /// Per obstruction name, its id when it is an initial obstruction.
     obstruction_initial: Vec<Option<u32>>,
     group_names: Vec<String>,
+    /// Formation names, in the order their `form_group` entries appear.
+    formation_names: Vec<String>,
     /// The `units` entries (first `n_unit_entries`), then the script entries, in file order.
     entries: Vec<Entry>,
     n_unit_entries: usize,
@@ -656,7 +668,15 @@ struct Names {
     /// Turn from which a name is usable (initial: 0; placed on turn t: t + 1).
     obstruction_ready: Vec<u32>,
     obstruction_initial: Vec<Option<u32>>,
+    formations: BTreeMap<String, usize>,
+    formation_names: Vec<String>,
+    /// Turn from which a formation name is usable (formed on turn t: t + 1).
+    formation_ready: Vec<u32>,
 }
+
+/// The layouts by their names in scenario files.
+const LAYOUTS: &[(&str, Layout)] =
+    &[("line", Layout::Line), ("box", Layout::Box), ("column", Layout::Column), ("wedge", Layout::Wedge), ("loose", Layout::Loose)];
 
 const ROOT_FIELDS: &[&str] =
     &["format", "version", "name", "description", "turns", "settings", "classes", "map", "obstructions", "units", "script"];
@@ -672,6 +692,10 @@ const COMMAND_KINDS: &[&str] = &[
     "remove_obstruction",
     "set_area",
     "edit_terrain",
+    "form_group",
+    "move_formation",
+    "set_layout",
+    "disband",
 ];
 const GOAL_KINDS: &[&str] = &["point", "circle", "square", "range"];
 
@@ -804,6 +828,7 @@ impl Scenario {
             cursor: 0,
             groups: vec![Vec::new(); self.group_names.len()],
             obstruction_ids: self.obstruction_initial.clone(),
+            formation_ids: vec![None; self.formation_names.len()],
             issued: Vec::new(),
             issued_turn: None,
         }
@@ -848,11 +873,13 @@ fn parse_root(cx: &Cx, root: &Node, resolve: &mut dyn FnMut(&str) -> Result<Stri
     }
     let (version_node, version_path) = raw.req(cx, "version")?;
     let version = cx.uint(version_node, &version_path, u64::from(u32::MAX))?;
-    if version != u64::from(SCENARIO_VERSION) {
+    if !(u64::from(OLDEST_SCENARIO_VERSION)..=u64::from(SCENARIO_VERSION)).contains(&version) {
         return Err(cx.err(
             version_node,
             &version_path,
-            format!("expected version {SCENARIO_VERSION}, found version {version} (this program reads version {SCENARIO_VERSION} only)"),
+            format!(
+                "expected version {OLDEST_SCENARIO_VERSION} to {SCENARIO_VERSION}, found version {version} (this program reads versions {OLDEST_SCENARIO_VERSION} to {SCENARIO_VERSION})"
+            ),
         ));
     }
     let top = cx.obj(root, "", ROOT_FIELDS)?;
@@ -923,6 +950,7 @@ fn parse_root(cx: &Cx, root: &Node, resolve: &mut dyn FnMut(&str) -> Result<Stri
         obstruction_names: names.obstruction_names,
         obstruction_initial: names.obstruction_initial,
         group_names: names.group_names,
+        formation_names: names.formation_names,
         entries,
         n_unit_entries,
         schedule,
@@ -1593,6 +1621,52 @@ fn group_ref(cx: &Cx, node: &Node, path: &str, turn: u32, names: &Names) -> Res<
     Ok(group)
 }
 
+/// A new formation name, usable from the turn after `turn`.
+fn define_formation(cx: &Cx, node: &Node, path: &str, turn: u32, names: &mut Names) -> Res<usize> {
+    let name = cx.name(node, path)?;
+    if names.formations.contains_key(name) {
+        return Err(cx.err(node, path, format!("expected a new formation name, found {name:?} a second time")));
+    }
+    if names.formation_names.len() >= MAX_GROUPS {
+        return Err(cx.err(node, path, format!("expected at most {MAX_GROUPS} formations")));
+    }
+    let index = names.formation_names.len();
+    names.formations.insert(name.to_string(), index);
+    names.formation_names.push(name.to_string());
+    names.formation_ready.push(turn.saturating_add(1));
+    Ok(index)
+}
+
+/// A formation named by an earlier `form_group`.
+fn formation_ref(cx: &Cx, node: &Node, path: &str, turn: u32, names: &Names) -> Res<usize> {
+    let name = cx.name(node, path)?;
+    let Some(&k) = names.formations.get(name) else {
+        return Err(cx.err(node, path, format!("unknown formation {name:?} (formations are named by `form_group`)")));
+    };
+    let ready = names.formation_ready[k];
+    if ready > turn {
+        return Err(cx.err(
+            node,
+            path,
+            format!("formation {name:?} is formed on turn {}; it can be named from turn {ready} on", ready - 1),
+        ));
+    }
+    Ok(k)
+}
+
+/// A layout by name.
+fn parse_layout(cx: &Cx, node: &Node, path: &str) -> Res<Layout> {
+    let name = cx.name(node, path)?;
+    LAYOUTS.iter().find(|(n, _)| *n == name).map(|(_, l)| *l).ok_or_else(|| {
+        let list = LAYOUTS.iter().map(|(n, _)| format!("{n:?}")).collect::<Vec<_>>().join(", ");
+        cx.err(node, path, format!("expected a layout, one of {list}, found {name:?}"))
+    })
+}
+
+fn layout_name(layout: Layout) -> &'static str {
+    LAYOUTS.iter().find(|(_, l)| *l == layout).map_or("box", |(n, _)| n)
+}
+
 /// `units`: a non-empty list of distinct group names, at most [`MAX_UNITS_PER_COMMAND`] units.
 fn parse_units(cx: &Cx, o: &Obj, turn: u32, names: &Names) -> Res<Vec<usize>> {
     let (n, p) = o.req(cx, "units")?;
@@ -1768,6 +1842,47 @@ fn parse_entry(
             let c = cx.obj(n, &p, &["obstruction"])?;
             let (on, op) = c.req(cx, "obstruction")?;
             Action::RemoveObstruction { target: obstruction_ref(cx, on, &op, turn, names)? }
+        }
+        "form_group" => {
+            let c = cx.obj(n, &p, &["name", "units", "layout"])?;
+            let units = parse_units(cx, &c, turn, names)?;
+            let total: u32 = units.iter().map(|&g| names.group_spawn[g].1).sum();
+            if total as usize > sim::formation::MAX_MEMBERS {
+                let (un, up) = c.req(cx, "units")?;
+                return Err(cx.err(
+                    un,
+                    &up,
+                    format!("expected at most {} units in a formation, found {total}", sim::formation::MAX_MEMBERS),
+                ));
+            }
+            let (ln, lp) = c.req(cx, "layout")?;
+            let layout = parse_layout(cx, ln, &lp)?;
+            let (nn, np) = c.req(cx, "name")?;
+            let name = define_formation(cx, nn, &np, turn, names)?;
+            Action::FormGroup { name, units, layout }
+        }
+        "move_formation" => {
+            let c = cx.obj(n, &p, &["formation", "goal"])?;
+            let (fn_, fp) = c.req(cx, "formation")?;
+            let formation = formation_ref(cx, fn_, &fp, turn, names)?;
+            let (gn, gp) = c.req(cx, "goal")?;
+            let goal = parse_goal(cx, gn, &gp, turn, names)?;
+            if matches!(goal, GoalIn::RangeUnit { .. } | GoalIn::RangeObstruction { .. }) {
+                return Err(cx.err(gn, &gp, "expected a point, circle or square goal (a formation takes no range goal)"));
+            }
+            Action::MoveFormation { formation, goal }
+        }
+        "set_layout" => {
+            let c = cx.obj(n, &p, &["formation", "layout"])?;
+            let (fn_, fp) = c.req(cx, "formation")?;
+            let formation = formation_ref(cx, fn_, &fp, turn, names)?;
+            let (ln, lp) = c.req(cx, "layout")?;
+            Action::SetLayout { formation, layout: parse_layout(cx, ln, &lp)? }
+        }
+        "disband" => {
+            let c = cx.obj(n, &p, &["formation"])?;
+            let (fn_, fp) = c.req(cx, "formation")?;
+            Action::Disband { formation: formation_ref(cx, fn_, &fp, turn, names)? }
         }
         "set_area" => {
             let c = cx.obj(n, &p, &["name", "available"])?;
@@ -1972,6 +2087,25 @@ fn terrain_json(t: &TerrainSpec) -> String {
     )
 }
 
+/// A goal as scenario JSON.
+fn goal_json(sc: &Scenario, goal: &GoalIn) -> String {
+    let obs = |r: ObsRef| match r {
+        ObsRef::Named(k) => json_string(&sc.obstruction_names[k]),
+        ObsRef::Id(id) => id.to_string(),
+    };
+    match goal {
+        GoalIn::Point(p) => format!("{{\"point\": {}}}", pos_json(*p)),
+        GoalIn::Circle { center, radius } => format!("{{\"circle\": {{\"center\": {}, \"radius\": {radius}}}}}", pos_json(*center)),
+        GoalIn::Square { center, half } => format!("{{\"square\": {{\"center\": {}, \"half\": {half}}}}}", pos_json(*center)),
+        GoalIn::RangeUnit { group, min, max } => {
+            format!("{{\"range\": {{\"unit\": {}, \"min\": {min}, \"max\": {max}}}}}", json_string(&sc.group_names[*group]))
+        }
+        GoalIn::RangeObstruction { target, min, max } => {
+            format!("{{\"range\": {{\"obstruction\": {}, \"min\": {min}, \"max\": {max}}}}}", obs(*target))
+        }
+    }
+}
+
 fn action_json(sc: &Scenario, action: &Action) -> String {
     let class_name = |class: u8| PassClass::new(class).and_then(|c| sc.classes.get(c)).map_or_else(String::new, |d| json_string(&d.name));
     let groups = |units: &[usize]| units.iter().map(|&g| json_string(&sc.group_names[g])).collect::<Vec<_>>().join(", ");
@@ -1993,19 +2127,26 @@ fn action_json(sc: &Scenario, action: &Action) -> String {
             )
         }
         Action::Move { units, goal, queue } => {
-            let goal = match goal {
-                GoalIn::Point(p) => format!("{{\"point\": {}}}", pos_json(*p)),
-                GoalIn::Circle { center, radius } => format!("{{\"circle\": {{\"center\": {}, \"radius\": {radius}}}}}", pos_json(*center)),
-                GoalIn::Square { center, half } => format!("{{\"square\": {{\"center\": {}, \"half\": {half}}}}}", pos_json(*center)),
-                GoalIn::RangeUnit { group, min, max } => {
-                    format!("{{\"range\": {{\"unit\": {}, \"min\": {min}, \"max\": {max}}}}}", json_string(&sc.group_names[*group]))
-                }
-                GoalIn::RangeObstruction { target, min, max } => {
-                    format!("{{\"range\": {{\"obstruction\": {}, \"min\": {min}, \"max\": {max}}}}}", obs(*target))
-                }
-            };
+            let goal = goal_json(sc, goal);
             format!("\"move\": {{\"units\": [{}], \"goal\": {goal}, \"queue\": {queue}}}", groups(units))
         }
+        Action::FormGroup { name, units, layout } => format!(
+            "\"form_group\": {{\"name\": {}, \"units\": [{}], \"layout\": \"{}\"}}",
+            json_string(&sc.formation_names[*name]),
+            groups(units),
+            layout_name(*layout)
+        ),
+        Action::MoveFormation { formation, goal } => format!(
+            "\"move_formation\": {{\"formation\": {}, \"goal\": {}}}",
+            json_string(&sc.formation_names[*formation]),
+            goal_json(sc, goal)
+        ),
+        Action::SetLayout { formation, layout } => format!(
+            "\"set_layout\": {{\"formation\": {}, \"layout\": \"{}\"}}",
+            json_string(&sc.formation_names[*formation]),
+            layout_name(*layout)
+        ),
+        Action::Disband { formation } => format!("\"disband\": {{\"formation\": {}}}", json_string(&sc.formation_names[*formation])),
         Action::Stop { units } => format!("\"stop\": {{\"units\": [{}]}}", groups(units)),
         Action::Remove { units } => format!("\"remove\": {{\"units\": [{}]}}", groups(units)),
         Action::PlaceObstruction { name, square, flags } => {
@@ -2048,6 +2189,8 @@ pub struct ScriptRunner<'a> {
     groups: Vec<Vec<EntityId>>,
     /// Id per obstruction name, once known.
     obstruction_ids: Vec<Option<u32>>,
+    /// Id per formation name, once formed.
+    formation_ids: Vec<Option<FormationId>>,
     /// Entries issued for `issued_turn`, in application order, awaiting `observe`.
     issued: Vec<usize>,
     issued_turn: Option<u32>,
@@ -2082,6 +2225,7 @@ impl ScriptRunner<'_> {
         let mut rejected = std::collections::BTreeSet::new();
         let mut spawned = Vec::new();
         let mut placed = Vec::new();
+        let mut formed = Vec::new();
         for event in &report.events {
             match event {
                 Event::Rejected { command, .. } => {
@@ -2089,10 +2233,11 @@ impl ScriptRunner<'_> {
                 }
                 Event::Spawned { unit } => spawned.push(*unit),
                 Event::ObstructionPlaced { id } => placed.push(*id),
+                Event::FormationCreated { formation } => formed.push(*formation),
                 _ => {}
             }
         }
-        let (mut spawned, mut placed) = (spawned.into_iter(), placed.into_iter());
+        let (mut spawned, mut placed, mut formed) = (spawned.into_iter(), placed.into_iter(), formed.into_iter());
         for k in std::mem::take(&mut self.issued) {
             let entry = &sc.entries[k];
             if rejected.contains(&(entry.turn, entry.player, entry.seq)) {
@@ -2109,6 +2254,11 @@ impl ScriptRunner<'_> {
                     let id = placed.next();
                     if let (Some(k), Some(id)) = (name, id) {
                         self.obstruction_ids[*k] = Some(id);
+                    }
+                }
+                Action::FormGroup { name, .. } => {
+                    if let Some(id) = formed.next() {
+                        self.formation_ids[*name] = Some(id);
                     }
                 }
                 Action::Remove { units } => {
@@ -2140,6 +2290,28 @@ impl ScriptRunner<'_> {
         out
     }
 
+    /// A goal in world coordinates, with its target's id as known now.
+    fn goal(&self, goal: &GoalIn) -> GoalSpec {
+        let sc = self.scenario;
+        match *goal {
+            GoalIn::Point(p) => GoalSpec::Point(sc.world_pos(p)),
+            GoalIn::Circle { center, radius } => GoalSpec::Circle { center: sc.world_pos(center), radius },
+            GoalIn::Square { center, half } => GoalSpec::Square { center: sc.world_pos(center), half },
+            GoalIn::RangeUnit { group, min, max } => {
+                let target = self.groups[group].first().copied().unwrap_or(NO_ENTITY);
+                GoalSpec::Range { target: Target::Unit(target), min, max }
+            }
+            GoalIn::RangeObstruction { target, min, max } => {
+                GoalSpec::Range { target: Target::Obstruction(self.obstruction(target)), min, max }
+            }
+        }
+    }
+
+    /// A formation's id, or one no formation has (the world rejects it) when it was not formed.
+    fn formation(&self, k: usize) -> FormationId {
+        self.formation_ids[k].unwrap_or(FormationId(u32::MAX))
+    }
+
     fn obstruction(&self, r: ObsRef) -> u32 {
         match r {
             ObsRef::Id(id) => id,
@@ -2154,21 +2326,13 @@ impl ScriptRunner<'_> {
             Action::Spawn(s) => {
                 CommandKind::Spawn { class: s.class, at: sc.world_pos(s.at), count: s.count, radius: s.radius, speed: s.speed }
             }
-            Action::Move { units, goal, queue } => {
-                let goal = match *goal {
-                    GoalIn::Point(p) => GoalSpec::Point(sc.world_pos(p)),
-                    GoalIn::Circle { center, radius } => GoalSpec::Circle { center: sc.world_pos(center), radius },
-                    GoalIn::Square { center, half } => GoalSpec::Square { center: sc.world_pos(center), half },
-                    GoalIn::RangeUnit { group, min, max } => {
-                        let target = self.groups[group].first().copied().unwrap_or(NO_ENTITY);
-                        GoalSpec::Range { target: Target::Unit(target), min, max }
-                    }
-                    GoalIn::RangeObstruction { target, min, max } => {
-                        GoalSpec::Range { target: Target::Obstruction(self.obstruction(target)), min, max }
-                    }
-                };
-                CommandKind::Move { units: self.units(units), goal, queue: *queue }
+            Action::Move { units, goal, queue } => CommandKind::Move { units: self.units(units), goal: self.goal(goal), queue: *queue },
+            Action::FormGroup { units, layout, .. } => CommandKind::FormGroup { units: self.units(units), layout: *layout },
+            Action::MoveFormation { formation, goal } => {
+                CommandKind::MoveFormation { formation: self.formation(*formation), goal: self.goal(goal) }
             }
+            Action::SetLayout { formation, layout } => CommandKind::SetLayout { formation: self.formation(*formation), layout: *layout },
+            Action::Disband { formation } => CommandKind::Disband { formation: self.formation(*formation) },
             Action::Stop { units } => CommandKind::Stop { units: self.units(units) },
             Action::Remove { units } => CommandKind::Remove { units: self.units(units) },
             Action::PlaceObstruction { square, flags, .. } => {
@@ -2208,7 +2372,7 @@ pub fn run_turns(scenario: &Scenario, world: &mut World, turns: u32, mut each: i
 mod tests {
     use super::*;
 
-    const EXAMPLES: [&str; 5] = ["skirmish.json", "reference.json", "maze.json", "gates.json", "grid.json"];
+    const EXAMPLES: [&str; 6] = ["skirmish.json", "reference.json", "maze.json", "gates.json", "grid.json", "formations.json"];
 
     fn example_path(name: &str) -> std::path::PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/scenarios").join(name)
@@ -2362,7 +2526,12 @@ mod tests {
         check_error(&(minimal("") + " trailing"), "", Some(4), "trailing characters");
         check_error("", "", Some(1), "EOF");
         // Format and version first, naming both versions.
-        check_error(&minimal("").replace("\"version\": 1", "\"version\": 2"), "version", Some(1), "expected version 1, found version 2");
+        check_error(
+            &minimal("").replace("\"version\": 1", "\"version\": 3"),
+            "version",
+            Some(1),
+            "expected version 1 to 2, found version 3",
+        );
         check_error(&minimal("").replace("phalanx-scenario", "other"), "format", Some(1), "expected \"phalanx-scenario\"");
         check_error("[1, 2]", "", Some(1), "expected a scenario object");
         // Structure.

@@ -83,7 +83,8 @@ fn run(params: &RefWorldParams, groups: u32, per_group: u16, turns: u32, threads
                 Phase::Commands => 0,
                 Phase::Grid => 1,
                 Phase::Paths => 2,
-                Phase::Motion => 3,
+                // This workload has no formations: their (empty) phase counts with motion.
+                Phase::Motion | Phase::Formations => 3,
                 Phase::Hash => 4,
             };
             marks[k] += now - last;

@@ -8,6 +8,7 @@
 use pathing::{Fixed, WorldPos};
 use serde::{Deserialize, Serialize};
 
+use crate::formation::{FormationId, Layout};
 use crate::ids::EntityId;
 
 /// A player slot. Player 0 is the world itself (scenario setup, triggers).
@@ -191,6 +192,36 @@ pub enum CommandKind {
         /// The heights; `heights.len()` is a multiple of `width`. `[Limit: ≤ 65536 values]`
         heights: Vec<Fixed>,
     },
+    /// Makes a new formation of the sender's units ([`crate::formation`]), reported by
+    /// [`Event::FormationCreated`]; the units leave any formation they were in and walk to their
+    /// slots round where they stand on average, facing north.
+    FormGroup {
+        /// The members (each must be live and the sender's; repeats count once).
+        /// `[Limit: 1..=256 distinct units]`
+        units: Vec<EntityId>,
+        /// How they stand.
+        layout: Layout,
+    },
+    /// Moves a formation: a path for it is planned, generalised and followed as the formation
+    /// seeds describe; [`Event::FormationArrived`] when its members stand in their slots at the end.
+    MoveFormation {
+        /// The sender's formation.
+        formation: FormationId,
+        /// Where: a point, circle or square goal (range goals are refused).
+        goal: GoalSpec,
+    },
+    /// Changes a formation's layout; a standing formation re-forms where it stands.
+    SetLayout {
+        /// The sender's formation.
+        formation: FormationId,
+        /// The new layout.
+        layout: Layout,
+    },
+    /// Disbands a formation: its members stop where they stand and are ordinary units again.
+    Disband {
+        /// The sender's formation.
+        formation: FormationId,
+    },
 }
 
 /// Why a command was refused.
@@ -214,6 +245,17 @@ pub enum RejectReason {
     World(String),
     /// A building may not go there; the text says why.
     Placement(String),
+    /// No formation has this id (never made, or disbanded).
+    UnknownFormation(FormationId),
+    /// The formation belongs to another player.
+    FormationNotOwned(FormationId),
+    /// A formation may have at most `max` members.
+    TooManyMembers {
+        /// Distinct units in the command.
+        count: u32,
+        /// The limit, [`crate::formation::MAX_MEMBERS`].
+        max: u32,
+    },
 }
 
 /// Something that happened during a turn, in the order it happened.
@@ -276,5 +318,21 @@ pub enum Event {
     Unstuck {
         /// The unit.
         unit: EntityId,
+    },
+    /// A formation was made ([`CommandKind::FormGroup`]).
+    FormationCreated {
+        /// Its id.
+        formation: FormationId,
+    },
+    /// A formation's members stand in their slots at the end of a move or of forming up (those
+    /// that could not get there stand where they stopped).
+    FormationArrived {
+        /// The formation.
+        formation: FormationId,
+    },
+    /// A formation ceased to exist: disbanded, or its last member left it.
+    FormationDisbanded {
+        /// The formation.
+        formation: FormationId,
     },
 }

@@ -8,6 +8,8 @@
 //!
 //! - [`world`]: the world, the turn loop and snapshots in and out.
 //! - [`command`]: commands, events and the reasons a command is rejected.
+//! - [`formation`]: formations (groups of units moving as one block): layouts, slots, generalised
+//!   paths; the turn phase that moves them is in `world/formations.rs`.
 //! - [`motion`]: how units follow their paths, checked against the grid and against each other,
 //!   and the local movement around them: short-range detours, the push-apart, nudging and
 //!   replanning, with every constant in [`motion::MotionSettings`].
@@ -48,6 +50,7 @@
 
 pub mod command;
 pub mod digest_tree;
+pub mod formation;
 mod ids;
 pub mod motion;
 mod rng;

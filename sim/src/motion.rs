@@ -31,6 +31,18 @@
 //! answers with a straight escape to the nearest passable navcell; the grid check is skipped while
 //! it is still inside blocked navcells.
 //!
+//! # Formation members
+//!
+//! A member of a formation that is not standing (`crate::formation`) is steered by its formation:
+//! at the end of each turn the formation phase gives it the waypoints of its next turn (its slot,
+//! or steps along the formation's flow field). It walks them here with exactly the rules above
+//! (the grid check, standing units' cores, the same stepping and waypoint popping), at
+//! [`crate::formation::RUN_MULTIPLIER`] times its speed, but it never plans a path, counts blocked
+//! turns or gives up on its own: a member that cannot go on waits for its next waypoints. A member
+//! blocked by a standing unit of its own player nudges it, as any walker does. Members are walking
+//! units, so they never block one another (0 A.D.'s control groups); the push-apart treats them as
+//! any unit.
+//!
 //! # After the moves
 //!
 //! `push_apart` separates overlapping units, `nudge` sends standing units aside, and
@@ -362,9 +374,76 @@ fn may_shift(nav: &pathing::passability::NavWorld, class: u8, from: WorldPos, to
     pass.is_passable(crate::world::grid_navcell(nav.grid(), from)) && segment_clear(pass, from, to)
 }
 
+/// What one unit's walk of a turn did.
+struct Walk {
+    /// It got anywhere.
+    moved: bool,
+    /// The standing unit whose core stopped it.
+    blocker: Option<EntityId>,
+    /// A blocked navcell stopped it (the grid changed under its path, or a formation's waypoint
+    /// lies beyond a wall).
+    blocked_by_grid: bool,
+}
+
+/// Walks `unit` along its waypoints for `budget` (raw metres): each step checked against the grid
+/// of its class and the standing units' cores in `index`, reached waypoints popped (and a
+/// long-range waypoint just behind a finished detour dropped when the one after it is in sight).
+fn walk(
+    unit: &mut Unit,
+    mut budget: i128,
+    pass: &pathing::PassMap,
+    grid: &pathing::NavGrid,
+    index: &UnitIndex,
+    motion: &MotionSettings,
+    static_dirty: &mut Vec<u32>,
+) -> Walk {
+    let navcell = |p: WorldPos| crate::world::grid_navcell(grid, p);
+    let mut moved = false;
+    let mut blocker: Option<EntityId> = None;
+    let mut blocked_by_grid = false;
+    while budget > 0 {
+        let Some(&next) = unit.waypoints().first() else { break };
+        let length = distance_raw(unit.pos, next);
+        let target = if length <= budget { next } else { advance(unit.pos, next, budget, length) };
+        let escaping = !pass.is_passable(navcell(unit.pos));
+        if !escaping && !segment_clear(pass, unit.pos, target) {
+            let stop = off_grid_lines(furthest_clear_point(pass, unit.pos, target), grid.cell_size());
+            if pass.is_passable(navcell(stop)) && index.first_hit(unit.id, unit.pos, stop, unit.radius).is_none() {
+                moved |= stop != unit.pos;
+                unit.pos = stop;
+            }
+            blocked_by_grid = true;
+            break;
+        }
+        if let Some(other) = index.first_hit(unit.id, unit.pos, target, unit.radius) {
+            blocker = Some(other);
+            break;
+        }
+        moved |= target != unit.pos;
+        budget -= length.min(budget);
+        unit.pos = off_grid_lines(target, grid.cell_size());
+        if target != next {
+            break;
+        }
+        let ends_detour = unit.detour == 1;
+        unit.pop_waypoint();
+        static_dirty.push(unit.id.index);
+        // Back from a detour: the long-range waypoint it led to is dropped when it is near and
+        // the one after it can be walked to straight.
+        if ends_detour
+            && let [rejoin, after, ..] = *unit.waypoints()
+            && distance_raw(unit.pos, rejoin) <= i128::from(motion.rejoin_radius.to_bits())
+            && segment_clear(pass, unit.pos, after)
+        {
+            unit.pop_waypoint();
+        }
+    }
+    Walk { moved, blocker, blocked_by_grid }
+}
+
 /// Moves every unit for one turn (see the module documentation).
 pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
-    let crate::world::MotionParts { nav, units, requests, turn_ms, digests, static_dirty, motion } = world.parts_mut();
+    let crate::world::MotionParts { nav, units, requests, turn_ms, digests, static_dirty, motion, steered } = world.parts_mut();
     let grid = nav.grid();
     // As 0 A.D.'s movement filter: only units that are not walking block, and only with their
     // core; walking units pass through one another (separating them is the push-apart's job).
@@ -380,6 +459,23 @@ pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
         let Some(class_nav) = PassClass::new(unit.class).and_then(|c| nav.class_nav(c)) else { continue };
         let pass = class_nav.pass_map();
         let stuck = !pass.is_passable(navcell(unit.pos));
+        if steered.get(unit.id.index as usize).copied().unwrap_or(false) {
+            // A member of a formation that steers it: it walks (runs) towards the waypoints its
+            // formation gave it, with every rule of movement, and never plans a path of its own.
+            if unit.waypoints().is_empty() {
+                continue;
+            }
+            digests.mark(unit.id.index);
+            let (num, den) = crate::formation::RUN_MULTIPLIER;
+            let budget = (i128::from(unit.speed.to_bits()) * i128::from(turn_ms) * num) / (1000 * den);
+            let Walk { moved, blocker, .. } = walk(unit, budget, pass, grid, &index, motion, static_dirty);
+            if let Some(other) = blocker
+                && !moved
+            {
+                nudges.push((other, unit.pos, unit.owner));
+            }
+            continue;
+        }
         if unit.state == UnitState::WaitingForPath || (unit.state == UnitState::Idle && !stuck && unit.replan_cooldown == 0) {
             continue; // nothing about it changes this turn
         }
@@ -408,47 +504,8 @@ pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
             }
             UnitState::WaitingForPath => continue,
         }
-        let mut budget = (i128::from(unit.speed.to_bits()) * i128::from(turn_ms)) / 1000;
-        let mut moved = false;
-        let mut blocker: Option<EntityId> = None;
-        let mut blocked_by_grid = false;
-        while budget > 0 {
-            let Some(&next) = unit.waypoints().first() else { break };
-            let length = distance_raw(unit.pos, next);
-            let target = if length <= budget { next } else { advance(unit.pos, next, budget, length) };
-            let escaping = !pass.is_passable(navcell(unit.pos));
-            if !escaping && !segment_clear(pass, unit.pos, target) {
-                let stop = off_grid_lines(furthest_clear_point(pass, unit.pos, target), grid.cell_size());
-                if pass.is_passable(navcell(stop)) && index.first_hit(unit.id, unit.pos, stop, unit.radius).is_none() {
-                    moved |= stop != unit.pos;
-                    unit.pos = stop;
-                }
-                blocked_by_grid = true;
-                break;
-            }
-            if let Some(other) = index.first_hit(unit.id, unit.pos, target, unit.radius) {
-                blocker = Some(other);
-                break;
-            }
-            moved |= target != unit.pos;
-            budget -= length.min(budget);
-            unit.pos = off_grid_lines(target, grid.cell_size());
-            if target != next {
-                break;
-            }
-            let ends_detour = unit.detour == 1;
-            unit.pop_waypoint();
-            static_dirty.push(unit.id.index);
-            // Back from a detour: the long-range waypoint it led to is dropped when it is near and
-            // the one after it can be walked to straight.
-            if ends_detour
-                && let [rejoin, after, ..] = *unit.waypoints()
-                && distance_raw(unit.pos, rejoin) <= i128::from(motion.rejoin_radius.to_bits())
-                && segment_clear(pass, unit.pos, after)
-            {
-                unit.pop_waypoint();
-            }
-        }
+        let budget = (i128::from(unit.speed.to_bits()) * i128::from(turn_ms)) / 1000;
+        let Walk { moved, blocker, blocked_by_grid } = walk(unit, budget, pass, grid, &index, motion, static_dirty);
         if blocked_by_grid || (blocker.is_some() && !moved) {
             // Blocked: the grid changed under the path, or a standing unit is in the way. A
             // short-range detour first, a new long-range path every `long_replan_every` blocked

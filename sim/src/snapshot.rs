@@ -12,8 +12,9 @@
 //!
 //! The payload holds what the simulation *is*: settings, turn, the geometry the passability is
 //! computed from (grid, classes as their JSON text, terrain, border, areas, obstacle polygons,
-//! paddings, the painted navcells, obstruction squares), entity ids, units, pending path requests and the random
-//! generator. Everything derived (grids, hierarchies, digests) is rebuilt on load; the derived
+//! paddings, the painted navcells, obstruction squares), entity ids, units, pending path requests, the random
+//! generator, and the formations with their path requests and next id. Everything derived (grids,
+//! hierarchies, digests, the formations' flow fields) is rebuilt on load; the derived
 //! structures equal their incrementally maintained forms (tested in `pathing`), so a loaded world
 //! continues with exactly the hashes of one that never stopped.
 //!
@@ -24,8 +25,8 @@
 //! and the grids rebuilt on load are limited to [`MAX_GRID_CELLS`] navcells (and jump tables to
 //! [`MAX_JUMP_TABLE_CELLS`]); a painted layer must have exactly one byte per navcell of that grid.
 //!
-//! Version 3 added the painted navcells ([`SnapshotData::cells`]); a reader accepts only its own
-//! version.
+//! Version 3 added the painted navcells ([`SnapshotData::cells`]), version 4 the formations
+//! ([`SnapshotData::formations`]); a reader accepts only its own version.
 
 use pathing::classes::ClassSet;
 use pathing::passability::{NavArea, Obstruction, ObstructionFlags, WorldDesc};
@@ -34,6 +35,7 @@ use pathing::terrain::{CellKind, GridSpec, MapBorder, Terrain};
 use pathing::{Fixed, Square, Vec2, WorldPos};
 use serde::{Deserialize, Serialize};
 
+use crate::formation::{Formation, FormationId};
 use crate::ids::EntityAllocator;
 use crate::rng::SimRng;
 use crate::world::{PathRequest, Settings, Unit, World};
@@ -42,7 +44,7 @@ use crate::world::{PathRequest, Settings, Unit, World};
 pub const MAGIC: [u8; 8] = *b"PHXSNAP\0";
 
 /// Version of the snapshot format; a reader accepts only its own.
-pub const SNAPSHOT_VERSION: u32 = 3;
+pub const SNAPSHOT_VERSION: u32 = 4;
 
 /// Largest payload a snapshot may have. `[Units: bytes]`
 ///
@@ -172,6 +174,12 @@ pub struct SnapshotData {
     pub requests: Vec<PathRequest>,
     /// The random generator.
     pub rng: SimRng,
+    /// The formations, in id order (their flow fields are rebuilt from what each stores).
+    pub formations: Vec<Formation>,
+    /// Pending formation path requests, oldest first.
+    pub formation_requests: Vec<FormationId>,
+    /// The id the next formation gets.
+    pub next_formation: u32,
 }
 
 fn bits(v: Fixed) -> i64 {
@@ -222,6 +230,9 @@ pub(crate) fn data_of(world: &World, parts: crate::world::StateParts<'_>) -> Sna
         units: parts.units.iter().flatten().cloned().collect(),
         requests: parts.requests.to_vec(),
         rng: parts.rng.clone(),
+        formations: parts.formations,
+        formation_requests: parts.formation_requests.to_vec(),
+        next_formation: parts.next_formation,
     }
 }
 

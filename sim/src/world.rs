@@ -11,8 +11,18 @@
 //!    computed, in parallel when the world has worker threads, and their results applied in request
 //!    order, so the outcome does not depend on the thread count; the rest wait for the next turn;
 //! 4. units move ([`crate::motion`]), decided against the positions at the start of the step and
-//!    committed in entity-id order;
-//! 5. the state digest is computed.
+//!    committed in entity-id order; members of a moving formation walk towards the waypoints their
+//!    formation gave them at the end of the previous turn;
+//! 5. formations update their plans, in formation-id order (`world/formations.rs`): each moving
+//!    formation's position advances along its generalised path (candidate positions, corners,
+//!    finalising), its flow field is rebuilt when the design's trigger fires, and its members are
+//!    given their next waypoints (towards their slots, or along the field). This comes after the
+//!    units moved, as the design's step 5 says, because everything it decides depends on where
+//!    the members now stand (their average position, whether a member still lags or has reached
+//!    its slot, whether its straight line to its slot is clear), and because the waypoints it
+//!    hands out are then walked in the next turn's step 4 from exactly those positions; a path
+//!    the formation asks for is queued for the next turn's step 3, like a unit's;
+//! 6. the state digest is computed.
 //!
 //! `step` cannot fail and never panics on any command: everything it does is a pure function of
 //! the state and the commands.
@@ -24,12 +34,14 @@ use serde::{Deserialize, Serialize};
 
 use crate::command::{Command, CommandKind, Event, GoalSpec, PlayerId, RejectReason, Target};
 use crate::digest_tree::{Digest, DigestReport, GridDigests, RangeDigests, StateDigest, range_digest_bytes, range_indices};
+use crate::formation::{Formation, FormationId};
 use crate::ids::{EntityAllocator, EntityId};
 use crate::motion::MotionSettings;
 use crate::rng::SimRng;
 use crate::snapshot::SnapshotError;
 use crate::state_hash;
 
+mod formations;
 mod plan;
 #[cfg(feature = "desync-hook")]
 mod testing;
@@ -76,6 +88,8 @@ pub enum Phase {
     Paths,
     /// Units moved.
     Motion,
+    /// Formations updated their plans.
+    Formations,
     /// State digest computed.
     Hash,
 }
@@ -307,6 +321,21 @@ pub struct World {
     turn_rects: Vec<CellRect>,
     /// Counters of the last turn's path phase (for benchmarks and profilers; not state).
     path_stats: PathStats,
+    /// Formations by id.
+    formations: std::collections::BTreeMap<FormationId, Formation>,
+    /// Pending formation path requests, oldest first (computed before the units' long-range
+    /// requests, from the same per-turn budget).
+    formation_requests: Vec<FormationId>,
+    /// The id the next formation gets.
+    next_formation: u32,
+    /// Derived: each formation's flow field as built, rebuilt from the formation's saved inputs
+    /// whenever it is missing (after a load) or the grid changed under it. Never hashed or saved.
+    fields: std::collections::BTreeMap<FormationId, formations::CachedField>,
+    /// Derived: digest of the formations component, recomputed when `formations_dirty`.
+    formations_digest: Digest,
+    formations_dirty: bool,
+    /// The navcell rectangles the grid changed in this turn, for the formation phase (not state).
+    turn_dirty: Vec<CellRect>,
 }
 
 /// What the path phase of a turn computed: counters for benchmarks and profilers, never state.
@@ -329,6 +358,8 @@ pub(crate) struct MotionParts<'a> {
     pub(crate) digests: &'a mut RangeDigests,
     pub(crate) static_dirty: &'a mut Vec<u32>,
     pub(crate) motion: &'a MotionSettings,
+    /// By unit index: whether the unit is a member of a formation that steers it.
+    pub(crate) steered: Vec<bool>,
 }
 
 /// Borrowed private state, for the snapshot writer.
@@ -338,6 +369,9 @@ pub(crate) struct StateParts<'a> {
     pub(crate) requests: &'a [PathRequest],
     pub(crate) rng: &'a SimRng,
     pub(crate) next_obstruction: u32,
+    pub(crate) formations: Vec<Formation>,
+    pub(crate) formation_requests: &'a [FormationId],
+    pub(crate) next_formation: u32,
 }
 
 /// Why a world could not be made.
@@ -400,6 +434,13 @@ impl World {
             requests: Vec::new(),
             pool: None,
             workspaces: vec![std::sync::Mutex::new(plan::Workspace::default())],
+            formations: std::collections::BTreeMap::new(),
+            formation_requests: Vec::new(),
+            next_formation: 0,
+            fields: std::collections::BTreeMap::new(),
+            formations_digest: formations::formations_digest(0, &[], std::iter::empty()),
+            formations_dirty: false,
+            turn_dirty: Vec::new(),
         })
     }
 
@@ -476,6 +517,7 @@ impl World {
         let mut dirty = std::mem::take(&mut self.turn_rects);
         dirty.extend(self.nav.update());
         self.grid_digests.update(self.nav.grid(), &dirty);
+        self.turn_dirty = dirty;
         if obstructions_changed {
             self.obstruction_digest = obstruction_digest(&self.nav);
         }
@@ -487,6 +529,8 @@ impl World {
         observe(Phase::Paths);
         crate::motion::move_units(self, &mut events);
         observe(Phase::Motion);
+        self.update_formations(&mut events);
+        observe(Phase::Formations);
         let stepped = self.turn;
         self.turn = self.turn.wrapping_add(1);
         // The digest covers the state after the turn, whose turn counter is the next turn.
@@ -509,6 +553,9 @@ impl World {
         let mut dirty = std::mem::take(&mut self.static_dirty);
         dirty.sort_unstable();
         dirty.dedup();
+        if std::mem::take(&mut self.formations_dirty) {
+            self.formations_digest = formations::formations_digest(self.next_formation, &self.formation_requests, self.formations.values());
+        }
         for index in dirty {
             let slot = index as usize;
             if self.unit_static.len() <= slot {
@@ -534,6 +581,7 @@ impl World {
             small("rng", state_hash::digest("rng", &self.rng)),
             small("ids", self.ids_digest),
             small("units", self.unit_digests.root()),
+            small("formations", self.formations_digest),
             small("requests", state_hash::digest("requests", &(&self.requests, self.next_obstruction))),
             small("obstructions", self.obstruction_digest),
             small("geometry", self.geometry_digest),
@@ -566,6 +614,13 @@ impl World {
             static_dirty: (0..self.units.len() as u32).collect(),
             turn_rects: Vec::new(),
             path_stats: PathStats::default(),
+            formations: self.formations.clone(),
+            formation_requests: self.formation_requests.clone(),
+            next_formation: self.next_formation,
+            fields: std::collections::BTreeMap::new(),
+            formations_digest: [0; 32],
+            formations_dirty: true,
+            turn_dirty: Vec::new(),
         };
         for index in 0..self.units.len() as u32 {
             fresh.unit_digests.mark(index);
@@ -600,6 +655,8 @@ impl World {
                 {
                     return Err(RejectReason::OutOfRange);
                 }
+                // A unit given an order of its own leaves its formation.
+                self.leave_formations(units, events);
                 for &id in units {
                     let unit = self.units[id.index as usize].as_mut().expect("checked live");
                     if !queue {
@@ -624,6 +681,7 @@ impl World {
             }
             CommandKind::Remove { units } => {
                 self.check_units(command.player, units)?;
+                self.leave_formations(units, events);
                 let mut ids = units.clone();
                 ids.sort_unstable();
                 ids.dedup();
@@ -639,6 +697,7 @@ impl World {
             }
             CommandKind::Stop { units } => {
                 self.check_units(command.player, units)?;
+                self.leave_formations(units, events);
                 for &id in units {
                     let unit = self.units[id.index as usize].as_mut().expect("checked live");
                     unit.orders.clear();
@@ -703,6 +762,10 @@ impl World {
                 self.geometry_changed = true;
                 Ok(())
             }
+            CommandKind::FormGroup { units, layout } => self.form_group(command.player, units, *layout, events),
+            CommandKind::MoveFormation { formation, goal } => self.move_formation(command.player, *formation, goal),
+            CommandKind::SetLayout { formation, layout } => self.set_layout(command.player, *formation, *layout),
+            CommandKind::Disband { formation } => self.disband(command.player, *formation, events),
         }
     }
 
@@ -795,6 +858,8 @@ impl World {
             events.pop();
             return Err(RejectReason::Placement("the builder stands where the building would block it".into()));
         }
+        let dispersed: Vec<EntityId> = moves.iter().map(|&(n, _)| live[n].0).collect();
+        self.leave_formations(&dispersed, events);
         for (n, target) in moves {
             let id = live[n].0;
             let unit = self.units[id.index as usize].as_mut().expect("listed from the live units");
@@ -940,7 +1005,7 @@ impl World {
         if self.ids.n_live() != self.units().count() {
             return Err(format!("{} live ids but {} units", self.ids.n_live(), self.units().count()));
         }
-        Ok(())
+        self.check_formations()
     }
 
     /// The world as snapshot bytes ([`crate::snapshot`]).
@@ -951,6 +1016,9 @@ impl World {
             requests: &self.requests,
             rng: &self.rng,
             next_obstruction: self.next_obstruction,
+            formations: self.formations.values().cloned().collect(),
+            formation_requests: &self.formation_requests,
+            next_formation: self.next_formation,
         };
         crate::snapshot::frame(&crate::snapshot::data_of(self, parts))
     }
@@ -1013,6 +1081,7 @@ impl World {
         }
         world.units = units;
         world.ids_digest = state_hash::digest("ids", &world.ids);
+        world.load_formations(data.formations, data.formation_requests, data.next_formation).map_err(invalid)?;
         world.check_invariants().map_err(invalid)?;
         for index in 0..world.units.len() as u32 {
             world.unit_digests.mark(index);
@@ -1022,6 +1091,7 @@ impl World {
     }
 
     pub(crate) fn parts_mut(&mut self) -> MotionParts<'_> {
+        let steered = self.steered_members();
         MotionParts {
             nav: &self.nav,
             units: &mut self.units,
@@ -1030,6 +1100,7 @@ impl World {
             digests: &mut self.unit_digests,
             static_dirty: &mut self.static_dirty,
             motion: &self.settings.motion,
+            steered,
         }
     }
 }

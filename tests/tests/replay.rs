@@ -222,6 +222,7 @@ fn the_replay_layout_is_pinned_to_its_format_version() {
     // docs/replay-format.md, then update the pair below (and re-bless the golden corpus).
     use pathing::{Fixed, WorldPos};
     use sim::command::{Command, CommandKind, GoalSpec, SquareSpec, Target};
+    use sim::formation::{FormationId, Layout};
     let id = sim::EntityId { index: 7, generation: 2 };
     let square = SquareSpec { x: Fixed::from_num(3), z: Fixed::from_num(4), w: Fixed::ONE, h: Fixed::ONE, degrees: Fixed::from_num(30) };
     let kinds = vec![
@@ -251,12 +252,16 @@ fn the_replay_layout_is_pinned_to_its_format_version() {
         CommandKind::RemoveObstruction { id: 4 },
         CommandKind::SetArea { name: "gate".into(), available: false },
         CommandKind::EditTerrain { vx: 1, vz: 2, width: 1, heights: vec![Fixed::ONE] },
+        CommandKind::FormGroup { units: vec![id], layout: Layout::Wedge },
+        CommandKind::MoveFormation { formation: FormationId(3), goal: GoalSpec::Point(WorldPos::from_int(9, 9)) },
+        CommandKind::SetLayout { formation: FormationId(3), layout: Layout::Loose },
+        CommandKind::Disband { formation: FormationId(3) },
     ];
     let commands: Vec<Command> =
         kinds.into_iter().enumerate().map(|(k, kind)| Command { turn: 3, player: 1, seq: k as u32, kind }).collect();
     let bytes = sim::state_hash::encode(&(sim::world::Settings::default(), commands));
     let digest = sim::state_hash::hex(blake3::hash(&bytes).as_bytes());
-    assert_eq!((replay::format::REPLAY_VERSION, digest.as_str()), (1, "8670d1c97fc3bfd1f145ea0791ca5f43cd1f683e60d17b7c57eade1844038643"));
+    assert_eq!((replay::format::REPLAY_VERSION, digest.as_str()), (2, "1ce8af7f98fc9bd01ad988c9cde2260dfc4346782335497f4eb18ca6f61a74f8"));
 }
 
 #[test]

@@ -56,7 +56,7 @@ pub(super) fn cmd_run(
     };
     let bar = progress_bar(u64::from(turns), "turns");
     let mut lines = Vec::new();
-    let mut events = [0u64; 4];
+    let mut events = [0u64; 5];
     let mut last_hash = [0u8; 32];
     let started = std::time::Instant::now();
     let mut on_turn = |_: &[sim::command::Command], report: &sim::world::TurnReport| {
@@ -70,6 +70,7 @@ pub(super) fn cmd_run(
                 Event::Arrived { .. } => events[1] += 1,
                 Event::Failed { .. } => events[2] += 1,
                 Event::Rejected { .. } => events[3] += 1,
+                Event::FormationArrived { .. } => events[4] += 1,
                 _ => {}
             }
         }
@@ -88,12 +89,13 @@ pub(super) fn cmd_run(
     let per_turn = if turns > 0 { elapsed.as_secs_f64() * 1000.0 / f64::from(turns) } else { 0.0 };
     let _ = writeln!(
         out,
-        "scenario {}: {turns} turns, {} units, {} spawned, {} arrived, {} gave up, {} commands rejected; final hash {}; {per_turn:.2} ms per turn",
+        "scenario {}: {turns} turns, {} units, {} spawned, {} arrived, {} gave up, {} formation arrivals, {} commands rejected; final hash {}; {per_turn:.2} ms per turn",
         scenario.name(),
         world.units().count(),
         events[0],
         events[1],
         events[2],
+        events[4],
         events[3],
         hex(&last_hash)
     );

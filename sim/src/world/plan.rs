@@ -65,13 +65,13 @@ pub(crate) enum OrderGoal {
 }
 
 /// A long-range search to make.
-struct LongJob {
-    class: u8,
-    pos: WorldPos,
-    cell: Navcell,
-    goal: Goal,
+pub(super) struct LongJob {
+    pub(super) class: u8,
+    pub(super) pos: WorldPos,
+    pub(super) cell: Navcell,
+    pub(super) goal: Goal,
     /// The exact point of a point goal, off navcell borders.
-    anchor: Option<WorldPos>,
+    pub(super) anchor: Option<WorldPos>,
 }
 
 /// A short-range search to make.
@@ -95,6 +95,8 @@ enum Job {
     Short(ShortJob),
     /// Decided without a search.
     Settled(OrderGoal),
+    /// A formation's path, to be generalised for its size.
+    Formation(super::formations::FormationJob),
 }
 
 enum Outcome {
@@ -110,6 +112,8 @@ enum Outcome {
         expanded: u64,
     },
     Settled(OrderGoal),
+    /// A formation's generalised path, its start first.
+    Formation(Vec<WorldPos>),
     /// No search could be made (cannot happen for a validated unit and goal).
     Failed,
 }
@@ -216,10 +220,15 @@ impl World {
 
     /// Computes the oldest pending requests (at most [`Settings::max_paths_per_turn`] long-range
     /// and [`MotionSettings::max_short_paths_per_turn`] short-range ones; the rest wait in order)
-    /// and applies the results in request order.
+    /// and applies the results in request order. Formation requests are long-range requests: they
+    /// are taken first, oldest first, from the same budget, computed in the same parallel batch,
+    /// and applied after the units' results, in their own request order.
     pub(super) fn compute_paths(&mut self, events: &mut Vec<Event>) {
         let (mut longs, mut shorts) =
             (usize::from(self.settings.max_paths_per_turn), usize::from(self.settings.motion.max_short_paths_per_turn));
+        let n_formations = self.formation_requests.len().min(longs);
+        let formation_requests: Vec<crate::formation::FormationId> = self.formation_requests.drain(..n_formations).collect();
+        longs -= n_formations;
         let mut requests = Vec::new();
         self.requests.retain(|r| {
             let budget = if r.short { &mut shorts } else { &mut longs };
@@ -232,7 +241,8 @@ impl World {
         });
         let core = |u: &Unit| self.settings.motion.core(u.radius);
         let stationary = UnitIndex::new(self.units().filter(|u| u.state == UnitState::Idle).map(|u| (u.id, u.pos, core(u))).collect());
-        let jobs: Vec<Option<Job>> = requests.iter().map(|r| self.job_for(r, &stationary)).collect();
+        let mut jobs: Vec<Option<Job>> = requests.iter().map(|r| self.job_for(r, &stationary)).collect();
+        jobs.extend(formation_requests.iter().map(|&id| self.formation_job(id).map(Job::Formation)));
         let nav = &self.nav;
         let motion = self.settings.motion;
         let cell_size = nav.grid().cell_size();
@@ -241,6 +251,15 @@ impl World {
                 None => Outcome::Failed,
                 Some(Job::Settled(plan)) => Outcome::Settled(*plan),
                 Some(Job::Long(job)) => run_long(nav, job, ws).map_or(Outcome::Failed, |(s, w)| Outcome::Long(s, w)),
+                Some(Job::Formation(job)) => match run_long(nav, &job.long, ws) {
+                    Some((_, waypoints)) => {
+                        let mut points = Vec::with_capacity(waypoints.len() + 1);
+                        points.push(job.long.pos);
+                        points.extend(waypoints);
+                        Outcome::Formation(crate::formation::generalise(&points, job.size))
+                    }
+                    None => Outcome::Failed,
+                },
                 Some(Job::Short(job)) => {
                     let Some(class_nav) = PassClass::new(job.class).and_then(|c| nav.class_nav(c)) else { return Outcome::Failed };
                     let map = class_nav.pass_map();
@@ -292,7 +311,8 @@ impl World {
             None => jobs.iter().map(with_workspace).collect(),
         };
         self.path_stats = PathStats::default();
-        for (request, result) in requests.iter().zip(results) {
+        let mut results = results.into_iter();
+        for (request, result) in requests.iter().zip(results.by_ref()) {
             match &result {
                 Outcome::Long(..) => self.path_stats.long += 1,
                 Outcome::Short { searches, expanded, .. } => {
@@ -302,6 +322,16 @@ impl World {
                 _ => {}
             }
             self.apply_outcome(request.unit, result, events);
+        }
+        for (&id, result) in formation_requests.iter().zip(results) {
+            let path = match result {
+                Outcome::Formation(path) => {
+                    self.path_stats.long += 1;
+                    path
+                }
+                _ => Vec::new(),
+            };
+            self.apply_formation_path(id, path);
         }
     }
 
@@ -313,7 +343,7 @@ impl World {
         self.static_dirty.push(id.index);
         unit.state = UnitState::Moving;
         match outcome {
-            Outcome::Failed | Outcome::Settled(OrderGoal::Gone) => {
+            Outcome::Failed | Outcome::Formation(_) | Outcome::Settled(OrderGoal::Gone) => {
                 unit.give_up();
                 events.push(Event::Failed { unit: unit.id });
             }

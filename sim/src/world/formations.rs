@@ -1,0 +1,928 @@
+//! The formations' part of a turn: their commands, their path requests and results, and the
+//! formation phase (step 5 of the design's turn), after the units moved.
+//!
+//! # The formation phase
+//!
+//! Every formation that is not idle, in formation-id order:
+//!
+//! 1. **Group positions** (the pathfinder design). The *average position* is the mean of the
+//!    members' positions; the *move position* is the formation's own position
+//!    ([`Formation::pos`]), the centre the slots are laid round. The move position leads the
+//!    average position along the path by at most `2·d + 2 m` (`d` the formation's walk in a turn,
+//!    measured along the facing: the average position projected onto the path); when the members
+//!    lag further behind (a gap narrower than the formation, members stuck behind others) the move
+//!    position waits for them, at most [`MAX_WAIT_TURNS`] turns in a row. Path vectors behind the
+//!    formation are dropped as it turns past their end waypoint, so only the first two vectors
+//!    (`from` → `path[0]` → `path[1]`) are ever looked at.
+//! 2. **Following a straight line** (the motion proposal). Three candidate positions one turn's
+//!    walk `d` away: straight ahead, and 45° to either side. A side candidate farther than the
+//!    formation's width from the line being followed is dropped. Each is scored by the number of
+//!    navcells under the footprint at that position (facing unchanged) that are impassable for the
+//!    formation's class ([`pathing::passability::NavWorld::count_blocked`]: navcells whose centre
+//!    is inside the rotated rectangle), plus, for every standing unit that is not a member with its
+//!    centre inside it, the navcells its square covers (at least one). The lowest score wins; ties
+//!    go to the candidate nearest the line, then to straight ahead, left, right. A side step keeps
+//!    the facing.
+//! 3. **Corners.** When the position projected onto the segment `from → path[0]` lies at or beyond
+//!    `path[0]`, the formation turns as a block round that waypoint: position and facing rotate
+//!    together about it, without going forward, by `d / R` radians a turn (at most 45°), where
+//!    `R` is the turning radius of its outermost corner (distance from the waypoint to the
+//!    position plus half the footprint's diagonal), so that the outermost member walks no farther
+//!    than `d`. The last step rotates exactly onto the next segment's direction (the rotation
+//!    that takes the facing to it, no trigonometry), then the waypoint is dropped. An exact U-turn
+//!    turns anticlockwise.
+//! 4. **Finalising.** On the last segment, once the distance to the last waypoint is at most the
+//!    larger of the distance to the line and `depth / 2 + d`, the formation goes straight to it,
+//!    keeping its facing, and stops scoring; there it *arrives*: it stops, and waits for the
+//!    members to reach their slots. It has arrived ([`Event::FormationArrived`]) when every member
+//!    is within [`ARRIVE_DISTANCE`] of its slot, or after [`ARRIVE_STALL_TURNS`] turns in which the
+//!    members got no nearer in total, or after [`ARRIVE_MAX_TURNS`] turns; its members are then
+//!    ordinary standing units.
+//! 5. **Flow field** (the pathfinder design). The formation keeps a
+//!    [`pathing::flow_field::FlowField`] for its class over [`pathing::flow_field::flow_region`]:
+//!    the members' bounding box and the path from the move position up to [`FIELD_AHEAD`] along
+//!    it (cut there: the point at exactly that distance is the last), grown by half of
+//!    [`FIELD_CORRIDOR`]. Its goal is the navcell of that last point (the nearest passable one,
+//!    when it is impassable). A new field is made when the path changes, when a member stands
+//!    outside the region, or, while the point is not the path's end, when
+//!    [`pathing::flow_field::needs_rebuild`] says the move position is within [`FIELD_TRIGGER`] of
+//!    it (or the point has fallen behind the facing). The field itself is derived data: it is
+//!    rebuilt from the saved inputs ([`crate::formation::FieldInputs`]) whenever it is missing
+//!    (the first turn after a load) or the grid changed inside its region this turn, which gives
+//!    exactly the field a world that never stopped has.
+//! 6. **Slots and steering.** Slot `k` is at the move position plus the layout's offset `k`
+//!    turned to the facing. A slot on a navcell the member's class cannot use, or that the field
+//!    does not reach, is replaced by the centre of the nearest navcell the field reaches. A member
+//!    whose straight line to its slot is clear ([`pathing::collide::segment_clear`]) is given the
+//!    slot as its one waypoint; otherwise the field has priority: it is given the navcell centres
+//!    along the field's next steps (as many as it covers in a turn, at most [`STEER_STEPS`]),
+//!    from the farthest one it can see, so no member walks into a dead end or an impassable slot.
+//!    A member off the field heads straight for the nearest navcell on it.
+//!
+//! Members then walk in the next turn's motion step with every rule of [`crate::motion`] (the grid
+//! check, standing units' cores, the push-apart), at [`RUN_MULTIPLIER`] times their speed. Members
+//! of a moving formation are walking units, so, as 0 A.D.'s control groups, they never block one
+//! another; only standing units block them.
+
+use pathing::flow_field::{FlowField, FlowGoal, FlowRegionParams, flow_region, needs_rebuild};
+use pathing::trig::{unit_vector_degrees, unit_vector_radians};
+use pathing::{PassMap, Vec2};
+
+use super::plan::LongJob;
+use super::*;
+use crate::formation::{
+    ARRIVE_DISTANCE, ARRIVE_MAX_TURNS, ARRIVE_STALL_TURNS, FIELD_AHEAD, FIELD_CORRIDOR, FIELD_TRIGGER, FieldInputs, FormationState, Layout,
+    MAX_MEMBERS, MAX_WAIT_TURNS, Profile, RUN_MULTIPLIER, STEER_STEPS, footprint, length, length_squared, local_to_world, moved, raw,
+    rotate, slot_offsets, spacing, sub, unit, with_length,
+};
+use crate::motion::UnitIndex;
+
+/// A formation's flow field as built, with what it was built from (derived data).
+pub(crate) struct CachedField {
+    inputs: FieldInputs,
+    field: FlowField,
+}
+
+impl std::fmt::Debug for CachedField {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CachedField").field("inputs", &self.inputs).finish_non_exhaustive()
+    }
+}
+
+/// A formation path search to make: the long-range job from the members' position, and the
+/// formation's size for the generalisation.
+pub(super) struct FormationJob {
+    pub(super) long: LongJob,
+    pub(super) size: Fixed,
+}
+
+/// The digest of the formations component: the next id, the queued requests and every formation
+/// in id order, in their canonical encoding.
+pub(super) fn formations_digest<'a>(next: u32, requests: &[FormationId], formations: impl Iterator<Item = &'a Formation>) -> Digest {
+    let list: Vec<&Formation> = formations.collect();
+    state_hash::digest("formations", &(next, requests, list))
+}
+
+/// `a·b` of raw vectors.
+fn dot(a: (i128, i128), b: (i128, i128)) -> i128 {
+    a.0 * b.0 + a.1 * b.1
+}
+
+/// `a × b` of raw vectors.
+fn cross(a: (i128, i128), b: (i128, i128)) -> i128 {
+    a.0 * b.1 - a.1 * b.0
+}
+
+fn vec_raw(v: Vec2) -> (i128, i128) {
+    (raw(v.x), raw(v.z))
+}
+
+/// π/4 in radians, raw.
+const QUARTER_PI_RAW: i64 = 51_472;
+
+impl World {
+    /// A formation.
+    pub fn formation(&self, id: FormationId) -> Option<&Formation> {
+        self.formations.get(&id)
+    }
+
+    /// Every formation, in id order.
+    pub fn formations(&self) -> impl Iterator<Item = &Formation> + '_ {
+        self.formations.values()
+    }
+
+    /// Pending formation path requests, in the order they will be computed.
+    pub fn formation_requests(&self) -> &[FormationId] {
+        &self.formation_requests
+    }
+
+    /// A formation's flow field as last built (derived data; `None` before the first build or
+    /// after a load, until its next turn).
+    pub fn formation_field(&self, id: FormationId) -> Option<&FlowField> {
+        self.fields.get(&id).map(|c| &c.field)
+    }
+
+    /// The slot positions of a formation's members, in member order (before impassable slots are
+    /// replaced).
+    pub fn formation_slots(&self, id: FormationId) -> Vec<WorldPos> {
+        let Some(f) = self.formations.get(&id) else { return Vec::new() };
+        let Some(profile) = self.profile(&f.members) else { return Vec::new() };
+        self.slots(f, &profile)
+    }
+
+    /// By unit index: whether the unit is a member of a formation that steers it.
+    pub(super) fn steered_members(&self) -> Vec<bool> {
+        let mut out = vec![false; self.units.len()];
+        for f in self.formations.values().filter(|f| f.is_active()) {
+            for m in &f.members {
+                if let Some(slot) = out.get_mut(m.index as usize) {
+                    *slot = true;
+                }
+            }
+        }
+        out
+    }
+
+    /// The members' class, speed and size ([`Profile`]); `None` when a member is gone (never for
+    /// a formation that keeps the invariants).
+    fn profile(&self, members: &[EntityId]) -> Option<Profile> {
+        let mut best: Option<(Fixed, u8)> = None;
+        let (mut speed, mut radius) = (Fixed::MAX, Fixed::ZERO);
+        for &id in members {
+            let u = self.unit(id)?;
+            let clearance = PassClass::new(u.class).and_then(|c| self.nav.classes().get(c)).map_or(Fixed::ZERO, |c| c.clearance);
+            // Largest clearance, ties to the lowest class index.
+            if best.is_none_or(|(c, k)| clearance > c || (clearance == c && u.class < k)) {
+                best = Some((clearance, u.class));
+            }
+            speed = speed.min(u.speed);
+            radius = radius.max(u.radius);
+        }
+        Some(Profile { class: best?.1, speed, radius })
+    }
+
+    /// The mean of the members' positions (raw sums, rounded towards −∞).
+    fn average_position(&self, members: &[EntityId]) -> WorldPos {
+        let (mut x, mut z, mut n) = (0i128, 0i128, 0i128);
+        for u in members.iter().filter_map(|&id| self.unit(id)) {
+            x += raw(u.pos.x);
+            z += raw(u.pos.z);
+            n += 1;
+        }
+        if n == 0 {
+            return WorldPos::new(Fixed::ZERO, Fixed::ZERO);
+        }
+        WorldPos::new(Fixed::from_bits(x.div_euclid(n) as i64), Fixed::from_bits(z.div_euclid(n) as i64))
+    }
+
+    /// The slot positions, in member order.
+    fn slots(&self, f: &Formation, profile: &Profile) -> Vec<WorldPos> {
+        slot_offsets(f.layout, f.members.len(), spacing(f.layout, profile.radius))
+            .into_iter()
+            .map(|(along, across)| moved(f.pos, local_to_world(f.facing, along, across)))
+            .collect()
+    }
+
+    /// Gives the slots to the members again, greedily: slot by slot in slot order, each to the
+    /// nearest member not yet placed (exact squared distance; ties to the member listed first).
+    fn assign_slots(&self, f: &mut Formation) {
+        let Some(profile) = self.profile(&f.members) else { return };
+        let slots = self.slots(f, &profile);
+        let positions: Vec<WorldPos> = f.members.iter().map(|&id| self.unit(id).map_or(f.pos, |u| u.pos)).collect();
+        let mut taken = vec![false; f.members.len()];
+        let mut order = Vec::with_capacity(f.members.len());
+        for slot in slots {
+            let best = (0..positions.len()).filter(|&k| !taken[k]).min_by_key(|&k| (length_squared(sub(positions[k], slot)), k));
+            if let Some(k) = best {
+                taken[k] = true;
+                order.push(f.members[k]);
+            }
+        }
+        f.members = order;
+    }
+
+    /// Puts members under their formation's control: no orders, paths or requests of their own,
+    /// walking (so that they never block one another).
+    fn engage_members(&mut self, members: &[EntityId]) {
+        self.requests.retain(|r| !members.contains(&r.unit));
+        for &id in members {
+            let Some(unit) = self.units.get_mut(id.index as usize).and_then(Option::as_mut).filter(|u| u.id == id) else { continue };
+            unit.orders.clear();
+            unit.clear_waypoints();
+            unit.state = UnitState::Moving;
+            unit.escape = false;
+            unit.resume = false;
+            unit.settle = false;
+            unit.stalled = 0;
+            unit.replan_cooldown = 0;
+            self.unit_digests.mark(id.index);
+            self.static_dirty.push(id.index);
+        }
+    }
+
+    /// Lets members stand: idle where they are.
+    fn release_members(&mut self, members: &[EntityId]) {
+        for &id in members {
+            let Some(unit) = self.units.get_mut(id.index as usize).and_then(Option::as_mut).filter(|u| u.id == id) else { continue };
+            if unit.state != UnitState::Moving {
+                continue;
+            }
+            unit.clear_waypoints();
+            unit.state = UnitState::Idle;
+            self.unit_digests.mark(id.index);
+            self.static_dirty.push(id.index);
+        }
+    }
+
+    /// Takes `units` out of their formations; a formation left without members is disbanded. A
+    /// standing formation whose members changed re-forms.
+    pub(super) fn leave_formations(&mut self, units: &[EntityId], events: &mut Vec<Event>) {
+        let touched: Vec<FormationId> =
+            self.formations.values().filter(|f| f.members.iter().any(|m| units.contains(m))).map(|f| f.id).collect();
+        for id in touched {
+            let Some(mut f) = self.formations.remove(&id) else { continue };
+            self.formations_dirty = true;
+            f.members.retain(|m| !units.contains(m));
+            if f.members.is_empty() {
+                self.drop_formation(id, events);
+                continue;
+            }
+            self.assign_slots(&mut f);
+            if f.state == FormationState::Idle {
+                let members = f.members.clone();
+                self.engage_members(&members);
+                enter_arriving(&mut f);
+            }
+            self.formations.insert(id, f);
+        }
+    }
+
+    /// Forgets a formation (already taken out of the map) and reports it.
+    fn drop_formation(&mut self, id: FormationId, events: &mut Vec<Event>) {
+        self.formation_requests.retain(|r| *r != id);
+        self.fields.remove(&id);
+        self.formations_dirty = true;
+        events.push(Event::FormationDisbanded { formation: id });
+    }
+
+    /// The sender's formation, or why not.
+    fn owned_formation(&self, player: PlayerId, id: FormationId) -> Result<&Formation, RejectReason> {
+        let f = self.formations.get(&id).ok_or(RejectReason::UnknownFormation(id))?;
+        if f.owner != player {
+            return Err(RejectReason::FormationNotOwned(id));
+        }
+        Ok(f)
+    }
+
+    pub(super) fn form_group(
+        &mut self,
+        player: PlayerId,
+        units: &[EntityId],
+        layout: Layout,
+        events: &mut Vec<Event>,
+    ) -> Result<(), RejectReason> {
+        self.check_units(player, units)?;
+        let mut members: Vec<EntityId> = Vec::with_capacity(units.len());
+        for &id in units {
+            if !members.contains(&id) {
+                members.push(id);
+            }
+        }
+        if members.len() > MAX_MEMBERS {
+            return Err(RejectReason::TooManyMembers { count: members.len() as u32, max: MAX_MEMBERS as u32 });
+        }
+        if self.next_formation == u32::MAX {
+            return Err(RejectReason::World("formation ids exhausted".into()));
+        }
+        let id = FormationId(self.next_formation);
+        self.next_formation += 1;
+        self.leave_formations(&members, events);
+        self.engage_members(&members);
+        let pos = self.average_position(&members);
+        let mut f = Formation {
+            id,
+            owner: player,
+            layout,
+            state: FormationState::Arriving,
+            goal: None,
+            members,
+            pos,
+            facing: Vec2::new(Fixed::ZERO, Fixed::ONE),
+            from: pos,
+            path: Vec::new(),
+            path_serial: 0,
+            field: None,
+            waited: 0,
+            arriving_turns: 0,
+            stalled: 0,
+            remaining: u64::MAX,
+        };
+        self.assign_slots(&mut f);
+        self.formations.insert(id, f);
+        self.formations_dirty = true;
+        events.push(Event::FormationCreated { formation: id });
+        Ok(())
+    }
+
+    pub(super) fn move_formation(&mut self, player: PlayerId, id: FormationId, goal: &GoalSpec) -> Result<(), RejectReason> {
+        self.owned_formation(player, id)?;
+        if matches!(goal, GoalSpec::Range { .. }) {
+            return Err(RejectReason::OutOfRange);
+        }
+        self.check_order(goal)?;
+        let mut f = self.formations.remove(&id).expect("checked above");
+        if f.state == FormationState::Idle {
+            let members = f.members.clone();
+            self.engage_members(&members);
+        }
+        f.goal = Some(*goal);
+        f.state = FormationState::WaitingForPath;
+        f.waited = 0;
+        if !self.formation_requests.contains(&id) {
+            self.formation_requests.push(id);
+        }
+        self.formations.insert(id, f);
+        self.formations_dirty = true;
+        Ok(())
+    }
+
+    pub(super) fn set_layout(&mut self, player: PlayerId, id: FormationId, layout: Layout) -> Result<(), RejectReason> {
+        self.owned_formation(player, id)?;
+        let mut f = self.formations.remove(&id).expect("checked above");
+        f.layout = layout;
+        self.assign_slots(&mut f);
+        if f.state == FormationState::Idle {
+            let members = f.members.clone();
+            self.engage_members(&members);
+            enter_arriving(&mut f);
+        }
+        self.formations.insert(id, f);
+        self.formations_dirty = true;
+        Ok(())
+    }
+
+    pub(super) fn disband(&mut self, player: PlayerId, id: FormationId, events: &mut Vec<Event>) -> Result<(), RejectReason> {
+        self.owned_formation(player, id)?;
+        let f = self.formations.remove(&id).expect("checked above");
+        self.release_members(&f.members);
+        self.drop_formation(id, events);
+        Ok(())
+    }
+
+    /// The path search for a formation's request, read from the world before the parallel phase:
+    /// from the members' average position (or, when that is impassable for the formation's class,
+    /// from the member nearest to it that stands on a passable navcell) to its goal.
+    pub(super) fn formation_job(&self, id: FormationId) -> Option<FormationJob> {
+        let f = self.formations.get(&id).filter(|f| f.state == FormationState::WaitingForPath)?;
+        let goal = goal_of(f.goal.as_ref()?)?;
+        let profile = self.profile(&f.members)?;
+        let pass = self.nav.class_nav(PassClass::new(profile.class)?)?.pass_map();
+        let average = self.average_position(&f.members);
+        let pos = if pass.is_passable(self.navcell_of(average)) {
+            average
+        } else {
+            f.members
+                .iter()
+                .filter_map(|&m| self.unit(m))
+                .filter(|u| pass.is_passable(self.navcell_of(u.pos)))
+                .min_by_key(|u| length_squared(sub(u.pos, average)))
+                .map_or(average, |u| u.pos)
+        };
+        let cell_size = self.nav.grid().cell_size();
+        let anchor = matches!(f.goal, Some(GoalSpec::Point(_))).then(|| f.goal.and_then(|g| g.anchor())).flatten();
+        let (width, depth) = footprint(f.layout, f.members.len(), spacing(f.layout, profile.radius));
+        Some(FormationJob {
+            long: LongJob {
+                class: profile.class,
+                pos,
+                cell: self.navcell_of(pos),
+                goal,
+                anchor: anchor.map(|a| crate::motion::off_grid_lines(a, cell_size)),
+            },
+            size: width.min(depth),
+        })
+    }
+
+    /// Applies a formation's path (already generalised; `start` first): it starts from there,
+    /// facing its first waypoint.
+    pub(super) fn apply_formation_path(&mut self, id: FormationId, mut path: Vec<WorldPos>) {
+        let Some(mut f) = self.formations.remove(&id) else { return };
+        if f.state == FormationState::WaitingForPath && path.is_empty() {
+            // No search could be made (cannot happen for a checked formation): it stays.
+            f.goal = None;
+            enter_arriving(&mut f);
+            self.formations_dirty = true;
+        } else if f.state == FormationState::WaitingForPath {
+            let start = path.remove(0);
+            f.from = start;
+            f.pos = start;
+            if let Some(facing) = path.first().and_then(|&p| unit(sub(p, start))) {
+                f.facing = facing;
+            }
+            f.path = path;
+            f.path_serial = f.path_serial.wrapping_add(1);
+            f.field = None;
+            f.waited = 0;
+            self.assign_slots(&mut f);
+            if f.path.is_empty() {
+                enter_arriving(&mut f);
+            } else {
+                f.state = FormationState::Following;
+            }
+            self.formations_dirty = true;
+        }
+        self.formations.insert(id, f);
+    }
+
+    /// The formation phase (see the module documentation).
+    pub(super) fn update_formations(&mut self, events: &mut Vec<Event>) {
+        if self.formations.values().all(|f| !f.is_active()) {
+            self.turn_dirty.clear();
+            return;
+        }
+        self.formations_dirty = true;
+        let scoring = self.formations.values().any(|f| f.state == FormationState::Following);
+        let standing = if scoring {
+            UnitIndex::new(self.units().filter(|u| u.state == UnitState::Idle).map(|u| (u.id, u.pos, u.radius)).collect())
+        } else {
+            UnitIndex::new(Vec::new())
+        };
+        let ids: Vec<FormationId> = self.formations.iter().filter(|(_, f)| f.is_active()).map(|(&id, _)| id).collect();
+        for id in ids {
+            let Some(mut f) = self.formations.remove(&id) else { continue };
+            let Some(profile) = self.profile(&f.members) else {
+                self.formations.insert(id, f);
+                continue;
+            };
+            self.advance(&mut f, &profile, &standing);
+            let arrived = self.steer(&mut f, &profile);
+            if arrived {
+                let members = f.members.clone();
+                self.release_members(&members);
+                f.state = FormationState::Idle;
+                f.goal = None;
+                f.path.clear();
+                f.field = None;
+                self.fields.remove(&id);
+                events.push(Event::FormationArrived { formation: id });
+            }
+            self.formations.insert(id, f);
+        }
+        self.turn_dirty.clear();
+    }
+
+    /// Moves a formation's position for one turn (steps 1–4 of the module documentation).
+    fn advance(&self, f: &mut Formation, profile: &Profile, standing: &UnitIndex) {
+        let d = raw(profile.speed) * i128::from(self.settings.turn_ms) / 1000;
+        let (width, depth) = footprint(f.layout, f.members.len(), spacing(f.layout, profile.radius));
+        let average = self.average_position(&f.members);
+        let lead_max = 2 * d + (2 << 16);
+        let facing = vec_raw(f.facing);
+        let lagging = match f.state {
+            FormationState::Following | FormationState::Finalising => dot(sub(f.pos, average), facing) >> 16 > lead_max,
+            FormationState::Turning => length(sub(f.pos, average)) > lead_max,
+            _ => false,
+        };
+        if lagging && f.waited < MAX_WAIT_TURNS {
+            f.waited += 1;
+            return;
+        }
+        if !lagging {
+            f.waited = 0;
+        }
+        if f.state == FormationState::Following {
+            let Some(&b) = f.path.first() else {
+                enter_arriving(f);
+                return;
+            };
+            let ab = sub(b, f.from);
+            let past = dot(sub(f.pos, f.from), ab) >= length_squared(ab);
+            if past {
+                f.state = if f.path.len() >= 2 { FormationState::Turning } else { FormationState::Finalising };
+            } else if f.path.len() == 1 {
+                let to_b = length(sub(b, f.pos));
+                let ab_len = length(ab).max(1);
+                let off_line = cross(ab, sub(f.pos, f.from)).abs() / ab_len;
+                if to_b <= off_line.max(raw(depth) / 2 + d) {
+                    f.state = FormationState::Finalising;
+                }
+            }
+            if f.state == FormationState::Following {
+                self.follow(f, profile, standing, d, width, depth);
+                return;
+            }
+        }
+        match f.state {
+            FormationState::Turning => turn(f, d, width, depth),
+            FormationState::Finalising => finalise(f, d),
+            _ => {}
+        }
+    }
+
+    /// One turn of following the straight line `from → path[0]`: the best of three candidates.
+    fn follow(&self, f: &mut Formation, profile: &Profile, standing: &UnitIndex, d: i128, width: Fixed, depth: Fixed) {
+        let Some(&b) = f.path.first() else { return };
+        let ab = sub(b, f.from);
+        let ab_len2 = length_squared(ab);
+        let facing = vec_raw(f.facing);
+        let diagonal = unit_vector_degrees(Fixed::from_num(45));
+        let (c, s) = (raw(diagonal.x), raw(diagonal.z));
+        let directions = [facing, rotate(facing, c, s), rotate(facing, c, -s)];
+        let Some(class) = PassClass::new(profile.class) else { return };
+        let cell = raw(self.nav.grid().cell_size()).max(1);
+        let left = Vec2::new(-f.facing.z, f.facing.x);
+        let (hw, hh) = (Fixed::from_bits(width.to_bits() / 2), Fixed::from_bits(depth.to_bits() / 2));
+        let reach = Fixed::from_bits((length((raw(hw), raw(hh))) + raw(standing.max_radius())) as i64);
+        let mut best: Option<((u64, i128, usize), WorldPos)> = None;
+        for (k, dir) in directions.into_iter().enumerate() {
+            let candidate = moved(f.pos, ((dir.0 * d) >> 16, (dir.1 * d) >> 16));
+            let off = cross(ab, sub(candidate, f.from)).abs();
+            // A side step farther than the width from the line is dropped: off / |ab| > width.
+            if k > 0 && off * off > raw(width) * raw(width) * ab_len2 {
+                continue;
+            }
+            let Ok(square) = Square::new(candidate, hw, hh, left, f.facing) else { continue };
+            let mut score = self.nav.count_blocked(class, &square);
+            standing.for_each_near(candidate, reach, |id, pos, radius| {
+                if f.members.contains(&id) {
+                    return;
+                }
+                let rel = sub(pos, candidate);
+                let (a, b) = (dot(rel, vec_raw(left)) >> 16, dot(rel, facing) >> 16);
+                if a.abs() <= raw(hw) && b.abs() <= raw(hh) {
+                    let side = (2 * raw(radius) / cell).max(1);
+                    score += (side * side) as u64;
+                }
+            });
+            let key = (score, off, k);
+            if best.is_none_or(|(b, _)| key < b) {
+                best = Some((key, candidate));
+            }
+        }
+        if let Some((_, pos)) = best {
+            f.pos = pos;
+        }
+    }
+
+    /// Keeps the formation's flow field current (step 5 of the module documentation) and returns
+    /// it, built; `None` when the formation's class has no navigation layer.
+    fn field_for(&mut self, f: &mut Formation, profile: &Profile) -> Option<&FlowField> {
+        let class_nav = self.nav.class_nav(PassClass::new(profile.class)?)?;
+        let map = class_nav.pass_map();
+        let navcell = |p: WorldPos| grid_navcell(self.nav.grid(), p);
+        let positions: Vec<WorldPos> = f.members.iter().filter_map(|&id| self.unit(id)).map(|u| u.pos).collect();
+        let stale = match &f.field {
+            None => true,
+            Some(inputs) => {
+                let outside = positions.iter().any(|&p| {
+                    let c = navcell(p);
+                    !inputs.region.contains(u32::from(c.i), u32::from(c.j))
+                });
+                let behind = matches!(f.state, FormationState::Following | FormationState::Finalising)
+                    && dot(sub(inputs.point, f.pos), vec_raw(f.facing)) >> 16 < raw(FIELD_TRIGGER);
+                inputs.serial != f.path_serial || outside || (!inputs.end && (needs_rebuild(f.pos, inputs.point, FIELD_TRIGGER) || behind))
+            }
+        };
+        if stale {
+            let (points, end) = field_points(f.pos, &f.path);
+            let params = FlowRegionParams { ahead_distance: FIELD_AHEAD, corridor_width: FIELD_CORRIDOR };
+            let region = flow_region(positions.iter().copied(), f.pos, &points, &params, map);
+            let point = points.last().copied().unwrap_or(f.pos);
+            let cell = navcell(point);
+            let goal = class_nav.snap(cell, 16).unwrap_or(cell);
+            f.field = Some(FieldInputs { region: region.cells, goal, point, end, serial: f.path_serial });
+        }
+        let inputs = f.field?;
+        let changed = self.turn_dirty.iter().any(|r| !r.intersect(&inputs.region).is_empty());
+        let cached = self.fields.entry(f.id).or_insert_with(|| CachedField { inputs, field: FlowField::new() });
+        if stale || changed || cached.inputs != inputs || cached.field.region() != inputs.region {
+            cached.inputs = inputs;
+            cached.field.build(map, inputs.region, &FlowGoal::Cell(inputs.goal));
+        }
+        Some(&cached.field)
+    }
+
+    /// Gives every member its waypoints for the next turn (step 6 of the module documentation);
+    /// for an arriving formation, returns whether it has arrived.
+    fn steer(&mut self, f: &mut Formation, profile: &Profile) -> bool {
+        if f.state == FormationState::WaitingForPath && f.path.is_empty() && f.field.is_none() {
+            // Waiting for its first path from where it stood: the members stay where they are.
+            return false;
+        }
+        let slots = self.slots(f, profile);
+        // Take the field out of the cache for the loop over members (it goes back after).
+        let field = match self.field_for(f, profile) {
+            Some(_) => self.fields.remove(&f.id),
+            None => None,
+        };
+        let grid = self.nav.grid();
+        let cell_size = grid.cell_size();
+        let mut all_there = true;
+        let mut remaining: u64 = 0;
+        for (k, &id) in f.members.iter().enumerate() {
+            let Some(u) = self.units.get(id.index as usize).and_then(Option::as_ref).filter(|u| u.id == id) else { continue };
+            let Some(pass) = PassClass::new(u.class).and_then(|c| self.nav.class_nav(c)).map(|c| c.pass_map()) else { continue };
+            let (num, den) = RUN_MULTIPLIER;
+            let budget = raw(u.speed) * i128::from(self.settings.turn_ms) * num / (1000 * den);
+            let field = field.as_ref().map(|c| &c.field);
+            let slot = on_map(grid, slots[k]);
+            let target = slot_target(field, pass, grid, slot);
+            let distance = length(sub(target, u.pos));
+            all_there &= distance <= raw(ARRIVE_DISTANCE);
+            remaining = remaining.saturating_add(distance.min(1 << 32) as u64);
+            let waypoints = if distance == 0 { Vec::new() } else { member_waypoints(field, pass, grid, u.pos, target, budget) };
+            let waypoints: Vec<WorldPos> = waypoints.into_iter().map(|p| crate::motion::off_grid_lines(p, cell_size)).collect();
+            if u.waypoints() != waypoints.as_slice() {
+                let unit = self.units[id.index as usize].as_mut().expect("looked up above");
+                unit.set_waypoints(waypoints);
+                self.unit_digests.mark(id.index);
+                self.static_dirty.push(id.index);
+            }
+        }
+        if let Some(cached) = field {
+            self.fields.insert(f.id, cached);
+        }
+        if f.state != FormationState::Arriving {
+            return false;
+        }
+        f.arriving_turns = f.arriving_turns.saturating_add(1);
+        f.stalled = if remaining < f.remaining { 0 } else { f.stalled.saturating_add(1) };
+        f.remaining = remaining;
+        all_there || f.stalled >= ARRIVE_STALL_TURNS || f.arriving_turns >= ARRIVE_MAX_TURNS
+    }
+
+    /// Checks the formations' invariants; `Err` names the first one broken.
+    pub(super) fn check_formations(&self) -> Result<(), String> {
+        let mut seen = vec![false; self.units.len()];
+        for (&id, f) in &self.formations {
+            let what = format!("formation {}", id.0);
+            if f.id != id || id.0 >= self.next_formation {
+                return Err(format!("{what}: stored under the wrong id, or not yet handed out"));
+            }
+            if f.members.is_empty() || f.members.len() > MAX_MEMBERS {
+                return Err(format!("{what}: {} members", f.members.len()));
+            }
+            for &m in &f.members {
+                let unit = self.unit(m).ok_or_else(|| format!("{what}: member {m:?} is not a live unit"))?;
+                if unit.owner != f.owner {
+                    return Err(format!("{what}: member {m:?} belongs to player {}", unit.owner));
+                }
+                let slot = &mut seen[m.index as usize];
+                if *slot {
+                    return Err(format!("{what}: member {m:?} is in two formations, or twice in one"));
+                }
+                *slot = true;
+                if f.is_active() && (unit.state != UnitState::Moving || !unit.orders.is_empty() || unit.detour != 0) {
+                    return Err(format!("{what}: member {m:?} of a moving formation has orders of its own or is not walking"));
+                }
+            }
+            if (f.state == FormationState::WaitingForPath) != self.formation_requests.contains(&id) {
+                return Err(format!("{what}: waits for a path nobody will compute, or has a request it does not wait for"));
+            }
+            let needs_path = match f.state {
+                FormationState::Following | FormationState::Finalising => 1,
+                FormationState::Turning => 2,
+                _ => 0,
+            };
+            if f.path.len() < needs_path || (f.state == FormationState::WaitingForPath && f.goal.is_none()) {
+                return Err(format!("{what}: its state {:?} needs a path or a goal it does not have", f.state));
+            }
+            if f.facing.x == Fixed::ZERO && f.facing.z == Fixed::ZERO {
+                return Err(format!("{what}: faces nowhere"));
+            }
+        }
+        let mut requests = self.formation_requests.clone();
+        requests.sort_unstable();
+        requests.dedup();
+        if requests.len() != self.formation_requests.len() {
+            return Err("a formation is queued twice for a path".into());
+        }
+        Ok(())
+    }
+
+    /// Takes the formations of a snapshot, checking every value a command could not have made.
+    pub(super) fn load_formations(&mut self, formations: Vec<Formation>, requests: Vec<FormationId>, next: u32) -> Result<(), String> {
+        self.next_formation = next;
+        self.formation_requests = requests;
+        let limit = pathing::decimal::WORLD_LIMIT;
+        let in_limit = |p: &WorldPos| p.x.abs() <= limit && p.z.abs() <= limit;
+        let grid = self.nav.grid();
+        for f in formations {
+            let what = format!("formation {}", f.id.0);
+            if self.formations.contains_key(&f.id) {
+                return Err(format!("{what}: stored twice"));
+            }
+            let facing_ok = f.facing.x.abs() <= Fixed::ONE && f.facing.z.abs() <= Fixed::ONE;
+            if !in_limit(&f.pos) || !in_limit(&f.from) || !f.path.iter().all(in_limit) || !facing_ok {
+                return Err(format!("{what}: a position beyond the world limit, or a facing longer than one"));
+            }
+            if f.goal.is_some_and(|g| matches!(g, GoalSpec::Range { .. }) || self.check_order(&g).is_err()) {
+                return Err(format!("{what}: its goal is out of range or off the map"));
+            }
+            if let Some(inputs) = &f.field {
+                let full = CellRect::full(grid.width(), grid.height());
+                let on_grid = inputs.region.intersect(&full) == inputs.region
+                    && u32::from(inputs.goal.i) < grid.width()
+                    && u32::from(inputs.goal.j) < grid.height();
+                if !on_grid || !in_limit(&inputs.point) {
+                    return Err(format!("{what}: its flow field lies off the grid"));
+                }
+            }
+            self.formations.insert(f.id, f);
+        }
+        self.formations_dirty = true;
+        Ok(())
+    }
+}
+
+/// Resets the arrival counters and enters [`FormationState::Arriving`].
+fn enter_arriving(f: &mut Formation) {
+    f.state = FormationState::Arriving;
+    f.arriving_turns = 0;
+    f.stalled = 0;
+    f.remaining = u64::MAX;
+}
+
+/// One turn of turning round `path[0]` (step 3 of the module documentation).
+fn turn(f: &mut Formation, d: i128, width: Fixed, depth: Fixed) {
+    let (Some(&pivot), Some(&next)) = (f.path.first(), f.path.get(1)) else {
+        f.state = FormationState::Finalising;
+        return;
+    };
+    let Some(goal) = unit(sub(next, pivot)) else {
+        // A zero-length segment: nothing to turn to.
+        f.path.remove(0);
+        f.from = pivot;
+        f.state = FormationState::Following;
+        return;
+    };
+    let (facing, g) = (vec_raw(f.facing), vec_raw(goal));
+    let (c_fg, d_fg) = (cross(facing, g), dot(facing, g));
+    let radius = length(sub(f.pos, pivot)) + length((raw(width), raw(depth))) / 2;
+    let angle = ((d << 16) / radius.max(1)).clamp(1, i128::from(QUARTER_PI_RAW));
+    let step = unit_vector_radians(Fixed::from_bits(angle as i64));
+    let (c, s) = (raw(step.x), raw(step.z));
+    let offset = sub(f.pos, pivot);
+    if d_fg >= c << 16 {
+        // Within one step of the new direction: the rotation that takes the facing onto it.
+        let rotated = ((offset.0 * d_fg - offset.1 * c_fg).div_euclid(1 << 32), (offset.0 * c_fg + offset.1 * d_fg).div_euclid(1 << 32));
+        f.pos = moved(pivot, rotated);
+        f.facing = goal;
+        f.from = pivot;
+        f.path.remove(0);
+        f.state = FormationState::Following;
+        f.waited = 0;
+        return;
+    }
+    // Anticlockwise when the new direction is to the left (or exactly behind), else clockwise.
+    let s = if c_fg < 0 { -s } else { s };
+    f.pos = moved(pivot, rotate(offset, c, s));
+    if let Some(facing) = unit(rotate(facing, c, s)) {
+        f.facing = facing;
+    }
+}
+
+/// One turn of finalising: straight towards the last waypoint; there, arriving.
+fn finalise(f: &mut Formation, d: i128) {
+    let Some(&end) = f.path.last() else {
+        enter_arriving(f);
+        return;
+    };
+    let to_end = sub(end, f.pos);
+    if length(to_end) <= d {
+        f.pos = end;
+        f.from = end;
+        f.path.clear();
+        enter_arriving(f);
+    } else {
+        f.pos = moved(f.pos, with_length(to_end, d));
+    }
+}
+
+/// The path from `pos` up to [`FIELD_AHEAD`] along it: the waypoints within that distance and the
+/// point at exactly that distance, or all of them when the path is shorter (`true`: the last
+/// point is the path's end).
+fn field_points(pos: WorldPos, path: &[WorldPos]) -> (Vec<WorldPos>, bool) {
+    let ahead = raw(FIELD_AHEAD);
+    let mut out = Vec::new();
+    let mut travelled = 0i128;
+    let mut from = pos;
+    for &p in path {
+        let v = sub(p, from);
+        let l = length(v);
+        if travelled + l >= ahead {
+            let rest = ahead - travelled;
+            out.push(if rest >= l { p } else { moved(from, with_length(v, rest)) });
+            let end = rest >= l && out.len() == path.len();
+            return (out, end);
+        }
+        travelled += l;
+        out.push(p);
+        from = p;
+    }
+    (out, true)
+}
+
+/// A position clamped onto the grid (strictly inside it).
+fn on_map(grid: &pathing::NavGrid, p: WorldPos) -> WorldPos {
+    let s = raw(grid.cell_size());
+    let clamp = |v: Fixed, n: u32| Fixed::from_bits(raw(v).clamp(1, i128::from(n) * s - 1) as i64);
+    WorldPos::new(clamp(p.x, grid.width()), clamp(p.z, grid.height()))
+}
+
+/// Where a member heads for its slot: the slot, or, when its navcell is impassable for the
+/// member's class or off the field, the centre of the nearest navcell the field reaches.
+fn slot_target(field: Option<&FlowField>, pass: &PassMap, grid: &pathing::NavGrid, slot: WorldPos) -> WorldPos {
+    let cell = grid_navcell(grid, slot);
+    let Some(field) = field else { return slot };
+    if pass.is_passable(cell) && field.distance(cell).is_some() {
+        return slot;
+    }
+    match field.nearest_reachable(cell) {
+        Some(near) => centre(near, grid.cell_size()),
+        None => slot,
+    }
+}
+
+/// A member's waypoints towards `target`: straight there when the line is clear, else along the
+/// field (see the module documentation).
+fn member_waypoints(
+    field: Option<&FlowField>,
+    pass: &PassMap,
+    grid: &pathing::NavGrid,
+    pos: WorldPos,
+    target: WorldPos,
+    budget: i128,
+) -> Vec<WorldPos> {
+    if pathing::collide::segment_clear(pass, pos, target) {
+        return vec![target];
+    }
+    let Some(field) = field else { return vec![target] };
+    let cell_size = grid.cell_size();
+    let mut cell = grid_navcell(grid, pos);
+    match field.direction(pos) {
+        None | Some((0, 0)) => return vec![target],
+        Some((dx, dz)) if field.distance(cell).is_none() => {
+            // Off the field: straight for the nearest navcell on it.
+            let i = (i32::from(cell.i) + dx).clamp(0, i32::from(u16::MAX)) as u16;
+            let j = (i32::from(cell.j) + dz).clamp(0, i32::from(u16::MAX)) as u16;
+            return vec![centre(Navcell::new(i, j), cell_size)];
+        }
+        Some(_) => {}
+    }
+    let steps = ((budget / raw(cell_size).max(1)) as usize + 2).min(STEER_STEPS);
+    let mut chain = Vec::with_capacity(steps);
+    for _ in 0..steps {
+        let Some(next) = field.next(cell) else { break };
+        chain.push(centre(next, cell_size));
+        cell = next;
+    }
+    if chain.is_empty() {
+        return vec![target];
+    }
+    // From the farthest point of the chain in sight (the first is always: a legal step of the
+    // field from the member's own navcell).
+    let first = (1..chain.len()).rev().find(|&k| pathing::collide::segment_clear(pass, pos, chain[k])).unwrap_or(0);
+    chain.split_off(first)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn field_points_stop_at_the_distance_ahead() {
+        let p = |x: i32, z: i32| WorldPos::from_int(x, z);
+        // 30 m to the first waypoint, then 20 m more: the point 40 m along is 10 m past it.
+        let (points, end) = field_points(p(0, 0), &[p(30, 0), p(30, 20), p(60, 20)]);
+        assert_eq!(points, vec![p(30, 0), p(30, 10)]);
+        assert!(!end);
+        // A shorter path: all of it, ending at its end.
+        let (points, end) = field_points(p(0, 0), &[p(10, 0), p(10, 10)]);
+        assert_eq!(points, vec![p(10, 0), p(10, 10)]);
+        assert!(end);
+        // Exactly at the distance, the last waypoint: the end.
+        assert_eq!(field_points(p(0, 0), &[p(40, 0)]), (vec![p(40, 0)], true));
+        assert_eq!(field_points(p(0, 0), &[]), (vec![], true));
+    }
+}
