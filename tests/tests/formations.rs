@@ -289,11 +289,16 @@ fn a_formation_passes_a_gap_narrower_than_itself() {
     assert!(out.contains("formation 0 arrived"), "{out}");
     assert!(world.formations().all(|f| f.state == FormationState::Idle));
     // The line is 10 files of 1.5 m: wider than the gap, which is 6 m and 4 m passable.
-    assert!(
-        world.formation_slots(first_formation(&world)).iter().map(|p| p.z).max().unwrap()
-            - world.formation_slots(first_formation(&world)).iter().map(|p| p.z).min().unwrap()
-            > m(6)
-    );
+    let slots = world.formation_slots(first_formation(&world));
+    assert!(slots.iter().map(|p| p.z).max().unwrap() - slots.iter().map(|p| p.z).min().unwrap() > m(6));
+    // And it really went through: every member stands east of the wall, near its slot.
+    let members = world.formation(first_formation(&world)).unwrap().members().to_vec();
+    for (id, slot) in members.iter().zip(&slots) {
+        let unit = world.unit(*id).unwrap();
+        assert!(unit.pos.x > m(40), "member {id:?} at {:?} did not cross the wall", unit.pos);
+        let (dx, dz) = (unit.pos.x - slot.x, unit.pos.z - slot.z);
+        assert!(dx.abs() <= m(2) && dz.abs() <= m(2), "member {id:?} at {:?} is far from its slot {slot:?}", unit.pos);
+    }
     insta::assert_snapshot!(out);
 }
 
@@ -432,9 +437,10 @@ fn two_runs_and_one_or_two_threads_give_the_same_hashes() {
     let u_turn = march(Layout::Box, (20, 14), 16, GoalSpec::Point(at(20, 30)));
     let cases: [(&[&str], Script<'_>); 2] = [(GAP, &gap), (U_TURN, &u_turn)];
     for (rows, script) in cases {
-        let (_, one, _) = run(rows, 80, &[], 1, script);
-        let (_, again, _) = run(rows, 80, &[], 1, script);
-        let (_, two, _) = run(rows, 80, &[], 2, script);
+        // Long enough for both to turn, finalise and arrive (the U-turn arrives at about turn 90).
+        let (_, one, _) = run(rows, 130, &[], 1, script);
+        let (_, again, _) = run(rows, 130, &[], 1, script);
+        let (_, two, _) = run(rows, 130, &[], 2, script);
         for turn in 0..one.len() {
             assert_eq!(one[turn], again[turn], "turn {turn}: two runs differ");
             assert_eq!(one[turn], two[turn], "turn {turn}: two threads differ from one");

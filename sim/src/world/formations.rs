@@ -558,7 +558,14 @@ impl World {
             let candidate = moved(f.pos, ((dir.0 * d) >> 16, (dir.1 * d) >> 16));
             let off = cross(ab, sub(candidate, f.from)).abs();
             // A side step farther than the width from the line is dropped: off / |ab| > width.
-            if k > 0 && off * off > raw(width) * raw(width) * ab_len2 {
+            // Products that overflow `i128` (a side step thousands of kilometres off a line) are
+            // decided by which side overflowed: an overflowing bound keeps the step.
+            let too_far = match (off.checked_mul(off), raw(width).checked_mul(raw(width)).and_then(|w2| w2.checked_mul(ab_len2))) {
+                (Some(lhs), Some(rhs)) => lhs > rhs,
+                (None, Some(_)) => true,
+                (_, None) => false,
+            };
+            if k > 0 && too_far {
                 continue;
             }
             let Ok(square) = Square::new(candidate, hw, hh, left, f.facing) else { continue };
@@ -724,9 +731,12 @@ impl World {
     pub(super) fn load_formations(&mut self, formations: Vec<Formation>, requests: Vec<FormationId>, next: u32) -> Result<(), String> {
         self.next_formation = next;
         self.formation_requests = requests;
-        let limit = pathing::decimal::WORLD_LIMIT;
-        let in_limit = |p: &WorldPos| p.x.abs() <= limit && p.z.abs() <= limit;
         let grid = self.nav.grid();
+        // Formation positions stay near the map (they move toward goals on it), but the map itself
+        // may be larger than the coordinate limit of the input formats: bound them by both.
+        let extent = Fixed::from_bits(grid.cell_size().to_bits().saturating_mul(i64::from(grid.width().max(grid.height()))));
+        let limit = pathing::decimal::WORLD_LIMIT.saturating_add(extent);
+        let in_limit = |p: &WorldPos| p.x.abs() <= limit && p.z.abs() <= limit;
         for f in formations {
             let what = format!("formation {}", f.id.0);
             if self.formations.contains_key(&f.id) {
