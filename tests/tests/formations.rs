@@ -787,3 +787,37 @@ fn a_formation_steps_aside_for_a_pillar_beside_its_way_and_keeps_its_facing() {
     let f = world.formations().next().unwrap();
     assert_eq!(f.pos, WorldPos::new(m(54) + Fixed::from_bits(1), m(16) + Fixed::from_bits(1)), "it came back to its path's end");
 }
+
+/// A formation on a map wider than the input formats' coordinate limit (16384 m) saves and loads,
+/// and the loaded world continues with the same hashes (a review finding: the loader checked
+/// formation positions against that limit instead of the map).
+#[test]
+fn a_formation_far_out_on_a_large_map_survives_save_and_load() {
+    let (w, h, cell) = (2048u32, 64u32, 16);
+    let terrain = Terrain::flat(w / 4, h / 4, Fixed::from_num(4 * cell), Fixed::from_num(12), Fixed::ZERO).unwrap();
+    let desc = WorldDesc {
+        grid: GridSpec { width: w, height: h, cell_size: Fixed::from_num(cell) },
+        classes: ClassSet::zero_ad_defaults(),
+        terrain,
+        border: MapBorder::None,
+        areas: Vec::new(),
+        obstacles: Vec::new(),
+        object_padding: Fixed::ZERO,
+        boundary_padding: Fixed::ZERO,
+        jump_table_classes: 0,
+        cells: Vec::new(),
+    };
+    let mut world = World::new(desc, Vec::new(), Settings { seed: 3, players: 2, ..Settings::default() }).unwrap();
+    world.step(&[spawn(0, 1, 0, 20_000, 500, 4)]);
+    world.step(&[cmd(1, 1, 0, CommandKind::FormGroup { units: ids(&world, 1), layout: Layout::Box })]);
+    let formation = first_formation(&world);
+    world.step(&[cmd(2, 1, 0, CommandKind::MoveFormation { formation, goal: GoalSpec::Point(at(20_100, 500)) })]);
+    for _ in 3..6 {
+        world.step(&[]);
+    }
+    assert!(world.formation(formation).unwrap().pos.x > m(16_384));
+    let mut loaded = World::load(&world.save()).unwrap_or_else(|e| panic!("{e}"));
+    for _ in 0..10 {
+        assert_eq!(world.step(&[]).hash, loaded.step(&[]).hash);
+    }
+}
