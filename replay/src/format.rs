@@ -386,30 +386,6 @@ fn is_footer_record(bytes: &[u8]) -> bool {
         && record_checksum(&bytes[..5], &bytes[8..FOOTER_RECORD - 32])[..] == bytes[FOOTER_RECORD - 32..]
 }
 
-/// Checks a keyframe's snapshot framing (`sim::snapshot`: magic, version, length, checksum)
-/// without decoding it; `Err((offset within the snapshot, what was expected))`.
-fn check_snapshot_frame(bytes: &[u8]) -> Result<(), (u64, String)> {
-    const PREFIX: usize = 20;
-    if bytes.len() < PREFIX + 32 || bytes[..8] != sim::snapshot::MAGIC {
-        return Err((0, "a snapshot starting with the magic PHXSNAP".into()));
-    }
-    let version = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]);
-    if version != sim::snapshot::SNAPSHOT_VERSION {
-        return Err((8, format!("snapshot format version {}, found {version}", sim::snapshot::SNAPSHOT_VERSION)));
-    }
-    let mut len = [0u8; 8];
-    len.copy_from_slice(&bytes[12..20]);
-    let len = u64::from_le_bytes(len);
-    if len != (bytes.len() - PREFIX - 32) as u64 {
-        return Err((12, format!("a snapshot payload length of {}, found {len}", bytes.len() - PREFIX - 32)));
-    }
-    let (payload, sum) = bytes[PREFIX..].split_at(bytes.len() - PREFIX - 32);
-    if blake3::hash(payload).as_bytes()[..] != sum[..] {
-        return Err(((bytes.len() - 32) as u64, "the snapshot checksum: the snapshot is damaged".into()));
-    }
-    Ok(())
-}
-
 /// Reads up to `n` bytes (fewer only at the end of the input), growing the buffer with the bytes
 /// actually read, so a length field cannot make it allocate more than the input holds.
 fn read_up_to(input: &mut impl Read, n: u64, buf: &mut Vec<u8>) -> std::io::Result<()> {
@@ -600,7 +576,8 @@ impl<R: Read> ReplayReader<R> {
                     return Err(damaged(payload_at, section, format!("a keyframe of turn {}, found turn {turn}", self.next_turn)));
                 }
                 let snapshot = &payload[4..];
-                check_snapshot_frame(snapshot).map_err(|(offset, what)| damaged(payload_at + 4 + offset, section, what))?;
+                sim::snapshot::check_frame(snapshot)
+                    .map_err(|e| damaged(payload_at + 4, section, format!("a snapshot (offsets from its start): {e}")))?;
                 Record::Keyframe { turn, snapshot: snapshot.to_vec() }
             }
             _ => {

@@ -402,8 +402,9 @@ fn verify_inner(
                 }
                 if let Some(mut twin) = twin {
                     let again = twin.step(&turn.commands);
-                    if again.hash != stepped.hash || twin.save() != world.save() {
-                        let (diffs, total) = snapshot_diff(&world.save(), &twin.save(), options.diff_limit).unwrap_or_default();
+                    let (mine, theirs) = (world.save(), twin.save());
+                    if again.hash != stepped.hash || theirs != mine {
+                        let (diffs, total) = snapshot_diff(&mine, &theirs, options.diff_limit).unwrap_or_default();
                         let mut d = sync_divergence(turn.turn, &turn.commands, Some(&stepped.digest), Some(&again.digest), String::new());
                         d.state_turn = Some(world.turn());
                         d.diffs = diffs;

@@ -321,6 +321,22 @@ pub(crate) fn frame(data: &SnapshotData) -> Vec<u8> {
 /// # Errors
 /// [`SnapshotError`] saying where and what was expected.
 pub fn unframe(bytes: &[u8]) -> Result<SnapshotData, SnapshotError> {
+    let payload = check_frame(bytes)?;
+    let config = crate::state_hash::CONFIG.with_limit::<MAX_PAYLOAD>();
+    let (data, used): (SnapshotData, usize) =
+        bincode::serde::decode_from_slice(payload, config).map_err(|e| SnapshotError::Decode { message: e.to_string() })?;
+    if used != payload.len() {
+        return Err(SnapshotError::Invalid { message: format!("payload has {} bytes after its data", payload.len() - used) });
+    }
+    Ok(data)
+}
+
+/// Checks a snapshot's framing (magic, version, length, checksum) without decoding it, and
+/// returns its payload: what a container of snapshots (a replay's keyframes) checks on reading.
+///
+/// # Errors
+/// The framing errors of [`unframe`].
+pub fn check_frame(bytes: &[u8]) -> Result<&[u8], SnapshotError> {
     let found = bytes.len() as u64;
     if bytes.len() < HEADER {
         return Err(SnapshotError::Truncated { expected: HEADER as u64, found });
@@ -347,11 +363,5 @@ pub fn unframe(bytes: &[u8]) -> Result<SnapshotData, SnapshotError> {
     if blake3::hash(payload).as_bytes()[..] != bytes[HEADER + length as usize..] {
         return Err(SnapshotError::ChecksumMismatch);
     }
-    let config = crate::state_hash::CONFIG.with_limit::<MAX_PAYLOAD>();
-    let (data, used): (SnapshotData, usize) =
-        bincode::serde::decode_from_slice(payload, config).map_err(|e| SnapshotError::Decode { message: e.to_string() })?;
-    if used != payload.len() {
-        return Err(SnapshotError::Invalid { message: format!("payload has {} bytes after its data", payload.len() - used) });
-    }
-    Ok(data)
+    Ok(payload)
 }

@@ -699,17 +699,7 @@ impl World {
                 self.check_units(command.player, units)?;
                 self.leave_formations(units, events);
                 for &id in units {
-                    let unit = self.units[id.index as usize].as_mut().expect("checked live");
-                    unit.orders.clear();
-                    unit.clear_waypoints();
-                    unit.state = UnitState::Idle;
-                    unit.escape = false;
-                    unit.resume = false;
-                    unit.settle = false;
-                    unit.stalled = 0;
-                    unit.replan_cooldown = 0;
-                    self.unit_digests.mark(id.index);
-                    self.static_dirty.push(id.index);
+                    self.reset_unit(id, UnitState::Idle);
                 }
                 self.requests.retain(|r| !units.contains(&r.unit));
                 Ok(())
@@ -967,6 +957,22 @@ impl World {
         }
         self.ids_digest = state_hash::digest("ids", &self.ids);
         Ok(())
+    }
+
+    /// Clears a live unit's orders, path and movement flags and puts it in `state` (stopped, or
+    /// handed to its formation), marking its digests; a stale id changes nothing.
+    pub(crate) fn reset_unit(&mut self, id: EntityId, state: UnitState) {
+        let Some(unit) = self.units.get_mut(id.index as usize).and_then(Option::as_mut).filter(|u| u.id == id) else { return };
+        unit.orders.clear();
+        unit.clear_waypoints();
+        unit.state = state;
+        unit.escape = false;
+        unit.resume = false;
+        unit.settle = false;
+        unit.stalled = 0;
+        unit.replan_cooldown = 0;
+        self.unit_digests.mark(id.index);
+        self.static_dirty.push(id.index);
     }
 
     /// The navcell under a position (clamped onto the grid).

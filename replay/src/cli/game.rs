@@ -190,6 +190,12 @@ fn print_diffs(out: &mut dyn Write, diffs: &crate::diff::SnapshotDiff) {
     }
 }
 
+/// The field differences of two replays' keyframes of turn `k` (A first).
+fn keyframe_diff(k: u32, a: &[u8], b: &[u8]) -> Result<crate::diff::SnapshotDiff, CliError> {
+    let load = |bytes: &[u8]| sim::snapshot::unframe(bytes).map_err(|e| bad(format!("keyframe of turn {k}: {e}")));
+    Ok(diff_snapshots(&load(a)?, &load(b)?, 100))
+}
+
 /// `phalanx diff A B`: two replays or two snapshots of the same game.
 pub(super) fn cmd_diff(a: &Path, b: &Path, out: &mut dyn Write) -> Result<i32, CliError> {
     let (bytes_a, bytes_b) = (read_limited(a)?, read_limited(b)?);
@@ -235,8 +241,7 @@ fn diff_replays(a: &Path, bytes_a: &[u8], b: &Path, bytes_b: &[u8], out: &mut dy
         for (k, sa) in &ra.keyframes {
             let Some((_, sb)) = rb.keyframes.iter().find(|(kb, _)| kb == k) else { continue };
             if sa != sb {
-                let load = |bytes: &[u8]| sim::snapshot::unframe(bytes).map_err(|e| bad(format!("keyframe of turn {k}: {e}")));
-                let diffs = diff_snapshots(&load(sa)?, &load(sb)?, 100);
+                let diffs = keyframe_diff(*k, sa, sb)?;
                 let _ = writeln!(out, "every turn hash agrees, but the keyframes of turn {k} differ in {} fields (A | B):", diffs.total);
                 print_diffs(out, &diffs);
                 return Ok(1);
@@ -277,8 +282,7 @@ fn diff_replays(a: &Path, bytes_a: &[u8], b: &Path, bytes_b: &[u8], out: &mut dy
         .find_map(|(k, sa)| rb.keyframes.iter().find(|(kb, _)| kb == k).map(|(_, sb)| (*k, sa, sb)));
     match keyframe {
         Some((k, sa, sb)) => {
-            let load = |bytes: &[u8]| sim::snapshot::unframe(bytes).map_err(|e| bad(format!("keyframe of turn {k}: {e}")));
-            let diffs = diff_snapshots(&load(sa)?, &load(sb)?, 100);
+            let diffs = keyframe_diff(k, sa, sb)?;
             let _ = writeln!(out, "state at the start of turn {k} (keyframe): {} differing fields (A | B):", diffs.total);
             print_diffs(out, &diffs);
         }

@@ -226,17 +226,7 @@ impl World {
     fn engage_members(&mut self, members: &[EntityId]) {
         self.requests.retain(|r| !members.contains(&r.unit));
         for &id in members {
-            let Some(unit) = self.units.get_mut(id.index as usize).and_then(Option::as_mut).filter(|u| u.id == id) else { continue };
-            unit.orders.clear();
-            unit.clear_waypoints();
-            unit.state = UnitState::Moving;
-            unit.escape = false;
-            unit.resume = false;
-            unit.settle = false;
-            unit.stalled = 0;
-            unit.replan_cooldown = 0;
-            self.unit_digests.mark(id.index);
-            self.static_dirty.push(id.index);
+            self.reset_unit(id, UnitState::Moving);
         }
     }
 
