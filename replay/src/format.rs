@@ -32,7 +32,9 @@ pub const MAGIC: [u8; 8] = *b"PHXRPLY\0";
 /// Version of the byte layout this reader reads and this writer writes. Every change to the
 /// layout, the header or a record payload bumps it; other versions are refused, naming both.
 /// Version 2: the formation commands (`FormGroup`, `MoveFormation`, `SetLayout`, `Disband`).
-pub const REPLAY_VERSION: u32 = 2;
+/// Version 3: the waypoint commands (`SetWaypoints`, `SetWaypointPriorities`, `MoveByWaypoints`)
+/// and the `waypoints` state component.
+pub const REPLAY_VERSION: u32 = 3;
 
 /// The engine that writes replays, as recorded in their header.
 pub const ENGINE: &str = concat!("phalanx ", env!("CARGO_PKG_VERSION"));

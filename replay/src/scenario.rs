@@ -63,19 +63,22 @@ use pathing::passability::{NavArea, Obstruction, ObstructionFlags, WorldDesc};
 use pathing::polygon::{ConfigError, PolygonConfig};
 use pathing::refworld::{RefWorldParams, generate};
 use pathing::terrain::{GridSpec, MapBorder, Terrain};
+use pathing::waypoints::WaypointPriority;
 use pathing::{Fixed, MAX_CELL_SIZE, PassClass, WorldPos};
 use sim::EntityId;
 use sim::command::{Command, CommandKind, Event, GoalSpec, PlayerId, SquareSpec, Target};
 use sim::formation::{FormationId, Layout};
 use sim::motion::MotionSettings;
+use sim::waypoint::{PriorityEntry, WaypointNet};
 use sim::world::{Settings, SetupError, TurnReport, World};
 
 /// The version of the format this program writes and reads. Every change to the format bumps it.
-pub const SCENARIO_VERSION: u32 = 2;
+pub const SCENARIO_VERSION: u32 = 3;
 
 /// The oldest version this program reads. Version 2 added the formation commands (`form_group`,
-/// `move_formation`, `set_layout`, `disband`); a version 1 file is a valid version 2 file, so it
-/// is read as one (and its canonical text says version 2).
+/// `move_formation`, `set_layout`, `disband`), version 3 the waypoint networks (`waypoints`) and
+/// commands (`set_waypoints`, `set_waypoint_priorities`, `move_by_waypoints`); an older file is a
+/// valid newer file, so it is read as one (and its canonical text says version 3).
 pub const OLDEST_SCENARIO_VERSION: u32 = 1;
 
 /// The value of the `format` key.
@@ -596,6 +599,9 @@ enum Action {
     MoveFormation { formation: usize, goal: GoalIn },
     SetLayout { formation: usize, layout: Layout },
     Disband { formation: usize },
+    SetWaypoints(WaypointNet),
+    SetWaypointPriorities { class: u8, reset: bool, entries: Vec<PriorityEntry> },
+    MoveByWaypoints { units: Vec<usize>, goal: WorldPos, queue: bool },
 }
 
 #[derive(Clone, Debug)]
@@ -622,6 +628,8 @@ pub struct Scenario {
     desc: WorldDesc,
     /// The map's own obstructions (a generated map's buildings and trees).
     map_obstructions: Vec<(u32, Obstruction)>,
+    /// The waypoint networks of the map (scenario coordinates), by class.
+    waypoints: Vec<WaypointNet>,
     /// Scenario coordinates are world coordinates plus this (the south-west corner of a grid-text
     /// or polygon-config map); zero for the other maps.
     origin: WorldPos,
@@ -679,7 +687,7 @@ const LAYOUTS: &[(&str, Layout)] =
     &[("line", Layout::Line), ("box", Layout::Box), ("column", Layout::Column), ("wedge", Layout::Wedge), ("loose", Layout::Loose)];
 
 const ROOT_FIELDS: &[&str] =
-    &["format", "version", "name", "description", "turns", "settings", "classes", "map", "obstructions", "units", "script"];
+    &["format", "version", "name", "description", "turns", "settings", "classes", "map", "obstructions", "waypoints", "units", "script"];
 const MAP_KINDS: &[&str] = &["generated", "movingai", "grid", "terrain", "polygons"];
 const COMMAND_KINDS: &[&str] = &[
     "spawn",
@@ -696,6 +704,9 @@ const COMMAND_KINDS: &[&str] = &[
     "move_formation",
     "set_layout",
     "disband",
+    "set_waypoints",
+    "set_waypoint_priorities",
+    "move_by_waypoints",
 ];
 const GOAL_KINDS: &[&str] = &["point", "circle", "square", "range"];
 
@@ -818,7 +829,17 @@ impl Scenario {
                 .map_err(|e| SetupError::Settings(format!("obstruction {}: {e}", o.id)))?;
             obstructions.push((o.id, Obstruction { square, flags: ObstructionFlags(o.flags) }));
         }
-        World::new(self.desc.clone(), obstructions, self.settings)
+        let mut world = World::new(self.desc.clone(), obstructions, self.settings)?;
+        for net in &self.waypoints {
+            world
+                .set_waypoints(self.world_net(net))
+                .map_err(|e| SetupError::Settings(format!("waypoints of class {}: {e:?}", net.class)))?;
+        }
+        Ok(world)
+    }
+
+    fn world_net(&self, net: &WaypointNet) -> WaypointNet {
+        WaypointNet { points: net.points.iter().map(|&p| self.world_pos(p)).collect(), ..net.clone() }
     }
 
     /// A runner producing each turn's commands.
@@ -907,6 +928,21 @@ fn parse_root(cx: &Cx, root: &Node, resolve: &mut dyn FnMut(&str) -> Result<Stri
         Some((n, p)) => parse_obstructions(cx, n, &p, first_id, &mut names)?,
         None => Vec::new(),
     };
+    let mut waypoints: Vec<WaypointNet> = Vec::new();
+    if let Some((n, p)) = top.get("waypoints") {
+        for (k, item) in cx.array(n, &p, usize::from(pathing::MAX_CLASSES))?.iter().enumerate() {
+            let path = format!("{p}[{k}]");
+            let net = parse_waypoint_net(cx, item, &path, &classes, &map.desc, map.origin)?;
+            if net.points.is_empty() {
+                return Err(cx.err(item, &path, "expected at least one waypoint"));
+            }
+            if waypoints.iter().any(|w| w.class == net.class) {
+                return Err(cx.err(item, &path, "expected one network per class, found a second for this class"));
+            }
+            waypoints.push(net);
+        }
+        waypoints.sort_by_key(|w| w.class);
+    }
     let mut seqs: BTreeMap<PlayerId, u32> = BTreeMap::new();
     let mut entries = Vec::new();
     if let Some((n, p)) = top.get("units") {
@@ -926,7 +962,7 @@ fn parse_root(cx: &Cx, root: &Node, resolve: &mut dyn FnMut(&str) -> Result<Stri
     if let Some((n, p)) = top.get("script") {
         for (k, item) in cx.array(n, &p, MAX_SCRIPT_ENTRIES)?.iter().enumerate() {
             let path = format!("{p}[{k}]");
-            let entry = parse_entry(cx, item, &path, &settings, &classes, &map.desc, &mut names, &mut seqs)?;
+            let entry = parse_entry(cx, item, &path, &settings, &classes, &map.desc, map.origin, &mut names, &mut seqs)?;
             entries.push(entry);
         }
     }
@@ -945,6 +981,7 @@ fn parse_root(cx: &Cx, root: &Node, resolve: &mut dyn FnMut(&str) -> Result<Stri
         jump_tables: map.jump_tables,
         desc,
         map_obstructions: map.obstructions,
+        waypoints,
         origin: map.origin,
         obstructions,
         obstruction_names: names.obstruction_names,
@@ -1751,6 +1788,32 @@ fn parse_goal(cx: &Cx, node: &Node, path: &str, turn: u32, names: &Names) -> Res
 }
 
 #[allow(clippy::too_many_arguments)]
+/// A waypoint network: `{"class", "range", "points"}` (points in scenario coordinates, each on the
+/// map; an empty list removes the class's network in `set_waypoints`).
+fn parse_waypoint_net(cx: &Cx, node: &Node, path: &str, classes: &ClassSet, desc: &WorldDesc, origin: WorldPos) -> Res<WaypointNet> {
+    let o = cx.obj(node, path, &["class", "range", "points"])?;
+    let (cn, cp) = o.req(cx, "class")?;
+    let class = parse_class(cx, cn, &cp, classes)?;
+    let (rn, rp) = o.req(cx, "range")?;
+    let range = cx.u32_in(rn, &rp, 1, sim::waypoint::MAX_NET_RANGE)?;
+    let (pn, pp) = o.req(cx, "points")?;
+    let cell = i128::from(desc.grid.cell_size.to_bits());
+    let (w, h) = (i128::from(desc.grid.width) * cell, i128::from(desc.grid.height) * cell);
+    let mut points = Vec::new();
+    for (k, item) in cx.array(pn, &pp, sim::waypoint::MAX_NET_WAYPOINTS)?.iter().enumerate() {
+        let ip = format!("{pp}[{k}]");
+        let at = cx.pos(item, &ip)?;
+        let (x, z) =
+            (i128::from(at.x.to_bits()) - i128::from(origin.x.to_bits()), i128::from(at.z.to_bits()) - i128::from(origin.z.to_bits()));
+        if x < 0 || z < 0 || x >= w || z >= h {
+            return Err(cx.err(item, &ip, "expected a waypoint on the map"));
+        }
+        points.push(at);
+    }
+    Ok(WaypointNet { class, range, points })
+}
+
+#[allow(clippy::too_many_arguments)]
 fn parse_entry(
     cx: &Cx,
     node: &Node,
@@ -1758,6 +1821,7 @@ fn parse_entry(
     settings: &Settings,
     classes: &ClassSet,
     desc: &WorldDesc,
+    origin: WorldPos,
     names: &mut Names,
     seqs: &mut BTreeMap<PlayerId, u32>,
 ) -> Res<Entry> {
@@ -1883,6 +1947,53 @@ fn parse_entry(
             let c = cx.obj(n, &p, &["formation"])?;
             let (fn_, fp) = c.req(cx, "formation")?;
             Action::Disband { formation: formation_ref(cx, fn_, &fp, turn, names)? }
+        }
+        "set_waypoints" => {
+            if player != 0 {
+                return Err(cx.err(node, path, "expected player 0: waypoint networks are map data, set by the world itself"));
+            }
+            Action::SetWaypoints(parse_waypoint_net(cx, n, &p, classes, desc, origin)?)
+        }
+        "set_waypoint_priorities" => {
+            let c = cx.obj(n, &p, &["class", "reset", "entries"])?;
+            let (cn, cp) = c.req(cx, "class")?;
+            let class = parse_class(cx, cn, &cp, classes)?;
+            let reset = match c.get("reset") {
+                Some((rn, rp)) => cx.boolean(rn, &rp)?,
+                None => false,
+            };
+            let (en, ep) = c.req(cx, "entries")?;
+            let mut entries = Vec::new();
+            for (k, item) in cx.array(en, &ep, sim::waypoint::MAX_NET_WAYPOINTS)?.iter().enumerate() {
+                let ip = format!("{ep}[{k}]");
+                let e = cx.obj(item, &ip, &["waypoint", "extra_cost", "excluded"])?;
+                let (wn, wp) = e.req(cx, "waypoint")?;
+                let waypoint = cx.uint(wn, &wp, sim::waypoint::MAX_NET_WAYPOINTS as u64 - 1)? as u32;
+                let priority = match (e.get("extra_cost"), e.get("excluded")) {
+                    (Some((xn, xp)), None) => WaypointPriority::Open { extra_cost: cx.uint(xn, &xp, u64::from(u16::MAX))? as u16 },
+                    (None, Some((xn, xp))) => {
+                        if cx.boolean(xn, &xp)? {
+                            WaypointPriority::Excluded
+                        } else {
+                            WaypointPriority::Open { extra_cost: 0 }
+                        }
+                    }
+                    _ => return Err(cx.err(item, &ip, "expected exactly one of `extra_cost` and `excluded`")),
+                };
+                entries.push(PriorityEntry { waypoint, priority });
+            }
+            Action::SetWaypointPriorities { class, reset, entries }
+        }
+        "move_by_waypoints" => {
+            let c = cx.obj(n, &p, &["units", "goal", "queue"])?;
+            let units = parse_units(cx, &c, turn, names)?;
+            let (gn, gp) = c.req(cx, "goal")?;
+            let goal = cx.pos(gn, &gp)?;
+            let queue = match c.get("queue") {
+                Some((qn, qp)) => cx.boolean(qn, &qp)?,
+                None => false,
+            };
+            Action::MoveByWaypoints { units, goal, queue }
         }
         "set_area" => {
             let c = cx.obj(n, &p, &["name", "available"])?;
@@ -2010,6 +2121,8 @@ fn write_canonical(sc: &Scenario) -> String {
         })
         .collect();
     push_list(&mut out, "obstructions", &obstructions, ",");
+    let nets: Vec<String> = sc.waypoints.iter().map(|net| net_json(net, &class_name(net.class))).collect();
+    push_list(&mut out, "waypoints", &nets, ",");
     let units: Vec<String> = sc.entries[..sc.n_unit_entries]
         .iter()
         .filter_map(|e| {
@@ -2087,6 +2200,12 @@ fn terrain_json(t: &TerrainSpec) -> String {
     )
 }
 
+/// A waypoint network as scenario JSON.
+fn net_json(net: &WaypointNet, class: &str) -> String {
+    let points = net.points.iter().map(|&p| pos_json(p)).collect::<Vec<_>>().join(", ");
+    format!("{{\"class\": {class}, \"range\": {}, \"points\": [{points}]}}", net.range)
+}
+
 /// A goal as scenario JSON.
 fn goal_json(sc: &Scenario, goal: &GoalIn) -> String {
     let obs = |r: ObsRef| match r {
@@ -2147,6 +2266,24 @@ fn action_json(sc: &Scenario, action: &Action) -> String {
             layout_name(*layout)
         ),
         Action::Disband { formation } => format!("\"disband\": {{\"formation\": {}}}", json_string(&sc.formation_names[*formation])),
+        Action::SetWaypoints(net) => format!("\"set_waypoints\": {}", net_json(net, &class_name(net.class))),
+        Action::SetWaypointPriorities { class, reset, entries } => {
+            let entries: Vec<String> = entries
+                .iter()
+                .map(|e| match e.priority {
+                    WaypointPriority::Open { extra_cost } => format!("{{\"waypoint\": {}, \"extra_cost\": {extra_cost}}}", e.waypoint),
+                    WaypointPriority::Excluded => format!("{{\"waypoint\": {}, \"excluded\": true}}", e.waypoint),
+                })
+                .collect();
+            format!(
+                "\"set_waypoint_priorities\": {{\"class\": {}, \"reset\": {reset}, \"entries\": [{}]}}",
+                class_name(*class),
+                entries.join(", ")
+            )
+        }
+        Action::MoveByWaypoints { units, goal, queue } => {
+            format!("\"move_by_waypoints\": {{\"units\": [{}], \"goal\": {}, \"queue\": {queue}}}", groups(units), pos_json(*goal))
+        }
         Action::Stop { units } => format!("\"stop\": {{\"units\": [{}]}}", groups(units)),
         Action::Remove { units } => format!("\"remove\": {{\"units\": [{}]}}", groups(units)),
         Action::PlaceObstruction { name, square, flags } => {
@@ -2333,6 +2470,13 @@ impl ScriptRunner<'_> {
             }
             Action::SetLayout { formation, layout } => CommandKind::SetLayout { formation: self.formation(*formation), layout: *layout },
             Action::Disband { formation } => CommandKind::Disband { formation: self.formation(*formation) },
+            Action::SetWaypoints(net) => CommandKind::SetWaypoints { net: sc.world_net(net) },
+            Action::SetWaypointPriorities { class, reset, entries } => {
+                CommandKind::SetWaypointPriorities { class: *class, reset: *reset, entries: entries.clone() }
+            }
+            Action::MoveByWaypoints { units, goal, queue } => {
+                CommandKind::MoveByWaypoints { units: self.units(units), goal: sc.world_pos(*goal), queue: *queue }
+            }
             Action::Stop { units } => CommandKind::Stop { units: self.units(units) },
             Action::Remove { units } => CommandKind::Remove { units: self.units(units) },
             Action::PlaceObstruction { square, flags, .. } => {
@@ -2527,10 +2671,10 @@ mod tests {
         check_error("", "", Some(1), "EOF");
         // Format and version first, naming both versions.
         check_error(
-            &minimal("").replace("\"version\": 1", "\"version\": 3"),
+            &minimal("").replace("\"version\": 1", "\"version\": 4"),
             "version",
             Some(1),
-            "expected version 1 to 2, found version 3",
+            "expected version 1 to 3, found version 4",
         );
         check_error(&minimal("").replace("phalanx-scenario", "other"), "format", Some(1), "expected \"phalanx-scenario\"");
         check_error("[1, 2]", "", Some(1), "expected a scenario object");

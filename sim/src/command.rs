@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::formation::{FormationId, Layout};
 use crate::ids::EntityId;
+use crate::waypoint::{PriorityEntry, WaypointNet};
 
 /// A player slot. Player 0 is the world itself (scenario setup, triggers).
 pub type PlayerId = u8;
@@ -222,6 +223,35 @@ pub enum CommandKind {
         /// The sender's formation.
         formation: FormationId,
     },
+    /// Sets (or, with no points, removes) the waypoint network of a class ([`crate::waypoint`]):
+    /// map data, so only the world itself (player 0) sends it. Every priority table of the class
+    /// is dropped.
+    SetWaypoints {
+        /// The network.
+        net: WaypointNet,
+    },
+    /// Changes the sender's waypoint priorities for its units of a class ([`crate::waypoint`],
+    /// "Priorities"): `reset` first makes every waypoint open at no extra cost, then each entry
+    /// sets one waypoint.
+    SetWaypointPriorities {
+        /// The class (it must have a waypoint network).
+        class: u8,
+        /// Start again from a neutral table.
+        reset: bool,
+        /// The changes, applied in order. `[Limit: ≤ MAX_NET_WAYPOINTS entries]`
+        entries: Vec<PriorityEntry>,
+    },
+    /// Orders units to a far point along a route over their class's waypoint network, or locally
+    /// when no route applies ([`crate::waypoint`], "Moving by waypoints"); `queue` appends the
+    /// route's orders instead of replacing the units' orders.
+    MoveByWaypoints {
+        /// The units (each must be live and the sender's).
+        units: Vec<EntityId>,
+        /// Where.
+        goal: WorldPos,
+        /// Append instead of replace.
+        queue: bool,
+    },
 }
 
 /// Why a command was refused.
@@ -256,6 +286,10 @@ pub enum RejectReason {
         /// The limit, [`crate::formation::MAX_MEMBERS`].
         max: u32,
     },
+    /// Only the world itself (player 0) may send this command (map data).
+    WorldOnly,
+    /// The class has no waypoint network.
+    NoWaypointNet(u8),
 }
 
 /// Something that happened during a turn, in the order it happened.
@@ -334,5 +368,13 @@ pub enum Event {
     FormationDisbanded {
         /// The formation.
         formation: FormationId,
+    },
+    /// A unit was given the orders of a route over its waypoint network
+    /// ([`CommandKind::MoveByWaypoints`]).
+    WaypointRoute {
+        /// The unit.
+        unit: EntityId,
+        /// The waypoints of its route; 0 when it moves locally instead.
+        waypoints: u32,
     },
 }

@@ -10,6 +10,8 @@
 //! - [`command`]: commands, events and the reasons a command is rejected.
 //! - [`formation`]: formations (groups of units moving as one block): layouts, slots, generalised
 //!   paths; the turn phase that moves them is in `world/formations.rs`.
+//! - [`waypoint`]: waypoint networks (map data) and routes over them for long AI moves; the world
+//!   part is in `world/waypoints.rs`.
 //! - [`motion`]: how units follow their paths, checked against the grid and against each other,
 //!   and the local movement around them: short-range detours, the push-apart, nudging and
 //!   replanning, with every constant in [`motion::MotionSettings`].
@@ -56,6 +58,7 @@ pub mod motion;
 mod rng;
 pub mod snapshot;
 pub mod state_hash;
+pub mod waypoint;
 pub mod world;
 
 pub use ids::{EntityAllocator, EntityId};

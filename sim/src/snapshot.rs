@@ -13,8 +13,9 @@
 //! The payload holds what the simulation *is*: settings, turn, the geometry the passability is
 //! computed from (grid, classes as their JSON text, terrain, border, areas, obstacle polygons,
 //! paddings, the painted navcells, obstruction squares), entity ids, units, pending path requests, the random
-//! generator, and the formations with their path requests and next id. Everything derived (grids,
-//! hierarchies, digests, the formations' flow fields) is rebuilt on load; the derived
+//! generator, the formations with their path requests and next id, and the waypoint networks and
+//! priority tables. Everything derived (grids, hierarchies, digests, the formations' flow fields,
+//! the waypoint graphs) is rebuilt on load; the derived
 //! structures equal their incrementally maintained forms (tested in `pathing`), so a loaded world
 //! continues with exactly the hashes of one that never stopped.
 //!
@@ -26,7 +27,8 @@
 //! [`MAX_JUMP_TABLE_CELLS`]); a painted layer must have exactly one byte per navcell of that grid.
 //!
 //! Version 3 added the painted navcells ([`SnapshotData::cells`]), version 4 the formations
-//! ([`SnapshotData::formations`]); a reader accepts only its own version.
+//! ([`SnapshotData::formations`]), version 5 the waypoint networks and priority tables
+//! ([`SnapshotData::waypoint_nets`]); a reader accepts only its own version.
 
 use pathing::classes::ClassSet;
 use pathing::passability::{NavArea, Obstruction, ObstructionFlags, WorldDesc};
@@ -44,7 +46,7 @@ use crate::world::{PathRequest, Settings, Unit, World};
 pub const MAGIC: [u8; 8] = *b"PHXSNAP\0";
 
 /// Version of the snapshot format; a reader accepts only its own.
-pub const SNAPSHOT_VERSION: u32 = 4;
+pub const SNAPSHOT_VERSION: u32 = 5;
 
 /// Largest payload a snapshot may have. `[Units: bytes]`
 ///
@@ -180,6 +182,11 @@ pub struct SnapshotData {
     pub formation_requests: Vec<FormationId>,
     /// The id the next formation gets.
     pub next_formation: u32,
+    /// The waypoint networks, by class (their graphs are rebuilt on load).
+    pub waypoint_nets: Vec<crate::waypoint::WaypointNet>,
+    /// The players' waypoint priority tables: player, class, one priority per waypoint of the
+    /// class's net; by `(player, class)`.
+    pub waypoint_tables: Vec<(u8, u8, Vec<pathing::waypoints::WaypointPriority>)>,
 }
 
 fn bits(v: Fixed) -> i64 {
@@ -233,6 +240,8 @@ pub(crate) fn data_of(world: &World, parts: crate::world::StateParts<'_>) -> Sna
         formations: parts.formations,
         formation_requests: parts.formation_requests.to_vec(),
         next_formation: parts.next_formation,
+        waypoint_nets: parts.waypoint_nets,
+        waypoint_tables: parts.waypoint_tables,
     }
 }
 

@@ -45,6 +45,7 @@ mod formations;
 mod plan;
 #[cfg(feature = "desync-hook")]
 mod testing;
+mod waypoints;
 
 pub use plan::RANGE_EPSILON;
 
@@ -336,6 +337,11 @@ pub struct World {
     formations_dirty: bool,
     /// The navcell rectangles the grid changed in this turn, for the formation phase (not state).
     turn_dirty: Vec<CellRect>,
+    /// Waypoint networks (state) with their graphs (derived) and the players' priority tables
+    /// (state).
+    waypoints: waypoints::Waypoints,
+    /// Derived: digest of the waypoints component, recomputed when a net or table changes.
+    waypoints_digest: Digest,
 }
 
 /// What the path phase of a turn computed: counters for benchmarks and profilers, never state.
@@ -372,6 +378,8 @@ pub(crate) struct StateParts<'a> {
     pub(crate) formations: Vec<Formation>,
     pub(crate) formation_requests: &'a [FormationId],
     pub(crate) next_formation: u32,
+    pub(crate) waypoint_nets: Vec<crate::waypoint::WaypointNet>,
+    pub(crate) waypoint_tables: Vec<waypoints::StoredTable>,
 }
 
 /// Why a world could not be made.
@@ -441,6 +449,8 @@ impl World {
             formations_digest: formations::formations_digest(0, &[], std::iter::empty()),
             formations_dirty: false,
             turn_dirty: Vec::new(),
+            waypoints_digest: waypoints::Waypoints::default().digest(),
+            waypoints: waypoints::Waypoints::default(),
         })
     }
 
@@ -515,7 +525,9 @@ impl World {
         let obstructions_changed = self.nav.has_pending() || !self.turn_rects.is_empty();
         let terrain_changed = std::mem::take(&mut self.geometry_changed);
         let mut dirty = std::mem::take(&mut self.turn_rects);
-        dirty.extend(self.nav.update());
+        let fresh = self.nav.update();
+        self.update_waypoint_graphs(&fresh);
+        dirty.extend(fresh);
         self.grid_digests.update(self.nav.grid(), &dirty);
         self.turn_dirty = dirty;
         if obstructions_changed {
@@ -582,6 +594,7 @@ impl World {
             small("ids", self.ids_digest),
             small("units", self.unit_digests.root()),
             small("formations", self.formations_digest),
+            small("waypoints", self.waypoints_digest),
             small("requests", state_hash::digest("requests", &(&self.requests, self.next_obstruction))),
             small("obstructions", self.obstruction_digest),
             small("geometry", self.geometry_digest),
@@ -621,6 +634,8 @@ impl World {
             formations_digest: [0; 32],
             formations_dirty: true,
             turn_dirty: Vec::new(),
+            waypoints_digest: self.waypoints.digest(),
+            waypoints: waypoints::Waypoints::default(),
         };
         for index in 0..self.units.len() as u32 {
             fresh.unit_digests.mark(index);
@@ -658,24 +673,7 @@ impl World {
                 // A unit given an order of its own leaves its formation.
                 self.leave_formations(units, events);
                 for &id in units {
-                    let unit = self.units[id.index as usize].as_mut().expect("checked live");
-                    if !queue {
-                        unit.orders.clear();
-                        unit.clear_waypoints();
-                        unit.stalled = 0;
-                        unit.resume = false;
-                        unit.settle = false;
-                    }
-                    unit.orders.push(*goal);
-                    self.static_dirty.push(id.index);
-                    if unit.orders.len() == 1 {
-                        unit.state = UnitState::WaitingForPath;
-                        unit.escape = false;
-                        if !self.requests.iter().any(|r| r.unit == id) {
-                            self.requests.push(PathRequest::long(id));
-                        }
-                    }
-                    self.unit_digests.mark(id.index);
+                    self.give_orders(id, std::slice::from_ref(goal), *queue);
                 }
                 Ok(())
             }
@@ -756,7 +754,41 @@ impl World {
             CommandKind::MoveFormation { formation, goal } => self.move_formation(command.player, *formation, goal),
             CommandKind::SetLayout { formation, layout } => self.set_layout(command.player, *formation, *layout),
             CommandKind::Disband { formation } => self.disband(command.player, *formation, events),
+            CommandKind::SetWaypoints { net } => {
+                if command.player != 0 {
+                    return Err(RejectReason::WorldOnly);
+                }
+                self.set_waypoints(net.clone())
+            }
+            CommandKind::SetWaypointPriorities { class, reset, entries } => {
+                self.set_waypoint_priorities(command.player, *class, *reset, entries)
+            }
+            CommandKind::MoveByWaypoints { units, goal, queue } => self.move_by_waypoints(command.player, units, *goal, *queue, events),
         }
+    }
+
+    /// Gives a live unit `orders` (replacing its orders, or after them when `queue`); a unit that
+    /// had none asks for a path to the first.
+    fn give_orders(&mut self, id: EntityId, orders: &[GoalSpec], queue: bool) {
+        let unit = self.units[id.index as usize].as_mut().expect("checked live");
+        if !queue {
+            unit.orders.clear();
+            unit.clear_waypoints();
+            unit.stalled = 0;
+            unit.resume = false;
+            unit.settle = false;
+        }
+        let had = unit.orders.len();
+        unit.orders.extend_from_slice(orders);
+        self.static_dirty.push(id.index);
+        if had == 0 && !unit.orders.is_empty() {
+            unit.state = UnitState::WaitingForPath;
+            unit.escape = false;
+            if !self.requests.iter().any(|r| r.unit == id) {
+                self.requests.push(PathRequest::long(id));
+            }
+        }
+        self.unit_digests.mark(id.index);
     }
 
     /// Whether an order is valid in this world: a fixed goal in range and on the map, or a range
@@ -803,6 +835,7 @@ impl World {
     fn sync_grid(&mut self) {
         if self.nav.has_pending() {
             let rects = self.nav.update();
+            self.update_waypoint_graphs(&rects);
             self.turn_rects.extend(rects);
         }
     }
@@ -1011,7 +1044,8 @@ impl World {
         if self.ids.n_live() != self.units().count() {
             return Err(format!("{} live ids but {} units", self.ids.n_live(), self.units().count()));
         }
-        self.check_formations()
+        self.check_formations()?;
+        self.check_waypoints()
     }
 
     /// The world as snapshot bytes ([`crate::snapshot`]).
@@ -1025,6 +1059,8 @@ impl World {
             formations: self.formations.values().cloned().collect(),
             formation_requests: &self.formation_requests,
             next_formation: self.next_formation,
+            waypoint_nets: self.waypoints.nets.values().map(|n| n.spec.clone()).collect(),
+            waypoint_tables: self.waypoints.stored_tables(),
         };
         crate::snapshot::frame(&crate::snapshot::data_of(self, parts))
     }
@@ -1088,6 +1124,7 @@ impl World {
         world.units = units;
         world.ids_digest = state_hash::digest("ids", &world.ids);
         world.load_formations(data.formations, data.formation_requests, data.next_formation).map_err(invalid)?;
+        world.load_waypoints(data.waypoint_nets, data.waypoint_tables).map_err(invalid)?;
         world.check_invariants().map_err(invalid)?;
         for index in 0..world.units.len() as u32 {
             world.unit_digests.mark(index);

@@ -256,12 +256,24 @@ fn the_replay_layout_is_pinned_to_its_format_version() {
         CommandKind::MoveFormation { formation: FormationId(3), goal: GoalSpec::Point(WorldPos::from_int(9, 9)) },
         CommandKind::SetLayout { formation: FormationId(3), layout: Layout::Loose },
         CommandKind::Disband { formation: FormationId(3) },
+        CommandKind::SetWaypoints {
+            net: sim::waypoint::WaypointNet { class: 0, range: 48, points: vec![WorldPos::from_int(1, 2), WorldPos::from_int(60, 2)] },
+        },
+        CommandKind::SetWaypointPriorities {
+            class: 0,
+            reset: true,
+            entries: vec![
+                sim::waypoint::PriorityEntry { waypoint: 1, priority: pathing::waypoints::WaypointPriority::Open { extra_cost: 5 } },
+                sim::waypoint::PriorityEntry { waypoint: 0, priority: pathing::waypoints::WaypointPriority::Excluded },
+            ],
+        },
+        CommandKind::MoveByWaypoints { units: vec![id], goal: WorldPos::from_int(70, 3), queue: true },
     ];
     let commands: Vec<Command> =
         kinds.into_iter().enumerate().map(|(k, kind)| Command { turn: 3, player: 1, seq: k as u32, kind }).collect();
     let bytes = sim::state_hash::encode(&(sim::world::Settings::default(), commands));
     let digest = sim::state_hash::hex(blake3::hash(&bytes).as_bytes());
-    assert_eq!((replay::format::REPLAY_VERSION, digest.as_str()), (2, "1ce8af7f98fc9bd01ad988c9cde2260dfc4346782335497f4eb18ca6f61a74f8"));
+    assert_eq!((replay::format::REPLAY_VERSION, digest.as_str()), (3, "8c426f0db9b8206585016b3a7b2425ceca81e344e0d059ed05c9b94907961dcd"));
 }
 
 #[test]

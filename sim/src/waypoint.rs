@@ -1,0 +1,114 @@
+//! Waypoint networks: long routes for computer players, planned over a graph of waypoints that
+//! the map places (the UFO:AI macro-pathfinding proposal; the graph itself is
+//! [`pathing::waypoints`]). This module holds the map data and the rules; the world keeps one
+//! network per passability class (`sim/src/world/waypoints.rs`).
+//!
+//! ```
+//! use pathing::refworld::{RefWorldParams, generate};
+//! use pathing::{Fixed, WorldPos};
+//! use sim::command::{Command, CommandKind, Event};
+//! use sim::waypoint::WaypointNet;
+//! use sim::world::{Settings, World};
+//!
+//! let (desc, obstructions) = generate(&RefWorldParams::scaled(32, 1));
+//! let mut world = World::new(desc, obstructions, Settings::default()).unwrap();
+//! // Map data: a lattice of waypoints every 16 m for class 0, joined within 24 m of walking.
+//! let points = (0..7).flat_map(|i| (0..7).map(move |j| WorldPos::from_int(16 + 16 * i, 16 + 16 * j))).collect();
+//! world.set_waypoints(WaypointNet { class: 0, range: 24, points }).unwrap();
+//!
+//! let cmd = |turn, kind| Command { turn, player: 1, seq: 0, kind };
+//! let spawn = CommandKind::Spawn { class: 0, at: WorldPos::from_int(14, 14), count: 1, radius: Fixed::ONE / 2, speed: Fixed::from_num(8) };
+//! let report = world.step(&[cmd(0, spawn)]);
+//! let [Event::Spawned { unit }] = report.events[..] else { panic!() };
+//!
+//! // A long route: the unit walks from waypoint to waypoint across the map.
+//! let go = CommandKind::MoveByWaypoints { units: vec![unit], goal: WorldPos::from_int(112, 112), queue: false };
+//! let report = world.step(&[cmd(1, go)]);
+//! assert!(report.events.iter().any(|e| matches!(e, Event::WaypointRoute { waypoints, .. } if *waypoints > 1)));
+//! ```
+//!
+//! # Map data
+//!
+//! A [`WaypointNet`] is the map maker's part: a passability class, a range in metres and the
+//! waypoints' positions. It is set when the world is made ([`crate::world::World::set_waypoints`],
+//! which a scenario's `waypoints` field calls) or later by the world itself (player 0's
+//! [`crate::command::CommandKind::SetWaypoints`], for a map that changes its network mid-game). A
+//! class has at most one network; setting another replaces it, and an empty list of points removes
+//! it. Only the net is state (saved, hashed in the `waypoints` component); its graph (which pairs of
+//! waypoints a path of at most the range joins, and how long that path is) is derived: built when the
+//! net is set or the world is loaded, and brought up to date from the dirty rectangles of every grid
+//! change ([`pathing::waypoints::WaypointGraph::update`], which equals a fresh build).
+//!
+//! # Priorities
+//!
+//! Each player has, per class, a table of per-waypoint priorities (the proposal's per-actor tables:
+//! the actor type here is "this player's units of this class"): a waypoint is open with an extra
+//! cost in straight navcell steps, or excluded (`pathing::waypoints::WaypointPriority`). Without a
+//! table every waypoint is open at no extra cost. A player changes its own table with
+//! [`crate::command::CommandKind::SetWaypointPriorities`]; replacing a class's network drops every
+//! table of that class, because the waypoint ids it was written for no longer mean the same.
+//!
+//! # Moving by waypoints
+//!
+//! [`crate::command::CommandKind::MoveByWaypoints`] gives each unit the orders of a route, decided
+//! once, when the command is applied, from where the unit stands (or, for a queued order, from the
+//! point its last order goes to). For a unit of class `c`, start `s` and goal `g`:
+//!
+//! 1. when `c` has no network, or the octile distance from `s` to `g` is within the range (one leg
+//!    reaches), the unit moves locally: an ordinary move to `g`;
+//! 2. otherwise the waypoints a path of cost at most the range joins to `s` are the possible first
+//!    waypoints, each charged its exact path cost, and the last waypoint is the one nearest `g` by
+//!    path (ties to the lowest id); when either is missing, the unit moves locally;
+//! 3. the route is the best route between them under the player's priorities (total cost, then
+//!    hops, then the id sequence: [`pathing::waypoints`], "Routes and their tie-break"); when
+//!    there is none (the waypoints are in different parts of the map, or excluded), the unit moves
+//!    locally;
+//! 4. the unit's orders become one circle order of radius [`WAYPOINT_RADIUS`] round each waypoint
+//!    of the route, in order, then a point order to `g`. Each leg is an ordinary long-range path no
+//!    longer than about the range, planned when the unit starts it, so it sees the map as it is
+//!    then.
+//!
+//! Each unit reports [`crate::command::Event::WaypointRoute`] with the number of waypoints of its
+//! route, 0 when it moves locally.
+
+use pathing::{Fixed, WorldPos};
+use serde::{Deserialize, Serialize};
+
+/// Most waypoints in one network.
+pub const MAX_NET_WAYPOINTS: usize = 1024;
+
+/// Largest range of a network. `[Units: metres]`
+pub const MAX_NET_RANGE: u32 = 128;
+
+/// Candidate pairs a network may have per waypoint (pairs of waypoints within the range as the
+/// crow flies in octile terms; each is searched once when the graph is built): a network denser
+/// than this for its range is refused, which bounds the build at
+/// `PAIRS_PER_WAYPOINT × waypoints` bounded searches.
+pub const PAIRS_PER_WAYPOINT: u32 = 24;
+
+/// Radius of the circle order a unit is given round each waypoint of its route: close enough that
+/// the next leg starts where the graph measured it, loose enough that a group does not queue for
+/// one point. `[Units: metres]`
+pub const WAYPOINT_RADIUS: Fixed = Fixed::const_from_int(3);
+
+/// One class's waypoint network as the map gives it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct WaypointNet {
+    /// The passability class whose units use it (a movement class).
+    pub class: u8,
+    /// Two waypoints are joined when a path of at most this length joins them.
+    /// `[Units: metres] [Limit: 1..=MAX_NET_RANGE]`
+    pub range: u32,
+    /// The waypoints, id = position in the list; each on the map.
+    /// `[Limit: ≤ MAX_NET_WAYPOINTS]`
+    pub points: Vec<WorldPos>,
+}
+
+/// One entry of a priority change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct PriorityEntry {
+    /// The waypoint's id (its position in the network's list).
+    pub waypoint: u32,
+    /// Its new priority for the sender's units of the class.
+    pub priority: pathing::waypoints::WaypointPriority,
+}

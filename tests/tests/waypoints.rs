@@ -1,0 +1,434 @@
+//! Waypoint networks in the simulation: the route a "move by waypoints" order takes is the best
+//! route of an independent oracle (A* for every leg, then a label-correcting search over whole
+//! `(cost, hops, sequence)` labels), the graph follows the grid as obstructions come and go, the
+//! players' priorities steer routes, and all of it saves, loads and replays bit for bit.
+
+use pathing::classes::{ClassDef, ClassSet, ObstructionMode};
+use pathing::passability::WorldDesc;
+use pathing::terrain::CellKind;
+use pathing::waypoints::WaypointPriority;
+use pathing::{Fixed, Goal, Navcell, PassMap, SearchLimits, SearchScratch, WorldPos, find_path_astar};
+use sim::EntityId;
+use sim::command::{Command, CommandKind, Event, GoalSpec, RejectReason, SquareSpec};
+use sim::waypoint::{PriorityEntry, WAYPOINT_RADIUS, WaypointNet};
+use sim::world::{Settings, World};
+
+const SIDE: u32 = 120;
+const RANGE: u32 = 16;
+
+/// A serpentine: three walls across a 120 m square, with gaps at the right (wall 1, z = 30), at
+/// both ends (wall 2, z = 60) and at the right (wall 3, z = 90). Class 0 walks on ground
+/// (clearance 0), class 1 is a second land class with no network.
+fn desc() -> WorldDesc {
+    let mut cells = vec![CellKind::Ground; (SIDE * SIDE) as usize];
+    let mut wall = |j: u32, from: u32, to: u32| {
+        for i in from..to {
+            cells[(j * SIDE + i) as usize] = CellKind::Blocked;
+        }
+    };
+    wall(30, 0, 100);
+    wall(60, 20, 105);
+    wall(90, 0, 100);
+    let classes = ClassSet::new(vec![
+        ClassDef { max_water_depth: Some(Fixed::from_num(2)), ..ClassDef::unbounded("land", ObstructionMode::Pathfinding) },
+        ClassDef { max_water_depth: Some(Fixed::from_num(2)), ..ClassDef::unbounded("other", ObstructionMode::Pathfinding) },
+    ])
+    .unwrap();
+    WorldDesc::from_cells(SIDE, SIDE, Fixed::ONE, cells, classes).unwrap()
+}
+
+/// Waypoints every 10 m on navcell centres, except on walls.
+fn net() -> WaypointNet {
+    let mut points = Vec::new();
+    for j in 0..12 {
+        for i in 0..12 {
+            let (x, z) = (10 * i + 5, 10 * j + 5);
+            points.push(WorldPos::new(Fixed::from_num(x) + Fixed::ONE / 2, Fixed::from_num(z) + Fixed::ONE / 2));
+        }
+    }
+    WaypointNet { class: 0, range: RANGE, points }
+}
+
+fn world() -> World {
+    let mut world = World::new(desc(), Vec::new(), Settings::default()).unwrap();
+    world.set_waypoints(net()).unwrap();
+    world
+}
+
+fn cmd(turn: u32, player: u8, kind: CommandKind) -> Command {
+    Command { turn, player, seq: 0, kind }
+}
+
+fn spawn(world: &mut World, class: u8, at: WorldPos) -> EntityId {
+    let kind = CommandKind::Spawn { class, at, count: 1, radius: Fixed::ONE / 2, speed: Fixed::from_num(16) };
+    let report = world.step(&[cmd(world.turn(), 1, kind)]);
+    let [Event::Spawned { unit }] = report.events[..] else { panic!("{:?}", report.events) };
+    unit
+}
+
+fn pos(x: i32, z: i32) -> WorldPos {
+    WorldPos::from_int(x, z)
+}
+
+fn cell(p: WorldPos) -> Navcell {
+    Navcell::new(p.x.to_num::<u16>(), p.z.to_num::<u16>())
+}
+
+/// The oracle's cost of a shortest path between two navcells (A*), if one exists.
+fn astar_cost(map: &PassMap, a: Navcell, b: Navcell) -> Option<u64> {
+    let mut scratch = SearchScratch::new();
+    let mut path = pathing::Path::new();
+    let goal = Goal::navcell_center(b.i, b.j, Fixed::ONE);
+    let outcome = find_path_astar(map, a, &goal, &SearchLimits::UNLIMITED, &mut scratch, &mut path);
+    (outcome.status == pathing::PathStatus::Complete).then(|| path.cost())
+}
+
+/// A route label, compared as the route order of the design: cost, then hops, then the sequence.
+type Label = (u64, u32, Vec<u32>);
+
+/// The best route from `from` to `goal` by the oracle, with every cost from A*: `None` when the
+/// unit should move locally.
+fn oracle_route(map: &PassMap, net: &WaypointNet, priorities: &[WaypointPriority], from: WorldPos, goal: WorldPos) -> Option<Vec<u32>> {
+    let range = pathing::waypoints::range_of_metres(net.range, Fixed::ONE);
+    let cells: Vec<Navcell> = net.points.iter().map(|&p| cell(p)).collect();
+    let (a, b) = (cell(from), cell(goal));
+    if pathing::cost::octile(u64::from(a.i.abs_diff(b.i)), u64::from(a.j.abs_diff(b.j))) <= range {
+        return None;
+    }
+    let open = |k: usize| priorities.get(k).is_none_or(|p| *p != WaypointPriority::Excluded);
+    let extra = |k: usize| match priorities.get(k) {
+        Some(WaypointPriority::Open { extra_cost }) => u64::from(*extra_cost) * pathing::cost::STRAIGHT,
+        _ => 0,
+    };
+    // The octile distance is a lower bound on every path, so farther pairs need no search.
+    let octile = |x: Navcell, y: Navcell| pathing::cost::octile(u64::from(x.i.abs_diff(y.i)), u64::from(x.j.abs_diff(y.j)));
+    let within = |x: Navcell, y: Navcell| if octile(x, y) > range { None } else { astar_cost(map, x, y).filter(|&c| c <= range) };
+    // The last waypoint: nearest the goal by path, ties to the lowest id (whatever the priorities).
+    let last = (0..cells.len()).filter_map(|k| within(b, cells[k]).map(|c| (c, k))).min()?.1;
+    if !open(last) {
+        return None;
+    }
+    let n = cells.len();
+    let mut edges = vec![Vec::new(); n];
+    for x in 0..n {
+        for y in x + 1..n {
+            if let Some(c) = within(cells[x], cells[y]) {
+                edges[x].push((y, c));
+                edges[y].push((x, c));
+            }
+        }
+    }
+    // Best label from each waypoint to `last`, relaxed to a fixed point.
+    let mut best: Vec<Option<Label>> = vec![None; n];
+    best[last] = Some((extra(last), 0, vec![last as u32]));
+    loop {
+        let mut changed = false;
+        for v in (0..n).filter(|&v| open(v)) {
+            for &(u, w) in &edges[v] {
+                let Some((cost, hops, seq)) = best[u].clone() else { continue };
+                let mut s = vec![v as u32];
+                s.extend(seq);
+                let candidate = (cost + w + extra(v), hops + 1, s);
+                if best[v].as_ref().is_none_or(|b| candidate < *b) {
+                    best[v] = Some(candidate);
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    (0..n)
+        .filter(|&s| open(s))
+        .filter_map(|s| {
+            let approach = within(a, cells[s])?;
+            let (cost, hops, seq) = best[s].clone()?;
+            Some((approach + cost, hops, seq))
+        })
+        .min()
+        .map(|label| label.2)
+}
+
+/// The waypoint ids of a unit's circle orders, checking their form (circles of the waypoint radius
+/// on the net's points, then one point order at the goal).
+fn routed_ids(world: &World, unit: EntityId, goal: WorldPos) -> Vec<u32> {
+    let net = world.waypoint_net(0).unwrap();
+    let orders = &world.unit(unit).unwrap().orders;
+    assert_eq!(orders.last(), Some(&GoalSpec::Point(goal)), "{orders:?}");
+    orders[..orders.len() - 1]
+        .iter()
+        .map(|o| match *o {
+            GoalSpec::Circle { center, radius } if radius == WAYPOINT_RADIUS => {
+                net.points.iter().position(|&p| p == center).expect("a waypoint of the net") as u32
+            }
+            other => panic!("expected a waypoint circle, found {other:?}"),
+        })
+        .collect()
+}
+
+fn route_event(events: &[Event], unit: EntityId) -> u32 {
+    events
+        .iter()
+        .find_map(|e| match *e {
+            Event::WaypointRoute { unit: u, waypoints } if u == unit => Some(waypoints),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no route event for {unit:?} in {events:?}"))
+}
+
+fn land_map(world: &World) -> PassMap {
+    world.nav().class_nav(pathing::PassClass::new(0).unwrap()).unwrap().pass_map().clone()
+}
+
+#[test]
+fn a_route_by_waypoints_is_the_oracles_best_route() {
+    let mut world = world();
+    let starts = [pos(3, 3), pos(58, 12), pos(117, 44), pos(2, 75)];
+    let goals = [pos(5, 115), pos(110, 100), pos(20, 50)];
+    let map = land_map(&world);
+    let mut routed = 0;
+    for (k, &from) in starts.iter().enumerate() {
+        let unit = spawn(&mut world, 0, from);
+        let from = world.unit(unit).unwrap().pos;
+        let goal = goals[k % goals.len()];
+        let report = world.step(&[cmd(world.turn(), 1, CommandKind::MoveByWaypoints { units: vec![unit], goal, queue: false })]);
+        let expected = oracle_route(&map, world.waypoint_net(0).unwrap(), &[], from, goal).unwrap_or_default();
+        assert_eq!(routed_ids(&world, unit, goal), expected, "unit from {from:?} to {goal:?}");
+        assert_eq!(route_event(&report.events, unit), expected.len() as u32);
+        routed += usize::from(!expected.is_empty());
+        // Stop it again, so the next unit's start is not crowded.
+        world.step(&[cmd(world.turn(), 1, CommandKind::Stop { units: vec![unit] })]);
+    }
+    assert_eq!(routed, starts.len(), "every start here is far from its goal");
+}
+
+#[test]
+fn a_unit_walks_its_route_to_the_goal() {
+    let mut world = world();
+    let unit = spawn(&mut world, 0, pos(4, 4));
+    let goal = pos(6, 114);
+    let report = world.step(&[cmd(world.turn(), 1, CommandKind::MoveByWaypoints { units: vec![unit], goal, queue: false })]);
+    assert!(route_event(&report.events, unit) > 10, "the serpentine needs a long route");
+    let mut arrivals = 0;
+    for _ in 0..400 {
+        let report = world.step(&[]);
+        arrivals += report.events.iter().filter(|e| **e == Event::Arrived { unit }).count();
+        world.check_invariants().unwrap();
+        if world.unit(unit).unwrap().orders.is_empty() {
+            break;
+        }
+    }
+    let u = world.unit(unit).unwrap();
+    assert!(u.orders.is_empty(), "still has {} orders at {:?}", u.orders.len(), u.pos);
+    assert_eq!(world.navcell_of(u.pos), world.navcell_of(goal));
+    assert!(arrivals > 10, "one arrival per waypoint and one at the goal, found {arrivals}");
+}
+
+#[test]
+fn units_move_locally_when_no_route_applies() {
+    let mut world = world();
+    // Near the goal: one leg reaches.
+    let near = spawn(&mut world, 0, pos(40, 40));
+    let goal = pos(50, 45);
+    let report = world.step(&[cmd(world.turn(), 1, CommandKind::MoveByWaypoints { units: vec![near], goal, queue: false })]);
+    assert_eq!(route_event(&report.events, near), 0);
+    assert_eq!(world.unit(near).unwrap().orders, vec![GoalSpec::Point(goal)]);
+    // A class without a network.
+    let other = spawn(&mut world, 1, pos(4, 4));
+    let goal = pos(6, 114);
+    let report = world.step(&[cmd(world.turn(), 1, CommandKind::MoveByWaypoints { units: vec![other], goal, queue: false })]);
+    assert_eq!(route_event(&report.events, other), 0);
+    assert_eq!(world.unit(other).unwrap().orders, vec![GoalSpec::Point(goal)]);
+}
+
+/// The gap of wall 2 at the left, closed by a building.
+fn plug() -> CommandKind {
+    let square = SquareSpec {
+        x: Fixed::from_num(10),
+        z: Fixed::from_num(60) + Fixed::ONE / 2,
+        w: Fixed::from_num(20),
+        h: Fixed::from_num(3),
+        degrees: Fixed::ZERO,
+    };
+    CommandKind::PlaceObstruction { square, flags: 3 }
+}
+
+#[test]
+fn the_graph_follows_the_grid_and_equals_a_fresh_build() {
+    let mut world = world();
+    let fresh = |world: &World| {
+        let nav = world.nav().class_nav(pathing::PassClass::new(0).unwrap()).unwrap();
+        let net = world.waypoint_net(0).unwrap();
+        let cells = net.points.iter().map(|&p| world.navcell_of(p)).collect();
+        let params = pathing::waypoints::GraphParams {
+            range: pathing::waypoints::range_of_metres(RANGE, Fixed::ONE),
+            max_pairs: sim::waypoint::PAIRS_PER_WAYPOINT * net.points.len() as u32,
+        };
+        pathing::waypoints::WaypointGraph::build(nav, cells, &params, &mut pathing::waypoints::WaypointScratch::new()).unwrap()
+    };
+    let before = world.waypoint_graph(0).unwrap().clone();
+    let report = world.step(&[cmd(0, 0, plug())]);
+    let [Event::ObstructionPlaced { id }] = report.events[..] else { panic!("{:?}", report.events) };
+    let plugged = world.waypoint_graph(0).unwrap().clone();
+    assert_eq!(plugged, fresh(&world));
+    assert!(plugged.n_edges() < before.n_edges(), "the building cuts edges");
+    // A unit below wall 2 bound above it now goes round by the right gap only.
+    let unit = spawn(&mut world, 0, pos(5, 45));
+    let goal = pos(5, 75);
+    world.step(&[cmd(world.turn(), 1, CommandKind::MoveByWaypoints { units: vec![unit], goal, queue: false })]);
+    let from = world.unit(unit).unwrap().pos;
+    let expected = oracle_route(&land_map(&world), world.waypoint_net(0).unwrap(), &[], from, goal).unwrap();
+    assert_eq!(routed_ids(&world, unit, goal), expected);
+    let net = world.waypoint_net(0).unwrap();
+    assert!(expected.iter().any(|&w| net.points[w as usize].x > Fixed::from_num(100)), "round by the right: {expected:?}");
+    // The building goes: the graph is the original one again.
+    world.step(&[cmd(world.turn(), 0, CommandKind::RemoveObstruction { id })]);
+    assert_eq!(world.waypoint_graph(0).unwrap(), &before);
+}
+
+#[test]
+fn priorities_steer_a_players_routes_and_no_one_elses() {
+    let mut world = world();
+    let mine = spawn(&mut world, 0, pos(5, 45));
+    let theirs = {
+        let kind = CommandKind::Spawn { class: 0, at: pos(7, 45), count: 1, radius: Fixed::ONE / 2, speed: Fixed::from_num(16) };
+        let report = world.step(&[cmd(world.turn(), 2, kind)]);
+        let [Event::Spawned { unit }] = report.events[..] else { panic!("{:?}", report.events) };
+        unit
+    };
+    let goal = pos(5, 75);
+    // Player 1 excludes the waypoints of the left gap of wall 2 (x = 5 and 15, z = 55 and 65).
+    let net = world.waypoint_net(0).unwrap().clone();
+    let gap: Vec<u32> = (0..net.points.len() as u32)
+        .filter(|&k| {
+            let p = net.points[k as usize];
+            p.x < Fixed::from_num(20) && (Fixed::from_num(55)..=Fixed::from_num(66)).contains(&p.z)
+        })
+        .collect();
+    assert_eq!(gap.len(), 4);
+    let entries: Vec<PriorityEntry> = gap.iter().map(|&w| PriorityEntry { waypoint: w, priority: WaypointPriority::Excluded }).collect();
+    let turn = world.turn();
+    let report = world.step(&[
+        Command { turn, player: 1, seq: 0, kind: CommandKind::SetWaypointPriorities { class: 0, reset: false, entries } },
+        Command { turn, player: 1, seq: 1, kind: CommandKind::MoveByWaypoints { units: vec![mine], goal, queue: false } },
+        Command { turn, player: 2, seq: 0, kind: CommandKind::MoveByWaypoints { units: vec![theirs], goal, queue: false } },
+    ]);
+    assert!(report.events.iter().all(|e| !matches!(e, Event::Rejected { .. })), "{:?}", report.events);
+    let table = world.waypoint_priorities(1, 0).unwrap().entries().to_vec();
+    let map = land_map(&world);
+    for (unit, priorities) in [(mine, table.clone()), (theirs, Vec::new())] {
+        let from = world.unit(unit).unwrap().pos;
+        let expected = oracle_route(&map, &net, &priorities, from, goal).unwrap();
+        assert_eq!(routed_ids(&world, unit, goal), expected, "unit {unit:?}");
+    }
+    let routes = [routed_ids(&world, mine, goal), routed_ids(&world, theirs, goal)];
+    assert!(routes[0].iter().all(|w| !gap.contains(w)), "player 1 avoids the excluded waypoints: {:?}", routes[0]);
+    assert!(routes[1].iter().any(|w| gap.contains(w)), "player 2 takes the short way through the left gap: {:?}", routes[1]);
+    // Replacing the network drops the tables written for it.
+    world.step(&[cmd(world.turn(), 0, CommandKind::SetWaypoints { net: net.clone() })]);
+    assert!(world.waypoint_priorities(1, 0).is_none());
+}
+
+#[test]
+fn waypoint_commands_are_checked() {
+    let mut world = world();
+    let unit = spawn(&mut world, 0, pos(4, 4));
+    let turn = world.turn();
+    let far = WaypointNet { class: 0, range: RANGE, points: vec![pos(500, 5)] };
+    let kinds = [
+        (1, CommandKind::SetWaypoints { net: net() }, RejectReason::WorldOnly),
+        (0, CommandKind::SetWaypoints { net: WaypointNet { range: 0, ..net() } }, RejectReason::OutOfRange),
+        (0, CommandKind::SetWaypoints { net: WaypointNet { class: 9, ..net() } }, RejectReason::BadClass),
+        (1, CommandKind::SetWaypointPriorities { class: 1, reset: true, entries: Vec::new() }, RejectReason::NoWaypointNet(1)),
+        (
+            1,
+            CommandKind::SetWaypointPriorities {
+                class: 0,
+                reset: false,
+                entries: vec![PriorityEntry { waypoint: 144, priority: WaypointPriority::Excluded }],
+            },
+            RejectReason::OutOfRange,
+        ),
+        (2, CommandKind::MoveByWaypoints { units: vec![unit], goal: pos(6, 114), queue: false }, RejectReason::NotOwned(unit)),
+        (1, CommandKind::MoveByWaypoints { units: vec![unit], goal: pos(600, 114), queue: false }, RejectReason::NoRoom),
+    ];
+    for (player, kind, reason) in kinds {
+        let report = world.step(&[Command { turn: world.turn(), player, seq: 0, kind }]);
+        assert!(matches!(&report.events[..], [Event::Rejected { reason: r, .. }] if *r == reason), "{:?}", report.events);
+    }
+    let report = world.step(&[cmd(world.turn(), 0, CommandKind::SetWaypoints { net: far })]);
+    assert!(matches!(&report.events[..], [Event::Rejected { reason: RejectReason::World(_), .. }]), "{:?}", report.events);
+    assert!(turn < world.turn());
+    assert_eq!(world.waypoint_net(0), Some(&net()), "refused commands changed nothing");
+}
+
+/// Two units on long routes, a building dropped on the route half-way, priorities changed; run
+/// straight, and again with a save and load every 15 turns on two threads: the same hashes.
+#[test]
+fn routes_replay_bit_for_bit_through_saves_and_threads() {
+    let script = |turn: u32, units: &[EntityId]| -> Vec<Command> {
+        match turn {
+            0 => vec![cmd(0, 1, CommandKind::MoveByWaypoints { units: units.to_vec(), goal: pos(6, 114), queue: false })],
+            1 => vec![cmd(1, 1, CommandKind::MoveByWaypoints { units: vec![units[1]], goal: pos(110, 110), queue: true })],
+            20 => vec![cmd(20, 0, plug())],
+            25 => vec![cmd(
+                25,
+                1,
+                CommandKind::SetWaypointPriorities {
+                    class: 0,
+                    reset: false,
+                    entries: vec![PriorityEntry { waypoint: 3, priority: WaypointPriority::Open { extra_cost: 40 } }],
+                },
+            )],
+            40 => vec![cmd(40, 1, CommandKind::MoveByWaypoints { units: units.to_vec(), goal: pos(115, 5), queue: false })],
+            _ => Vec::new(),
+        }
+    };
+    let run = |reload: bool| -> Vec<[u8; 32]> {
+        let mut world = world();
+        let kind = CommandKind::Spawn { class: 0, at: pos(4, 4), count: 2, radius: Fixed::ONE / 2, speed: Fixed::from_num(12) };
+        let report = world.step(&[cmd(0, 1, kind)]);
+        let units: Vec<EntityId> =
+            report.events.iter().filter_map(|e| if let Event::Spawned { unit } = e { Some(*unit) } else { None }).collect();
+        let mut hashes = Vec::new();
+        for t in 0..120 {
+            if reload && t % 15 == 7 {
+                let graph = world.waypoint_graph(0).unwrap().clone();
+                world = World::load(&world.save()).unwrap();
+                world.set_threads(2).unwrap();
+                assert_eq!(world.waypoint_graph(0).unwrap(), &graph, "the loaded graph is the one kept up to date");
+            }
+            let commands: Vec<Command> = script(t, &units).into_iter().map(|c| Command { turn: world.turn(), ..c }).collect();
+            hashes.push(world.step(&commands).hash);
+            world.check_invariants().unwrap();
+            assert_eq!(world.state_digest(), world.state_digest_from_scratch());
+        }
+        hashes
+    };
+    assert_eq!(run(false), run(true));
+}
+
+/// Writes a snapshot fuzz seed holding a waypoint network and a priority table when
+/// PHALANX_WRITE_FUZZ_SEEDS is set; otherwise checks that the committed one still loads with both.
+#[test]
+fn waypoint_fuzz_seed_loads() {
+    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus/snapshot/waypoints.bin");
+    if std::env::var("PHALANX_WRITE_FUZZ_SEEDS").is_ok() {
+        let mut world = world();
+        let unit = spawn(&mut world, 0, pos(4, 4));
+        let entries = vec![PriorityEntry { waypoint: 5, priority: WaypointPriority::Open { extra_cost: 9 } }];
+        let turn = world.turn();
+        world.step(&[
+            Command { turn, player: 1, seq: 0, kind: CommandKind::SetWaypointPriorities { class: 0, reset: false, entries } },
+            Command { turn, player: 1, seq: 1, kind: CommandKind::MoveByWaypoints { units: vec![unit], goal: pos(6, 114), queue: false } },
+        ]);
+        world.step(&[]);
+        std::fs::write(&path, world.save()).unwrap();
+    }
+    let mut world = World::load(&std::fs::read(&path).unwrap()).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert_eq!(world.waypoint_net(0), Some(&net()));
+    assert!(world.waypoint_priorities(1, 0).is_some());
+    world.step(&[]);
+    world.check_invariants().unwrap();
+}
