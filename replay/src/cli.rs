@@ -10,6 +10,7 @@ use std::io::Write;
 use std::time::Instant;
 
 mod game;
+mod picture;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use pathing::grid_text::{self, GridText};
@@ -162,6 +163,44 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         threads: usize,
     },
+    /// Draws the world at the start of a turn as a PNG (restored as `seek` does): terrain and
+    /// passability, obstruction squares, units by player, their remaining paths, formation slots.
+    #[command(after_help = crate::picture::LEGEND)]
+    Render {
+        /// The replay (or a snapshot, which holds one turn).
+        file: std::path::PathBuf,
+        /// The turn whose start state is drawn (default: the state after the last recorded turn;
+        /// for a snapshot it must be the snapshot's turn).
+        #[arg(long)]
+        turn: Option<u32>,
+        /// The PNG file to write.
+        #[arg(long)]
+        out: std::path::PathBuf,
+        /// Pixels per navcell (default: enough for at least 512 pixels across).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
+        scale: Option<u32>,
+        /// Layers to draw: a comma-separated list of terrain, clearance, obstructions, units, paths,
+        /// formations, or all.
+        #[arg(long, default_value = "all")]
+        layers: String,
+        /// Worker threads for path requests.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+    },
+    /// Writes a self-contained HTML replay viewer (no network): a turn slider, play and step
+    /// buttons, layer toggles, unit details on hover; given two replays of the same game, their
+    /// first divergence is marked and both games are drawn (the second in outline).
+    View {
+        /// One replay or snapshot, or two of the same game.
+        #[arg(required = true, num_args = 1..=2)]
+        files: Vec<std::path::PathBuf>,
+        /// The HTML file to write.
+        #[arg(long)]
+        out: std::path::PathBuf,
+        /// Worker threads for path requests.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+    },
 }
 
 /// The long-range search to run.
@@ -248,6 +287,10 @@ where
         }
         Command::Diff { a, b } => game::cmd_diff(&a, &b, out),
         Command::Seek { file, turn, threads } => game::cmd_seek(&file, turn, threads, out),
+        Command::Render { file, turn, out: png, scale, layers, threads } => {
+            picture::cmd_render(&file, turn, &png, scale, &layers, threads, out, err)
+        }
+        Command::View { files, out: html, threads } => picture::cmd_view(&files, &html, threads, out, err),
     };
     match result {
         Ok(code) => code,

@@ -54,6 +54,9 @@
 pub mod cli;
 pub mod diff;
 pub mod format;
+pub mod picture;
 pub mod record;
 pub mod scenario;
+pub mod seek;
 pub mod verify;
+pub mod viewer;

@@ -1,0 +1,887 @@
+//! The replay viewer: one self-contained HTML file (no network: its script, style and map are
+//! inline) that plays a replay back turn by turn on a canvas (`phalanx view`).
+//!
+//! [`build_view`] re-simulates each replay from its embedded scenario, as `phalanx verify` does,
+//! checking every turn against its recorded hash. A turn that does not reach its hash takes the
+//! re-simulation off the recorded game; the next keyframe puts it back (the keyframe is loaded),
+//! and the frames in between are marked as this engine's, not the recording's. A snapshot file
+//! gives a single frame.
+//!
+//! What the page holds, as one JSON object (see `viewer/page.html` for the code that reads it):
+//!
+//! - the map: the terrain layer of [`crate::picture`] as a PNG at one pixel per navcell, base64,
+//!   once for the start and again after every turn that changed the terrain or the areas (at most
+//!   [`MAX_BACKGROUNDS`]);
+//! - per unit (a track from its first frame to its last): id, owner, class, radius, and its
+//!   positions in 1/16 navcell, the first absolute and then differences from frame to frame; its
+//!   state, current order and path only where they change (a path that only lost its first
+//!   waypoints as a count of waypoints dropped);
+//! - per obstruction square: its corners, the frames it exists in and its flags as they change
+//!   (gates);
+//! - per formation and frame: its layout, state, position and slot positions; its path where it
+//!   changes;
+//! - for two files, the first divergence, computed from the records as `phalanx diff` does: the
+//!   first turn whose component roots or commands differ, the diverging components, both hashes, the
+//!   commands, and the field differences at the first keyframe both replays hold after it.
+//!
+//! For the reference world (1000 units, 150 turns) the page is a few megabytes.
+
+use std::collections::BTreeMap;
+
+use pathing::passability::Obstruction;
+use pathing::{Fixed, WorldPos};
+use serde::Serialize;
+use sim::command::{GoalSpec, Target};
+use sim::formation::{FormationState, Layout};
+use sim::state_hash::hex;
+use sim::world::{UnitState, World};
+
+use crate::diff::{FieldDiff, diff_snapshots};
+use crate::format::{Replay, is_replay};
+use crate::picture;
+use crate::verify::{command_lines, initial_world};
+
+/// The page, with `/*PHALANX_DATA*/null` where the data goes.
+const PAGE: &str = include_str!("viewer/page.html");
+
+/// Positions are stored in units of 1/`QUANTUM` navcell.
+pub const QUANTUM: i64 = 16;
+
+/// Most map pictures a page holds; terrain changes after the last are not shown (the page says
+/// so).
+pub const MAX_BACKGROUNDS: usize = 64;
+
+/// How to build a page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ViewOptions {
+    /// Worker threads for each world's path requests (the result does not depend on it).
+    pub threads: usize,
+    /// Most field differences listed for a divergence.
+    pub diff_limit: usize,
+}
+
+/// One input file: a replay or a snapshot, by its bytes.
+#[derive(Clone, Copy, Debug)]
+pub struct Source<'a> {
+    /// The name shown in the page and in errors (usually the path).
+    pub name: &'a str,
+    /// The file's bytes.
+    pub bytes: &'a [u8],
+}
+
+/// Why no page could be built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ViewError {
+    /// A file is not a usable replay or snapshot.
+    Unreadable {
+        /// The file.
+        file: String,
+        /// What is wrong, with the offset where the reader gives one.
+        message: String,
+    },
+    /// One replay and one snapshot.
+    Mixed {
+        /// The first file.
+        first: String,
+        /// The second file.
+        second: String,
+    },
+    /// Not one or two files.
+    Count {
+        /// How many were given.
+        found: usize,
+    },
+}
+
+impl std::fmt::Display for ViewError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ViewError::Unreadable { file, message } => write!(f, "{file}: {message}"),
+            ViewError::Mixed { first, second } => {
+                write!(f, "{first} and {second}: expected two replays or two snapshots, found one of each")
+            }
+            ViewError::Count { found } => write!(f, "expected one or two files to view, found {found}"),
+        }
+    }
+}
+
+impl std::error::Error for ViewError {}
+
+/// A built page and what it shows.
+#[derive(Clone, Debug)]
+pub struct View {
+    /// The page.
+    pub html: String,
+    /// Frames of the longest game (a replay of `n` turns has `n + 1`: the start of each turn and
+    /// the end).
+    pub frames: u32,
+    /// Unit tracks in all games.
+    pub units: usize,
+    /// For two files, the first diverging turn (`None` when they agree or for one file).
+    pub divergence: Option<u32>,
+    /// Things worth knowing, one line each (also shown in the page): a replay that does not
+    /// re-simulate to its hashes, terrain pictures left out.
+    pub notes: Vec<String>,
+}
+
+/// Builds the viewer page of one file, or of two files of the same game (their first divergence
+/// marked).
+///
+/// # Errors
+/// [`ViewError`] naming the file that cannot be used and why.
+pub fn build_html(sources: &[Source<'_>], options: &ViewOptions) -> Result<String, ViewError> {
+    build_view(sources, options).map(|v| v.html)
+}
+
+/// As [`build_html`], with what the page shows.
+///
+/// # Errors
+/// As [`build_html`].
+pub fn build_view(sources: &[Source<'_>], options: &ViewOptions) -> Result<View, ViewError> {
+    if sources.is_empty() || sources.len() > 2 {
+        return Err(ViewError::Count { found: sources.len() });
+    }
+    let replays: Vec<bool> = sources.iter().map(|s| is_replay(s.bytes)).collect();
+    if replays.len() == 2 && replays[0] != replays[1] {
+        return Err(ViewError::Mixed { first: sources[0].name.to_owned(), second: sources[1].name.to_owned() });
+    }
+    let unreadable = |s: &Source<'_>, message: String| ViewError::Unreadable { file: s.name.to_owned(), message };
+    let mut notes = Vec::new();
+    let mut games = Vec::new();
+    let mut backgrounds = Vec::new();
+    let mut geometry: Option<Geometry> = None;
+    let divergence = if replays[0] {
+        let mut read = Vec::new();
+        for s in sources {
+            read.push(Replay::read(s.bytes).map_err(|e| unreadable(s, e.to_string()))?);
+        }
+        for (k, (s, replay)) in sources.iter().zip(&read).enumerate() {
+            let bgs = if k == 0 { Some(&mut backgrounds) } else { None };
+            let (game, geo) = capture_replay(s.name, replay, options.threads, bgs, &mut notes).map_err(|e| unreadable(s, e))?;
+            geometry.get_or_insert(geo);
+            games.push(game);
+        }
+        match &read[..] {
+            [a, b] => Some(replay_divergence(a, b, options.diff_limit).map_err(|e| unreadable(&sources[1], e))?),
+            _ => None,
+        }
+    } else {
+        let mut data = Vec::new();
+        for s in sources {
+            let world = World::load(s.bytes).map_err(|e| unreadable(s, e.to_string()))?;
+            let snapshot = sim::snapshot::unframe(s.bytes).map_err(|e| unreadable(s, e.to_string()))?;
+            if backgrounds.is_empty() {
+                backgrounds.push((0, png_data_url(&picture::terrain_png(world.nav()))));
+            }
+            let geo = Geometry::of(&world);
+            let mut capture = Capture::new(s.name, "", world.turn(), geo.cell_bits);
+            capture.frame(&world);
+            geometry.get_or_insert(geo);
+            games.push(capture.finish());
+            data.push(snapshot);
+        }
+        match &data[..] {
+            [a, b] => Some(snapshot_divergence(a, b, options.diff_limit)),
+            _ => None,
+        }
+    };
+    let Some(geometry) = geometry else { return Err(ViewError::Count { found: 0 }) };
+    let frames = games.iter().map(|g| g.frames).max().unwrap_or(0);
+    let units = games.iter().map(|g| g.units.len()).sum();
+    let first_divergence = divergence.as_ref().and_then(|d| d.turn);
+    let data = Data {
+        v: 1,
+        w: geometry.width,
+        h: geometry.height,
+        cell: geometry.cell_metres,
+        q: QUANTUM,
+        land: geometry.land,
+        classes: geometry.classes,
+        players: picture::PLAYER_COLOURS.to_vec(),
+        legend: picture::TerrainColour::ALL.iter().map(|c| (c.meaning(), c.rgb())).collect(),
+        turn_ms: geometry.turn_ms,
+        bgs: backgrounds,
+        games,
+        div: divergence,
+        notes: notes.clone(),
+    };
+    let json = serde_json::to_string(&data).map_err(|e| unreadable(&sources[0], format!("cannot encode the page data: {e}")))?;
+    // `<` only occurs inside JSON strings, where `\u003c` means the same; this keeps `</script>`
+    // and `<!--` in a name or a field value from ending the script.
+    let json = json.replace('<', "\\u003c");
+    let html = PAGE.replacen("/*PHALANX_DATA*/null", &json, 1);
+    Ok(View { html, frames, units, divergence: first_divergence, notes })
+}
+
+/// The whole page data.
+#[derive(Serialize)]
+struct Data {
+    /// Data layout version.
+    v: u32,
+    /// Grid width and height. `[Units: navcells]`
+    w: u32,
+    h: u32,
+    /// Navcell size. `[Units: metres]`
+    cell: f64,
+    /// Position units per navcell.
+    q: i64,
+    /// The land class (the one the terrain is coloured for).
+    land: u8,
+    classes: Vec<ClassOut>,
+    /// Player colours, RGB, by player.
+    players: Vec<[u8; 3]>,
+    /// The terrain colours and what they mean.
+    legend: Vec<(&'static str, [u8; 3])>,
+    /// Turn length, for playback. `[Units: milliseconds]`
+    turn_ms: u32,
+    /// (first frame, PNG data URL) of each map picture.
+    bgs: Vec<(u32, String)>,
+    games: Vec<Game>,
+    div: Option<DivergenceOut>,
+    notes: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct ClassOut {
+    name: String,
+    /// `[Units: metres]`
+    clearance: f64,
+}
+
+/// One game: a replay's frames, or a snapshot's one.
+#[derive(Serialize)]
+struct Game {
+    name: String,
+    scenario: String,
+    /// The turn of frame 0.
+    first: u32,
+    frames: u32,
+    /// Frame ranges `[from, to]` (inclusive) that are this engine's re-simulation, not the
+    /// recording's.
+    bad: Vec<[u32; 2]>,
+    units: Vec<Track>,
+    obs: Vec<Obs>,
+    forms: Vec<Form>,
+}
+
+/// A unit from its first frame to its last.
+#[derive(Serialize)]
+struct Track {
+    /// `index v generation`.
+    id: String,
+    /// Owner.
+    o: u8,
+    /// Class index.
+    c: u8,
+    /// Radius. `[Units: 1/16 navcell]`
+    r: i64,
+    /// First frame.
+    f: u32,
+    /// Positions: the first absolute, then differences. `[Units: 1/16 navcell]`
+    x: Vec<i64>,
+    z: Vec<i64>,
+    /// State changes: frame, code (0 idle, 1 waiting for a path, 2 moving, 3 blocked), blocked
+    /// turns.
+    st: Vec<[u32; 3]>,
+    /// Order changes: frame, text.
+    ord: Vec<(u32, String)>,
+    /// Path changes: frame, then the turning points (x, z pairs) or how many of the previous
+    /// path's first points were dropped.
+    p: Vec<(u32, PathOut)>,
+    #[serde(skip)]
+    last: TrackLast,
+}
+
+#[derive(Default)]
+struct TrackLast {
+    x: i64,
+    z: i64,
+    state: Option<[u32; 2]>,
+    order: Option<String>,
+    waypoints: Vec<WorldPos>,
+    /// The frame it was last seen in.
+    frame: u32,
+}
+
+#[derive(Serialize)]
+#[serde(untagged)]
+enum PathOut {
+    Drop(usize),
+    Points(Vec<i64>),
+}
+
+/// An obstruction square while its shape stays the same.
+#[derive(Serialize)]
+struct Obs {
+    id: u32,
+    /// First frame.
+    f: u32,
+    /// First frame it is gone in; `None` while it lasts.
+    e: Option<u32>,
+    /// Corners (x, z) anticlockwise. `[Units: 1/16 navcell]`
+    pts: [i64; 8],
+    /// Drawn as a tree.
+    tree: bool,
+    /// Flag changes: frame, flags (bit 0 blocks movement, bit 1 blocks building).
+    fl: Vec<(u32, u8)>,
+    #[serde(skip)]
+    last: Obstruction,
+}
+
+/// A formation.
+#[derive(Serialize)]
+struct Form {
+    id: u32,
+    o: u8,
+    /// Frame, layout (0 line, 1 box, 2 column, 3 wedge, 4 loose), state (0 idle, 1 waiting for a
+    /// path, 2 following, 3 turning, 4 finalising, 5 arriving), position x, z, and the slots' x, z
+    /// pairs. `[Units: 1/16 navcell]`
+    fr: Vec<(u32, u8, u8, i64, i64, Vec<i64>)>,
+    /// Path changes: frame, the generalised path ahead (x, z pairs).
+    p: Vec<(u32, Vec<i64>)>,
+    #[serde(skip)]
+    last_path: Option<Vec<WorldPos>>,
+}
+
+/// What two files' first divergence is, as `phalanx diff` reports it.
+#[derive(Serialize)]
+struct DivergenceOut {
+    /// The first diverging turn, if any.
+    turn: Option<u32>,
+    /// One line: what was found.
+    summary: String,
+    /// Whether the turn's commands are the same in both.
+    same_commands: bool,
+    commands_a: Vec<String>,
+    commands_b: Vec<String>,
+    /// The diverging components, in the digest's order.
+    components: Vec<String>,
+    hash_a: String,
+    hash_b: String,
+    /// The turn whose start state was compared field by field (a keyframe both hold).
+    state_turn: Option<u32>,
+    diffs: Vec<FieldDiff>,
+    total: usize,
+    notes: Vec<String>,
+}
+
+/// What the page needs of the world's geometry.
+struct Geometry {
+    width: u32,
+    height: u32,
+    cell_metres: f64,
+    cell_bits: i128,
+    land: u8,
+    classes: Vec<ClassOut>,
+    turn_ms: u32,
+}
+
+impl Geometry {
+    fn of(world: &World) -> Self {
+        let nav = world.nav();
+        let grid = nav.grid();
+        let cell = grid.cell_size();
+        let classes = nav
+            .classes()
+            .iter()
+            .map(|(_, d)| ClassOut { name: d.name.clone(), clearance: d.clearance.to_bits() as f64 / 65536.0 })
+            .collect();
+        Self {
+            width: grid.width(),
+            height: grid.height(),
+            cell_metres: cell.to_bits() as f64 / 65536.0,
+            cell_bits: i128::from(cell.to_bits()),
+            land: picture::land_class(nav.classes()).index(),
+            classes,
+            turn_ms: world.settings().turn_ms,
+        }
+    }
+}
+
+/// A world coordinate in 1/16 navcell, rounded to nearest.
+fn quantise(v: i128, cell_bits: i128) -> i64 {
+    let num = v * i128::from(QUANTUM) * 2 + cell_bits;
+    num.div_euclid(2 * cell_bits.max(1)) as i64
+}
+
+fn q(v: Fixed, cell_bits: i128) -> i64 {
+    quantise(i128::from(v.to_bits()), cell_bits)
+}
+
+fn points(list: &[WorldPos], cell_bits: i128) -> Vec<i64> {
+    list.iter().flat_map(|p| [q(p.x, cell_bits), q(p.z, cell_bits)]).collect()
+}
+
+/// Collects the frames of one game.
+struct Capture {
+    game: Game,
+    cell_bits: i128,
+    /// Live unit tracks by entity id.
+    live_units: BTreeMap<(u32, u32), usize>,
+    /// Live obstruction records by obstruction id.
+    live_obs: BTreeMap<u32, usize>,
+    /// Formation records by formation id.
+    forms: BTreeMap<u32, usize>,
+    next_frame: u32,
+}
+
+impl Capture {
+    fn new(name: &str, scenario: &str, first: u32, cell_bits: i128) -> Self {
+        let game = Game {
+            name: name.to_owned(),
+            scenario: scenario.to_owned(),
+            first,
+            frames: 0,
+            bad: Vec::new(),
+            units: Vec::new(),
+            obs: Vec::new(),
+            forms: Vec::new(),
+        };
+        Self { game, cell_bits, live_units: BTreeMap::new(), live_obs: BTreeMap::new(), forms: BTreeMap::new(), next_frame: 0 }
+    }
+
+    fn mark_bad(&mut self, frame: u32) {
+        match self.game.bad.last_mut() {
+            Some(range) if range[1] + 1 == frame => range[1] = frame,
+            _ => self.game.bad.push([frame, frame]),
+        }
+    }
+
+    /// Records the world as the next frame.
+    fn frame(&mut self, world: &World) {
+        let frame = self.next_frame;
+        self.next_frame += 1;
+        self.game.frames = self.next_frame;
+        let cell = self.cell_bits;
+        // Formation membership, for the units' order text.
+        let mut member_of: BTreeMap<(u32, u32), String> = BTreeMap::new();
+        for f in world.formations() {
+            if f.is_active() {
+                for m in f.members() {
+                    member_of.insert((m.index, m.generation), format!("in formation {} ({})", f.id.0, layout_name(f.layout)));
+                }
+            }
+        }
+        for u in world.units() {
+            let key = (u.id.index, u.id.generation);
+            let (x, z) = (q(u.pos.x, cell), q(u.pos.z, cell));
+            let k = match self.live_units.get(&key) {
+                Some(&k) if self.game.units[k].last.frame + 1 == frame => k,
+                _ => {
+                    self.game.units.push(Track {
+                        id: format!("{}v{}", u.id.index, u.id.generation),
+                        o: u.owner,
+                        c: u.class,
+                        r: q(u.radius, cell),
+                        f: frame,
+                        x: vec![x],
+                        z: vec![z],
+                        st: Vec::new(),
+                        ord: Vec::new(),
+                        p: Vec::new(),
+                        last: TrackLast { x, z, frame, ..TrackLast::default() },
+                    });
+                    let k = self.game.units.len() - 1;
+                    self.live_units.insert(key, k);
+                    let t = &mut self.game.units[k];
+                    record_unit_details(t, u, frame, member_of.get(&key), cell);
+                    continue;
+                }
+            };
+            let t = &mut self.game.units[k];
+            t.x.push(x - t.last.x);
+            t.z.push(z - t.last.z);
+            t.last.x = x;
+            t.last.z = z;
+            t.last.frame = frame;
+            record_unit_details(t, u, frame, member_of.get(&key), cell);
+        }
+        self.live_units.retain(|_, &mut k| self.game.units[k].last.frame == frame);
+        // Obstructions: a record per shape; flags may change within it.
+        let current = world.nav().obstructions();
+        for (&id, o) in current {
+            match self.live_obs.get(&id) {
+                Some(&k) if self.game.obs[k].last.square == o.square => {
+                    let rec = &mut self.game.obs[k];
+                    if rec.last.flags != o.flags {
+                        rec.fl.push((frame, o.flags.0));
+                        rec.last = *o;
+                    }
+                }
+                previous => {
+                    if let Some(&k) = previous {
+                        self.game.obs[k].e = Some(frame);
+                    }
+                    let c = picture::square_corners(o);
+                    let pts = [c[0].0, c[0].1, c[1].0, c[1].1, c[2].0, c[2].1, c[3].0, c[3].1].map(|v| quantise(v, cell));
+                    self.game.obs.push(Obs {
+                        id,
+                        f: frame,
+                        e: None,
+                        pts,
+                        tree: picture::is_tree(o),
+                        fl: vec![(frame, o.flags.0)],
+                        last: *o,
+                    });
+                    self.live_obs.insert(id, self.game.obs.len() - 1);
+                }
+            }
+        }
+        let gone: Vec<u32> = self.live_obs.keys().copied().filter(|id| !current.contains_key(id)).collect();
+        for id in gone {
+            if let Some(k) = self.live_obs.remove(&id) {
+                self.game.obs[k].e = Some(frame);
+            }
+        }
+        // Formations.
+        for f in world.formations() {
+            let k = *self.forms.entry(f.id.0).or_insert_with(|| {
+                self.game.forms.push(Form { id: f.id.0, o: f.owner, fr: Vec::new(), p: Vec::new(), last_path: None });
+                self.game.forms.len() - 1
+            });
+            let slots = points(&world.formation_slots(f.id), cell);
+            let rec = &mut self.game.forms[k];
+            rec.fr.push((frame, layout_code(f.layout), state_code(f.state), q(f.pos.x, cell), q(f.pos.z, cell), slots));
+            if rec.last_path.as_deref() != Some(f.path()) {
+                rec.p.push((frame, points(f.path(), cell)));
+                rec.last_path = Some(f.path().to_vec());
+            }
+        }
+    }
+
+    fn finish(self) -> Game {
+        self.game
+    }
+}
+
+fn record_unit_details(t: &mut Track, u: &sim::world::Unit, frame: u32, formation: Option<&String>, cell: i128) {
+    let state = match u.state {
+        UnitState::Idle => [0, 0],
+        UnitState::WaitingForPath => [1, 0],
+        UnitState::Moving => [2, 0],
+        UnitState::Blocked(n) => [3, u32::from(n)],
+    };
+    if t.last.state != Some(state) {
+        t.st.push([frame, state[0], state[1]]);
+        t.last.state = Some(state);
+    }
+    let order = match (u.orders.first(), formation) {
+        (Some(goal), _) => {
+            let queued = u.orders.len() - 1;
+            let mut text = goal_text(goal);
+            if queued > 0 {
+                text.push_str(&format!(" (+{queued} queued)"));
+            }
+            text
+        }
+        (None, Some(f)) => f.clone(),
+        (None, None) => String::new(),
+    };
+    if t.last.order.as_ref() != Some(&order) {
+        t.ord.push((frame, order.clone()));
+        t.last.order = Some(order);
+    }
+    let waypoints = u.waypoints();
+    if t.last.waypoints != waypoints {
+        let old = &t.last.waypoints;
+        let dropped = old.len().checked_sub(waypoints.len()).filter(|&d| d > 0 && old[d..] == *waypoints);
+        let entry = match dropped {
+            Some(d) => PathOut::Drop(d),
+            None => PathOut::Points(points(waypoints, cell)),
+        };
+        t.p.push((frame, entry));
+        t.last.waypoints = waypoints.to_vec();
+    }
+}
+
+fn layout_code(layout: Layout) -> u8 {
+    match layout {
+        Layout::Line => 0,
+        Layout::Box => 1,
+        Layout::Column => 2,
+        Layout::Wedge => 3,
+        Layout::Loose => 4,
+    }
+}
+
+fn layout_name(layout: Layout) -> &'static str {
+    ["line", "box", "column", "wedge", "loose"][usize::from(layout_code(layout))]
+}
+
+fn state_code(state: FormationState) -> u8 {
+    match state {
+        FormationState::Idle => 0,
+        FormationState::WaitingForPath => 1,
+        FormationState::Following => 2,
+        FormationState::Turning => 3,
+        FormationState::Finalising => 4,
+        FormationState::Arriving => 5,
+    }
+}
+
+/// A fixed-point number with at most three decimals (presentation only).
+fn short(v: Fixed) -> String {
+    let text = format!("{:.3}", v.to_bits() as f64 / 65536.0);
+    let text = text.trim_end_matches('0');
+    text.strip_suffix('.').unwrap_or(text).to_owned()
+}
+
+fn point_text(p: WorldPos) -> String {
+    format!("({}, {})", short(p.x), short(p.z))
+}
+
+/// An order as text, as `phalanx diff` names it.
+fn goal_text(goal: &GoalSpec) -> String {
+    match *goal {
+        GoalSpec::Point(p) => format!("point {}", point_text(p)),
+        GoalSpec::Circle { center, radius } => format!("circle {} radius {}", point_text(center), short(radius)),
+        GoalSpec::Square { center, half } => format!("square {} half {}", point_text(center), short(half)),
+        GoalSpec::Range { target, min, max } => {
+            let target = match target {
+                Target::Unit(id) => format!("unit {}v{}", id.index, id.generation),
+                Target::Obstruction(id) => format!("obstruction {id}"),
+            };
+            format!("range {}..{} of {target}", short(min), short(max))
+        }
+    }
+}
+
+fn png_data_url(png: &[u8]) -> String {
+    format!("data:image/png;base64,{}", base64(png))
+}
+
+/// Standard base64 with padding (RFC 4648 §4).
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [chunk[0], chunk.get(1).copied().unwrap_or(0), chunk.get(2).copied().unwrap_or(0)];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for k in 0..4 {
+            if k <= chunk.len() {
+                out.push(char::from(ALPHABET[(n >> (18 - 6 * k)) as usize & 63]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// The digest root of the `geometry` component (terrain and areas), which changes exactly when
+/// the terrain-only grid may.
+fn geometry_root(digest: &sim::digest_tree::StateDigest) -> Option<[u8; 32]> {
+    digest.components.iter().find(|(name, _)| name == "geometry").map(|(_, root)| *root)
+}
+
+/// Re-simulates a replay frame by frame (see the module documentation). With `backgrounds`, the
+/// map pictures are collected there.
+fn capture_replay(
+    name: &str,
+    replay: &Replay,
+    threads: usize,
+    mut backgrounds: Option<&mut Vec<(u32, String)>>,
+    notes: &mut Vec<String>,
+) -> Result<(Game, Geometry), String> {
+    let header = &replay.header;
+    let mut world = initial_world(header, threads)?;
+    let geometry = Geometry::of(&world);
+    let mut capture = Capture::new(name, &header.scenario_name, 0, geometry.cell_bits);
+    let keyframes: BTreeMap<u32, &[u8]> = replay.keyframes.iter().map(|(k, s)| (*k, &s[..])).collect();
+    let mut off_track = false;
+    let mut geometry_at = geometry_root(&world.state_digest());
+    let mut dropped_backgrounds = false;
+    if let Some(b) = backgrounds.as_deref_mut() {
+        b.push((0, png_data_url(&picture::terrain_png(world.nav()))));
+    }
+    let n = replay.turns.len() as u32;
+    for turn in 0..=n {
+        if off_track && let Some(snapshot) = keyframes.get(&turn) {
+            let mut loaded = World::load(snapshot).map_err(|e| format!("keyframe of turn {turn}: {e}"))?;
+            loaded.set_threads(threads)?;
+            world = loaded;
+            off_track = false;
+            notes.push(format!("{name}: frames from turn {turn} follow the recording again (its keyframe was loaded)"));
+            let root = geometry_root(&world.state_digest());
+            if root != geometry_at {
+                geometry_at = root;
+                push_background(backgrounds.as_deref_mut(), turn, &world, &mut dropped_backgrounds);
+            }
+        }
+        if off_track {
+            capture.mark_bad(turn);
+        }
+        capture.frame(&world);
+        let Some(record) = replay.turns.get(turn as usize) else { break };
+        let report = world.step(&record.commands);
+        let expected = record.digest(&header.components);
+        if report.hash != expected.hash && !off_track {
+            off_track = true;
+            notes.push(format!(
+                "{name}: turn {turn} re-simulates to {} but the replay recorded {} (diverging: {}); the frames after it are this engine's until the next keyframe",
+                &hex(&report.hash)[..16],
+                &hex(&expected.hash)[..16],
+                expected.differing_components(&report.digest).join(", ")
+            ));
+        }
+        let root = geometry_root(&report.digest);
+        if root != geometry_at {
+            geometry_at = root;
+            push_background(backgrounds.as_deref_mut(), turn + 1, &world, &mut dropped_backgrounds);
+        }
+    }
+    if dropped_backgrounds {
+        notes.push(format!("{name}: the terrain changed more than {MAX_BACKGROUNDS} times; later changes are not drawn"));
+    }
+    Ok((capture.finish(), geometry))
+}
+
+fn push_background(backgrounds: Option<&mut Vec<(u32, String)>>, frame: u32, world: &World, dropped: &mut bool) {
+    if let Some(b) = backgrounds {
+        if b.len() < MAX_BACKGROUNDS {
+            b.push((frame, png_data_url(&picture::terrain_png(world.nav()))));
+        } else {
+            *dropped = true;
+        }
+    }
+}
+
+fn empty_divergence(summary: String) -> DivergenceOut {
+    DivergenceOut {
+        turn: None,
+        summary,
+        same_commands: true,
+        commands_a: Vec::new(),
+        commands_b: Vec::new(),
+        components: Vec::new(),
+        hash_a: String::new(),
+        hash_b: String::new(),
+        state_turn: None,
+        diffs: Vec::new(),
+        total: 0,
+        notes: Vec::new(),
+    }
+}
+
+/// The field differences of two keyframes (A first).
+fn keyframe_diff(k: u32, a: &[u8], b: &[u8], limit: usize) -> Result<crate::diff::SnapshotDiff, String> {
+    let load = |bytes: &[u8]| sim::snapshot::unframe(bytes).map_err(|e| format!("keyframe of turn {k}: {e}"));
+    Ok(diff_snapshots(&load(a)?, &load(b)?, limit))
+}
+
+/// The first divergence of two replays, from their records alone, as `phalanx diff` finds it.
+fn replay_divergence(ra: &Replay, rb: &Replay, limit: usize) -> Result<DivergenceOut, String> {
+    let mut notes = Vec::new();
+    if ra.header.scenario_digest != rb.header.scenario_digest {
+        notes.push(format!("different scenarios ({} vs {})", ra.header.scenario_name, rb.header.scenario_name));
+    }
+    if ra.header.settings != rb.header.settings {
+        notes.push("different settings".to_owned());
+    }
+    let common = ra.turns.len().min(rb.turns.len());
+    let first = (0..common).find(|&t| ra.turns[t].roots != rb.turns[t].roots || ra.turns[t].commands != rb.turns[t].commands);
+    let Some(t) = first else {
+        for (k, sa) in &ra.keyframes {
+            let Some((_, sb)) = rb.keyframes.iter().find(|(kb, _)| kb == k) else { continue };
+            if sa != sb {
+                let diffs = keyframe_diff(*k, sa, sb, limit)?;
+                let mut d = empty_divergence(format!(
+                    "every turn hash agrees, but the keyframes of turn {k} differ in {} fields (a state the hash does not cover)",
+                    diffs.total
+                ));
+                d.turn = Some(k.saturating_sub(1));
+                d.state_turn = Some(*k);
+                d.components = diffs.diffs.iter().fold(Vec::new(), |mut v, f| {
+                    if !v.contains(&f.component) {
+                        v.push(f.component.clone());
+                    }
+                    v
+                });
+                d.diffs = diffs.diffs;
+                d.total = diffs.total;
+                d.notes = notes;
+                return Ok(d);
+            }
+        }
+        let summary = if ra.turns.len() == rb.turns.len() {
+            format!("identical: {common} turns")
+        } else {
+            format!("identical for their {common} common turns; A has {} turns, B has {}", ra.turns.len(), rb.turns.len())
+        };
+        let mut d = empty_divergence(summary);
+        d.notes = notes;
+        return Ok(d);
+    };
+    let (ta, tb) = (&ra.turns[t], &rb.turns[t]);
+    let (da, db) = (ta.digest(&ra.header.components), tb.digest(&rb.header.components));
+    let mut d = empty_divergence(format!("first diverging turn: {}", ta.turn));
+    d.turn = Some(ta.turn);
+    d.same_commands = ta.commands == tb.commands;
+    d.commands_a = command_lines(&ta.commands);
+    d.commands_b = command_lines(&tb.commands);
+    d.components = da.differing_components(&db);
+    d.hash_a = hex(&da.hash);
+    d.hash_b = hex(&db.hash);
+    let after = ta.turn.wrapping_add(1);
+    let keyframe = ra
+        .keyframes
+        .iter()
+        .filter(|(k, _)| *k >= after)
+        .find_map(|(k, sa)| rb.keyframes.iter().find(|(kb, _)| kb == k).map(|(_, sb)| (*k, sa, sb)));
+    match keyframe {
+        Some((k, sa, sb)) => {
+            let diffs = keyframe_diff(k, sa, sb, limit)?;
+            d.state_turn = Some(k);
+            d.diffs = diffs.diffs;
+            d.total = diffs.total;
+        }
+        None => notes.push("no keyframe in both replays after the divergence: no field-level diff".to_owned()),
+    }
+    d.notes = notes;
+    Ok(d)
+}
+
+/// The differences of two snapshots.
+fn snapshot_divergence(a: &sim::snapshot::SnapshotData, b: &sim::snapshot::SnapshotData, limit: usize) -> DivergenceOut {
+    let diffs = diff_snapshots(a, b, limit);
+    if diffs.total == 0 {
+        return empty_divergence(format!("identical snapshots (turn {})", a.turn));
+    }
+    let mut d = empty_divergence(format!("snapshots differ in {} fields", diffs.total));
+    d.turn = Some(a.turn.min(b.turn));
+    d.state_turn = Some(a.turn);
+    d.components = diffs.diffs.iter().fold(Vec::new(), |mut v, f| {
+        if !v.contains(&f.component) {
+            v.push(f.component.clone());
+        }
+        v
+    });
+    d.diffs = diffs.diffs;
+    d.total = diffs.total;
+    d
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_matches_rfc_4648_test_vectors() {
+        let cases =
+            [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg=="), ("fooba", "Zm9vYmE="), ("foobar", "Zm9vYmFy")];
+        for (plain, encoded) in cases {
+            assert_eq!(base64(plain.as_bytes()), encoded, "{plain:?}");
+        }
+    }
+
+    #[test]
+    fn quantise_rounds_to_the_nearest_sixteenth_navcell() {
+        let one_metre = 1i128 << 16;
+        // Navcells of 1 m: 1/32 m rounds up to 1/16 navcell, just below rounds to 0.
+        assert_eq!(quantise(one_metre / 32, one_metre), 1);
+        assert_eq!(quantise(one_metre / 32 - 1, one_metre), 0);
+        assert_eq!(quantise(-one_metre, one_metre), -16);
+        // Navcells of 4 m: 1 m is a quarter navcell.
+        assert_eq!(quantise(one_metre, 4 * one_metre), 4);
+    }
+}

@@ -1,0 +1,469 @@
+//! The picture commands: `phalanx render` (a PNG of one turn, decoded back here) and `phalanx view`
+//! (the self-contained HTML replay viewer) on the golden replays, on two replays of a game that
+//! diverges, and the page itself in headless Chromium when `/usr/bin/chromium` is installed (CI
+//! installs it; elsewhere that one test says it skipped).
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+use replay::format::ReplayWriter;
+use replay::picture::{self, Layers, PLAYER_COLOURS};
+use replay::record::{build_world, header_for};
+use replay::scenario::Scenario;
+use replay::seek::{SeekTarget, restore};
+use replay::viewer::{Source, ViewOptions, build_html};
+use serde_json::Value;
+use sim::command::{Command, CommandKind};
+use sim::world::World;
+
+const GOLDEN: [&str; 5] = ["skirmish", "gates", "maze", "grid", "formations"];
+
+/// Runs the command line in-process; returns (exit code, stdout, stderr). The only caller of `run`.
+#[track_caller]
+fn phalanx(args: &[&str]) -> (i32, String, String) {
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let mut argv = vec!["phalanx"];
+    argv.extend_from_slice(args);
+    let code = replay::cli::run(argv, &mut out, &mut err);
+    (code, String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap())
+}
+
+fn golden(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("golden").join(format!("{name}.replay")).display().to_string()
+}
+
+/// A folder for this test's files under `target/` (kept after the run, so the pictures and pages
+/// can be looked at).
+fn out_dir(what: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("viewer").join(what);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn path_text(p: &Path) -> String {
+    p.display().to_string()
+}
+
+/// A PNG decoded to RGB: (width, height, pixels).
+fn decode_png(bytes: &[u8]) -> (u32, u32, Vec<u8>) {
+    let mut decoder = png::Decoder::new(std::io::Cursor::new(bytes));
+    decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
+    let mut reader = decoder.read_info().expect("a PNG header");
+    let mut buf = vec![0; reader.output_buffer_size().expect("a buffer size")];
+    let info = reader.next_frame(&mut buf).expect("PNG data");
+    buf.truncate(info.buffer_size());
+    let channels = info.color_type.samples();
+    let rgb = buf.chunks_exact(channels).flat_map(|px| [px[0], px[1], px[2]]).collect();
+    (info.width, info.height, rgb)
+}
+
+/// How many pixels have exactly this colour.
+fn count_colour(rgb: &[u8], colour: [u8; 3]) -> usize {
+    rgb.chunks_exact(3).filter(|px| **px == colour).count()
+}
+
+/// The page's data object (the line `const D = {...};`).
+fn page_data(html: &str) -> Value {
+    let start = html.find("const D = ").expect("the data line") + "const D = ".len();
+    let line = &html[start..start + html[start..].find('\n').unwrap()];
+    serde_json::from_str(line.trim_end_matches(';')).expect("the page data is JSON")
+}
+
+/// The world of a replay at the start of a turn (or its end).
+fn world_at(file: &str, target: SeekTarget) -> World {
+    let bytes = std::fs::read(file).unwrap();
+    let restored = restore(&bytes[..], file, target, 1).unwrap();
+    assert!(restored.divergence.is_none(), "{file} re-simulates to its hashes");
+    restored.world
+}
+
+#[test]
+fn render_draws_each_golden_replay_with_its_terrain_and_units() {
+    let dir = out_dir("render");
+    for name in GOLDEN {
+        let file = golden(name);
+        let png_path = dir.join(format!("{name}-turn20.png"));
+        let (code, out, err) = phalanx(&["render", &file, "--turn", "20", "--out", &path_text(&png_path)]);
+        assert_eq!(code, 0, "{name}: {err}");
+        assert!(out.contains("turn 20"), "{out}");
+        let bytes = std::fs::read(&png_path).unwrap();
+        let (w, h, rgb) = decode_png(&bytes);
+        let world = world_at(&file, SeekTarget::Turn(20));
+        let grid = world.nav().grid();
+        let scale = picture::auto_scale(grid.width(), grid.height());
+        assert_eq!((w, h), (grid.width() * scale, grid.height() * scale), "{name}: one navcell is {scale} pixels");
+        assert!(w.max(h) >= 512, "{name}: small maps are scaled up to at least 512 pixels, got {w}x{h}");
+        // The library call draws the same picture.
+        let options = picture::Options { scale: None, layers: Layers::ALL };
+        assert_eq!(picture::render_png(&world, &options), bytes, "{name}: the command line and render_png agree");
+        // Every player with units has pixels of its colour; the terrain alone has none.
+        let mut owners: Vec<u8> = world.units().map(|u| u.owner).collect();
+        owners.sort_unstable();
+        owners.dedup();
+        assert!(!owners.is_empty(), "{name} has units at turn 20");
+        for owner in owners {
+            let colour = picture::player_colour(owner);
+            assert!(count_colour(&rgb, colour) > 0, "{name}: no pixel of player {owner}'s colour {colour:?}");
+        }
+        let terrain_only = picture::render_png(&world, &picture::Options { scale: None, layers: Layers::TERRAIN });
+        let (_, _, plain) = decode_png(&terrain_only);
+        for colour in &PLAYER_COLOURS[1..] {
+            assert_eq!(count_colour(&plain, *colour), 0, "{name}: the terrain layer has no unit colours");
+        }
+        assert!(count_colour(&plain, picture::TerrainColour::Ground.rgb()) > 0, "{name}: passable ground is drawn");
+        assert!(count_colour(&plain, picture::TerrainColour::Blocked.rgb()) > 0, "{name}: impassable terrain is drawn");
+    }
+}
+
+#[test]
+fn render_of_a_snapshot_draws_its_turn_and_refuses_another() {
+    let dir = out_dir("snapshot");
+    let world = world_at(&golden("skirmish"), SeekTarget::Turn(12));
+    let snapshot = dir.join("skirmish-12.snapshot");
+    std::fs::write(&snapshot, world.save()).unwrap();
+    let png_path = path_text(&dir.join("snapshot.png"));
+    let (code, _, err) = phalanx(&["render", &path_text(&snapshot), "--out", &png_path, "--scale", "2"]);
+    assert_eq!(code, 0, "{err}");
+    let (w, _, _) = decode_png(&std::fs::read(&png_path).unwrap());
+    assert_eq!(w, world.nav().grid().width() * 2);
+    let (code, _, err) = phalanx(&["render", &path_text(&snapshot), "--turn", "12", "--out", &png_path]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = phalanx(&["render", &path_text(&snapshot), "--turn", "13", "--out", &png_path]);
+    assert_eq!(code, 2);
+    assert!(err.contains("skirmish-12.snapshot") && err.contains("a snapshot of turn 12"), "{err}");
+}
+
+#[test]
+fn render_and_view_refuse_unusable_input_with_exit_2_and_one_line_naming_the_file() {
+    let dir = out_dir("bad");
+    let garbage = dir.join("garbage.replay");
+    std::fs::write(&garbage, b"this is not a replay at all").unwrap();
+    let mut cut = std::fs::read(golden("skirmish")).unwrap();
+    cut.truncate(40);
+    let cut_path = dir.join("cut.replay");
+    std::fs::write(&cut_path, &cut).unwrap();
+    let missing = dir.join("missing.replay");
+    let png_path = path_text(&dir.join("x.png"));
+    let html_path = path_text(&dir.join("x.html"));
+    let skirmish = golden("skirmish");
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (vec!["render".into(), path_text(&garbage), "--out".into(), png_path.clone()], "garbage.replay"),
+        (vec!["render".into(), path_text(&missing), "--out".into(), png_path.clone()], "missing.replay"),
+        (vec!["render".into(), path_text(&cut_path), "--out".into(), png_path.clone()], "cut.replay"),
+        (vec!["render".into(), skirmish.clone(), "--turn".into(), "9999".into(), "--out".into(), png_path.clone()], "beyond the replay"),
+        (vec!["render".into(), skirmish.clone(), "--layers".into(), "units,colour".into(), "--out".into(), png_path.clone()], "--layers"),
+        (vec!["view".into(), path_text(&garbage), "--out".into(), html_path.clone()], "garbage.replay"),
+        (vec!["view".into(), path_text(&missing), "--out".into(), html_path.clone()], "missing.replay"),
+        (vec!["view".into(), path_text(&cut_path), "--out".into(), html_path.clone()], "cut.replay"),
+    ];
+    for (args, named) in cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (code, _, err) = phalanx(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: one line: {err}");
+        assert!(err.contains(named), "{args:?}: the message names {named:?}: {err}");
+    }
+    // A replay and a snapshot together.
+    let snapshot = dir.join("one.snapshot");
+    std::fs::write(&snapshot, world_at(&skirmish, SeekTarget::Turn(3)).save()).unwrap();
+    let (code, _, err) = phalanx(&["view", &skirmish, &path_text(&snapshot), "--out", &html_path]);
+    assert_eq!(code, 2);
+    assert!(err.contains("one.snapshot") && err.contains("one of each"), "{err}");
+}
+
+/// Checks a page: self-contained, and its data as the game was.
+#[track_caller]
+fn check_page(html: &str, file: &str) -> Value {
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    for external in ["http://", "https://", "<link", "<script src", "url(", "@import"] {
+        assert!(!html.contains(external), "{file}: the page refers to something outside it ({external:?})");
+    }
+    assert!(html.contains("data:image/png;base64,"), "{file}: the map is embedded");
+    let data = page_data(html);
+    let game = &data["games"][0];
+    let end = world_at(file, SeekTarget::End);
+    assert_eq!(game["frames"].as_u64().unwrap(), u64::from(end.turn()) + 1, "{file}: a frame per turn start and the end");
+    assert_eq!(
+        (data["w"].as_u64().unwrap(), data["h"].as_u64().unwrap()),
+        (u64::from(end.nav().grid().width()), u64::from(end.nav().grid().height()))
+    );
+    // The last frame's positions, decoded from the deltas, are the world's at the end to within
+    // the 1/16-navcell quantum.
+    let cell = end.nav().grid().cell_size().to_num::<f64>();
+    let tracks = game["units"].as_array().unwrap();
+    let last = end.turn() as u64;
+    let mut seen = 0;
+    for u in end.units() {
+        let id = format!("{}v{}", u.id.index, u.id.generation);
+        let t = tracks.iter().find(|t| t["id"] == id.as_str()).unwrap_or_else(|| panic!("{file}: unit {id} has a track"));
+        let first = t["f"].as_u64().unwrap();
+        let xs = t["x"].as_array().unwrap();
+        assert_eq!(first + xs.len() as u64 - 1, last, "{file}: unit {id} lasts to the end");
+        let x: i64 = xs.iter().map(|v| v.as_i64().unwrap()).sum();
+        let z: i64 = t["z"].as_array().unwrap().iter().map(|v| v.as_i64().unwrap()).sum();
+        let (ux, uz) = (u.pos.x.to_num::<f64>() / cell * 16.0, u.pos.z.to_num::<f64>() / cell * 16.0);
+        assert!(
+            (x as f64 - ux).abs() <= 0.5 && (z as f64 - uz).abs() <= 0.5,
+            "{file}: unit {id} at ({x}, {z}) / 16, expected ({ux}, {uz})"
+        );
+        assert_eq!(t["o"].as_u64().unwrap(), u64::from(u.owner));
+        seen += 1;
+    }
+    assert!(seen > 0, "{file}: units at the end");
+    assert_eq!(game["obs"].as_array().unwrap().iter().filter(|o| o["e"].is_null()).count(), end.nav().obstructions().len());
+    data
+}
+
+#[test]
+fn view_builds_a_self_contained_page_for_each_golden_replay() {
+    let dir = out_dir("view");
+    for name in GOLDEN {
+        let file = golden(name);
+        let html_path = dir.join(format!("{name}.html"));
+        let (code, out, err) = phalanx(&["view", &file, "--out", &path_text(&html_path)]);
+        assert_eq!(code, 0, "{name}: {err}");
+        assert!(out.contains("frames"), "{out}");
+        let html = std::fs::read_to_string(&html_path).unwrap();
+        let data = check_page(&html, &file);
+        assert!(data["div"].is_null(), "one file: no divergence");
+        // The library call builds the same page.
+        let bytes = std::fs::read(&file).unwrap();
+        let options = ViewOptions { threads: 1, diff_limit: 100 };
+        assert_eq!(build_html(&[Source { name: &file, bytes: &bytes }], &options).unwrap(), html, "{name}");
+        if name == "formations" {
+            let forms = data["games"][0]["forms"].as_array().unwrap();
+            assert_eq!(forms.len(), 3, "the three formations");
+            assert!(forms.iter().all(|f| f["fr"].as_array().is_some_and(|fr| !fr.is_empty())), "slots recorded per frame");
+        }
+        if name == "gates" {
+            assert!(data["bgs"].as_array().unwrap().len() > 1, "the bridge and the hill change the map mid-game");
+        }
+    }
+}
+
+/// Records the skirmish for `turns` turns; `alter` may change each turn's world or commands before
+/// it is stepped (a planted desync, an extra command).
+fn record_skirmish(turns: u32, keyframe_every: u32, alter: &mut dyn FnMut(&mut World, &mut Vec<Command>)) -> Vec<u8> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/scenarios/skirmish.json");
+    let scenario = Scenario::load(&path).unwrap();
+    let mut world = build_world(&scenario, 1).unwrap();
+    let header = header_for(&scenario, &mut world, keyframe_every);
+    let mut writer = ReplayWriter::new(Vec::new(), header).unwrap();
+    let mut script = scenario.script();
+    for _ in 0..turns {
+        if writer.keyframe_due(&world) {
+            writer.keyframe(&world).unwrap();
+        }
+        let mut commands = script.commands(world.turn());
+        alter(&mut world, &mut commands);
+        let report = world.step(&commands);
+        script.observe(&report);
+        writer.turn(&commands, &report).unwrap();
+    }
+    if writer.keyframe_due(&world) {
+        writer.keyframe(&world).unwrap();
+    }
+    writer.finish().unwrap()
+}
+
+/// Two replays of the skirmish: as scripted, and with player 1's units stopped on turn 15.
+fn diverging_pair(dir: &Path) -> (String, String) {
+    let a = record_skirmish(40, 10, &mut |_, _| {});
+    let b = record_skirmish(40, 10, &mut |world, commands| {
+        if world.turn() == 15 {
+            let units = world.units().filter(|u| u.owner == 1 && !u.waypoints().is_empty()).map(|u| u.id).collect();
+            commands.push(Command { turn: 15, player: 1, seq: 9999, kind: CommandKind::Stop { units } });
+        }
+    });
+    let (pa, pb) = (dir.join("a.replay"), dir.join("b.replay"));
+    std::fs::write(&pa, a).unwrap();
+    std::fs::write(&pb, b).unwrap();
+    (path_text(&pa), path_text(&pb))
+}
+
+#[test]
+fn view_of_two_diverging_replays_shows_what_phalanx_diff_finds() {
+    let dir = out_dir("diverging");
+    let (a, b) = diverging_pair(&dir);
+    let html_path = path_text(&dir.join("a-vs-b.html"));
+    let (code, out, err) = phalanx(&["view", &a, &b, "--out", &html_path]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("first diverging turn: 15"), "{out}");
+    let html = std::fs::read_to_string(&html_path).unwrap();
+    let data = check_page(&html, &a);
+    let div = &data["div"];
+    assert_eq!(div["turn"], 15);
+    assert_eq!(div["same_commands"], false);
+    // The same turn, components and field differences as `phalanx diff`.
+    let (code, diff_out, _) = phalanx(&["diff", &a, &b]);
+    assert_eq!(code, 1);
+    assert!(diff_out.contains("first diverging turn: 15"), "{diff_out}");
+    let components_line = diff_out.lines().find(|l| l.starts_with("diverging components: ")).unwrap();
+    let components: Vec<&str> = div["components"].as_array().unwrap().iter().map(|c| c.as_str().unwrap()).collect();
+    assert_eq!(components_line, format!("diverging components: {}", components.join(", ")));
+    assert!(
+        diff_out.contains(&format!("state at the start of turn {} (keyframe): {} differing fields", div["state_turn"], div["total"])),
+        "{diff_out}"
+    );
+    for f in div["diffs"].as_array().unwrap() {
+        let entity = f["entity"].as_str().map(|e| format!(" {e}")).unwrap_or_default();
+        let line = format!(
+            "  {}{entity} {}: {} | {}",
+            f["component"].as_str().unwrap(),
+            f["field"].as_str().unwrap(),
+            f["left"].as_str().unwrap(),
+            f["right"].as_str().unwrap()
+        );
+        assert!(diff_out.lines().any(|l| l == line), "{line:?} is in the diff output:\n{diff_out}");
+    }
+    // Both games are drawn: the same until turn 15, apart after it.
+    let games = data["games"].as_array().unwrap();
+    assert_eq!(games.len(), 2);
+    let positions = |g: &Value, frame: u64| -> Vec<(String, i64, i64)> {
+        let mut out = Vec::new();
+        for t in g["units"].as_array().unwrap() {
+            let first = t["f"].as_u64().unwrap();
+            let xs = t["x"].as_array().unwrap();
+            if frame < first || frame >= first + xs.len() as u64 {
+                continue;
+            }
+            let k = (frame - first) as usize + 1;
+            let x = xs[..k].iter().map(|v| v.as_i64().unwrap()).sum();
+            let z = t["z"].as_array().unwrap()[..k].iter().map(|v| v.as_i64().unwrap()).sum();
+            out.push((t["id"].as_str().unwrap().to_owned(), x, z));
+        }
+        out
+    };
+    assert_eq!(positions(&games[0], 15), positions(&games[1], 15));
+    assert_ne!(positions(&games[0], 20), positions(&games[1], 20));
+    // Replays of one game (recorded twice) show no divergence.
+    let (code, out, err) = phalanx(&["view", &a, &a, "--out", &html_path]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("no divergence found"), "{out}");
+}
+
+#[test]
+fn a_replay_that_does_not_re_simulate_marks_its_frames_and_a_keyframe_brings_it_back() {
+    // A one-bit desync planted in the recording on turn 19: re-simulated here, turn 19 misses its
+    // hash, so the frames after it are this engine's and marked; a keyframe at turn 30 (recorded
+    // every 15 turns) puts the frames back on the recording.
+    let victim = std::cell::Cell::new(None);
+    let bytes = record_skirmish(40, 15, &mut |world, _| {
+        if world.turn() == 19 {
+            let unit = world.units().find(|u| !u.waypoints().is_empty()).unwrap().id;
+            assert!(world.plant_desync(unit));
+            victim.set(Some(unit));
+        }
+    });
+    let view =
+        replay::viewer::build_view(&[Source { name: "planted", bytes: &bytes }], &ViewOptions { threads: 1, diff_limit: 10 }).unwrap();
+    let data = page_data(&view.html);
+    assert_eq!(data["games"][0]["bad"], serde_json::json!([[20, 29]]));
+    assert!(view.notes.iter().any(|n| n.contains("turn 19 re-simulates to")), "{:?}", view.notes);
+    assert!(view.notes.iter().any(|n| n.contains("from turn 30 follow the recording again")), "{:?}", view.notes);
+    assert!(victim.get().is_some());
+}
+
+/// Runs headless Chromium on a page with a deadline; returns its standard output.
+fn chromium(args: &[String]) -> String {
+    let profile = tempdir("chromium-profile");
+    let mut child = std::process::Command::new("/usr/bin/chromium")
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--disable-dev-shm-usage",
+            "--virtual-time-budget=10000",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("chromium starts");
+    // Read stdout on a thread so a full pipe cannot stall the browser; give up after 60 s.
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut stdout, &mut text).ok();
+        text
+    });
+    let mut waited = 0;
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        assert!(waited < 600, "chromium did not finish within 60 s");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        waited += 1;
+    }
+    let _ = std::fs::remove_dir_all(&profile);
+    reader.join().unwrap()
+}
+
+fn tempdir(what: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("phalanx-viewer-{what}-{}-{:?}", std::process::id(), std::thread::current().id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn file_url(path: &Path) -> String {
+    format!("file://{}", std::fs::canonicalize(path).unwrap().display())
+}
+
+#[test]
+fn the_viewer_page_runs_in_headless_chromium() {
+    if !Path::new("/usr/bin/chromium").exists() {
+        eprintln!("skipped: /usr/bin/chromium not installed (the viewer's browser test; CI installs it)");
+        return;
+    }
+    let dir = out_dir("chromium");
+    let (a, b) = diverging_pair(&dir);
+    let pages = [("formations", vec![golden("formations")]), ("diverging", vec![a, b])];
+    for (name, files) in pages {
+        let html_path = dir.join(format!("{name}.html"));
+        let mut args = vec!["view".to_owned()];
+        args.extend(files.iter().cloned());
+        args.extend(["--out".to_owned(), path_text(&html_path)]);
+        let (code, _, err) = phalanx(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        assert_eq!(code, 0, "{err}");
+        // The page's self-test (#selftest): scrubs with the slider from the first turn to the last,
+        // compares the canvas before and after, hovers a unit, and writes what it saw and any
+        // error or console.error into the page, which --dump-dom prints.
+        let dom = chromium(&["--dump-dom".to_owned(), format!("{}#selftest", file_url(&html_path))]);
+        let marker = "PHXSELFTEST";
+        let start = dom.find(marker).unwrap_or_else(|| panic!("{name}: no self-test result in the page:\n{}", &dom[..dom.len().min(2000)]));
+        let rest = &dom[start + marker.len()..];
+        let result: Value = serde_json::from_str(&rest[..rest.find(marker).unwrap()]).unwrap();
+        assert_eq!(result["errors"], serde_json::json!([]), "{name}: the page logs no error: {result}");
+        assert_eq!(result["done"], true);
+        assert_eq!(result["changed"], true, "{name}: moving the slider changes the picture: {result}");
+        let hover = &result["hover"];
+        assert_eq!(hover["highlighted"], true, "{name}: hovering a unit picks it: {result}");
+        let id = hover["expected"].as_str().unwrap();
+        let tip = hover["tip"].as_str().unwrap();
+        assert!(
+            tip.contains(&format!("unit {id}")) && tip.contains("owner: player") && tip.contains("state: ") && tip.contains("position: "),
+            "{tip}"
+        );
+        // A screenshot of the page at turn 20, kept under target/ for a person to look at.
+        let shot = dir.join(format!("{name}-turn20.png"));
+        let _ = std::fs::remove_file(&shot);
+        chromium(&[
+            "--window-size=1280,800".to_owned(),
+            format!("--screenshot={}", shot.display()),
+            format!("{}#turn=20", file_url(&html_path)),
+        ]);
+        let (w, h, rgb) = decode_png(&std::fs::read(&shot).unwrap_or_else(|e| panic!("{name}: no screenshot at {}: {e}", shot.display())));
+        assert_eq!((w, h), (1280, 800));
+        let distinct: std::collections::BTreeSet<&[u8]> = rgb.chunks_exact(3).collect();
+        assert!(distinct.len() > 20, "{name}: the screenshot shows a picture, not a blank page");
+        eprintln!("{name}: screenshot {}", shot.display());
+    }
+}
