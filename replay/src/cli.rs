@@ -34,6 +34,20 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Runs the embedded demo (the reference world: 1024 x 1024 navcells, 1000 units of three
+    /// classes, formations, a gate, a waypoint network, buildings placed mid-game), records its
+    /// replay, verifies it, and writes a picture of the last turn and the HTML replay viewer.
+    Demo {
+        /// Where `demo.replay`, `demo.png` and `demo.html` go (created if missing).
+        #[arg(long, default_value = "phalanx-demo")]
+        out: std::path::PathBuf,
+        /// Turns to run (default: the scenario's 300).
+        #[arg(long)]
+        turns: Option<u32>,
+        /// Worker threads for path requests (the results do not depend on it).
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+    },
     /// Solves every problem of a Moving AI scenario file and prints a tab-separated table, then a summary.
     Scen {
         /// The map: a Moving AI `.map` file or a grid text file.
@@ -286,6 +300,7 @@ where
             game::cmd_verify(&files, jobs, json, sync_test, threads, shard.as_deref(), out, err)
         }
         Command::Diff { a, b } => game::cmd_diff(&a, &b, out),
+        Command::Demo { out: dir, turns, threads } => game::cmd_demo(&dir, turns, threads, out),
         Command::Seek { file, turn, threads } => game::cmd_seek(&file, turn, threads, out),
         Command::Render { file, turn, out: png, scale, layers, threads } => {
             picture::cmd_render(&file, turn, &png, scale, &layers, threads, out, err)

@@ -52,6 +52,7 @@
 #![forbid(unsafe_code)]
 
 pub mod cli;
+pub mod demo;
 pub mod diff;
 pub mod format;
 pub mod picture;

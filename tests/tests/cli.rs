@@ -299,3 +299,33 @@ fn run_rejects_a_bad_scenario_naming_file_and_place() {
     assert_eq!(code, 2);
     assert!(err.contains("bad.json:2:"), "{err}");
 }
+
+/// `phalanx demo` (shortened to 12 turns): the summary's lines, a replay that verifies from the
+/// command line too, a PNG and a self-contained viewer page; a second run with two threads gives
+/// the same final hash.
+#[test]
+fn demo_records_verifies_and_draws_its_game() {
+    let dir = temp_path("demo");
+    let (code, out, err) = phalanx(&["demo", "--out", &dir, "--turns", "12"]);
+    assert_eq!(code, 0, "{out}{err}");
+    for line in
+        ["phalanx demo: demo (1024x1024 navcells), 12 turns", "units: 1000 (", "paths computed: ", "final hash: ", "time per turn: "]
+    {
+        assert!(out.contains(line), "missing {line:?} in\n{out}");
+    }
+    assert!(out.contains("verified identical: 12 turns re-simulated"), "{out}");
+    let replay = format!("{dir}/demo.replay");
+    let (code, verify_out, _) = phalanx(&["verify", &replay]);
+    assert_eq!(code, 0, "{verify_out}");
+    let png = std::fs::read(format!("{dir}/demo.png")).unwrap();
+    let decoder = png::Decoder::new(std::io::Cursor::new(png));
+    let info = decoder.read_info().unwrap();
+    assert_eq!((info.info().width, info.info().height), (1024, 1024));
+    let html = std::fs::read_to_string(format!("{dir}/demo.html")).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>") || html.starts_with("<!doctype html>"), "{}", &html[..40.min(html.len())]);
+    assert!(!html.contains("http://") && !html.contains("https://"), "the viewer must be self-contained");
+    let hash = |out: &str| out.lines().find(|l| l.starts_with("final hash: ")).unwrap().to_owned();
+    let (code, again, err) = phalanx(&["demo", "--out", &temp_path("demo2"), "--turns", "12", "--threads", "2"]);
+    assert_eq!(code, 0, "{again}{err}");
+    assert_eq!(hash(&out), hash(&again));
+}

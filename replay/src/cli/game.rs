@@ -37,6 +37,61 @@ fn progress_bar(len: u64, what: &str) -> indicatif::ProgressBar {
     bar
 }
 
+/// `phalanx demo`.
+pub(super) fn cmd_demo(dir: &Path, turns: Option<u32>, threads: usize, out: &mut dyn Write) -> Result<i32, CliError> {
+    use crate::demo::{DemoError, DemoOptions, run_demo};
+    let scenario = crate::demo::scenario().map_err(bad)?;
+    let turns = turns.unwrap_or(scenario.turns());
+    let options = DemoOptions { dir: dir.to_path_buf(), turns: Some(turns), threads };
+    let bar = progress_bar(u64::from(turns) * 2, "turns");
+    let phase = std::sync::Mutex::new(String::new());
+    let progress = |name: &str| {
+        if let Ok(mut p) = phase.lock()
+            && *p != name
+        {
+            *p = name.to_owned();
+            bar.set_message(if name == "run" { "simulated and recorded" } else { "verified" });
+        }
+        bar.inc(1);
+    };
+    let report = run_demo(&options, &progress).map_err(|e| match e {
+        DemoError::Io { file, source } => io_error(&file, source),
+        DemoError::Setup(message) => bad(message),
+    })?;
+    bar.finish_and_clear();
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1000.0;
+    let grid = scenario.world().map(|w| (w.nav().grid().width(), w.nav().grid().height())).unwrap_or_default();
+    let turn_ms = scenario.settings().turn_ms;
+    let _ = writeln!(out, "phalanx demo: {} ({}x{} navcells), {} turns of {turn_ms} ms", scenario.name(), grid.0, grid.1, report.turns);
+    let classes: Vec<String> = report.units_by_class.iter().map(|(name, n)| format!("{n} {name}")).collect();
+    let _ = writeln!(out, "units: {} ({})", report.units, classes.join(", "));
+    let _ = writeln!(out, "paths computed: {} long-range, {} short-range", report.long_paths, report.short_paths);
+    let _ = writeln!(
+        out,
+        "events: {} arrivals, {} formation arrivals, {} waypoint routes, {} obstructions placed, {} commands rejected",
+        report.arrivals, report.formation_arrivals, report.waypoint_routes, report.placed, report.rejected
+    );
+    let _ = writeln!(out, "final hash: {}", hex(&report.final_hash));
+    let median = ms(report.median_turn());
+    let speed = if median > 0.0 { f64::from(turn_ms) / median } else { 0.0 };
+    let _ =
+        writeln!(out, "time per turn: median {median:.2} ms, slowest {:.2} ms ({speed:.0}x faster than real time)", ms(report.max_turn()));
+    let size = std::fs::metadata(&report.replay).map(|m| m.len()).unwrap_or(0);
+    let verdict = match &report.verify.divergence {
+        None if report.verified() => format!(
+            "verified identical: {} turns re-simulated in {:.2} s, {} keyframes compared",
+            report.verify.turns_verified,
+            report.verify_time.as_secs_f64(),
+            report.verify.keyframes_checked
+        ),
+        _ => format!("VERIFICATION FAILED:\n{}", report.verify.to_text()),
+    };
+    let _ = writeln!(out, "replay: {} ({size} bytes), {verdict}", report.replay.display());
+    let _ = writeln!(out, "picture: {}", report.picture.display());
+    let _ = writeln!(out, "viewer: {}", report.viewer.display());
+    Ok(if report.verified() { 0 } else { 1 })
+}
+
 /// `phalanx run SCENARIO`.
 pub(super) fn cmd_run(
     scenario_path: &Path,
@@ -58,6 +113,7 @@ pub(super) fn cmd_run(
     let mut lines = Vec::new();
     let mut events = [0u64; 5];
     let mut last_hash = [0u8; 32];
+    let mut rejected: Vec<String> = Vec::new();
     let started = std::time::Instant::now();
     let mut on_turn = |_: &[sim::command::Command], report: &sim::world::TurnReport| {
         if hashes {
@@ -69,7 +125,12 @@ pub(super) fn cmd_run(
                 Event::Spawned { .. } => events[0] += 1,
                 Event::Arrived { .. } => events[1] += 1,
                 Event::Failed { .. } => events[2] += 1,
-                Event::Rejected { .. } => events[3] += 1,
+                Event::Rejected { command, reason } => {
+                    events[3] += 1;
+                    if rejected.len() < MAX_REJECTED_LINES {
+                        rejected.push(format!("# rejected: turn {} player {} seq {}: {reason:?}", command.0, command.1, command.2));
+                    }
+                }
                 Event::FormationArrived { .. } => events[4] += 1,
                 _ => {}
             }
@@ -83,8 +144,11 @@ pub(super) fn cmd_run(
     })?;
     bar.finish_and_clear();
     let elapsed = started.elapsed();
-    for l in &lines {
+    for l in lines.iter().chain(&rejected) {
         let _ = writeln!(out, "{l}");
+    }
+    if events[3] > rejected.len() as u64 {
+        let _ = writeln!(out, "# ... and {} more rejected commands", events[3] - rejected.len() as u64);
     }
     let per_turn = if turns > 0 { elapsed.as_secs_f64() * 1000.0 / f64::from(turns) } else { 0.0 };
     let _ = writeln!(
@@ -104,6 +168,9 @@ pub(super) fn cmd_run(
     }
     Ok(0)
 }
+
+/// Most rejected commands `phalanx run` lists before its summary.
+const MAX_REJECTED_LINES: usize = 20;
 
 /// `phalanx verify FILE...`.
 #[allow(clippy::too_many_arguments)]
