@@ -364,6 +364,13 @@ pub enum Event {
         /// The formation.
         formation: FormationId,
     },
+    /// A formation's path stops short of its goal (unreachable for the formation's clearance, or
+    /// beyond the search budget): it heads for the nearest reachable point instead, and its
+    /// [`Event::FormationArrived`] then means it stands there.
+    FormationPathPartial {
+        /// The formation.
+        formation: FormationId,
+    },
     /// A formation ceased to exist: disbanded, or its last member left it.
     FormationDisbanded {
         /// The formation.

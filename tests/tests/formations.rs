@@ -821,3 +821,37 @@ fn a_formation_far_out_on_a_large_map_survives_save_and_load() {
         assert_eq!(world.step(&[]).hash, loaded.step(&[]).hash);
     }
 }
+
+/// A goal inside the wall at the south edge: the formation's path is partial, which it reports
+/// (`FormationPathPartial`), and it arrives at the nearest point it can reach instead.
+#[test]
+fn a_formation_sent_into_a_wall_reports_a_partial_path_and_stops_at_the_nearest_point() {
+    let mut world = world_from(GAP, 1);
+    let script = march(Layout::Box, (60, 20), 9, GoalSpec::Point(at(60, 1)));
+    let (mut partial, mut arrived) = (None, None);
+    for turn in 0..80 {
+        let report = world.step(&script(turn, &world));
+        for e in &report.events {
+            match e {
+                Event::FormationPathPartial { .. } => partial = partial.or(Some(turn)),
+                Event::FormationArrived { .. } if turn > 3 => arrived = arrived.or(Some(turn)),
+                _ => {}
+            }
+        }
+    }
+    let (Some(partial), Some(arrived)) = (partial, arrived) else { panic!("partial {partial:?}, arrived {arrived:?}") };
+    assert!(partial < arrived, "the partial path is reported when it is planned, turn {partial}, before arriving, turn {arrived}");
+    let f = world.formation(first_formation(&world)).unwrap();
+    assert!(f.pos.z > m(2) && f.pos.z < m(8) && (f.pos.x - m(60)).abs() < m(4), "it stands by the wall below the goal: {:?}", f.pos);
+}
+
+/// A reachable goal gives no partial-path report.
+#[test]
+fn a_formation_with_a_reachable_goal_reports_no_partial_path() {
+    let mut world = world_from(GAP, 1);
+    let script = march(Layout::Box, (60, 20), 9, GoalSpec::Point(at(60, 10)));
+    for turn in 0..40 {
+        let report = world.step(&script(turn, &world));
+        assert!(!report.events.iter().any(|e| matches!(e, Event::FormationPathPartial { .. })), "turn {turn}");
+    }
+}

@@ -113,7 +113,7 @@ enum Outcome {
     },
     Settled(OrderGoal),
     /// A formation's generalised path, its start first.
-    Formation(Vec<WorldPos>),
+    Formation(PathStatus, Vec<WorldPos>),
     /// No search could be made (cannot happen for a validated unit and goal).
     Failed,
 }
@@ -252,11 +252,11 @@ impl World {
                 Some(Job::Settled(plan)) => Outcome::Settled(*plan),
                 Some(Job::Long(job)) => run_long(nav, job, ws).map_or(Outcome::Failed, |(s, w)| Outcome::Long(s, w)),
                 Some(Job::Formation(job)) => match run_long(nav, &job.long, ws) {
-                    Some((_, waypoints)) => {
+                    Some((status, waypoints)) => {
                         let mut points = Vec::with_capacity(waypoints.len() + 1);
                         points.push(job.long.pos);
                         points.extend(waypoints);
-                        Outcome::Formation(crate::formation::generalise(&points, job.size))
+                        Outcome::Formation(status, crate::formation::generalise(&points, job.size))
                     }
                     None => Outcome::Failed,
                 },
@@ -325,8 +325,11 @@ impl World {
         }
         for (&id, result) in formation_requests.iter().zip(results) {
             let path = match result {
-                Outcome::Formation(path) => {
+                Outcome::Formation(status, path) => {
                     self.path_stats.long += 1;
+                    if status != PathStatus::Complete && self.formations.contains_key(&id) {
+                        events.push(Event::FormationPathPartial { formation: id });
+                    }
                     path
                 }
                 _ => Vec::new(),
@@ -343,7 +346,7 @@ impl World {
         self.static_dirty.push(id.index);
         unit.state = UnitState::Moving;
         match outcome {
-            Outcome::Failed | Outcome::Formation(_) | Outcome::Settled(OrderGoal::Gone) => {
+            Outcome::Failed | Outcome::Formation(..) | Outcome::Settled(OrderGoal::Gone) => {
                 unit.give_up();
                 events.push(Event::Failed { unit: unit.id });
             }
