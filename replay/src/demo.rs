@@ -93,9 +93,13 @@ impl DemoReport {
         t.get(t.len() / 2).copied().unwrap_or_default()
     }
 
-    /// The slowest turn.
-    pub fn max_turn(&self) -> Duration {
-        self.turn_times.iter().max().copied().unwrap_or_default()
+    /// The slowest turn and its time.
+    pub fn max_turn(&self) -> (u32, Duration) {
+        self.turn_times
+            .iter()
+            .enumerate()
+            .max_by_key(|(k, t)| (**t, std::cmp::Reverse(*k)))
+            .map_or((0, Duration::ZERO), |(k, t)| (k as u32, *t))
     }
 
     /// Whether the replay verified identical.

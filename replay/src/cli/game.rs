@@ -74,8 +74,12 @@ pub(super) fn cmd_demo(dir: &Path, turns: Option<u32>, threads: usize, out: &mut
     let _ = writeln!(out, "final hash: {}", hex(&report.final_hash));
     let median = ms(report.median_turn());
     let speed = if median > 0.0 { f64::from(turn_ms) / median } else { 0.0 };
-    let _ =
-        writeln!(out, "time per turn: median {median:.2} ms, slowest {:.2} ms ({speed:.0}x faster than real time)", ms(report.max_turn()));
+    let (slowest_turn, slowest) = report.max_turn();
+    let _ = writeln!(
+        out,
+        "time per turn: median {median:.2} ms, slowest {:.2} ms (turn {slowest_turn}); {speed:.0}x faster than real time",
+        ms(slowest)
+    );
     let size = std::fs::metadata(&report.replay).map(|m| m.len()).unwrap_or(0);
     let verdict = match &report.verify.divergence {
         None if report.verified() => format!(
