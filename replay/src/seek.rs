@@ -2,8 +2,8 @@
 //! loaded (or the world is built from the embedded scenario when there is none) and the turns
 //! between are re-simulated, each checked against the hash the replay recorded.
 //!
-//! This is how `phalanx render` finds the state it draws; `phalanx seek` follows the same steps
-//! (`cli/game.rs`) and prints a summary instead.
+//! This is how `phalanx render` finds the state it draws and how `phalanx seek` finds the state it
+//! summarises.
 
 use std::io::Read;
 

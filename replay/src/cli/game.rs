@@ -5,14 +5,13 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use sim::state_hash::hex;
-use sim::world::World;
 
 use super::CliError;
 use crate::diff::diff_snapshots;
-use crate::format::{End, Record, Replay, ReplayReader, is_replay};
+use crate::format::{Replay, is_replay};
 use crate::record::{RunOptions, run};
 use crate::scenario::Scenario;
-use crate::verify::{Outcome, VerifyOptions, command_lines, initial_world, shard, verify_files};
+use crate::verify::{Outcome, VerifyOptions, command_lines, shard, verify_files};
 
 /// Largest replay or snapshot `phalanx diff` reads into memory. `[Units: bytes]`
 const MAX_DIFF_FILE: u64 = 1 << 30;
@@ -364,66 +363,27 @@ fn diff_replays(a: &Path, bytes_a: &[u8], b: &Path, bytes_b: &[u8], out: &mut dy
     Ok(1)
 }
 
-/// `phalanx seek FILE TURN`: the state at the start of `turn`.
+/// `phalanx seek FILE TURN`: the state at the start of `turn` ([`crate::seek::restore`]).
 pub(super) fn cmd_seek(path: &Path, turn: u32, threads: usize, out: &mut dyn Write) -> Result<i32, CliError> {
     let file = std::fs::File::open(path).map_err(|e| io_error(path, e))?;
     let name = path.display().to_string();
-    let damaged = |e: crate::format::ReplayError| bad(format!("{name}: {e}"));
-    let mut reader = ReplayReader::new(std::io::BufReader::new(file)).map_err(damaged)?;
-    let header = reader.header().clone();
-    // The latest keyframe at or before the turn, and the turns from it.
-    let mut keyframe: Option<(u32, Vec<u8>)> = None;
-    let mut pending = Vec::new();
-    while let Some(record) = reader.next_record().map_err(damaged)? {
-        match record {
-            Record::Keyframe { turn: k, snapshot } if k <= turn => {
-                keyframe = Some((k, snapshot));
-                pending.clear();
-            }
-            Record::Turn(t) if t.turn < turn => pending.push(t),
-            Record::Turn(_) | Record::Keyframe { .. } => break,
-            Record::Footer(_) => {}
-        }
+    let mut restored =
+        crate::seek::restore(std::io::BufReader::new(file), &name, crate::seek::SeekTarget::Turn(turn), threads).map_err(bad)?;
+    if let Some(d) = &restored.divergence {
+        let _ = writeln!(
+            out,
+            "DIVERGED: turn {} re-simulates to {} but the replay recorded {} (diverging: {}); the state below is this engine's, not the recording's",
+            d.turn,
+            d.found,
+            d.recorded,
+            d.components.join(", ")
+        );
     }
-    let recorded = pending.last().map_or(0, |t| t.turn + 1).max(keyframe.as_ref().map_or(0, |k| k.0));
-    if recorded < turn {
-        let end = match reader.end() {
-            Some(End::Truncated { offset }) => format!(" (cut off at offset {offset})"),
-            _ => String::new(),
-        };
-        return Err(bad(format!("{name}: turn {turn} is beyond the replay, which records {recorded} turns{end}")));
-    }
-    let (mut world, from) = match &keyframe {
-        Some((k, snapshot)) => {
-            let mut w = World::load(snapshot).map_err(|e| bad(format!("{name}: keyframe of turn {k}: {e}")))?;
-            if w.turn() != *k {
-                return Err(bad(format!("{name}: the keyframe record of turn {k} holds a snapshot of turn {}", w.turn())));
-            }
-            w.set_threads(threads).map_err(bad)?;
-            (w, format!("keyframe of turn {k}"))
-        }
-        None => {
-            (initial_world(&header, threads).map_err(|e| bad(format!("{name}: {e}")))?, "the scenario (no keyframe before it)".to_owned())
-        }
+    let from = match restored.keyframe {
+        Some(k) => format!("keyframe of turn {k}"),
+        None => "the scenario (no keyframe before it)".to_owned(),
     };
-    let steps = pending.len();
-    let mut code = 0;
-    for t in &pending {
-        let report = world.step(&t.commands);
-        let expected = t.digest(&header.components);
-        if report.hash != expected.hash && code == 0 {
-            code = 1;
-            let _ = writeln!(
-                out,
-                "DIVERGED: turn {} re-simulates to {} but the replay recorded {} (diverging: {}); the state below is this engine's, not the recording's",
-                t.turn,
-                hex(&report.hash),
-                hex(&expected.hash),
-                expected.differing_components(&report.digest).join(", ")
-            );
-        }
-    }
-    let _ = writeln!(out, "{name}: restored from {from}, then {steps} turns re-simulated");
-    let _ = write!(out, "{}", crate::diff::summary(&mut world));
-    Ok(code)
+    let _ = writeln!(out, "{name}: restored from {from}, then {} turns re-simulated", restored.resimulated);
+    let _ = write!(out, "{}", crate::diff::summary(&mut restored.world));
+    Ok(if restored.divergence.is_some() { 1 } else { 0 })
 }
