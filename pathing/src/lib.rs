@@ -29,6 +29,15 @@
 //! with the movement test [`collide::segment_clear`]) and the squares of other units grown by the
 //! mover's radius ([`short_range`]).
 //!
+//! A whole world's geometry becomes these grids in [`passability`]: a [`passability::NavWorld`] is
+//! built from a [`passability::WorldDesc`] (terrain and water, [`terrain`]; map border; polygon
+//! areas and obstacles, [`polygon`]; passability classes, [`classes`]) and obstruction squares
+//! rasterized by [`raster`], keeps one [`ClassNav`] (bit planes, optional jump tables and the
+//! [`Hierarchy`]) per movement class, and brings them up to date per dirty rectangle as
+//! obstructions, areas and terrain change. [`placement`] answers building and unit placement,
+//! [`flow_field`] and [`waypoints`] serve formations and long AI routes, and [`refworld`] generates
+//! the design's reference world (the one `sim`'s quick start, the benchmarks and the demo use).
+//!
 //! Nothing here uses floating point, a clock, randomness or hash-map iteration: the same inputs give
 //! the same path on every machine.
 //!

@@ -29,7 +29,7 @@
 //! peer localising a desync exchanges a whole leaf list (≤ 128 KiB) once, never per turn.
 //!
 //! Nothing here panics, whatever the input (except [`range_digest`] on a type bincode cannot encode, as
-//! [`encode`] does): out-of-range leaf indices are reported, not indexed, and sizes are bounded.
+//! [`encode`](crate::state_hash::encode) does): out-of-range leaf indices are reported, not indexed, and sizes are bounded.
 
 use std::sync::OnceLock;
 
@@ -288,11 +288,11 @@ pub fn range_indices(range: u32) -> Option<std::ops::RangeInclusive<u32>> {
 }
 
 /// The leaf digest of one entity range: blake3 with context `phalanx state v1 {component} range`
-/// over the range index (u32 LE) and the canonical bytes ([`encode`]) of `state`, which the world
+/// over the range index (u32 LE) and the canonical bytes ([`encode`](crate::state_hash::encode)) of `state`, which the world
 /// makes from the range's entities in index order (for example a `Vec` of `(EntityId, Unit)`).
 ///
 /// # Panics
-/// Only as [`encode`] does: never for the state types of this crate.
+/// Only as [`encode`](crate::state_hash::encode) does: never for the state types of this crate.
 pub fn range_digest<T: Serialize>(component: &str, range: u32, state: &T) -> Digest {
     let mut h = hasher(format_args!("{component} range"));
     h.update(&range.to_le_bytes());

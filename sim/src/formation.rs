@@ -169,7 +169,7 @@ pub struct FieldInputs {
     pub point: WorldPos,
     /// The point is the end of the path: moving on never calls for a new field.
     pub end: bool,
-    /// The [`Formation::path_serial`] the field was built for.
+    /// The `Formation::path_serial` the field was built for.
     pub serial: u32,
 }
 

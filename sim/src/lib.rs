@@ -21,6 +21,13 @@
 //! - [`EntityId`], [`EntityAllocator`], [`SimRng`], [`state_hash`]: generational ids, the integer
 //!   random generator and the canonical encoding everything hashed uses.
 //!
+//! What a game that embeds the world must do to stay in lockstep (commands as the only input,
+//! fixed point, snapshots at turn boundaries, exchanging hashes) is `docs/determinism.md`; a whole
+//! two-peer game loop with input delay, hash exchange, desync localisation and replays is the
+//! `phalanx-examples` crate (`examples/src/lib.rs`).
+//!
+//! # Quick start
+//!
 //! ```
 //! use pathing::refworld::{RefWorldParams, generate};
 //! use pathing::{Fixed, WorldPos};
