@@ -51,6 +51,8 @@ pub struct DemoOptions {
 pub struct DemoReport {
     /// Turns run.
     pub turns: u32,
+    /// Grid width and height. `[Units: navcells]`
+    pub grid: (u32, u32),
     /// Units alive at the end.
     pub units: u32,
     /// Per passability class name, units alive at the end.
@@ -203,6 +205,7 @@ pub fn run_demo(options: &DemoOptions, progress: &(dyn Fn(&str) + Sync)) -> Resu
     }
     Ok(DemoReport {
         turns,
+        grid: (world.nav().grid().width(), world.nav().grid().height()),
         units: world.units().count() as u32,
         units_by_class,
         long_paths: counts.long,

@@ -52,24 +52,30 @@
 //!
 //! [`crate::command::CommandKind::MoveByWaypoints`] gives each unit the orders of a route, decided
 //! once, when the command is applied, from where the unit stands (or, for a queued order, from the
-//! point its last order goes to). For a unit of class `c`, start `s` and goal `g`:
+//! point its last order goes to; where it stands when that is a range order). Units of one command
+//! whose starts lie in the same block of [`ROUTE_BLOCK`]² navcells share the route planned from the
+//! first of them, and a turn plans at most [`ROUTE_STARTS_PER_TURN`] routes (later units move
+//! locally), so commands cannot ask unbounded work of a turn. For a unit of class `c`, start `s`
+//! and goal `g`:
 //!
 //! 1. when `c` has no network, or the octile distance from `s` to `g` is within the range (one leg
 //!    reaches), the unit moves locally: an ordinary move to `g`;
 //! 2. otherwise the waypoints a path of cost at most the range joins to `s` are the possible first
 //!    waypoints, each charged its exact path cost, and the last waypoint is the one nearest `g` by
-//!    path (ties to the lowest id); when either is missing, the unit moves locally;
+//!    path (ties to the lowest id) among those the player has not excluded; when either is missing,
+//!    the unit moves locally;
 //! 3. the route is the best route between them under the player's priorities (total cost, then
 //!    hops, then the id sequence: [`pathing::waypoints`], "Routes and their tie-break"); when
-//!    there is none (the waypoints are in different parts of the map, or excluded), the unit moves
-//!    locally;
+//!    there is none (the waypoints are in different parts of the map, or excluded), or it has more
+//!    than [`MAX_ROUTE_WAYPOINTS`] waypoints, the unit moves locally;
 //! 4. the unit's orders become one circle order of radius [`WAYPOINT_RADIUS`] round each waypoint
 //!    of the route, in order, then a point order to `g`. Each leg is an ordinary long-range path no
 //!    longer than about the range, planned when the unit starts it, so it sees the map as it is
 //!    then.
 //!
 //! Each unit reports [`crate::command::Event::WaypointRoute`] with the number of waypoints of its
-//! route, 0 when it moves locally.
+//! route, 0 when it moves locally. A command that would give a unit more than
+//! [`crate::world::MAX_ORDERS`] orders is refused.
 
 use pathing::{Fixed, WorldPos};
 use serde::{Deserialize, Serialize};
@@ -77,8 +83,28 @@ use serde::{Deserialize, Serialize};
 /// Most waypoints in one network.
 pub const MAX_NET_WAYPOINTS: usize = 1024;
 
-/// Largest range of a network. `[Units: metres]`
+/// Largest range of a network (see also [`MAX_NET_RANGE_NAVCELLS`]). `[Units: metres]`
 pub const MAX_NET_RANGE: u32 = 128;
+
+/// Largest range of a network in navcells (a range in metres on a fine grid is refused beyond
+/// it): each pair search is bounded by a box of about `(2 × range)²` navcells.
+pub const MAX_NET_RANGE_NAVCELLS: u32 = 128;
+
+/// Most candidate pairs of a network, whatever its size: the build and a full update (after a
+/// terrain edit) are at most this many bounded searches.
+pub const MAX_NET_PAIRS: u32 = 4096;
+
+/// Most waypoints of a route; a longer one is not taken (the unit moves locally).
+pub const MAX_ROUTE_WAYPOINTS: usize = 127;
+
+/// Side of the blocks that share a route within one command: units whose start navcells fall in
+/// the same block of `ROUTE_BLOCK × ROUTE_BLOCK` navcells take the route planned from the first
+/// of them. `[Units: navcells]`
+pub const ROUTE_BLOCK: u16 = 8;
+
+/// Most routes planned from a new start block in one turn, over all commands; once they are
+/// used, further units move locally. Bounds the work commands can ask of a turn.
+pub const ROUTE_STARTS_PER_TURN: u32 = 32;
 
 /// Candidate pairs a network may have per waypoint (pairs of waypoints within the range as the
 /// crow flies in octile terms; each is searched once when the graph is built): a network denser

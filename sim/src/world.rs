@@ -52,6 +52,10 @@ pub use plan::RANGE_EPSILON;
 /// Default turn length. `[Units: milliseconds]`
 pub const DEFAULT_TURN_MS: u32 = 200;
 
+/// Most orders a unit may hold; a command that would give one more is refused (`OutOfRange`),
+/// and a snapshot with more is refused. Bounds a unit's state, and with it snapshots and keyframes.
+pub const MAX_ORDERS: usize = 128;
+
 /// Node budget of one long-range search: enough for any path on a 1024 × 1024 grid with room to
 /// spare; a search that runs out returns a partial path and the unit asks again from its end.
 pub const PATH_NODE_BUDGET: u32 = 1 << 20;
@@ -514,6 +518,7 @@ impl World {
     /// benchmarks; the simulation itself never reads a clock).
     pub fn step_observed(&mut self, commands: &[Command], observe: &mut dyn FnMut(Phase)) -> TurnReport {
         let mut events = Vec::new();
+        self.waypoints.starts_this_turn = 0;
         let mut ordered: Vec<&Command> = commands.iter().collect();
         ordered.sort_by_key(|c| c.order_key());
         for command in ordered {
@@ -668,6 +673,9 @@ impl World {
                 if let GoalSpec::Range { target: Target::Unit(t), .. } = goal
                     && units.contains(t)
                 {
+                    return Err(RejectReason::OutOfRange);
+                }
+                if *queue && units.iter().any(|&id| self.unit(id).is_some_and(|u| u.orders.len() >= MAX_ORDERS)) {
                     return Err(RejectReason::OutOfRange);
                 }
                 // A unit given an order of its own leaves its formation.
@@ -886,6 +894,8 @@ impl World {
         for (n, target) in moves {
             let id = live[n].0;
             let unit = self.units[id.index as usize].as_mut().expect("listed from the live units");
+            // The step aside comes first; at the order limit the last queued order makes room.
+            unit.orders.truncate(MAX_ORDERS - 1);
             unit.orders.insert(0, GoalSpec::Point(target));
             unit.clear_waypoints();
             unit.state = UnitState::WaitingForPath;
@@ -1105,6 +1115,9 @@ impl World {
             }
             if unit.owner > world.settings.players {
                 return Err(invalid(format!("{what}: owner {} is not a player", unit.owner)));
+            }
+            if unit.orders.len() > MAX_ORDERS {
+                return Err(invalid(format!("{what}: {} orders, more than {MAX_ORDERS}", unit.orders.len())));
             }
             if !unit.waypoints.iter().all(on_map) || usize::from(unit.detour) > unit.waypoints.len() {
                 return Err(invalid(format!("{what}: a waypoint is off the map, or its detour is longer than its path")));

@@ -103,11 +103,8 @@ fn oracle_route(map: &PassMap, net: &WaypointNet, priorities: &[WaypointPriority
     // The octile distance is a lower bound on every path, so farther pairs need no search.
     let octile = |x: Navcell, y: Navcell| pathing::cost::octile(u64::from(x.i.abs_diff(y.i)), u64::from(x.j.abs_diff(y.j)));
     let within = |x: Navcell, y: Navcell| if octile(x, y) > range { None } else { astar_cost(map, x, y).filter(|&c| c <= range) };
-    // The last waypoint: nearest the goal by path, ties to the lowest id (whatever the priorities).
-    let last = (0..cells.len()).filter_map(|k| within(b, cells[k]).map(|c| (c, k))).min()?.1;
-    if !open(last) {
-        return None;
-    }
+    // The last waypoint: nearest the goal by path among those not excluded, ties to the lowest id.
+    let last = (0..cells.len()).filter(|&k| open(k)).filter_map(|k| within(b, cells[k]).map(|c| (c, k))).min()?.1;
     let n = cells.len();
     let mut edges = vec![Vec::new(); n];
     for x in 0..n {
@@ -431,4 +428,89 @@ fn waypoint_fuzz_seed_loads() {
     assert!(world.waypoint_priorities(1, 0).is_some());
     world.step(&[]);
     world.check_invariants().unwrap();
+}
+
+/// Queued orders stop at `MAX_ORDERS`: the command that would pass it is refused and changes
+/// nothing, so a unit's state (and every snapshot) stays bounded.
+#[test]
+fn queued_orders_stop_at_the_limit() {
+    let mut world = world();
+    let unit = spawn(&mut world, 0, pos(4, 4));
+    let (a, b) = (pos(6, 114), pos(4, 4));
+    let mut refused = false;
+    for k in 0..40 {
+        let goal = if k % 2 == 0 { a } else { b };
+        let report = world.step(&[cmd(world.turn(), 1, CommandKind::MoveByWaypoints { units: vec![unit], goal, queue: true })]);
+        let n = world.unit(unit).unwrap().orders.len();
+        assert!(n <= sim::world::MAX_ORDERS, "{n} orders");
+        if let [Event::Rejected { reason: RejectReason::OutOfRange, .. }] = report.events[..] {
+            refused = true;
+        }
+    }
+    assert!(refused, "a route of this map is more than 3 orders, so 40 of them pass the limit");
+    for _ in 0..3 {
+        world.step(&[cmd(world.turn(), 1, CommandKind::Move { units: vec![unit], goal: GoalSpec::Point(a), queue: true })]);
+    }
+    assert!(world.unit(unit).unwrap().orders.len() <= sim::world::MAX_ORDERS);
+    World::load(&world.save()).unwrap();
+}
+
+/// A network whose range is too long in navcells for the grid is refused (the pair searches would
+/// be unbounded on a fine grid), and so is a network with more candidate pairs than the limit.
+#[test]
+fn networks_beyond_the_work_limits_are_refused() {
+    let cells = vec![CellKind::Ground; 400 * 400];
+    let classes = ClassSet::new(vec![ClassDef::unbounded("land", ObstructionMode::Pathfinding)]).unwrap();
+    let fine = WorldDesc::from_cells(400, 400, Fixed::ONE / 4, cells, classes).unwrap();
+    let mut world = World::new(fine, Vec::new(), Settings::default()).unwrap();
+    let points = vec![pos(5, 5), pos(50, 50)];
+    // 40 m of 1/4 m navcells is 160 navcells: more than 128.
+    assert_eq!(world.set_waypoints(WaypointNet { class: 0, range: 40, points: points.clone() }), Err(RejectReason::OutOfRange));
+    world.set_waypoints(WaypointNet { class: 0, range: 32, points }).unwrap();
+    // 1024 waypoints 1 m apart within 32 m of each other: far more than 4096 candidate pairs.
+    let dense: Vec<WorldPos> = (0..1024).map(|k| pos(5 + k % 32, 5 + k / 32)).collect();
+    let refused = world.set_waypoints(WaypointNet { class: 0, range: 32, points: dense });
+    assert!(matches!(refused, Err(RejectReason::World(ref m)) if m.contains("pairs")), "{refused:?}");
+}
+
+/// A turn plans at most `ROUTE_STARTS_PER_TURN` routes from new start blocks; units in one block
+/// share their route; the next turn plans again.
+#[test]
+fn route_planning_per_turn_is_bounded() {
+    let mut world = world();
+    // Two units in the middle of each of 14 blocks in three rows: 42 blocks, more than the 32
+    // routes a turn may plan.
+    let mut units = Vec::new();
+    for k in 0..14 {
+        for z in [4, 20, 44] {
+            let kind = CommandKind::Spawn { class: 0, at: pos(4 + 8 * k, z), count: 2, radius: Fixed::ONE / 4, speed: Fixed::from_num(8) };
+            let report = world.step(&[cmd(world.turn(), 1, kind)]);
+            units.extend(report.events.iter().filter_map(|e| if let Event::Spawned { unit } = e { Some(*unit) } else { None }));
+        }
+    }
+    let goal = pos(6, 114);
+    let report = world.step(&[cmd(world.turn(), 1, CommandKind::MoveByWaypoints { units: units.clone(), goal, queue: false })]);
+    let routed: Vec<(EntityId, u32)> = report
+        .events
+        .iter()
+        .filter_map(|e| if let Event::WaypointRoute { unit, waypoints } = e { Some((*unit, *waypoints)) } else { None })
+        .collect();
+    assert_eq!(routed.len(), units.len());
+    let blocks = |id: EntityId| {
+        let c = world.navcell_of(world.unit(id).unwrap().pos);
+        (c.i / sim::waypoint::ROUTE_BLOCK, c.j / sim::waypoint::ROUTE_BLOCK)
+    };
+    let mut planned: Vec<(u16, u16)> = routed.iter().filter(|r| r.1 > 0).map(|r| blocks(r.0)).collect();
+    planned.sort_unstable();
+    planned.dedup();
+    assert_eq!(planned.len(), sim::waypoint::ROUTE_STARTS_PER_TURN as usize, "{routed:?}");
+    assert!(routed.iter().any(|r| r.1 == 0), "the units past the limit move locally");
+    // Units of one block share one route.
+    for a in &routed {
+        for b in &routed {
+            if blocks(a.0) == blocks(b.0) {
+                assert_eq!(world.unit(a.0).unwrap().orders, world.unit(b.0).unwrap().orders);
+            }
+        }
+    }
 }

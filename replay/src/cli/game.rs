@@ -59,7 +59,7 @@ pub(super) fn cmd_demo(dir: &Path, turns: Option<u32>, threads: usize, out: &mut
     })?;
     bar.finish_and_clear();
     let ms = |d: std::time::Duration| d.as_secs_f64() * 1000.0;
-    let grid = scenario.world().map(|w| (w.nav().grid().width(), w.nav().grid().height())).unwrap_or_default();
+    let grid = report.grid;
     let turn_ms = scenario.settings().turn_ms;
     let _ = writeln!(out, "phalanx demo: {} ({}x{} navcells), {} turns of {turn_ms} ms", scenario.name(), grid.0, grid.1, report.turns);
     let classes: Vec<String> = report.units_by_class.iter().map(|(name, n)| format!("{n} {name}")).collect();

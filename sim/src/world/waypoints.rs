@@ -3,7 +3,9 @@
 
 use std::collections::BTreeMap;
 
-use pathing::waypoints::{GraphParams, PriorityTable, WaypointGraph, WaypointId, WaypointPriority, WaypointReach, range_of_metres};
+use pathing::waypoints::{
+    GraphParams, PriorityTable, WaypointGraph, WaypointId, WaypointPriority, WaypointReach, range_of_metres, range_of_navcells,
+};
 use pathing::{CellRect, Navcell, PassClass, WorldPos};
 
 use super::{World, grid_navcell};
@@ -11,7 +13,10 @@ use crate::command::{Event, GoalSpec, PlayerId, RejectReason};
 use crate::digest_tree::Digest;
 use crate::ids::EntityId;
 use crate::state_hash;
-use crate::waypoint::{MAX_NET_RANGE, MAX_NET_WAYPOINTS, PAIRS_PER_WAYPOINT, PriorityEntry, WAYPOINT_RADIUS, WaypointNet};
+use crate::waypoint::{
+    MAX_NET_PAIRS, MAX_NET_RANGE, MAX_NET_RANGE_NAVCELLS, MAX_NET_WAYPOINTS, MAX_ROUTE_WAYPOINTS, PAIRS_PER_WAYPOINT, PriorityEntry,
+    ROUTE_BLOCK, ROUTE_STARTS_PER_TURN, WAYPOINT_RADIUS, WaypointNet,
+};
 
 /// A network and its graph (derived: rebuilt on load, updated per dirty rectangle).
 #[derive(Debug)]
@@ -29,6 +34,9 @@ pub(crate) struct Waypoints {
     pub(crate) tables: BTreeMap<(PlayerId, u8), PriorityTable>,
     /// Workspace for builds, updates and routes (never state).
     scratch: pathing::waypoints::WaypointScratch,
+    /// Routes planned from a new start in the current turn's commands; reset when a turn starts,
+    /// so never state between turns.
+    pub(crate) starts_this_turn: u32,
 }
 
 /// What the snapshot stores of the priority tables: player, class, one priority per waypoint.
@@ -92,17 +100,18 @@ impl World {
 
     /// Builds the graph of a net on the current grid.
     fn build_graph(&mut self, class: PassClass, net: &WaypointNet) -> Result<WaypointGraph, RejectReason> {
-        if !(1..=MAX_NET_RANGE).contains(&net.range) || net.points.len() > MAX_NET_WAYPOINTS {
+        let range = range_of_metres(net.range, self.nav.grid().cell_size());
+        if !(1..=MAX_NET_RANGE).contains(&net.range)
+            || range > range_of_navcells(MAX_NET_RANGE_NAVCELLS)
+            || net.points.len() > MAX_NET_WAYPOINTS
+        {
             return Err(RejectReason::OutOfRange);
         }
         if let Some(k) = net.points.iter().position(|p| !self.on_map(*p)) {
             return Err(RejectReason::World(format!("waypoint {k} is off the map")));
         }
         let cells: Vec<Navcell> = net.points.iter().map(|p| grid_navcell(self.nav.grid(), *p)).collect();
-        let params = GraphParams {
-            range: range_of_metres(net.range, self.nav.grid().cell_size()),
-            max_pairs: PAIRS_PER_WAYPOINT * net.points.len() as u32,
-        };
+        let params = GraphParams { range, max_pairs: (PAIRS_PER_WAYPOINT * net.points.len() as u32).min(MAX_NET_PAIRS) };
         let nav = self.nav.class_nav(class).ok_or(RejectReason::BadClass)?;
         WaypointGraph::build(nav, cells, &params, &mut self.waypoints.scratch).map_err(|e| RejectReason::World(e.to_string()))
     }
@@ -156,28 +165,48 @@ impl World {
         self.check_order(&GoalSpec::Point(goal))?;
         // The graphs must see the obstructions placed by earlier commands of this turn.
         self.sync_grid();
-        self.leave_formations(units, events);
         let mut seen: Vec<EntityId> = Vec::with_capacity(units.len());
-        // Per (class, start navcell): the waypoints in range, so a group standing together is
-        // searched once per navcell. Per class: the last waypoint, nearest the goal.
-        let mut starts_cache: Vec<((u8, Navcell), Vec<WaypointReach>)> = Vec::new();
+        // Per (class, start block): the route, so a group standing together is routed once per
+        // block. Per class: the last waypoint, nearest the goal.
+        let mut routes: Vec<((u8, u16, u16), Vec<WorldPos>)> = Vec::new();
         let mut last_cache: BTreeMap<u8, Option<WaypointReach>> = BTreeMap::new();
+        let mut planned: Vec<(EntityId, Vec<GoalSpec>, u32)> = Vec::with_capacity(units.len());
         for &id in units {
             if seen.contains(&id) {
                 continue;
             }
             seen.push(id);
             let unit = self.unit(id).expect("checked live");
-            let class = unit.class;
+            let (class, had) = (unit.class, if queue { unit.orders.len() } else { 0 });
             let from = match unit.orders.last() {
                 Some(order) if queue => order.anchor().unwrap_or(unit.pos),
                 _ => unit.pos,
             };
-            let route = self.route_for(player, class, from, goal, &mut starts_cache, &mut last_cache);
+            let cell = grid_navcell(self.nav.grid(), from);
+            let key = (class, cell.i / ROUTE_BLOCK, cell.j / ROUTE_BLOCK);
+            let route = match routes.iter().find(|(k, _)| *k == key) {
+                Some((_, route)) => route.clone(),
+                None => {
+                    let route = if self.waypoints.starts_this_turn < ROUTE_STARTS_PER_TURN {
+                        self.route_for(player, class, from, goal, &mut last_cache)
+                    } else {
+                        Vec::new()
+                    };
+                    routes.push((key, route.clone()));
+                    route
+                }
+            };
             let mut orders: Vec<GoalSpec> = route.iter().map(|&center| GoalSpec::Circle { center, radius: WAYPOINT_RADIUS }).collect();
             orders.push(GoalSpec::Point(goal));
+            if had + orders.len() > super::MAX_ORDERS {
+                return Err(RejectReason::OutOfRange);
+            }
+            planned.push((id, orders, route.len() as u32));
+        }
+        self.leave_formations(units, events);
+        for (id, orders, waypoints) in planned {
             self.give_orders(id, &orders, queue);
-            events.push(Event::WaypointRoute { unit: id, waypoints: route.len() as u32 });
+            events.push(Event::WaypointRoute { unit: id, waypoints });
         }
         Ok(())
     }
@@ -190,10 +219,9 @@ impl World {
         class: u8,
         from: WorldPos,
         goal: WorldPos,
-        starts_cache: &mut Vec<((u8, Navcell), Vec<WaypointReach>)>,
         last_cache: &mut BTreeMap<u8, Option<WaypointReach>>,
     ) -> Vec<WorldPos> {
-        let Waypoints { nets, tables, scratch } = &mut self.waypoints;
+        let Waypoints { nets, tables, scratch, starts_this_turn } = &mut self.waypoints;
         let Some(net) = nets.get(&class) else { return Vec::new() };
         let graph = &net.graph;
         let Some(nav) = self.nav.class_nav(graph.class()) else { return Vec::new() };
@@ -203,22 +231,25 @@ impl World {
         if direct <= graph.range() {
             return Vec::new();
         }
-        let last = *last_cache.entry(class).or_insert_with(|| graph.nearest_waypoint(nav, goal, scratch));
+        let table = tables.get(&(player, class));
+        let open = |w: WaypointId| table.is_none_or(|t| t.get(w) != WaypointPriority::Excluded);
+        let last = *last_cache.entry(class).or_insert_with(|| {
+            // The nearest waypoint to the goal that the player's units may use.
+            let mut near = Vec::new();
+            graph.waypoints_in_range(nav, goal, scratch, &mut near);
+            near.into_iter().filter(|r| open(r.waypoint)).min_by_key(|r| (r.cost, r.waypoint))
+        });
         let Some(last) = last else { return Vec::new() };
-        let at = match starts_cache.iter().position(|(key, _)| *key == (class, a)) {
-            Some(at) => at,
-            None => {
-                let mut starts = Vec::new();
-                graph.waypoints_in_range(nav, from, scratch, &mut starts);
-                starts_cache.push(((class, a), starts));
-                starts_cache.len() - 1
-            }
-        };
-        let starts = &starts_cache[at].1;
+        *starts_this_turn += 1;
+        let mut starts = Vec::new();
+        graph.waypoints_in_range(nav, from, scratch, &mut starts);
         if starts.is_empty() {
             return Vec::new();
         }
-        let Some(route) = graph.route_from(starts, last.waypoint, tables.get(&(player, class)), scratch) else { return Vec::new() };
+        let Some(route) = graph.route_from(&starts, last.waypoint, table, scratch) else { return Vec::new() };
+        if route.waypoints().len() > MAX_ROUTE_WAYPOINTS {
+            return Vec::new();
+        }
         // The map's point of each waypoint (inside the navcell the graph measured from).
         route.waypoints().iter().map(|&w| net.spec.points[w.index()]).collect()
     }
