@@ -6,6 +6,19 @@
 //! A body panics only on a real bug: a parser that panics, a round trip that changes the data, or a
 //! search whose cost differs from the A* oracle.
 
+mod bytes;
+mod command_stream;
+mod fixed_math;
+mod geometry;
+mod reachability;
+#[cfg(test)]
+mod regressions;
+
+pub use command_stream::command_stream;
+pub use fixed_math::fixed_math;
+pub use geometry::geometry;
+pub use reachability::reachability;
+
 use pathing::movingai;
 use pathing::{Fixed, Goal, NavGrid, Navcell, PassClass, PassMap, Path, PathStatus, SearchLimits, SearchScratch};
 
@@ -13,7 +26,7 @@ use pathing::{Fixed, Goal, NavGrid, Navcell, PassClass, PassMap, Path, PathStatu
 pub type Body = fn(&[u8]);
 
 /// The target names, each with its body.
-pub const TARGETS: [(&str, Body); 10] = [
+pub const TARGETS: [(&str, Body); 14] = [
     ("movingai_map", movingai_map),
     ("movingai_scen", movingai_scen),
     ("grid_text", grid_text),
@@ -24,6 +37,10 @@ pub const TARGETS: [(&str, Body); 10] = [
     ("snapshot", snapshot),
     ("replay_file", replay_file),
     ("scenario", scenario),
+    ("command_stream", command_stream),
+    ("reachability", reachability),
+    ("fixed_math", fixed_math),
+    ("geometry", geometry),
 ];
 
 /// Reads bytes as a replay; a replay that reads completely must, cut before its last byte, read

@@ -31,7 +31,26 @@ pub fn parse_fixed(text: &str) -> Result<Fixed, String> {
     if int_trimmed.len() > 6 {
         return Err(format!("expected a number within ±{WORLD_LIMIT}, found {text}"));
     }
-    let value: Fixed = text.parse().map_err(|_| format!("expected a decimal number, found {text:?}"))?;
+    // Exact rounding here rather than `fixed`'s parser, which rounds some long decimals twice:
+    // "0.6809005" is 44623.495… raw units but parsed as 44624 (found by the `fixed_math` fuzz
+    // target). The fraction times 2^16 by schoolbook multiplication of its digits: the carry out of
+    // the top digit is the whole part, the digits left over are the remainder.
+    let mut rest: Vec<u8> = frac.bytes().map(|b| b - b'0').collect();
+    let mut carry = 0u32;
+    for digit in rest.iter_mut().rev() {
+        let v = u32::from(*digit) * 65_536 + carry;
+        *digit = (v % 10) as u8;
+        carry = v / 10;
+    }
+    // Rounding: up above one half, to even at exactly one half.
+    let above_half = match rest.split_first() {
+        None => false,
+        Some((&first, tail)) => first > 5 || (first == 5 && (tail.iter().any(|&d| d != 0) || carry % 2 == 1)),
+    };
+    let whole: i64 =
+        if int_trimmed.is_empty() { 0 } else { int_trimmed.parse().map_err(|_| format!("expected a decimal number, found {text:?}"))? };
+    let magnitude = (whole << 16) + i64::from(carry) + i64::from(above_half);
+    let value = Fixed::from_bits(if text.starts_with('-') { -magnitude } else { magnitude });
     if value.abs() > WORLD_LIMIT {
         return Err(format!("expected a number within ±{WORLD_LIMIT}, found {text}"));
     }
@@ -79,6 +98,12 @@ mod tests {
         // 0.4 * 65536 = 26214.4 -> 26214.
         assert_eq!(parse_fixed("0.4").unwrap().to_bits(), 26214);
         assert_eq!(parse_fixed("16384").unwrap(), WORLD_LIMIT);
+        // 0.6809005 * 65536 = 44623.495168: `fixed`'s parser gave 44624 (two roundings).
+        assert_eq!(parse_fixed("0.6809005").unwrap().to_bits(), 44623);
+        // 2^-17 exactly is a tie, to even (0); 3 * 2^-17 is a tie, to even (2).
+        assert_eq!(parse_fixed("0.00000762939453125").unwrap().to_bits(), 0);
+        assert_eq!(parse_fixed("0.00002288818359375").unwrap().to_bits(), 2);
+        assert_eq!(parse_fixed("-0.00002288818359376").unwrap().to_bits(), -2);
     }
 
     #[test]

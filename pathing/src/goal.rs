@@ -56,8 +56,10 @@ pub struct Square {
     v: Vec2,
 }
 
+// Range checks rather than `abs()`, which overflows (and panics with debug assertions) for
+// `Fixed::MIN`.
 fn coord_ok(value: Fixed) -> bool {
-    value.abs() <= COORD_LIMIT
+    (-COORD_LIMIT..=COORD_LIMIT).contains(&value)
 }
 
 fn size_ok(value: Fixed) -> bool {
@@ -73,7 +75,7 @@ impl Square {
         if !coord_ok(center.x) || !coord_ok(center.z) || !size_ok(hw) || !size_ok(hh) {
             return Err(GoalError::OutOfRange);
         }
-        if [u.x, u.z, v.x, v.z].iter().any(|c| c.abs() > AXIS_LIMIT) {
+        if [u.x, u.z, v.x, v.z].iter().any(|c| !(-AXIS_LIMIT..=AXIS_LIMIT).contains(c)) {
             return Err(GoalError::AxisTooLong);
         }
         if cross_raw(raw(u.x), raw(u.z), raw(v.x), raw(v.z)) == 0 {

@@ -316,7 +316,9 @@ impl Polygon {
         if n > MAX_VERTICES {
             return Err(PolygonError::TooManyPoints { n });
         }
-        if let Some(index) = vertices.iter().position(|v| v.x.abs() > WORLD_LIMIT || v.z.abs() > WORLD_LIMIT) {
+        // Not `abs()`, which overflows for `Fixed::MIN`.
+        let in_range = |c: Fixed| (-WORLD_LIMIT..=WORLD_LIMIT).contains(&c);
+        if let Some(index) = vertices.iter().position(|v| !in_range(v.x) || !in_range(v.z)) {
             return Err(PolygonError::OutOfRange { index });
         }
         if let Some(index) = (1..n).find(|&k| vertices[k] == vertices[k - 1]) {

@@ -52,7 +52,8 @@ use crate::navcell::CellRect;
 /// [`crate::decimal::WORLD_LIMIT`].
 pub fn oriented_square(center: WorldPos, hw: Fixed, hh: Fixed, degrees: Fixed) -> Result<Square, GoalError> {
     let limit = crate::decimal::WORLD_LIMIT;
-    if center.x.abs() > limit || center.z.abs() > limit || hw > limit || hh > limit {
+    // Not `abs()`, which overflows for `Fixed::MIN`.
+    if !(-limit..=limit).contains(&center.x) || !(-limit..=limit).contains(&center.z) || hw > limit || hh > limit {
         return Err(GoalError::OutOfRange);
     }
     let u = crate::trig::unit_vector_degrees(degrees);

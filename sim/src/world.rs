@@ -863,11 +863,11 @@ impl World {
         let sq =
             pathing::raster::editor_square(square.x, square.z, square.w, square.h, square.degrees).map_err(|_| RejectReason::OutOfRange)?;
         self.nav.check_building_placement(pass, &sq).map_err(|e| RejectReason::Placement(e.to_string()))?;
-        let id = self.next_obstruction;
+        let id = self.obstruction_id()?;
         self.nav
             .add_obstruction(id, Obstruction { square: sq, flags: ObstructionFlags::STATIC })
             .map_err(|e| RejectReason::World(e.to_string()))?;
-        self.next_obstruction = self.next_obstruction.wrapping_add(1);
+        self.next_obstruction = id + 1;
         events.push(Event::ObstructionPlaced { id });
         // Foundation dispersal: units whose clearance the footprint would block step out.
         let live: Vec<(EntityId, pathing::placement::DispersalUnit)> = self
