@@ -78,6 +78,52 @@ pub fn diff_snapshots(a: &SnapshotData, b: &SnapshotData, limit: usize) -> Snaps
 /// How many units [`summary`] lists.
 const SUMMARY_UNITS: usize = 8;
 
+/// Where two replays of one game part, from their records alone (what `phalanx diff` and the
+/// viewer report).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReplaySplit<'r> {
+    /// The record index of the first turn whose roots or commands differ.
+    Turn(usize),
+    /// Every common turn agrees, but the keyframes both hold at this turn differ (state the hash
+    /// does not cover): A's and B's snapshot bytes.
+    Keyframe(u32, &'r [u8], &'r [u8]),
+    /// Every common turn and keyframe agrees.
+    None,
+}
+
+/// The first place two replays differ ([`ReplaySplit`]).
+pub fn replay_split<'r>(a: &'r crate::format::Replay, b: &'r crate::format::Replay) -> ReplaySplit<'r> {
+    let common = a.turns.len().min(b.turns.len());
+    if let Some(t) = (0..common).find(|&t| a.turns[t].roots != b.turns[t].roots || a.turns[t].commands != b.turns[t].commands) {
+        return ReplaySplit::Turn(t);
+    }
+    for (k, sa) in &a.keyframes {
+        if let Some((_, sb)) = b.keyframes.iter().find(|(kb, _)| kb == k)
+            && sa != sb
+        {
+            return ReplaySplit::Keyframe(*k, sa, sb);
+        }
+    }
+    ReplaySplit::None
+}
+
+/// The first keyframe turn at or after `after` that both replays hold, with A's and B's bytes.
+pub fn common_keyframe<'r>(a: &'r crate::format::Replay, b: &'r crate::format::Replay, after: u32) -> Option<(u32, &'r [u8], &'r [u8])> {
+    a.keyframes
+        .iter()
+        .filter(|(k, _)| *k >= after)
+        .find_map(|(k, sa)| b.keyframes.iter().find(|(kb, _)| kb == k).map(|(_, sb)| (*k, &sa[..], &sb[..])))
+}
+
+/// The field differences of two keyframe snapshots of turn `k` (A first), at most `limit` listed.
+///
+/// # Errors
+/// Text naming the keyframe when either does not decode.
+pub fn keyframe_diff(k: u32, a: &[u8], b: &[u8], limit: usize) -> Result<SnapshotDiff, String> {
+    let load = |bytes: &[u8]| sim::snapshot::unframe(bytes).map_err(|e| format!("keyframe of turn {k}: {e}"));
+    Ok(diff_snapshots(&load(a)?, &load(b)?, limit))
+}
+
 /// A short human summary of a world at its current turn: turn, state hash, units in all, per
 /// player and per state, pending path requests, obstructions, and the first few units. Takes
 /// `&mut` only because the state hash brings the world's cached digests up to date.

@@ -36,7 +36,7 @@ use sim::formation::{FormationState, Layout};
 use sim::state_hash::hex;
 use sim::world::{UnitState, World};
 
-use crate::diff::{FieldDiff, diff_snapshots};
+use crate::diff::{FieldDiff, ReplaySplit, common_keyframe, diff_snapshots, keyframe_diff, replay_split};
 use crate::format::{Replay, is_replay};
 use crate::picture;
 use crate::verify::{command_lines, initial_world};
@@ -763,12 +763,6 @@ fn empty_divergence(summary: String) -> DivergenceOut {
     }
 }
 
-/// The field differences of two keyframes (A first).
-fn keyframe_diff(k: u32, a: &[u8], b: &[u8], limit: usize) -> Result<crate::diff::SnapshotDiff, String> {
-    let load = |bytes: &[u8]| sim::snapshot::unframe(bytes).map_err(|e| format!("keyframe of turn {k}: {e}"));
-    Ok(diff_snapshots(&load(a)?, &load(b)?, limit))
-}
-
 /// The first divergence of two replays, from their records alone, as `phalanx diff` finds it.
 fn replay_divergence(ra: &Replay, rb: &Replay, limit: usize) -> Result<DivergenceOut, String> {
     let mut notes = Vec::new();
@@ -779,38 +773,37 @@ fn replay_divergence(ra: &Replay, rb: &Replay, limit: usize) -> Result<Divergenc
         notes.push("different settings".to_owned());
     }
     let common = ra.turns.len().min(rb.turns.len());
-    let first = (0..common).find(|&t| ra.turns[t].roots != rb.turns[t].roots || ra.turns[t].commands != rb.turns[t].commands);
-    let Some(t) = first else {
-        for (k, sa) in &ra.keyframes {
-            let Some((_, sb)) = rb.keyframes.iter().find(|(kb, _)| kb == k) else { continue };
-            if sa != sb {
-                let diffs = keyframe_diff(*k, sa, sb, limit)?;
-                let mut d = empty_divergence(format!(
-                    "every turn hash agrees, but the keyframes of turn {k} differ in {} fields (a state the hash does not cover)",
-                    diffs.total
-                ));
-                d.turn = Some(k.saturating_sub(1));
-                d.state_turn = Some(*k);
-                d.components = diffs.diffs.iter().fold(Vec::new(), |mut v, f| {
-                    if !v.contains(&f.component) {
-                        v.push(f.component.clone());
-                    }
-                    v
-                });
-                d.diffs = diffs.diffs;
-                d.total = diffs.total;
-                d.notes = notes;
-                return Ok(d);
-            }
+    let t = match replay_split(ra, rb) {
+        ReplaySplit::Turn(t) => t,
+        ReplaySplit::Keyframe(k, sa, sb) => {
+            let diffs = keyframe_diff(k, sa, sb, limit)?;
+            let mut d = empty_divergence(format!(
+                "every turn hash agrees, but the keyframes of turn {k} differ in {} fields (a state the hash does not cover)",
+                diffs.total
+            ));
+            d.turn = Some(k.saturating_sub(1));
+            d.state_turn = Some(k);
+            d.components = diffs.diffs.iter().fold(Vec::new(), |mut v, f| {
+                if !v.contains(&f.component) {
+                    v.push(f.component.clone());
+                }
+                v
+            });
+            d.diffs = diffs.diffs;
+            d.total = diffs.total;
+            d.notes = notes;
+            return Ok(d);
         }
-        let summary = if ra.turns.len() == rb.turns.len() {
-            format!("identical: {common} turns")
-        } else {
-            format!("identical for their {common} common turns; A has {} turns, B has {}", ra.turns.len(), rb.turns.len())
-        };
-        let mut d = empty_divergence(summary);
-        d.notes = notes;
-        return Ok(d);
+        ReplaySplit::None => {
+            let summary = if ra.turns.len() == rb.turns.len() {
+                format!("identical: {common} turns")
+            } else {
+                format!("identical for their {common} common turns; A has {} turns, B has {}", ra.turns.len(), rb.turns.len())
+            };
+            let mut d = empty_divergence(summary);
+            d.notes = notes;
+            return Ok(d);
+        }
     };
     let (ta, tb) = (&ra.turns[t], &rb.turns[t]);
     let (da, db) = (ta.digest(&ra.header.components), tb.digest(&rb.header.components));
@@ -822,12 +815,7 @@ fn replay_divergence(ra: &Replay, rb: &Replay, limit: usize) -> Result<Divergenc
     d.components = da.differing_components(&db);
     d.hash_a = hex(&da.hash);
     d.hash_b = hex(&db.hash);
-    let after = ta.turn.wrapping_add(1);
-    let keyframe = ra
-        .keyframes
-        .iter()
-        .filter(|(k, _)| *k >= after)
-        .find_map(|(k, sa)| rb.keyframes.iter().find(|(kb, _)| kb == k).map(|(_, sb)| (*k, sa, sb)));
+    let keyframe = common_keyframe(ra, rb, ta.turn.wrapping_add(1));
     match keyframe {
         Some((k, sa, sb)) => {
             let diffs = keyframe_diff(k, sa, sb, limit)?;

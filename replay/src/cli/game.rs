@@ -262,8 +262,7 @@ fn print_diffs(out: &mut dyn Write, diffs: &crate::diff::SnapshotDiff) {
 
 /// The field differences of two replays' keyframes of turn `k` (A first).
 fn keyframe_diff(k: u32, a: &[u8], b: &[u8]) -> Result<crate::diff::SnapshotDiff, CliError> {
-    let load = |bytes: &[u8]| sim::snapshot::unframe(bytes).map_err(|e| bad(format!("keyframe of turn {k}: {e}")));
-    Ok(diff_snapshots(&load(a)?, &load(b)?, 100))
+    crate::diff::keyframe_diff(k, a, b, 100).map_err(bad)
 }
 
 /// `phalanx diff A B`: two replays or two snapshots of the same game.
@@ -304,25 +303,22 @@ fn diff_replays(a: &Path, bytes_a: &[u8], b: &Path, bytes_b: &[u8], out: &mut dy
         let _ = writeln!(out, "note: different settings");
     }
     let common = ra.turns.len().min(rb.turns.len());
-    let first = (0..common).find(|&t| ra.turns[t].roots != rb.turns[t].roots || ra.turns[t].commands != rb.turns[t].commands);
-    let Some(t) = first else {
-        // Equal hashes: a keyframe both hold at the same turn may still differ (state the hash
-        // does not cover).
-        for (k, sa) in &ra.keyframes {
-            let Some((_, sb)) = rb.keyframes.iter().find(|(kb, _)| kb == k) else { continue };
-            if sa != sb {
-                let diffs = keyframe_diff(*k, sa, sb)?;
-                let _ = writeln!(out, "every turn hash agrees, but the keyframes of turn {k} differ in {} fields (A | B):", diffs.total);
-                print_diffs(out, &diffs);
-                return Ok(1);
+    let t = match crate::diff::replay_split(&ra, &rb) {
+        crate::diff::ReplaySplit::Turn(t) => t,
+        crate::diff::ReplaySplit::Keyframe(k, sa, sb) => {
+            let diffs = keyframe_diff(k, sa, sb)?;
+            let _ = writeln!(out, "every turn hash agrees, but the keyframes of turn {k} differ in {} fields (A | B):", diffs.total);
+            print_diffs(out, &diffs);
+            return Ok(1);
+        }
+        crate::diff::ReplaySplit::None => {
+            if ra.turns.len() == rb.turns.len() {
+                let _ = writeln!(out, "identical: {common} turns");
+                return Ok(0);
             }
+            let _ = writeln!(out, "identical for their {common} common turns; A has {} turns, B has {}", ra.turns.len(), rb.turns.len());
+            return Ok(1);
         }
-        if ra.turns.len() == rb.turns.len() {
-            let _ = writeln!(out, "identical: {common} turns");
-            return Ok(0);
-        }
-        let _ = writeln!(out, "identical for their {common} common turns; A has {} turns, B has {}", ra.turns.len(), rb.turns.len());
-        return Ok(1);
     };
     let (ta, tb) = (&ra.turns[t], &rb.turns[t]);
     let (da, db) = (ta.digest(&ra.header.components), tb.digest(&rb.header.components));
@@ -344,12 +340,7 @@ fn diff_replays(a: &Path, bytes_a: &[u8], b: &Path, bytes_b: &[u8], out: &mut dy
     let _ = writeln!(out, "diverging components: {}", if components.is_empty() { "(none)".into() } else { components.join(", ") });
     let _ = writeln!(out, "hash A {}\nhash B {}", hex(&da.hash), hex(&db.hash));
     // The first keyframe both replays hold at or after the divergence.
-    let after = ta.turn.wrapping_add(1);
-    let keyframe = ra
-        .keyframes
-        .iter()
-        .filter(|(k, _)| *k >= after)
-        .find_map(|(k, sa)| rb.keyframes.iter().find(|(kb, _)| kb == k).map(|(_, sb)| (*k, sa, sb)));
+    let keyframe = crate::diff::common_keyframe(&ra, &rb, ta.turn.wrapping_add(1));
     match keyframe {
         Some((k, sa, sb)) => {
             let diffs = keyframe_diff(k, sa, sb)?;
