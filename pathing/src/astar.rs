@@ -7,9 +7,10 @@
 
 use crate::cost::{DIAGONAL, STRAIGHT};
 use crate::goal::Goal;
+use crate::landmarks::Landmarks;
 use crate::navcell::Navcell;
 use crate::pass_map::PassMap;
-use crate::search::{Expander, Path, SearchLimits, SearchOutcome, SearchScratch, drive};
+use crate::search::{Expander, Path, Search, SearchLimits, SearchOutcome, SearchScratch, drive};
 
 /// Finds a shortest path from `start` to any navcell of `goal` with plain A*.
 ///
@@ -22,7 +23,24 @@ pub fn find_path_astar(
     scratch: &mut SearchScratch,
     path: &mut Path,
 ) -> SearchOutcome {
-    drive(map, start, goal, limits, scratch, path, &mut AStar)
+    drive(map, start, goal, limits, None, scratch, path, &mut AStar)
+}
+
+/// [`find_path_astar`] with the landmark heuristic of [`crate::find_path_jps_landmarks`]: the same
+/// cost with fewer expansions; the oracle that the landmark bound keeps searches exact.
+///
+/// # Panics
+/// When the table's size differs from the map's.
+pub fn find_path_astar_landmarks(
+    map: &PassMap,
+    landmarks: &Landmarks,
+    start: Navcell,
+    goal: &Goal,
+    limits: &SearchLimits,
+    scratch: &mut SearchScratch,
+    path: &mut Path,
+) -> SearchOutcome {
+    drive(map, start, goal, limits, Some(landmarks), scratch, path, &mut AStar)
 }
 
 struct AStar;
@@ -32,7 +50,7 @@ const MOVES: [(i32, i32); 8] = [(1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (-1, 1
 
 impl Expander for AStar {
     #[inline]
-    fn expand(&mut self, map: &PassMap, scratch: &mut SearchScratch, id: u32, i: i32, j: i32, g: u64, _dir: (i32, i32)) -> u32 {
+    fn expand(&mut self, map: &PassMap, scratch: &mut Search<'_>, id: u32, i: i32, j: i32, g: u64, _dir: (i32, i32)) -> u32 {
         let mut pushed = 0;
         for (dx, dy) in MOVES {
             let (ni, nj) = (i + dx, j + dy);

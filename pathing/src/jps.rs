@@ -27,9 +27,10 @@
 use crate::cost::{DIAGONAL, STRAIGHT};
 use crate::goal::Goal;
 use crate::jump_table::{CONTINUE, JUMP, JumpTable, decode, slot};
+use crate::landmarks::Landmarks;
 use crate::navcell::Navcell;
 use crate::pass_map::PassMap;
-use crate::search::{Expander, Path, SearchLimits, SearchOutcome, SearchScratch, drive};
+use crate::search::{Expander, Path, Search, SearchLimits, SearchOutcome, SearchScratch, drive};
 
 /// Finds a shortest path from `start` to any navcell of `goal` with jump point search.
 ///
@@ -42,7 +43,26 @@ pub fn find_path_jps(
     scratch: &mut SearchScratch,
     path: &mut Path,
 ) -> SearchOutcome {
-    drive(map, start, goal, limits, scratch, path, &mut Jps(Scans))
+    drive(map, start, goal, limits, None, scratch, path, &mut Jps(Scans))
+}
+
+/// [`find_path_jps`] with the landmark heuristic of `landmarks`, which must have been built from
+/// `map` (or from a map that differs only by navcells blocked since, see [`Landmarks`]). The
+/// same cost, far fewer expansions on maps of rooms and corridors; paths of equal cost may differ
+/// from [`find_path_jps`]'s, since the heuristic orders the open list differently.
+///
+/// # Panics
+/// When the table's size differs from the map's.
+pub fn find_path_jps_landmarks(
+    map: &PassMap,
+    landmarks: &Landmarks,
+    start: Navcell,
+    goal: &Goal,
+    limits: &SearchLimits,
+    scratch: &mut SearchScratch,
+    path: &mut Path,
+) -> SearchOutcome {
+    drive(map, start, goal, limits, Some(landmarks), scratch, path, &mut Jps(Scans))
 }
 
 /// Jump point search with precomputed jump distances ("JPS+"): the same successors, costs and
@@ -61,21 +81,41 @@ pub fn find_path_jps_plus(
     path: &mut Path,
 ) -> SearchOutcome {
     assert!(table.width() == map.width() && table.height() == map.height(), "jump table built for another map");
-    drive(map, start, goal, limits, scratch, path, &mut Jps(Tables(table)))
+    drive(map, start, goal, limits, None, scratch, path, &mut Jps(Tables(table)))
+}
+
+/// [`find_path_jps_plus`] with the landmark heuristic of [`find_path_jps_landmarks`]: the same
+/// successors and heuristic as that search, so the same paths and outcome.
+///
+/// # Panics
+/// When the jump table's or the landmarks' size differs from the map's.
+#[allow(clippy::too_many_arguments)] // the two precomputed tables come on top of the usual query
+pub fn find_path_jps_plus_landmarks(
+    map: &PassMap,
+    table: &JumpTable,
+    landmarks: &Landmarks,
+    start: Navcell,
+    goal: &Goal,
+    limits: &SearchLimits,
+    scratch: &mut SearchScratch,
+    path: &mut Path,
+) -> SearchOutcome {
+    assert!(table.width() == map.width() && table.height() == map.height(), "jump table built for another map");
+    drive(map, start, goal, limits, Some(landmarks), scratch, path, &mut Jps(Tables(table)))
 }
 
 /// How rays are cast: by block scans over the bit planes, or by jump table look-ups.
 trait Rays {
     /// The first jump point or goal navcell along row `j` from column `i` in direction `dx`.
-    fn jump_row(&self, map: &PassMap, scratch: &mut SearchScratch, i: i32, j: i32, dx: i32) -> Option<i32>;
+    fn jump_row(&self, map: &PassMap, scratch: &mut Search<'_>, i: i32, j: i32, dx: i32) -> Option<i32>;
 
     /// The first jump point or goal navcell along column `i` from row `j` in direction `dy`.
-    fn jump_col(&self, map: &PassMap, scratch: &mut SearchScratch, i: i32, j: i32, dy: i32) -> Option<i32>;
+    fn jump_col(&self, map: &PassMap, scratch: &mut Search<'_>, i: i32, j: i32, dy: i32) -> Option<i32>;
 
     /// Steps diagonally from `(i, j)`, pushing the straight jump points found from each diagonal
     /// stop with `id` as parent, until the diagonal is blocked or reaches the goal.
     #[allow(clippy::too_many_arguments)]
-    fn diagonal(&self, map: &PassMap, scratch: &mut SearchScratch, id: u32, i: i32, j: i32, g: u64, dir: (i32, i32)) -> u32;
+    fn diagonal(&self, map: &PassMap, scratch: &mut Search<'_>, id: u32, i: i32, j: i32, g: u64, dir: (i32, i32)) -> u32;
 }
 
 /// Compares a ray's stop with the goal navcell ahead on its line: the goal wins when it comes
@@ -99,7 +139,7 @@ fn with_goal(goal: Option<i32>, from: i32, stop: i32, is_jump: bool, forward: bo
 fn diagonal_stop<R: Rays>(
     rays: &R,
     map: &PassMap,
-    scratch: &mut SearchScratch,
+    scratch: &mut Search<'_>,
     id: u32,
     ci: i32,
     cj: i32,
@@ -126,7 +166,7 @@ struct Scans;
 
 impl Rays for Scans {
     #[inline]
-    fn jump_row(&self, map: &PassMap, scratch: &mut SearchScratch, i: i32, j: i32, dx: i32) -> Option<i32> {
+    fn jump_row(&self, map: &PassMap, scratch: &mut Search<'_>, i: i32, j: i32, dx: i32) -> Option<i32> {
         let (line, pos) = ((j + 1) as usize, (i + 1) as usize);
         let (stop, is_jump) = if dx > 0 { map.rows.scan_fwd(line, pos) } else { map.rows.scan_bwd(line, pos) };
         let goal = if dx > 0 { scratch.goal.row_first_after(j, i) } else { scratch.goal.row_last_before(j, i) };
@@ -134,7 +174,7 @@ impl Rays for Scans {
     }
 
     #[inline]
-    fn jump_col(&self, map: &PassMap, scratch: &mut SearchScratch, i: i32, j: i32, dy: i32) -> Option<i32> {
+    fn jump_col(&self, map: &PassMap, scratch: &mut Search<'_>, i: i32, j: i32, dy: i32) -> Option<i32> {
         let (line, pos) = ((i + 1) as usize, (j + 1) as usize);
         let (stop, is_jump) = if dy > 0 { map.cols.scan_fwd(line, pos) } else { map.cols.scan_bwd(line, pos) };
         let goal = if dy > 0 { scratch.goal.col_first_after(i, j) } else { scratch.goal.col_last_before(i, j) };
@@ -142,7 +182,7 @@ impl Rays for Scans {
     }
 
     #[inline]
-    fn diagonal(&self, map: &PassMap, scratch: &mut SearchScratch, id: u32, i: i32, j: i32, g: u64, (dx, dy): (i32, i32)) -> u32 {
+    fn diagonal(&self, map: &PassMap, scratch: &mut Search<'_>, id: u32, i: i32, j: i32, g: u64, (dx, dy): (i32, i32)) -> u32 {
         let mut pushed = 0;
         let (mut ci, mut cj, mut cg) = (i, j, g);
         loop {
@@ -168,21 +208,21 @@ struct Tables<'a>(&'a JumpTable);
 
 impl Rays for Tables<'_> {
     #[inline]
-    fn jump_row(&self, _map: &PassMap, scratch: &mut SearchScratch, i: i32, j: i32, dx: i32) -> Option<i32> {
+    fn jump_row(&self, _map: &PassMap, scratch: &mut Search<'_>, i: i32, j: i32, dx: i32) -> Option<i32> {
         let (stop, is_jump) = self.0.straight_stop(i, j, dx, 0);
         let goal = if dx > 0 { scratch.goal.row_first_after(j, i) } else { scratch.goal.row_last_before(j, i) };
         with_goal(goal, i, stop, is_jump, dx > 0)
     }
 
     #[inline]
-    fn jump_col(&self, _map: &PassMap, scratch: &mut SearchScratch, i: i32, j: i32, dy: i32) -> Option<i32> {
+    fn jump_col(&self, _map: &PassMap, scratch: &mut Search<'_>, i: i32, j: i32, dy: i32) -> Option<i32> {
         let (stop, is_jump) = self.0.straight_stop(i, j, 0, dy);
         let goal = if dy > 0 { scratch.goal.col_first_after(i, j) } else { scratch.goal.col_last_before(i, j) };
         with_goal(goal, j, stop, is_jump, dy > 0)
     }
 
     #[inline]
-    fn diagonal(&self, map: &PassMap, scratch: &mut SearchScratch, id: u32, i: i32, j: i32, g: u64, (dx, dy): (i32, i32)) -> u32 {
+    fn diagonal(&self, map: &PassMap, scratch: &mut Search<'_>, id: u32, i: i32, j: i32, g: u64, (dx, dy): (i32, i32)) -> u32 {
         let s = slot(dx, dy);
         let mut pushed = 0;
         let (mut ci, mut cj, mut cg) = (i, j, g);
@@ -218,7 +258,7 @@ struct Jps<R>(R);
 impl<R: Rays> Jps<R> {
     #[inline]
     #[allow(clippy::too_many_arguments)] // the node's fields, as in `Expander::expand`
-    fn straight(&self, map: &PassMap, scratch: &mut SearchScratch, id: u32, i: i32, j: i32, g: u64, (dx, dy): (i32, i32)) -> u32 {
+    fn straight(&self, map: &PassMap, scratch: &mut Search<'_>, id: u32, i: i32, j: i32, g: u64, (dx, dy): (i32, i32)) -> u32 {
         if dy == 0 {
             if let Some(ni) = self.0.jump_row(map, scratch, i, j, dx) {
                 let cost = g + u64::from((ni - i).unsigned_abs()) * STRAIGHT;
@@ -234,7 +274,7 @@ impl<R: Rays> Jps<R> {
 
 impl<R: Rays> Expander for Jps<R> {
     #[inline]
-    fn expand(&mut self, map: &PassMap, scratch: &mut SearchScratch, id: u32, i: i32, j: i32, g: u64, dir: (i32, i32)) -> u32 {
+    fn expand(&mut self, map: &PassMap, scratch: &mut Search<'_>, id: u32, i: i32, j: i32, g: u64, dir: (i32, i32)) -> u32 {
         let pass = |a: i32, b: i32| map.passable_padded(i64::from(a), i64::from(b));
         let mut pushed = 0;
         match dir {

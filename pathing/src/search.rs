@@ -13,7 +13,9 @@ use std::collections::BinaryHeap;
 
 use crate::cost::{STRAIGHT, StepCounts};
 use crate::goal::{Goal, GoalRaster};
+use crate::landmarks::{LandmarkBound, Landmarks};
 use crate::navcell::Navcell;
+use crate::node_table::{NodeRecord, NodeTable};
 use crate::pass_map::PassMap;
 
 /// Limits of one search, filled in by the caller.
@@ -190,19 +192,6 @@ fn sign(from: u16, to: u16) -> i32 {
     (i32::from(to) - i32::from(from)).signum()
 }
 
-/// Per-navcell search state, indexed densely by `j * width + i`. `stamp` is `2 × generation` when
-/// the node is open (seen) in the current search and `2 × generation + 1` when it is closed;
-/// anything else means "not seen yet", so the array never needs clearing between searches.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct NodeRecord {
-    pub(crate) g: u64,
-    /// Navcell id (`j << 16 | i`) of the parent.
-    pub(crate) parent: u32,
-    pub(crate) stamp: u32,
-}
-
-const _: () = assert!(std::mem::size_of::<NodeRecord>() == 16);
-
 /// A navcell id: `j << 16 | i`. Ordering ids orders navcells by row, then column.
 #[inline(always)]
 pub(crate) fn node_id(i: i32, j: i32) -> u32 {
@@ -228,11 +217,9 @@ fn open_key(f: u64, h: u64, id: u32) -> u128 {
 /// [`Path`]). It holds no state that outlives a query and is never hashed or serialized.
 #[derive(Clone, Debug, Default)]
 pub struct SearchScratch {
-    pub(crate) nodes: Vec<NodeRecord>,
-    pub(crate) generation: u32,
+    pub(crate) nodes: NodeTable,
     pub(crate) open: BinaryHeap<u128>,
     pub(crate) goal: GoalRaster,
-    pub(crate) width: u32,
     pub(crate) chain: Vec<u32>,
 }
 
@@ -242,63 +229,29 @@ impl SearchScratch {
         Self::default()
     }
 
-    /// Grows the scratch for searches on `map` now, so that the first query does not pay for it.
+    /// Readies the scratch for searches on `map`. The scratch sizes itself to the searches it
+    /// serves (see [`crate::node_table`]), so this only prepares the goal raster; kept so that
+    /// callers can warm a scratch before timing or simulating.
     pub fn reserve(&mut self, map: &PassMap) {
-        let n_cells = map.width() as usize * map.height() as usize;
-        if self.nodes.len() < n_cells {
-            self.nodes.clear();
-            self.nodes.resize(n_cells, NodeRecord::default());
-            self.generation = 0;
-        }
+        self.goal.reset(&Goal::navcell_center(0, 0, map.cell_size()), map.width(), map.height(), map.cell_size());
     }
 
     /// Readies the scratch for a search on `map` towards `goal`.
     pub(crate) fn begin(&mut self, map: &PassMap, goal: &Goal) {
-        self.reserve(map);
-        self.generation += 1;
-        if self.generation >= u32::MAX / 2 {
-            self.nodes.iter_mut().for_each(|n| n.stamp = 0);
-            self.generation = 1;
-        }
-        self.width = map.width();
+        self.nodes.begin(map.width(), map.height());
         self.open.clear();
         self.goal.reset(goal, map.width(), map.height(), map.cell_size());
     }
 
-    #[inline]
-    pub(crate) fn open_stamp(&self) -> u32 {
-        self.generation * 2
-    }
-
-    #[inline]
-    pub(crate) fn closed_stamp(&self) -> u32 {
-        self.generation * 2 + 1
-    }
-
-    /// Offers navcell `(i, j)` with cost `g` and parent id `parent`; pushes it when it is new or
-    /// cheaper. Returns whether it was pushed.
-    #[inline]
-    pub(crate) fn relax(&mut self, g: u64, parent: u32, i: i32, j: i32) -> bool {
-        let open = self.open_stamp();
-        let node = &mut self.nodes[j as usize * self.width as usize + i as usize];
-        if node.stamp == open + 1 || (node.stamp == open && node.g <= g) {
-            return false;
-        }
-        *node = NodeRecord { g, parent, stamp: open };
-        let h = self.goal.heuristic(i, j);
-        self.open.push(open_key(g + h, h, node_id(i, j)));
-        true
-    }
-
     /// The navcells closed by the last search, in index order (for renderings and tests).
     pub fn closed_cells(&self) -> Vec<Navcell> {
-        let closed = self.closed_stamp();
-        let width = self.width.max(1) as usize;
         self.nodes
-            .iter()
-            .enumerate()
-            .filter(|(_, n)| n.stamp == closed)
-            .map(|(idx, _)| Navcell::new((idx % width) as u16, (idx / width) as u16))
+            .closed_ids()
+            .into_iter()
+            .map(|id| {
+                let (i, j) = id_coords(id);
+                Navcell::new(i as u16, j as u16)
+            })
             .collect()
     }
 
@@ -310,8 +263,8 @@ impl SearchScratch {
         let mut at = end;
         self.chain.push(at);
         while at != start {
-            let (i, j) = id_coords(at);
-            at = self.nodes[j as usize * self.width as usize + i as usize].parent;
+            let slot = self.nodes.find(at).expect("every node on the parent chain has a record");
+            at = self.nodes.get(slot).parent;
             self.chain.push(at);
         }
         let cell = |id: u32| {
@@ -331,6 +284,58 @@ impl SearchScratch {
             }
             path.push_point(Navcell::new(i as u16, j as u16));
         }
+    }
+}
+
+/// One search in progress: the caller's scratch and the heuristic's optional landmark bound. It
+/// dereferences to the scratch, so successor generators read the goal and nodes through it.
+pub(crate) struct Search<'a> {
+    scratch: &'a mut SearchScratch,
+    landmarks: Option<LandmarkBound<'a>>,
+}
+
+impl std::ops::Deref for Search<'_> {
+    type Target = SearchScratch;
+
+    fn deref(&self) -> &SearchScratch {
+        self.scratch
+    }
+}
+
+impl std::ops::DerefMut for Search<'_> {
+    fn deref_mut(&mut self) -> &mut SearchScratch {
+        self.scratch
+    }
+}
+
+impl Search<'_> {
+    /// The heuristic of navcell `(i, j)`: the octile distance to the goal's bounding box, raised to
+    /// the landmark bound when there is one. Both are consistent, so their maximum is too.
+    #[inline]
+    pub(crate) fn heuristic(&self, i: i32, j: i32) -> u64 {
+        let h = self.scratch.goal.heuristic(i, j);
+        match &self.landmarks {
+            Some(bound) => h.max(bound.bound(i, j)),
+            None => h,
+        }
+    }
+
+    /// Offers navcell `(i, j)` with cost `g` and parent id `parent`; pushes it when it is new or
+    /// cheaper. Returns whether it was pushed.
+    #[inline]
+    pub(crate) fn relax(&mut self, g: u64, parent: u32, i: i32, j: i32) -> bool {
+        let id = node_id(i, j);
+        let nodes = &mut self.scratch.nodes;
+        let open = nodes.open_stamp();
+        let (slot, seen) = nodes.entry(id);
+        let node = nodes.get_mut(slot);
+        if seen && (node.stamp == open + 1 || node.g <= g) {
+            return false;
+        }
+        *node = NodeRecord { g, parent, stamp: open, id };
+        let h = self.heuristic(i, j);
+        self.scratch.open.push(open_key(g + h, h, id));
+        true
     }
 }
 
@@ -364,22 +369,29 @@ pub(crate) trait Expander {
     // The node's fields travel as plain arguments: this is the innermost call of the search and a
     // struct would only be unpacked again.
     #[allow(clippy::too_many_arguments)]
-    fn expand(&mut self, map: &PassMap, scratch: &mut SearchScratch, id: u32, i: i32, j: i32, g: u64, dir: (i32, i32)) -> u32;
+    fn expand(&mut self, map: &PassMap, scratch: &mut Search<'_>, id: u32, i: i32, j: i32, g: u64, dir: (i32, i32)) -> u32;
 }
 
 /// Runs a best-first search with the given successor generator. Shared by A* and JPS so that both
 /// have the same start handling, goal test (on expansion, which keeps the result optimal), budget
 /// and partial-path rules.
+#[allow(clippy::too_many_arguments)] // the query, the optional landmarks, and the successor generator
 pub(crate) fn drive<E: Expander>(
     map: &PassMap,
     start: Navcell,
     goal: &Goal,
     limits: &SearchLimits,
+    landmarks: Option<&Landmarks>,
     scratch: &mut SearchScratch,
     path: &mut Path,
     expander: &mut E,
 ) -> SearchOutcome {
     scratch.begin(map, goal);
+    let landmarks = landmarks.and_then(|table| {
+        assert!(table.width() == map.width() && table.height() == map.height(), "landmarks built for another map");
+        LandmarkBound::new(table, &mut scratch.goal)
+    });
+    let scratch = &mut Search { scratch, landmarks };
     path.clear();
     let mut outcome = SearchOutcome { status: PathStatus::Complete, expanded: 0, pushed: 0 };
     if !map.is_passable(start) {
@@ -387,7 +399,6 @@ pub(crate) fn drive<E: Expander>(
         outcome.status = PathStatus::Partial(PartialReason::StartImpassable);
         return outcome;
     }
-    let width = map.width() as usize;
     let (si, sj) = (i32::from(start.i), i32::from(start.j));
     let start_id = node_id(si, sj);
     if scratch.goal.contains(si, sj) {
@@ -401,23 +412,23 @@ pub(crate) fn drive<E: Expander>(
     }
     scratch.relax(0, start_id, si, sj);
     outcome.pushed = 1;
-    let mut best = BestNode::new(start_id, scratch.goal.heuristic(si, sj));
+    let mut best = BestNode::new(start_id, scratch.heuristic(si, sj));
     while let Some(key) = scratch.open.pop() {
         let key = !key;
         let f = (key >> 64) as u64;
         let id = key as u32;
         let (i, j) = id_coords(id);
-        let dense = j as usize * width + i as usize;
-        let closed = scratch.closed_stamp();
-        let node = scratch.nodes[dense];
+        let closed = scratch.nodes.closed_stamp();
+        let slot = scratch.nodes.find(id).expect("every pushed node has a record");
+        let node = *scratch.nodes.get(slot);
         // An entry left behind when its node got a cheaper cost has a larger key than the newer
         // entry, so it only comes up after that one closed the node: closed means stale.
         if node.stamp == closed {
             continue;
         }
-        debug_assert_eq!(node.g + scratch.goal.heuristic(i, j), f, "an open node's only live entry");
+        debug_assert_eq!(node.g + scratch.heuristic(i, j), f, "an open node's only live entry");
         let h = f - node.g;
-        scratch.nodes[dense].stamp = closed;
+        scratch.nodes.get_mut(slot).stamp = closed;
         outcome.expanded += 1;
         if scratch.goal.contains(i, j) {
             scratch.reconstruct(start_id, id, path);
