@@ -49,6 +49,9 @@ struct AStar;
 const MOVES: [(i32, i32); 8] = [(1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (-1, 1), (-1, -1), (1, -1)];
 
 impl Expander for AStar {
+    // A* touches every navcell within its cost bound: tens of thousands on large maps.
+    const DENSE: bool = true;
+
     #[inline]
     fn expand(&mut self, map: &PassMap, scratch: &mut Search<'_>, id: u32, i: i32, j: i32, g: u64, _dir: (i32, i32)) -> u32 {
         let mut pushed = 0;

@@ -82,7 +82,7 @@ impl Landmarks {
             let mut nearest = grid.run(seed).to_vec();
             for k in 0..count {
                 let Some(far) = farthest(&nearest) else { break };
-                if nearest[far] == 0 {
+                if k > 0 && nearest[far] == 0 {
                     break; // every navcell of the area is a landmark already
                 }
                 let stride = width as usize + 2;

@@ -10,9 +10,11 @@
 //! into one record per navcell of the map, indexed directly, for the rest of that search. Both
 //! layouts only grow, so once a scratch has served its largest search, searches no longer allocate.
 //!
-//! Linear probing with a multiplicative hash of the navcell id. Slots are stamped with the search
-//! generation, so starting a search clears nothing: a slot of an older generation is empty. Within
-//! a search nothing is ever removed, which is what makes "stop at the first empty slot" correct.
+//! The records of a search lie contiguously in the order it touched them, found through an index
+//! with linear probing on a multiplicative hash of the navcell id. Index slots are stamped with
+//! the search generation, so starting a search clears nothing: a slot of an older generation is
+//! empty. Within a search nothing is ever removed, which is what makes "stop at the first empty
+//! slot" correct.
 //! Lookups are exact, and nothing depends on where a record lies, so the table never affects which
 //! path a search returns.
 
@@ -29,17 +31,25 @@ pub(crate) struct NodeRecord {
     pub(crate) id: u32,
 }
 
-/// The smallest table; a search that touches more than half of it makes it grow.
-const MIN_SLOTS: usize = 1 << 10;
+/// The smallest index; a search whose records fill more than half of it makes it grow.
+const MIN_SLOTS: usize = 1 << 9;
 
-/// Records in the hash table beyond which a search moves to the dense layout.
+/// Records in the hash table beyond which a search moves to the dense layout (below 2^16, the
+/// largest record index an index slot holds).
 pub(crate) const DENSE_AFTER: usize = 1 << 12;
 
 /// Node records keyed by navcell id, for one search at a time.
+///
+/// In the hashed layout the records of a search lie one after another in `records`, in the
+/// order the search touched them, and `index` maps ids to them: each slot is
+/// `generation << 16 | record index`, live when its generation is the current one (so starting a
+/// search clears nothing; the 16-bit generation wraps every 65 535 searches, and the index is
+/// cleared then). A search thus touches a few contiguous kilobytes.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct NodeTable {
-    /// The hash table (power-of-two length).
-    slots: Vec<NodeRecord>,
+    index: Vec<u32>,
+    index_generation: u16,
+    records: Vec<NodeRecord>,
     /// One record per navcell of the map (`j * width + i`), used once a search is in dense mode.
     dense: Vec<NodeRecord>,
     dense_mode: bool,
@@ -47,48 +57,34 @@ pub(crate) struct NodeTable {
     width: u32,
     /// The map's navcells.
     cells: usize,
-    /// Records of the current search in the hash table.
-    live: usize,
+    /// The search generation of the stamps (`2g` open, `2g + 1` closed).
     generation: u32,
 }
 
 impl NodeTable {
-    /// Starts a new search on a `width` × `height` map: every record becomes stale.
-    pub(crate) fn begin(&mut self, width: u32, height: u32) {
-        if self.slots.is_empty() {
-            self.slots = vec![NodeRecord::default(); MIN_SLOTS];
+    /// Starts a new search on a `width` × `height` map, in the dense layout from the start when
+    /// `dense`: every record becomes stale.
+    pub(crate) fn begin(&mut self, width: u32, height: u32, dense: bool) {
+        if self.index.is_empty() {
+            self.index = vec![0; MIN_SLOTS];
+        }
+        self.index_generation = self.index_generation.wrapping_add(1);
+        if self.index_generation == 0 {
+            self.index.fill(0);
+            self.index_generation = 1;
         }
         self.generation += 1;
         if self.generation >= u32::MAX / 2 {
-            self.slots.iter_mut().for_each(|n| n.stamp = 0);
             self.dense.iter_mut().for_each(|n| n.stamp = 0);
             self.generation = 1;
         }
-        self.live = 0;
+        self.records.clear();
         self.dense_mode = false;
         self.width = width;
         self.cells = width as usize * height as usize;
-    }
-
-    /// Moves this search's records into the dense layout.
-    fn go_dense(&mut self) {
-        if self.dense.len() < self.cells {
-            // Old records in the reused part are stale by their stamps; new ones are empty.
-            self.dense.resize(self.cells, NodeRecord::default());
+        if dense {
+            self.go_dense();
         }
-        for k in 0..self.slots.len() {
-            let record = self.slots[k];
-            if record.stamp >> 1 == self.generation {
-                let index = self.dense_index(record.id);
-                self.dense[index] = record;
-            }
-        }
-        self.dense_mode = true;
-    }
-
-    #[inline(always)]
-    fn dense_index(&self, id: u32) -> usize {
-        (id >> 16) as usize * self.width as usize + (id & 0xffff) as usize
     }
 
     #[inline]
@@ -101,101 +97,117 @@ impl NodeTable {
         self.generation * 2 + 1
     }
 
+    /// Moves this search's records into the dense layout.
+    fn go_dense(&mut self) {
+        if self.dense.len() < self.cells {
+            // Old records in the reused part are stale by their stamps; new ones are empty.
+            self.dense.resize(self.cells, NodeRecord::default());
+        }
+        for k in 0..self.records.len() {
+            let record = self.records[k];
+            let at = self.dense_index(record.id);
+            self.dense[at] = record;
+        }
+        self.dense_mode = true;
+    }
+
     #[inline(always)]
-    fn is_live(&self, slot: &NodeRecord) -> bool {
-        slot.stamp >> 1 == self.generation
+    fn dense_index(&self, id: u32) -> usize {
+        (id >> 16) as usize * self.width as usize + (id & 0xffff) as usize
     }
 
     #[inline(always)]
     fn home(&self, id: u32) -> usize {
-        // Fibonacci hashing: the high bits of the product, masked to the table size.
-        (id.wrapping_mul(0x9E37_79B9) as usize >> 8) & (self.slots.len() - 1)
+        // Fibonacci hashing: the high bits of the product, masked to the index size.
+        (id.wrapping_mul(0x9E37_79B9) as usize >> 8) & (self.index.len() - 1)
+    }
+
+    /// The index slot of `id`, or of the empty slot where it belongs.
+    #[inline(always)]
+    fn probe(&self, id: u32) -> (usize, Option<usize>) {
+        let mask = self.index.len() - 1;
+        let live = u32::from(self.index_generation) << 16;
+        let mut at = self.home(id);
+        loop {
+            let v = self.index[at];
+            if v & 0xffff_0000 != live {
+                return (at, None);
+            }
+            let record = (v & 0xffff) as usize;
+            if self.records[record].id == id {
+                return (at, Some(record));
+            }
+            at = (at + 1) & mask;
+        }
     }
 
     /// The slot holding `id` in this search, if any.
     #[inline]
     pub(crate) fn find(&self, id: u32) -> Option<usize> {
         if self.dense_mode {
-            let index = self.dense_index(id);
-            return self.is_live(&self.dense[index]).then_some(index);
+            let at = self.dense_index(id);
+            return (self.dense[at].stamp >> 1 == self.generation).then_some(at);
         }
-        let mask = self.slots.len() - 1;
-        let mut at = self.home(id);
-        loop {
-            let slot = &self.slots[at];
-            if !self.is_live(slot) {
-                return None;
-            }
-            if slot.id == id {
-                return Some(at);
-            }
-            at = (at + 1) & mask;
-        }
+        self.probe(id).1
     }
 
-    /// The slot of `id`, claimed (empty, stale fields) when the search has not touched it yet;
-    /// the second value says whether it was already there.
+    /// The slot of `id`, claimed (stale fields but the id) when the search has not touched it
+    /// yet; the second value says whether it was already there. A claimed slot must be written
+    /// with this search's stamp before the next call.
     #[inline]
     pub(crate) fn entry(&mut self, id: u32) -> (usize, bool) {
-        if !self.dense_mode && self.live >= DENSE_AFTER {
+        if !self.dense_mode && self.records.len() >= DENSE_AFTER {
             self.go_dense();
         }
         if self.dense_mode {
-            let index = self.dense_index(id);
-            let seen = self.is_live(&self.dense[index]);
-            self.dense[index].id = id;
-            return (index, seen);
+            let at = self.dense_index(id);
+            let seen = self.dense[at].stamp >> 1 == self.generation;
+            self.dense[at].id = id;
+            return (at, seen);
         }
-        if (self.live + 1) * 2 > self.slots.len() {
+        if (self.records.len() + 1) * 2 > self.index.len() {
             self.grow();
         }
-        let mask = self.slots.len() - 1;
-        let mut at = self.home(id);
-        loop {
-            let slot = &self.slots[at];
-            if !self.is_live(slot) {
-                self.live += 1;
-                self.slots[at].id = id;
-                return (at, false);
+        match self.probe(id) {
+            (_, Some(record)) => (record, true),
+            (at, None) => {
+                let record = self.records.len();
+                self.index[at] = u32::from(self.index_generation) << 16 | record as u32;
+                self.records.push(NodeRecord { id, ..NodeRecord::default() });
+                (record, false)
             }
-            if slot.id == id {
-                return (at, true);
-            }
-            at = (at + 1) & mask;
         }
     }
 
     #[inline(always)]
     pub(crate) fn get(&self, slot: usize) -> &NodeRecord {
-        if self.dense_mode { &self.dense[slot] } else { &self.slots[slot] }
+        if self.dense_mode { &self.dense[slot] } else { &self.records[slot] }
     }
 
     #[inline(always)]
     pub(crate) fn get_mut(&mut self, slot: usize) -> &mut NodeRecord {
-        if self.dense_mode { &mut self.dense[slot] } else { &mut self.slots[slot] }
+        if self.dense_mode { &mut self.dense[slot] } else { &mut self.records[slot] }
     }
 
-    /// Doubles the table, moving this search's records.
+    /// Doubles the index, re-inserting this search's records.
     fn grow(&mut self) {
-        let size = (self.slots.len() * 2).max(MIN_SLOTS);
-        let old = std::mem::replace(&mut self.slots, vec![NodeRecord::default(); size]);
-        let mask = self.slots.len() - 1;
-        for record in old {
-            if record.stamp >> 1 != self.generation {
-                continue;
-            }
+        let size = (self.index.len() * 2).max(MIN_SLOTS);
+        self.index = vec![0; size];
+        let live = u32::from(self.index_generation) << 16;
+        let mask = size - 1;
+        for (k, record) in self.records.iter().enumerate() {
             let mut at = self.home(record.id);
-            while self.is_live(&self.slots[at]) {
+            while self.index[at] & 0xffff_0000 == live {
                 at = (at + 1) & mask;
             }
-            self.slots[at] = record;
+            self.index[at] = live | k as u32;
         }
     }
 
     /// The ids of this search's closed records, ascending.
     pub(crate) fn closed_ids(&self) -> Vec<u32> {
         let closed = self.closed_stamp();
-        let records = if self.dense_mode { &self.dense[..self.cells] } else { &self.slots[..] };
+        let records = if self.dense_mode { &self.dense[..self.cells] } else { &self.records[..] };
         let mut ids: Vec<u32> = records.iter().filter(|n| n.stamp == closed).map(|n| n.id).collect();
         ids.sort_unstable();
         ids
@@ -209,7 +221,7 @@ mod tests {
     #[test]
     fn records_survive_growth_and_vanish_with_the_next_search() {
         let mut table = NodeTable::default();
-        table.begin(1024, 300);
+        table.begin(1024, 300, false);
         // Distinct ids: (i, j) = (k mod 1024, k / 1024 mod 300) after a permutation of k.
         let ids: Vec<u32> = (0..3000u32).map(|k| (k * 7919) % (1024 * 300)).map(|c| ((c / 1024) << 16) | (c % 1024)).collect();
         for (k, &id) in ids.iter().enumerate() {
@@ -226,7 +238,7 @@ mod tests {
         let slot = table.find(closed).expect("inserted");
         table.get_mut(slot).stamp = table.closed_stamp();
         assert_eq!(table.closed_ids(), vec![closed]);
-        table.begin(1024, 300);
+        table.begin(1024, 300, false);
         assert!(ids.iter().all(|&id| table.find(id).is_none()));
         assert!(table.closed_ids().is_empty());
     }
@@ -235,7 +247,7 @@ mod tests {
     fn a_large_search_moves_to_the_dense_layout_and_the_next_starts_hashed() {
         let mut table = NodeTable::default();
         for round in 0..3u64 {
-            table.begin(700, 700);
+            table.begin(700, 700, false);
             let ids: Vec<u32> = (0..(DENSE_AFTER as u32 * 3))
                 .map(|k| (k * 7919 + round as u32) % (700 * 700))
                 .map(|c| ((c / 700) << 16) | (c % 700))
@@ -254,7 +266,7 @@ mod tests {
             sorted.sort_unstable();
             assert_eq!(table.closed_ids(), sorted);
         }
-        table.begin(700, 700);
+        table.begin(700, 700, false);
         assert!(!table.dense_mode);
         assert!(table.closed_ids().is_empty());
     }

@@ -204,12 +204,15 @@ pub(crate) fn id_coords(id: u32) -> (i32, i32) {
     ((id & 0xffff) as i32, (id >> 16) as i32)
 }
 
-/// The packed open-list key of an entry: `f`, then `⌊h / STRAIGHT⌋` (below 2^17 on any grid), then
-/// the navcell id. The heap is a max-heap, so it stores the bitwise complement: the largest stored
+/// The packed open-list key of an entry: `f`, then `⌊h / STRAIGHT⌋` (below 2^17 on any grid with
+/// the octile heuristic; saturated at 2^32 − 1), then the navcell id. The heap is a max-heap, so it stores the bitwise complement: the largest stored
 /// key is the lowest entry.
 #[inline(always)]
 fn open_key(f: u64, h: u64, id: u32) -> u128 {
-    !((u128::from(f) << 64) | (u128::from(h / STRAIGHT) << 32) | u128::from(id))
+    // `⌊h⌋` saturates at 32 bits so that it can never spill into `f` (a landmark bound is a true
+    // distance, which only a serpentine of billions of navcells would push past 2^32 steps).
+    let steps = (h / STRAIGHT).min(u64::from(u32::MAX));
+    !((u128::from(f) << 64) | (u128::from(steps) << 32) | u128::from(id))
 }
 
 /// Reusable memory for long-range searches. Create one per thread, pass it to every query: once it
@@ -221,6 +224,9 @@ pub struct SearchScratch {
     pub(crate) open: BinaryHeap<u128>,
     pub(crate) goal: GoalRaster,
     pub(crate) chain: Vec<u32>,
+    /// Navcells pushed during the current expansion whose heuristic is still to be computed
+    /// (landmark searches only): `(id, g)`.
+    pub(crate) pending: Vec<(u32, u64)>,
 }
 
 impl SearchScratch {
@@ -237,9 +243,10 @@ impl SearchScratch {
     }
 
     /// Readies the scratch for a search on `map` towards `goal`.
-    pub(crate) fn begin(&mut self, map: &PassMap, goal: &Goal) {
-        self.nodes.begin(map.width(), map.height());
+    pub(crate) fn begin(&mut self, map: &PassMap, goal: &Goal, dense: bool) {
+        self.nodes.begin(map.width(), map.height(), dense);
         self.open.clear();
+        self.pending.clear();
         self.goal.reset(goal, map.width(), map.height(), map.cell_size());
     }
 
@@ -333,9 +340,28 @@ impl Search<'_> {
             return false;
         }
         *node = NodeRecord { g, parent, stamp: open, id };
-        let h = self.heuristic(i, j);
-        self.scratch.open.push(open_key(g + h, h, id));
+        if self.landmarks.is_some() {
+            // The landmark distances of successors lie scattered over a large table; computing
+            // them together after the expansion lets the processor fetch them in parallel.
+            self.scratch.pending.push((id, g));
+        } else {
+            let h = self.heuristic(i, j);
+            self.scratch.open.push(open_key(g + h, h, id));
+        }
         true
+    }
+
+    /// Pushes the navcells left pending by [`Search::relax`] onto the open list. The open list
+    /// orders entries by their keys alone, so pushing them later changes nothing.
+    #[inline]
+    pub(crate) fn flush(&mut self) {
+        let Some(bound) = &self.landmarks else { return };
+        for &(id, g) in &self.scratch.pending {
+            let (i, j) = id_coords(id);
+            let h = self.scratch.goal.heuristic(i, j).max(bound.bound(i, j));
+            self.scratch.open.push(open_key(g + h, h, id));
+        }
+        self.scratch.pending.clear();
     }
 }
 
@@ -370,6 +396,10 @@ pub(crate) trait Expander {
     // struct would only be unpacked again.
     #[allow(clippy::too_many_arguments)]
     fn expand(&mut self, map: &PassMap, scratch: &mut Search<'_>, id: u32, i: i32, j: i32, g: u64, dir: (i32, i32)) -> u32;
+
+    /// Whether the search touches so many navcells that its node records should use the dense
+    /// layout from the start (see [`crate::node_table`]).
+    const DENSE: bool = false;
 }
 
 /// Runs a best-first search with the given successor generator. Shared by A* and JPS so that both
@@ -386,7 +416,7 @@ pub(crate) fn drive<E: Expander>(
     path: &mut Path,
     expander: &mut E,
 ) -> SearchOutcome {
-    scratch.begin(map, goal);
+    scratch.begin(map, goal, E::DENSE);
     let landmarks = landmarks.and_then(|table| {
         assert!(table.width() == map.width() && table.height() == map.height(), "landmarks built for another map");
         LandmarkBound::new(table, &mut scratch.goal)
@@ -411,6 +441,7 @@ pub(crate) fn drive<E: Expander>(
         return outcome;
     }
     scratch.relax(0, start_id, si, sj);
+    scratch.flush();
     outcome.pushed = 1;
     let mut best = BestNode::new(start_id, scratch.heuristic(si, sj));
     while let Some(key) = scratch.open.pop() {
@@ -455,6 +486,7 @@ pub(crate) fn drive<E: Expander>(
             }
         };
         outcome.pushed += expander.expand(map, scratch, id, i, j, node.g, dir);
+        scratch.flush();
     }
     scratch.reconstruct(start_id, best.index(), path);
     outcome.status = PathStatus::Partial(PartialReason::Unreachable);
