@@ -185,10 +185,12 @@ pub fn grid_text(data: &[u8]) {
     }
 }
 
-/// Builds a small grid, a start and a goal from bytes and checks JPS against the A* oracle.
+/// Builds a small grid, a start and a goal from bytes and checks JPS, and JPS and JPS+ with the
+/// landmark heuristic, against the A* oracle.
 ///
 /// Layout: `[width, height, start_i, start_j, goal kind, goal x, goal z, goal size, cells...]`,
-/// width and height taken modulo 40 (plus 1), one bit per navcell from the remaining bytes.
+/// width and height taken modulo 40 (plus 1), one bit per navcell from the remaining bytes; the
+/// goal kind's low two bits pick the shape, the rest (modulo 9) the number of landmarks.
 pub fn jps_vs_astar(data: &[u8]) {
     let [w, h, si, sj, kind, gx, gz, size, cells @ ..] = data else { return };
     let (w, h) = (u32::from(*w) % 40 + 1, u32::from(*h) % 40 + 1);
@@ -222,6 +224,20 @@ pub fn jps_vs_astar(data: &[u8]) {
     if jps.status == PathStatus::Complete {
         assert_eq!(a.cost(), b.cost(), "JPS and A* disagree on the cost");
     }
+    // The landmark heuristic (0 to 8 landmarks, from the goal kind's upper bits) must not change
+    // the cost, and JPS+ with it must return exactly what JPS with it returns.
+    let landmarks = pathing::Landmarks::build(&map, usize::from(kind / 4 % 9));
+    let table = pathing::JumpTable::build(&map);
+    let (mut c, mut d) = (Path::new(), Path::new());
+    let lm = pathing::find_path_jps_landmarks(&map, &landmarks, start, &goal, &SearchLimits::UNLIMITED, &mut scratch, &mut c);
+    let plus_lm =
+        pathing::find_path_jps_plus_landmarks(&map, &table, &landmarks, start, &goal, &SearchLimits::UNLIMITED, &mut scratch, &mut d);
+    assert_eq!(lm.status, astar.status, "JPS with landmarks and A* disagree on reachability");
+    if lm.status == PathStatus::Complete {
+        assert_eq!(c.cost(), b.cost(), "JPS with landmarks and A* disagree on the cost");
+        assert!(c.check_legal(&map).is_ok(), "JPS with landmarks returned an illegal path");
+    }
+    assert_eq!((lm, &c), (plus_lm, &d), "JPS+ with landmarks differs from JPS with landmarks");
 }
 
 #[cfg(test)]

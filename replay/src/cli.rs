@@ -16,7 +16,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use pathing::grid_text::{self, GridText};
 use pathing::movingai::{self, MovingAiMap, ScenProblem};
 use pathing::{
-    ClassNav, Goal, GoalReach, JumpTable, Layers, Navcell, PassClass, PassMap, Path, PathStatus, SearchLimits, SearchOutcome,
+    ClassNav, Goal, GoalReach, JumpTable, Landmarks, Layers, Navcell, PassClass, PassMap, Path, PathStatus, SearchLimits, SearchOutcome,
     SearchScratch, render_ascii,
 };
 
@@ -54,7 +54,8 @@ enum Command {
         map: std::path::PathBuf,
         /// The `.map.scen` file.
         scen: std::path::PathBuf,
-        /// Which search to run (`jps-plus` builds the jump tables first, untimed).
+        /// Which search to run (`jps-plus` builds the jump tables first, the `-lm` searches the
+        /// landmark tables, untimed).
         #[arg(long, value_enum, default_value_t = Algo::Jps)]
         algo: Algo,
         /// Solve only the first N problems.
@@ -224,9 +225,16 @@ pub enum Algo {
     Jps,
     /// Jump point search over precomputed jump tables (JPS+); table build time is not counted.
     JpsPlus,
+    /// Jump point search with the landmark heuristic (8 landmarks); table build time is not counted.
+    JpsLm,
+    /// JPS+ with the landmark heuristic: the fastest; table build times are not counted.
+    JpsPlusLm,
     /// Plain A* (the oracle).
     Astar,
 }
+
+/// Landmarks per table for `--algo jps-lm` and `jps-plus-lm` (what the benchmark measures).
+const LANDMARKS: usize = 8;
 
 /// An input the command cannot use.
 #[derive(Debug)]
@@ -380,26 +388,33 @@ pub fn load_map(path: &std::path::Path) -> Result<LoadedMap, CliError> {
     }
 }
 
-/// One class's searchable forms: the bit planes, and the jump table when JPS+ runs.
+/// One class's searchable forms: the bit planes, and the jump table and landmarks when the
+/// search uses them.
 struct ClassMaps {
     pass: PassMap,
     table: Option<JumpTable>,
+    landmarks: Option<Landmarks>,
 }
 
 impl ClassMaps {
     fn build(grid: &pathing::NavGrid, class: PassClass, algo: Algo) -> Self {
         let pass = PassMap::build(grid, class);
-        let table = (algo == Algo::JpsPlus).then(|| JumpTable::build(&pass));
-        Self { pass, table }
+        let table = matches!(algo, Algo::JpsPlus | Algo::JpsPlusLm).then(|| JumpTable::build(&pass));
+        let landmarks = matches!(algo, Algo::JpsLm | Algo::JpsPlusLm).then(|| Landmarks::build(&pass, LANDMARKS));
+        Self { pass, table, landmarks }
     }
 }
 
 fn search(algo: Algo, maps: &ClassMaps, start: Navcell, goal: &Goal, scratch: &mut SearchScratch, path: &mut Path) -> SearchOutcome {
-    let map = &maps.pass;
-    match (algo, &maps.table) {
-        (Algo::JpsPlus, Some(table)) => pathing::find_path_jps_plus(map, table, start, goal, &SearchLimits::UNLIMITED, scratch, path),
-        (Algo::Jps | Algo::JpsPlus, _) => pathing::find_path_jps(map, start, goal, &SearchLimits::UNLIMITED, scratch, path),
-        (Algo::Astar, _) => pathing::find_path_astar(map, start, goal, &SearchLimits::UNLIMITED, scratch, path),
+    let (map, limits) = (&maps.pass, &SearchLimits::UNLIMITED);
+    match (algo, &maps.table, &maps.landmarks) {
+        (Algo::JpsPlusLm, Some(table), Some(lm)) => {
+            pathing::find_path_jps_plus_landmarks(map, table, lm, start, goal, limits, scratch, path)
+        }
+        (Algo::JpsLm | Algo::JpsPlusLm, _, Some(lm)) => pathing::find_path_jps_landmarks(map, lm, start, goal, limits, scratch, path),
+        (Algo::JpsPlus, Some(table), _) => pathing::find_path_jps_plus(map, table, start, goal, limits, scratch, path),
+        (Algo::Astar, _, _) => pathing::find_path_astar(map, start, goal, limits, scratch, path),
+        _ => pathing::find_path_jps(map, start, goal, limits, scratch, path),
     }
 }
 

@@ -49,6 +49,10 @@ pub struct Pair {
     pub land_table: pathing::JumpTable,
     /// Jump tables of the water class.
     pub water_table: pathing::JumpTable,
+    /// Landmark distances of the land class.
+    pub land_landmarks: pathing::Landmarks,
+    /// Landmark distances of the water class.
+    pub water_landmarks: pathing::Landmarks,
 }
 
 /// Loads `NAME.map` and `NAME.map.scen` from [`movingai_dir`].
@@ -68,7 +72,9 @@ pub fn load_pair(name: &str) -> Pair {
     let water = PassMap::build(&map.grid, movingai::WATER);
     let land_table = pathing::JumpTable::build(&land);
     let water_table = pathing::JumpTable::build(&water);
-    Pair { name: name.to_string(), map, problems, land, water, land_table, water_table }
+    let land_landmarks = pathing::Landmarks::build(&land, LANDMARKS);
+    let water_landmarks = pathing::Landmarks::build(&water, LANDMARKS);
+    Pair { name: name.to_string(), map, problems, land, water, land_table, water_table, land_landmarks, water_landmarks }
 }
 
 /// Which long-range search to run.
@@ -80,7 +86,14 @@ pub enum Algo {
     AStar,
     /// Jump point search with jump tables.
     JpsPlus,
+    /// Jump point search with the landmark heuristic.
+    JpsLm,
+    /// Jump point search with jump tables and the landmark heuristic.
+    JpsPlusLm,
 }
+
+/// Landmarks per class in a [`Pair`]: what the benchmark and `phalanx scen --algo jps-lm` use.
+pub const LANDMARKS: usize = 8;
 
 pub use replay::cli::{length_matches, path_length};
 
@@ -127,14 +140,21 @@ pub fn solve(
         .map
         .class_at(problem.start.0, problem.start.1)
         .ok_or_else(|| format!("{} line {}: start is blocked", pair.name, problem.line))?;
-    let (map, table) = if class == movingai::WATER { (&pair.water, &pair.water_table) } else { (&pair.land, &pair.land_table) };
+    let (map, table, landmarks) = if class == movingai::WATER {
+        (&pair.water, &pair.water_table, &pair.water_landmarks)
+    } else {
+        (&pair.land, &pair.land_table, &pair.land_landmarks)
+    };
     let start = pair.map.to_navcell(problem.start.0, problem.start.1).expect("checked against the map");
     let goal_cell = pair.map.to_navcell(problem.goal.0, problem.goal.1).expect("checked against the map");
     let goal = Goal::navcell_center(goal_cell.i, goal_cell.j, pair.map.grid.cell_size());
+    let limits = &SearchLimits::UNLIMITED;
     let outcome = match algo {
-        Algo::Jps => pathing::find_path_jps(map, start, &goal, &SearchLimits::UNLIMITED, scratch, path),
-        Algo::AStar => pathing::find_path_astar(map, start, &goal, &SearchLimits::UNLIMITED, scratch, path),
-        Algo::JpsPlus => pathing::find_path_jps_plus(map, table, start, &goal, &SearchLimits::UNLIMITED, scratch, path),
+        Algo::Jps => pathing::find_path_jps(map, start, &goal, limits, scratch, path),
+        Algo::AStar => pathing::find_path_astar(map, start, &goal, limits, scratch, path),
+        Algo::JpsPlus => pathing::find_path_jps_plus(map, table, start, &goal, limits, scratch, path),
+        Algo::JpsLm => pathing::find_path_jps_landmarks(map, landmarks, start, &goal, limits, scratch, path),
+        Algo::JpsPlusLm => pathing::find_path_jps_plus_landmarks(map, table, landmarks, start, &goal, limits, scratch, path),
     };
     Ok((outcome, path_length(path)))
 }

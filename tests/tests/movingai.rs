@@ -1,4 +1,5 @@
-//! Moving AI conformance: every problem's length must equal the published optimum, for JPS, JPS+ and A*.
+//! Moving AI conformance: every problem's length must equal the published optimum, for JPS, JPS+,
+//! both with the landmark heuristic, and A*.
 //!
 //! The plain `cargo test` runs a sample spread over each file (every `PHALANX_MOVINGAI_STRIDE`-th
 //! problem, default 97); `.ci/run` sets `PHALANX_MOVINGAI_STRIDE=1` in release mode to run all 44,480.
@@ -53,6 +54,16 @@ fn jps_matches_every_optimal_length() {
 #[test]
 fn jps_plus_matches_every_optimal_length() {
     run(Algo::JpsPlus);
+}
+
+#[test]
+fn jps_with_landmarks_matches_every_optimal_length() {
+    run(Algo::JpsLm);
+}
+
+#[test]
+fn jps_plus_with_landmarks_matches_every_optimal_length() {
+    run(Algo::JpsPlusLm);
 }
 
 #[test]
