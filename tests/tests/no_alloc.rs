@@ -1,5 +1,5 @@
-//! A warm query allocates nothing: once a `SearchScratch` and a `Path` have grown to a map, JPS and
-//! A* run without touching the allocator. Counted with a wrapping global allocator (this test binary
+//! A warm query allocates nothing: once a `SearchScratch` and a `Path` have grown to a map, JPS,
+//! JPS+, both with landmarks, and A* run without touching the allocator. Counted with a wrapping global allocator (this test binary
 //! only), on the test's own thread only: the test harness's other threads may allocate at any time.
 // A global allocator is an unsafe trait; this test binary is the one place that needs it.
 #![allow(unsafe_code)]
@@ -63,13 +63,20 @@ fn warm_queries_do_not_allocate() {
     ];
     let mut scratch = SearchScratch::new();
     let mut path = Path::new();
+    let table = pathing::JumpTable::build(&map);
+    let landmarks = pathing::Landmarks::build(&map, 8);
     let run_all = |scratch: &mut SearchScratch, path: &mut Path| {
         let mut complete = 0;
         for (start, goal) in &queries {
-            for search in [pathing::find_path_jps, pathing::find_path_astar] {
-                let outcome = search(&map, *start, goal, &SearchLimits::UNLIMITED, scratch, path);
-                complete += usize::from(outcome.status == PathStatus::Complete);
-            }
+            let lim = &SearchLimits::UNLIMITED;
+            let outcomes = [
+                pathing::find_path_jps(&map, *start, goal, lim, scratch, path),
+                pathing::find_path_astar(&map, *start, goal, lim, scratch, path),
+                pathing::find_path_jps_plus(&map, &table, *start, goal, lim, scratch, path),
+                pathing::find_path_jps_landmarks(&map, &landmarks, *start, goal, lim, scratch, path),
+                pathing::find_path_jps_plus_landmarks(&map, &table, &landmarks, *start, goal, lim, scratch, path),
+            ];
+            complete += outcomes.iter().filter(|o| o.status == PathStatus::Complete).count();
         }
         complete
     };
