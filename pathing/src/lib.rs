@@ -21,6 +21,13 @@
 //! [`JumpTable`] built from the map (16 bytes per navcell): same successors, same tie-break, so the
 //! same paths, faster where scans are long.
 //!
+//! [`find_path_jps_landmarks`] and [`find_path_jps_plus_landmarks`] add a sharper heuristic: a
+//! [`Landmarks`] table holds the exact distances from a few landmarks to every navcell (32 bytes per
+//! navcell with 8 landmarks), and the triangle inequality turns them into a lower bound that sees
+//! walls. Same costs, 2–7× fewer expansions on maps of rooms, corridors and mazes; JPS+ with
+//! landmarks is the fastest search here (BENCHMARKS.md). The table stays valid while navcells are
+//! only blocked; it must be rebuilt after any becomes passable.
+//!
 //! Goals ([`Goal`]) are points, circles, oriented squares and their inverted forms (minimum
 //! ranges), with the exact "navcell inside goal" predicate of the 0 A.D. design.
 //!

@@ -235,9 +235,10 @@ impl SearchScratch {
         Self::default()
     }
 
-    /// Readies the scratch for searches on `map`. The scratch sizes itself to the searches it
-    /// serves (see [`crate::node_table`]), so this only prepares the goal raster; kept so that
-    /// callers can warm a scratch before timing or simulating.
+    /// Readies the scratch for searches on `map`. The node records size themselves to the
+    /// searches they serve (a few kilobytes for a jump point search, one record per navcell for
+    /// A* or a search that touches thousands of navcells), so this only prepares the goal raster;
+    /// run one query to warm a scratch fully.
     pub fn reserve(&mut self, map: &PassMap) {
         self.goal.reset(&Goal::navcell_center(0, 0, map.cell_size()), map.width(), map.height(), map.cell_size());
     }
