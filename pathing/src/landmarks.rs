@@ -130,8 +130,12 @@ impl Landmarks {
     }
 
     /// The lower bound the table gives on the shortest-path cost from `landmark` to `cell`, in the
-    /// fine units of [`crate::cost`]; `None` when the landmark does not reach the navcell.
+    /// fine units of [`crate::cost`]; `None` when the landmark does not reach the navcell, and when
+    /// there is no such landmark or navcell.
     pub fn distance_bound(&self, landmark: usize, cell: Navcell) -> Option<u64> {
+        if landmark >= self.points.len() || u32::from(cell.i) >= self.width || u32::from(cell.j) >= self.height {
+            return None;
+        }
         let c = usize::from(cell.j) * self.width as usize + usize::from(cell.i);
         let d = self.dist[c * self.points.len() + landmark];
         (d != UNREACHED).then(|| u64::from(d) << self.shift)
@@ -145,9 +149,10 @@ impl Landmarks {
     }
 }
 
-/// The most goal navcells whose distances a query reads to bound a region goal; larger goals go
-/// without landmarks.
-const MAX_GOAL_CELLS: u64 = 1 << 16;
+/// The most navcells in the bounding box of a region goal whose distances a query reads to bound
+/// it (a 64 × 64 box, a few microseconds); larger goals go without landmarks, where the octile
+/// distance to a large goal is usually close anyway.
+const MAX_GOAL_CELLS: u64 = 1 << 12;
 
 /// One query's use of a [`Landmarks`] table: per landmark, the interval `[lo, hi]` of its
 /// distances over the goal's navcells.
@@ -236,8 +241,10 @@ struct Dijkstra {
     /// Per padded navcell: bit `k` set when move `k` of [`MOVES`] is legal from it.
     moves: Vec<u8>,
     dist: Vec<u32>,
-    straight_queue: Vec<(u32, u32)>,
-    diagonal_queue: Vec<(u32, u32)>,
+    /// `(distance, padded position)`; positions are `usize` because a 65535 × 65535 map's padded
+    /// positions pass `u32::MAX`.
+    straight_queue: Vec<(u32, usize)>,
+    diagonal_queue: Vec<(u32, usize)>,
 }
 
 impl Dijkstra {
@@ -322,7 +329,7 @@ impl Dijkstra {
         self.straight_queue.clear();
         self.diagonal_queue.clear();
         self.dist[source] = 0;
-        self.straight_queue.push((0, source as u32));
+        self.straight_queue.push((0, source));
         let offsets: [isize; 8] = std::array::from_fn(|k| self.offset(k));
         let (mut sh, mut dh) = (0, 0);
         loop {
@@ -357,9 +364,9 @@ impl Dijkstra {
                 if c < self.dist[n] {
                     self.dist[n] = c;
                     if k < 4 {
-                        self.straight_queue.push((c, n as u32));
+                        self.straight_queue.push((c, n));
                     } else {
-                        self.diagonal_queue.push((c, n as u32));
+                        self.diagonal_queue.push((c, n));
                     }
                 }
             }

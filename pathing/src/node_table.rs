@@ -43,11 +43,14 @@ pub(crate) const DENSE_AFTER: usize = 1 << 12;
 /// In the hashed layout the records of a search lie one after another in `records`, in the
 /// order the search touched them, and `index` maps ids to them: each slot is
 /// `generation << 16 | record index`, live when its generation is the current one (so starting a
-/// search clears nothing; the 16-bit generation wraps every 65 535 searches, and the index is
-/// cleared then). A search thus touches a few contiguous kilobytes.
+/// search clears nothing; the 16-bit generation, advanced by every search and every growth of
+/// the index, wraps every 65 535 of those, and the index is cleared then). A search thus touches a few contiguous kilobytes.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct NodeTable {
+    /// The index; a search uses its first `active` slots (a power of two), so a small search
+    /// touches a small index even after a large one made the allocation grow.
     index: Vec<u32>,
+    active: usize,
     index_generation: u16,
     records: Vec<NodeRecord>,
     /// One record per navcell of the map (`j * width + i`), used once a search is in dense mode.
@@ -62,17 +65,26 @@ pub(crate) struct NodeTable {
 }
 
 impl NodeTable {
+    /// Grows every layout for searches on a map of `cells` navcells, so that no later search on it
+    /// allocates.
+    pub(crate) fn reserve(&mut self, cells: usize) {
+        if self.index.len() < 2 * DENSE_AFTER {
+            self.index.resize(2 * DENSE_AFTER, 0);
+        }
+        self.records.reserve(DENSE_AFTER + 1);
+        if self.dense.len() < cells {
+            self.dense.resize(cells, NodeRecord::default());
+        }
+    }
+
     /// Starts a new search on a `width` × `height` map, in the dense layout from the start when
     /// `dense`: every record becomes stale.
     pub(crate) fn begin(&mut self, width: u32, height: u32, dense: bool) {
-        if self.index.is_empty() {
-            self.index = vec![0; MIN_SLOTS];
+        if self.index.len() < MIN_SLOTS {
+            self.index.resize(MIN_SLOTS, 0);
         }
-        self.index_generation = self.index_generation.wrapping_add(1);
-        if self.index_generation == 0 {
-            self.index.fill(0);
-            self.index_generation = 1;
-        }
+        self.active = MIN_SLOTS;
+        self.next_index_generation();
         self.generation += 1;
         if self.generation >= u32::MAX / 2 {
             self.dense.iter_mut().for_each(|n| n.stamp = 0);
@@ -97,6 +109,15 @@ impl NodeTable {
         self.generation * 2 + 1
     }
 
+    /// Makes every index slot stale.
+    fn next_index_generation(&mut self) {
+        self.index_generation = self.index_generation.wrapping_add(1);
+        if self.index_generation == 0 {
+            self.index.fill(0);
+            self.index_generation = 1;
+        }
+    }
+
     /// Moves this search's records into the dense layout.
     fn go_dense(&mut self) {
         if self.dense.len() < self.cells {
@@ -118,14 +139,15 @@ impl NodeTable {
 
     #[inline(always)]
     fn home(&self, id: u32) -> usize {
-        // Fibonacci hashing: the high bits of the product, masked to the index size.
-        (id.wrapping_mul(0x9E37_79B9) as usize >> 8) & (self.index.len() - 1)
+        // Fibonacci hashing: the top `log2(len)` bits of the 32-bit product (the index has at
+        // least `MIN_SLOTS` slots, so the shift is below 32).
+        (id.wrapping_mul(0x9E37_79B9) >> (32 - self.active.trailing_zeros())) as usize
     }
 
     /// The index slot of `id`, or of the empty slot where it belongs.
     #[inline(always)]
     fn probe(&self, id: u32) -> (usize, Option<usize>) {
-        let mask = self.index.len() - 1;
+        let mask = self.active - 1;
         let live = u32::from(self.index_generation) << 16;
         let mut at = self.home(id);
         loop {
@@ -165,7 +187,7 @@ impl NodeTable {
             self.dense[at].id = id;
             return (at, seen);
         }
-        if (self.records.len() + 1) * 2 > self.index.len() {
+        if (self.records.len() + 1) * 2 > self.active {
             self.grow();
         }
         match self.probe(id) {
@@ -189,14 +211,18 @@ impl NodeTable {
         if self.dense_mode { &mut self.dense[slot] } else { &mut self.records[slot] }
     }
 
-    /// Doubles the index, re-inserting this search's records.
+    /// Doubles the part of the index in use, re-inserting this search's records under a new
+    /// index generation.
     fn grow(&mut self) {
-        let size = (self.index.len() * 2).max(MIN_SLOTS);
-        self.index = vec![0; size];
+        self.active *= 2;
+        if self.index.len() < self.active {
+            self.index.resize(self.active, 0);
+        }
+        self.next_index_generation();
         let live = u32::from(self.index_generation) << 16;
-        let mask = size - 1;
-        for (k, record) in self.records.iter().enumerate() {
-            let mut at = self.home(record.id);
+        let mask = self.active - 1;
+        for k in 0..self.records.len() {
+            let mut at = self.home(self.records[k].id);
             while self.index[at] & 0xffff_0000 == live {
                 at = (at + 1) & mask;
             }
@@ -241,6 +267,33 @@ mod tests {
         table.begin(1024, 300, false);
         assert!(ids.iter().all(|&id| table.find(id).is_none()));
         assert!(table.closed_ids().is_empty());
+    }
+
+    #[test]
+    fn small_searches_use_a_small_index_after_a_large_one_and_survive_generation_wraps() {
+        let mut table = NodeTable::default();
+        table.begin(300, 300, false);
+        for k in 0..3000u32 {
+            let (slot, _) = table.entry(((k / 300) << 16) | (k % 300));
+            table.get_mut(slot).stamp = table.open_stamp();
+        }
+        assert!(table.active >= 4096);
+        // 70 000 searches cross the 16-bit index generation's wrap at least once.
+        for search in 0..70_000u32 {
+            table.begin(300, 300, false);
+            assert_eq!(table.active, MIN_SLOTS);
+            let ids = [search % 300, ((search % 299) << 16) | 7, (5 << 16) | (search % 11)];
+            for (k, &id) in ids.iter().enumerate() {
+                let existed = ids[..k].contains(&id);
+                let (slot, seen) = table.entry(id);
+                assert_eq!(seen, existed, "search {search}: id {id}");
+                *table.get_mut(slot) = NodeRecord { g: u64::from(search), parent: 0, stamp: table.open_stamp(), id };
+            }
+            for &id in &ids {
+                assert_eq!(table.find(id).map(|s| table.get(s).g), Some(u64::from(search)));
+            }
+            assert!(table.find((299 << 16) | 299).is_none() || ids.contains(&((299 << 16) | 299)));
+        }
     }
 
     #[test]

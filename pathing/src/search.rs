@@ -216,8 +216,9 @@ fn open_key(f: u64, h: u64, id: u32) -> u128 {
 }
 
 /// Reusable memory for long-range searches. Create one per thread, pass it to every query: once it
-/// has grown to the largest grid it sees, searches allocate nothing (except growing the caller's
-/// [`Path`]). It holds no state that outlives a query and is never hashed or serialized.
+/// has been reserved for the largest grid it sees ([`SearchScratch::reserve`]), or has served the
+/// largest searches, searches allocate nothing (except growing the caller's [`Path`]). It holds no
+/// state that outlives a query and is never hashed or serialized.
 #[derive(Clone, Debug, Default)]
 pub struct SearchScratch {
     pub(crate) nodes: NodeTable,
@@ -235,12 +236,13 @@ impl SearchScratch {
         Self::default()
     }
 
-    /// Readies the scratch for searches on `map`. The node records size themselves to the
-    /// searches they serve (a few kilobytes for a jump point search, one record per navcell for
-    /// A* or a search that touches thousands of navcells), so this only prepares the goal raster;
-    /// run one query to warm a scratch fully.
+    /// Grows the scratch for searches on `map` now, so that no search on it allocates (except
+    /// growing the caller's [`Path`] and the open list): the goal raster, the compact node records
+    /// of a jump point search, and the one record per navcell (24 bytes) that A* and searches
+    /// touching thousands of navcells use.
     pub fn reserve(&mut self, map: &PassMap) {
         self.goal.reset(&Goal::navcell_center(0, 0, map.cell_size()), map.width(), map.height(), map.cell_size());
+        self.nodes.reserve(map.width() as usize * map.height() as usize);
     }
 
     /// Readies the scratch for a search on `map` towards `goal`.

@@ -610,6 +610,15 @@ proptest! {
 /// A*; a tiny largest area caps the count; `MAX_LANDMARKS` caps it on a big one.
 #[test]
 fn degenerate_maps_and_caps() {
+    // Out-of-range questions get `None`, not another navcell's data.
+    let open = PassMap::build(&NavGrid::new(10, 10, 1, Fixed::ONE).unwrap(), CLASS);
+    let two = Landmarks::build(&open, 2);
+    assert_eq!(two.points().len(), 2);
+    assert!(two.distance_bound(1, cell(0, 0)).is_some());
+    assert_eq!(two.distance_bound(2, cell(0, 0)), None);
+    assert_eq!(two.distance_bound(0, cell(10, 0)), None);
+    assert_eq!(two.distance_bound(0, cell(0, 10)), None);
+    assert_eq!(Landmarks::build(&open, 0).distance_bound(0, cell(0, 0)), None);
     // All blocked.
     let mut grid = NavGrid::new(12, 7, 1, Fixed::ONE).unwrap();
     for j in 0..7 {
