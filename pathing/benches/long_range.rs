@@ -702,10 +702,10 @@ fn bench_map(name: &'static str, family: Family, cfg: &Config, w: &mut Workers, 
         // what the JPS with the same heuristic returned.
         for (online, plus) in [(Imp::Jps, Imp::JpsPlus), (Imp::JpsLm, Imp::JpsPlusLm)] {
             let (path, plus_path) = (&w.path[online.slot()], &w.path[plus.slot()]);
-            if q.cost[online.slot()].is_some() {
-                if let Err(e) = check_path_legal(&data.pass, path, q.start, q.goal_cell) {
-                    failures.push(format!("{here}: {} path: {e}", online.label()));
-                }
+            if q.cost[online.slot()].is_some()
+                && let Err(e) = check_path_legal(&data.pass, path, q.start, q.goal_cell)
+            {
+                failures.push(format!("{here}: {} path: {e}", online.label()));
             }
             if q.outcome[plus.slot()] != q.outcome[online.slot()] {
                 failures.push(format!(

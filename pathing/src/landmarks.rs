@@ -350,7 +350,6 @@ impl Dijkstra {
                 }
                 (None, None) => break,
             };
-            let at = at as usize;
             if self.dist[at] != cost {
                 continue; // stale: a cheaper entry settled this navcell already
             }
