@@ -367,3 +367,34 @@ pub mod maps {
         seen
     }
 }
+
+/// Proptest strategies shared by the oracle tests.
+pub mod goals {
+    use pathing::{Fixed, Goal, Square, Vec2, WorldPos};
+    use proptest::prelude::*;
+
+    fn fx(bits: i64) -> Fixed {
+        Fixed::from_bits(bits)
+    }
+
+    /// A goal of any shape (point, circle, rotated square and their inversions) around a random
+    /// point of a `w × h` grid, including points off the grid's east edge.
+    pub fn arb_goal(w: u32, h: u32) -> impl Strategy<Value = Goal> {
+        let x = 0..(i64::from(w) << 16);
+        let z = 0..(i64::from(h) << 16);
+        let r = 0i64..(6 << 16);
+        (0u8..10, x, z, r.clone(), r, -(1i64 << 16)..=(1 << 16), -(1i64 << 16)..=(1 << 16)).prop_map(move |(kind, x, z, a, b, ux, uz)| {
+            let at = WorldPos::new(fx(x), fx(z));
+            let u = Vec2::new(fx(ux), fx(uz));
+            let square = Square::new(at, fx(a), fx(b), u, u.perp()).or_else(|_| Square::axis_aligned(at, fx(a), fx(b))).unwrap();
+            match kind {
+                0..=3 => Goal::point(at).unwrap(),
+                4 | 5 => Goal::circle(at, fx(a)).unwrap(),
+                6 => Goal::square(square),
+                7 => Goal::inverted_circle(at, fx(a)).unwrap(),
+                8 => Goal::inverted_square(square),
+                _ => Goal::point(WorldPos::new(fx(x) + Fixed::from_num(w), fx(z))).unwrap(),
+            }
+        })
+    }
+}

@@ -10,35 +10,15 @@ use std::collections::BinaryHeap;
 use pathing::cost::{DIAGONAL, STRAIGHT};
 use pathing::{
     Fixed, Goal, JumpTable, Landmarks, MAX_LANDMARKS, NavGrid, Navcell, PartialReason, PassMap, Path, PathStatus, SearchLimits,
-    SearchOutcome, SearchScratch, Square, Vec2, WorldPos,
+    SearchOutcome, SearchScratch, WorldPos,
 };
 use proptest::prelude::*;
 
+use phalanx_tests::goals::arb_goal;
 use phalanx_tests::maps::{self, CLASS, KINDS, Kind};
 
 fn fx(bits: i64) -> Fixed {
     Fixed::from_bits(bits)
-}
-
-/// A goal of any shape around a random point of a `w × h` grid (as in the other oracle tests),
-/// including points off the grid.
-fn arb_goal(w: u32, h: u32) -> impl Strategy<Value = Goal> {
-    let x = 0..(i64::from(w) << 16);
-    let z = 0..(i64::from(h) << 16);
-    let r = 0i64..(6 << 16);
-    (0u8..10, x, z, r.clone(), r, -(1i64 << 16)..=(1 << 16), -(1i64 << 16)..=(1 << 16)).prop_map(move |(kind, x, z, a, b, ux, uz)| {
-        let at = WorldPos::new(fx(x), fx(z));
-        let u = Vec2::new(fx(ux), fx(uz));
-        let square = Square::new(at, fx(a), fx(b), u, u.perp()).or_else(|_| Square::axis_aligned(at, fx(a), fx(b))).unwrap();
-        match kind {
-            0..=3 => Goal::point(at).unwrap(),
-            4 | 5 => Goal::circle(at, fx(a)).unwrap(),
-            6 => Goal::square(square),
-            7 => Goal::inverted_circle(at, fx(a)).unwrap(),
-            8 => Goal::inverted_square(square),
-            _ => Goal::point(WorldPos::new(fx(x) + Fixed::from_num(w), fx(z))).unwrap(),
-        }
-    })
 }
 
 /// Grid sizes: small fields, one-wide strips both ways, and a few larger fields.

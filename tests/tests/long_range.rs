@@ -5,33 +5,12 @@
 
 use pathing::{
     ClassNav, Fixed, Goal, GoalReach, GoalShape, NavGrid, Navcell, PartialReason, PassMap, Path, PathStatus, SearchLimits, SearchScratch,
-    Square, Vec2, WorldPos,
+    WorldPos,
 };
 use phalanx_tests::check_path_legal;
+use phalanx_tests::goals::arb_goal;
 use phalanx_tests::maps::{self, CLASS, KINDS, Kind};
 use proptest::prelude::*;
-
-fn fx(bits: i64) -> Fixed {
-    Fixed::from_bits(bits)
-}
-
-fn arb_goal(w: u32, h: u32) -> impl Strategy<Value = Goal> {
-    let x = 0..(i64::from(w) << 16);
-    let z = 0..(i64::from(h) << 16);
-    let r = 0i64..(5 << 16);
-    (0u8..8, x, z, r.clone(), r, -(1i64 << 16)..=(1 << 16), -(1i64 << 16)..=(1 << 16)).prop_map(|(kind, x, z, a, b, ux, uz)| {
-        let at = WorldPos::new(fx(x), fx(z));
-        let u = Vec2::new(fx(ux), fx(uz));
-        let square = Square::new(at, fx(a), fx(b), u, u.perp()).or_else(|_| Square::axis_aligned(at, fx(a), fx(b))).unwrap();
-        match kind {
-            0..=3 => Goal::point(at).unwrap(),
-            4 => Goal::circle(at, fx(a)).unwrap(),
-            5 => Goal::square(square),
-            6 => Goal::inverted_circle(at, fx(a)).unwrap(),
-            _ => Goal::inverted_square(square),
-        }
-    })
-}
 
 fn center_cell(goal: &Goal, w: u32, h: u32) -> Navcell {
     let at = match goal.shape() {

@@ -1,34 +1,11 @@
 //! Property tests of the long-range searches against oracles: JPS costs equal A* costs, a path exists
 //! exactly when a flood fill reaches the goal, every step is legal, and budgets are honoured.
 
-use pathing::{Fixed, Goal, Navcell, PartialReason, PassMap, Path, PathStatus, SearchLimits, SearchScratch, Square, Vec2, WorldPos};
+use pathing::{Fixed, Goal, Navcell, PartialReason, PassMap, Path, PathStatus, SearchLimits, SearchScratch, WorldPos};
 use phalanx_tests::check_path_legal;
+use phalanx_tests::goals::arb_goal;
 use phalanx_tests::maps::{self, CLASS, KINDS, Kind};
 use proptest::prelude::*;
-
-fn fx(bits: i64) -> Fixed {
-    Fixed::from_bits(bits)
-}
-
-/// A goal of any shape around a random point of a `w × h` grid.
-fn arb_goal(w: u32, h: u32) -> impl Strategy<Value = Goal> {
-    let x = 0..(i64::from(w) << 16);
-    let z = 0..(i64::from(h) << 16);
-    let r = 0i64..(6 << 16);
-    (0u8..10, x, z, r.clone(), r, -(1i64 << 16)..=(1 << 16), -(1i64 << 16)..=(1 << 16)).prop_map(move |(kind, x, z, a, b, ux, uz)| {
-        let at = WorldPos::new(fx(x), fx(z));
-        let u = Vec2::new(fx(ux), fx(uz));
-        let square = Square::new(at, fx(a), fx(b), u, u.perp()).or_else(|_| Square::axis_aligned(at, fx(a), fx(b))).unwrap();
-        match kind {
-            0..=4 => Goal::point(at).unwrap(),
-            5 => Goal::circle(at, fx(a)).unwrap(),
-            6 => Goal::square(square),
-            7 => Goal::inverted_circle(at, fx(a)).unwrap(),
-            8 => Goal::inverted_square(square),
-            _ => Goal::point(WorldPos::new(fx(x) + Fixed::from_num(w), fx(z))).unwrap(),
-        }
-    })
-}
 
 fn arb_case() -> impl Strategy<Value = (Kind, u32, u32, u64, u32, u32, Goal)> {
     let dims = prop_oneof![
