@@ -8,7 +8,7 @@
 //! # Layout
 //!
 //! A header describes the world (kind: open, three navigation areas, or painted from rectangles;
-//! size 16 to 80 navcells a side; navcell size; border; jump tables; initial obstructions with ids
+//! size 16 to 80 navcells a side; navcell size; border; jump tables; landmark tables; initial obstructions with ids
 //! that may be near `u32::MAX`; settings), then turns follow while bytes remain: a count (at most
 //! [`MAX_COMMANDS`]) and that many commands. Ids in commands are mostly ones the world reported
 //! earlier (spawned units, formations, placed obstructions) and sometimes ids that never existed;
@@ -131,6 +131,7 @@ fn decode_setup(b: &mut Bytes) -> Option<Setup> {
         object_padding: Fixed::ZERO,
         boundary_padding: Fixed::ZERO,
         jump_table_classes: if header >> 4 & 1 == 1 { 0b11 } else { 0 },
+        landmark_classes: if header >> 5 & 1 == 1 { 0b11 } else { 0 },
         cells,
     };
     let size = (wm.to_bits(), hm.to_bits());

@@ -11,13 +11,16 @@
 //!   exhausts a component looking for it (the grid-pathfinding design's "approach unreachable
 //!   destinations", at the hierarchy's cost).
 //! - Otherwise it is a plain JPS+ query (JPS when the class was built without jump tables; the
-//!   paths are the same).
+//!   paths are the same), with the landmark heuristic when the class has a [`Landmarks`] table
+//!   ([`ClassNav::set_landmarks`]): the same costs, fewer expansions, and paths of equal cost that
+//!   may differ from those of the octile heuristic.
 
 use crate::geometry::{Fixed, WorldPos};
 use crate::goal::{Goal, GoalRaster};
 use crate::hierarchy::Hierarchy;
-use crate::jps::{find_path_jps, find_path_jps_plus};
+use crate::jps::{find_path_jps, find_path_jps_landmarks, find_path_jps_plus, find_path_jps_plus_landmarks};
 use crate::jump_table::JumpTable;
+use crate::landmarks::Landmarks;
 use crate::nav_grid::{NavGrid, PassClass};
 use crate::navcell::Navcell;
 use crate::pass_map::PassMap;
@@ -35,6 +38,10 @@ pub struct ClassNav {
     /// give the same paths; the tables cost 16 bytes per navcell and most of the build time.
     table: Option<JumpTable>,
     hierarchy: Hierarchy,
+    /// Present when queries use the landmark heuristic. Not kept current by the updates: it must
+    /// come from a grid on which every navcell this class will ever find passable is passable
+    /// ([`ClassNav::set_landmarks`]).
+    landmarks: Option<Landmarks>,
 }
 
 impl ClassNav {
@@ -48,7 +55,29 @@ impl ClassNav {
         let pass = PassMap::build(grid, class);
         let table = jump_tables.then(|| JumpTable::build(&pass));
         let hierarchy = Hierarchy::build(&pass);
-        Self { pass, table, hierarchy }
+        Self { pass, table, hierarchy, landmarks: None }
+    }
+
+    /// Makes queries use the landmark heuristic of `landmarks` (or the octile distance, for
+    /// `None`). Updates leave the table as it is, so it must have been built from a map on which
+    /// every navcell that is passable now, or will become passable through later updates, is
+    /// passable: blocking navcells keeps its bound exact, opening one it saw blocked does not (the
+    /// searches would still find a path, but not always a shortest one). [`crate::NavWorld`]
+    /// builds it from the grid with every area open and no obstruction square, which every later
+    /// grid only blocks further, and rebuilds it when the terrain changes.
+    ///
+    /// # Panics
+    /// When the table's size differs from the grid's.
+    pub fn set_landmarks(&mut self, landmarks: Option<Landmarks>) {
+        if let Some(l) = &landmarks {
+            assert!(l.width() == self.pass.width() && l.height() == self.pass.height(), "landmarks built for another map");
+        }
+        self.landmarks = landmarks;
+    }
+
+    /// The landmark table queries use, if any.
+    pub fn landmarks(&self) -> Option<&Landmarks> {
+        self.landmarks.as_ref()
     }
 
     /// Brings everything up to date after the grid changed inside `i0 ≤ i < i1`, `j0 ≤ j < j1`.
@@ -192,10 +221,14 @@ pub fn find_path(
     }
 }
 
-/// JPS+ over the class's tables when it has them, plain JPS otherwise (same paths).
+/// JPS+ over the class's jump tables when it has them, plain JPS otherwise (same paths); with the
+/// class's landmark heuristic when it has one.
 fn jps(nav: &ClassNav, start: Navcell, goal: &Goal, limits: &SearchLimits, scratch: &mut SearchScratch, path: &mut Path) -> SearchOutcome {
-    match &nav.table {
-        Some(table) => find_path_jps_plus(&nav.pass, table, start, goal, limits, scratch, path),
-        None => find_path_jps(&nav.pass, start, goal, limits, scratch, path),
+    let map = &nav.pass;
+    match (&nav.table, &nav.landmarks) {
+        (Some(table), None) => find_path_jps_plus(map, table, start, goal, limits, scratch, path),
+        (None, None) => find_path_jps(map, start, goal, limits, scratch, path),
+        (Some(table), Some(lm)) => find_path_jps_plus_landmarks(map, table, lm, start, goal, limits, scratch, path),
+        (None, Some(lm)) => find_path_jps_landmarks(map, lm, start, goal, limits, scratch, path),
     }
 }

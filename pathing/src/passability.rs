@@ -42,12 +42,18 @@ use crate::classes::{ClassSet, ObstructionMode};
 use crate::decimal::WORLD_LIMIT;
 use crate::geometry::{Fixed, WorldPos, raw};
 use crate::goal::Square;
+use crate::landmarks::Landmarks;
 use crate::long_range::ClassNav;
 use crate::nav_grid::{NavGrid, PassClass};
 use crate::navcell::CellRect;
+use crate::pass_map::PassMap;
 use crate::polygon::{CellTest, GridBounds, Polygon, PolygonConfig};
 use crate::raster::{effective_radius_raw32, rasterize_square};
 use crate::terrain::{CellKind, GridSpec, MAX_TILE_SIZE, MapBorder, Terrain, TerrainError, TerrainPass, expand_clearance};
+
+/// Landmarks of each class's table when [`WorldDesc::landmark_classes`] asks for one: where the
+/// benchmark maps stop gaining much (BENCHMARKS.md, "What made the difference").
+pub const LANDMARKS_PER_CLASS: usize = 8;
 
 /// Side of the buckets that index obstructions by position. `[Units: navcells]`
 const BUCKET: u32 = 32;
@@ -111,6 +117,15 @@ pub struct WorldDesc {
     /// but 16 bytes per navcell and most of the build time (about 90 ms per class on a 1024 × 1024
     /// grid, see BENCHMARKS.md). Bits of foundation classes are ignored.
     pub jump_table_classes: u16,
+    /// Movement classes (bit `k` for class `k`) whose long-range searches use the landmark
+    /// heuristic ([`Landmarks`], [`LANDMARKS_PER_CLASS`] landmarks): the same path costs with 2–7
+    /// times fewer expansions on maps of rooms, corridors and dead ends, but paths of equal cost may
+    /// differ, so this is game state (peers must agree on it). Each table costs 32 bytes per
+    /// navcell and `LANDMARKS_PER_CLASS + 1` Dijkstra passes to build (about 200 ms on a
+    /// 1024 × 1024 grid), and is built from the grid with every area available and no obstruction
+    /// square, so obstruction changes and area toggles never touch it; terrain edits rebuild it.
+    /// Bits of foundation classes are ignored.
+    pub landmark_classes: u16,
     /// The painted layer: empty for none, else one [`CellKind`] per navcell in navcell order (row
     /// `j = 0` first, `i` fastest, as [`NavGrid::index`]). Painted kinds replace the heightmap's
     /// water depth and shore distance, and blocked navcells are impassable for every class; the
@@ -153,6 +168,7 @@ impl WorldDesc {
             object_padding: config.object_padding(),
             boundary_padding: config.boundary_padding(),
             jump_table_classes: 0,
+            landmark_classes: 0,
             cells: Vec::new(),
         };
         Ok((desc, bounds))
@@ -192,6 +208,7 @@ impl WorldDesc {
             object_padding: Fixed::ZERO,
             boundary_padding: Fixed::ZERO,
             jump_table_classes: 0,
+            landmark_classes: 0,
             cells,
         })
     }
@@ -533,6 +550,41 @@ impl NavWorld {
                 _ => Some(ClassNav::build_with(grid, class, tables & class.bit() != 0)),
             })
             .collect();
+        let landmark_classes = self.desc.landmark_classes;
+        if self.navs.iter().enumerate().any(|(k, nav)| nav.is_some() && landmark_classes & (1 << k) != 0) {
+            let open = self.permissive_grid();
+            for (k, nav) in self.navs.iter_mut().enumerate() {
+                if let Some(nav) = nav
+                    && landmark_classes & (1 << k) != 0
+                {
+                    let class = PassClass::new(k as u8).expect("one ClassNav per class");
+                    nav.set_landmarks(Some(Landmarks::build(&PassMap::build(&open, class), LANDMARKS_PER_CLASS)));
+                }
+            }
+        }
+    }
+
+    /// The terrain-only grid as it would be with every navigation area available: what the
+    /// landmark tables are built from. An area's availability only ever adds blocked navcells (a
+    /// navcell is walkable when *some* available area holds it away from that area's edge), and
+    /// obstruction squares only ever block, so every grid this world can reach until its terrain
+    /// changes is passable at most where this one is.
+    fn permissive_grid(&mut self) -> NavGrid {
+        let closed: Vec<usize> = (0..self.desc.areas.len()).filter(|&k| !self.desc.areas[k].available).collect();
+        if closed.is_empty() {
+            return self.terrain_only.clone();
+        }
+        let full = CellRect::full(self.desc.grid.width, self.desc.grid.height);
+        let (base, terrain_only) = (self.base.clone(), self.terrain_only.clone());
+        for &k in &closed {
+            self.desc.areas[k].available = true;
+        }
+        self.rebuild_terrain_only(full, full);
+        for &k in &closed {
+            self.desc.areas[k].available = false;
+        }
+        self.base = base;
+        std::mem::replace(&mut self.terrain_only, terrain_only)
     }
 
     /// Recomputes the base masks inside `base_rect` and the terrain-only grid inside `out_rect`
@@ -776,6 +828,43 @@ mod tests {
         }
     }
 
+    /// Every class with a landmark table finds paths of the cost a search without one finds
+    /// (the octile JPS, itself checked against A* elsewhere), with the same outcome, between
+    /// passable navcells spread over the grid: the table, built before obstructions came and went
+    /// and doors opened or closed, is still an exact bound.
+    fn assert_landmark_paths_optimal(world: &NavWorld, seed: u64) {
+        use crate::{Goal, Navcell, Path, SearchLimits, SearchScratch, find_path};
+        let (mut scratch, mut path) = (SearchScratch::new(), Path::new());
+        let limits = SearchLimits::UNLIMITED;
+        for k in 0..world.classes().len() {
+            let class = PassClass::new(k).unwrap();
+            let Some(nav) = world.class_nav(class).filter(|n| n.landmarks().is_some()) else { continue };
+            let plain = ClassNav::build_with(world.grid(), class, false);
+            let map = nav.pass_map();
+            let passable: Vec<Navcell> = (0..map.height())
+                .flat_map(|j| (0..map.width()).map(move |i| Navcell::new(i as u16, j as u16)))
+                .filter(|&c| map.is_passable(c))
+                .collect();
+            if passable.is_empty() {
+                continue;
+            }
+            let mut state = seed ^ 0x6c61_6e64;
+            let mut pick = || {
+                state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                passable[(state >> 33) as usize % passable.len()]
+            };
+            for _ in 0..6 {
+                let (start, end) = (pick(), pick());
+                let goal = Goal::navcell_center(end.i, end.j, map.cell_size());
+                let with = find_path(nav, start, &goal, &limits, &mut scratch, &mut path);
+                let cost = path.cost();
+                let without = find_path(&plain, start, &goal, &limits, &mut scratch, &mut path);
+                assert_eq!(with.status, without.status, "class {k}: {start:?} to {end:?}");
+                assert_eq!(cost, path.cost(), "class {k}: {start:?} to {end:?}: landmark path cost differs");
+            }
+        }
+    }
+
     #[derive(Clone, Debug)]
     enum Op {
         Add { x: i32, z: i32, hw2: i32, hh2: i32, deg: i32 },
@@ -822,6 +911,10 @@ mod tests {
                 let block = if seed % 3 == 0 { 1 + (seed / 12 % 2) as u32 } else { 4 };
                 paint(&mut desc, seed, block);
             }
+            // Half the cases give every movement class a landmark table.
+            if seed / 2 % 2 == 0 {
+                desc.landmark_classes = u16::MAX;
+            }
             let mut world = NavWorld::build(desc, obstructions).unwrap();
             let mut next_id = 10_000u32;
             for op in ops {
@@ -861,6 +954,7 @@ mod tests {
             }
             world.update();
             assert_matches_rebuild(&world);
+            assert_landmark_paths_optimal(&world, seed);
         }
     }
 

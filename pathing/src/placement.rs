@@ -310,6 +310,7 @@ mod tests {
             object_padding: Fixed::ZERO,
             boundary_padding: Fixed::ZERO,
             jump_table_classes: 0,
+            landmark_classes: 0,
             cells: Vec::new(),
         };
         let building = oriented_square(WorldPos::from_int(20, 20), Fixed::from_num(4), Fixed::from_num(3), Fixed::from_num(20)).unwrap();

@@ -119,6 +119,7 @@ pub fn generate(params: &RefWorldParams) -> (WorldDesc, Vec<(u32, Obstruction)>)
         object_padding: Fixed::ZERO,
         boundary_padding: Fixed::ZERO,
         jump_table_classes: 0,
+        landmark_classes: 0,
         cells: Vec::new(),
     };
     let mut obstructions: Vec<(u32, Obstruction)> = Vec::new();

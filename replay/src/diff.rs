@@ -455,6 +455,7 @@ fn diff_geometry(sink: &mut Sink, a: &SnapshotData, b: &SnapshotData) {
     leaf(sink, &at, "grid.height", a.grid.1, b.grid.1);
     leaf(sink, &at, "grid.cell_size", raw_text(a.grid.2), raw_text(b.grid.2));
     leaf(sink, &at, "jump_table_classes", format!("{:#018b}", a.jump_table_classes), format!("{:#018b}", b.jump_table_classes));
+    leaf(sink, &at, "landmark_classes", format!("{:#018b}", a.landmark_classes), format!("{:#018b}", b.landmark_classes));
     let vertices = |sink: &mut Sink, at: &At, path: &str, x: &Vec<(i64, i64)>, y: &Vec<(i64, i64)>| {
         let each = |sink: &mut Sink, path: &str, p: &(i64, i64), q: &(i64, i64)| {
             leaf(sink, at, &join(path, "x"), raw_text(p.0), raw_text(q.0));
@@ -507,6 +508,7 @@ fn walk_typed_rest(sink: &mut Sink, at: &At, a: &SnapshotData, b: &SnapshotData)
         rest.obstacles = Vec::new();
         rest.paddings = (0, 0);
         rest.jump_table_classes = 0;
+        rest.landmark_classes = 0;
         rest.obstructions = Vec::new();
         rest.next_obstruction = 0;
         rest.ids = EntityAllocator::default();

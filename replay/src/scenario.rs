@@ -73,12 +73,13 @@ use sim::waypoint::{PriorityEntry, WaypointNet};
 use sim::world::{Settings, SetupError, TurnReport, World};
 
 /// The version of the format this program writes and reads. Every change to the format bumps it.
-pub const SCENARIO_VERSION: u32 = 3;
+pub const SCENARIO_VERSION: u32 = 4;
 
 /// The oldest version this program reads. Version 2 added the formation commands (`form_group`,
 /// `move_formation`, `set_layout`, `disband`), version 3 the waypoint networks (`waypoints`) and
-/// commands (`set_waypoints`, `set_waypoint_priorities`, `move_by_waypoints`); an older file is a
-/// valid newer file, so it is read as one (and its canonical text says version 3).
+/// commands (`set_waypoints`, `set_waypoint_priorities`, `move_by_waypoints`), version 4 the
+/// landmark tables (`map.landmarks`); an older file is a valid newer file, so it is read as one
+/// (and its canonical text says version 4).
 pub const OLDEST_SCENARIO_VERSION: u32 = 1;
 
 /// The value of the `format` key.
@@ -624,6 +625,7 @@ pub struct Scenario {
     classes: ClassSet,
     map: MapKind,
     jump_tables: u16,
+    landmarks: u16,
     /// The world's geometry, built at parse time; [`Scenario::world`] clones it.
     desc: WorldDesc,
     /// The map's own obstructions (a generated map's buildings and trees).
@@ -970,6 +972,7 @@ fn parse_root(cx: &Cx, root: &Node, resolve: &mut dyn FnMut(&str) -> Result<Stri
     schedule.sort_by_key(|&k| (entries[k].turn, entries[k].player, entries[k].seq));
     let mut desc = map.desc;
     desc.jump_table_classes = map.jump_tables;
+    desc.landmark_classes = map.landmarks;
     let mut scenario = Scenario {
         name,
         description,
@@ -979,6 +982,7 @@ fn parse_root(cx: &Cx, root: &Node, resolve: &mut dyn FnMut(&str) -> Result<Stri
         classes,
         map: map.kind,
         jump_tables: map.jump_tables,
+        landmarks: map.landmarks,
         desc,
         map_obstructions: map.obstructions,
         waypoints,
@@ -1175,6 +1179,7 @@ struct MapBuilt {
     obstructions: Vec<(u32, Obstruction)>,
     origin: WorldPos,
     jump_tables: u16,
+    landmarks: u16,
 }
 
 fn check_cells(cx: &Cx, node: &Node, path: &str, width: u32, height: u32) -> Res<()> {
@@ -1192,7 +1197,7 @@ fn parse_map_field(
     classes: &ClassSet,
     resolve: &mut dyn FnMut(&str) -> Result<String, String>,
 ) -> Res<MapBuilt> {
-    let o = cx.obj(node, path, &["generated", "movingai", "grid", "terrain", "polygons", "cell_size", "jump_tables"])?;
+    let o = cx.obj(node, path, &["generated", "movingai", "grid", "terrain", "polygons", "cell_size", "jump_tables", "landmarks"])?;
     let (kind, n, p) = o.one_of(cx, MAP_KINDS)?;
     if kind != "movingai"
         && let Some((cn, cp)) = o.get("cell_size")
@@ -1291,32 +1296,37 @@ fn parse_map_field(
             (MapKind::Terrain(Box::new(spec)), desc)
         }
     };
+    let cells = u64::from(desc.grid.width) * u64::from(desc.grid.height);
     let jump_tables = match o.get("jump_tables") {
-        Some((n, p)) => {
-            let mut mask = 0u16;
-            for (k, item) in cx.array(n, &p, 16)?.iter().enumerate() {
-                let class = parse_class(cx, item, &format!("{p}[{k}]"), classes)?;
-                mask |= 1 << class;
-            }
-            // The snapshot's limit (`World::load` refuses more), counted as it counts it.
-            let movement = mask;
-            let cells = u64::from(desc.grid.width) * u64::from(desc.grid.height);
-            if cells * u64::from(movement.count_ones()) > sim::snapshot::MAX_JUMP_TABLE_CELLS {
-                return Err(cx.err(
-                    n,
-                    &p,
-                    format!(
-                        "jump tables for at most {} navcells in all (so that every state can be saved), found {} classes on {cells} navcells",
-                        sim::snapshot::MAX_JUMP_TABLE_CELLS,
-                        movement.count_ones()
-                    ),
-                ));
-            }
-            mask
-        }
+        Some((n, p)) => class_mask(cx, n, &p, classes, cells, sim::snapshot::MAX_JUMP_TABLE_CELLS, "jump tables")?,
         None => 0,
     };
-    Ok(MapBuilt { kind, desc, obstructions, origin, jump_tables })
+    let landmarks = match o.get("landmarks") {
+        Some((n, p)) => class_mask(cx, n, &p, classes, cells, sim::snapshot::MAX_LANDMARK_CELLS, "landmark tables")?,
+        None => 0,
+    };
+    Ok(MapBuilt { kind, desc, obstructions, origin, jump_tables, landmarks })
+}
+
+/// A list of classes as a bit mask, limited as a snapshot limits the tables built for them
+/// (`World::load` refuses more), counted as it counts them: `limit` navcells in all.
+fn class_mask(cx: &Cx, n: &Node, p: &str, classes: &ClassSet, cells: u64, limit: u64, what: &str) -> Res<u16> {
+    let mut mask = 0u16;
+    for (k, item) in cx.array(n, p, 16)?.iter().enumerate() {
+        let class = parse_class(cx, item, &format!("{p}[{k}]"), classes)?;
+        mask |= 1 << class;
+    }
+    if cells * u64::from(mask.count_ones()) > limit {
+        return Err(cx.err(
+            n,
+            p,
+            format!(
+                "{what} for at most {limit} navcells in all (so that every state can be saved), found {} classes on {cells} navcells",
+                mask.count_ones()
+            ),
+        ));
+    }
+    Ok(mask)
 }
 
 fn parse_error(cx: &Cx, node: &Node, path: &str, src: &TextRef, what: &str, e: &ParseError) -> ScenarioError {
@@ -1478,6 +1488,7 @@ fn terrain_desc(cx: &Cx, node: &Node, path: &str, spec: &TerrainSpec, classes: &
         object_padding: spec.object_padding,
         boundary_padding: spec.boundary_padding,
         jump_table_classes: 0,
+        landmark_classes: 0,
         cells: Vec::new(),
     })
 }
@@ -2110,8 +2121,10 @@ fn write_canonical(sc: &Scenario) -> String {
         MapKind::Polygons { text } => format!("\"polygons\": {{\"text\": {}}}", json_string(text)),
         MapKind::Terrain(t) => terrain_json(t),
     };
-    let jump: Vec<String> = (0..16u8).filter(|k| sc.jump_tables & (1 << k) != 0).map(class_name).collect();
-    let _ = writeln!(out, "  \"map\": {{{kind}, \"jump_tables\": [{}]}},", jump.join(", "));
+    let names = |mask: u16| (0..16u8).filter(|k| mask & (1 << k) != 0).map(class_name).collect::<Vec<String>>().join(", ");
+    // Written only when there are any, so the canonical text of a scenario without them stays.
+    let landmarks = if sc.landmarks == 0 { String::new() } else { format!(", \"landmarks\": [{}]", names(sc.landmarks)) };
+    let _ = writeln!(out, "  \"map\": {{{kind}, \"jump_tables\": [{}]{landmarks}}},", names(sc.jump_tables));
     let obstructions: Vec<String> = sc
         .obstructions
         .iter()
@@ -2602,6 +2615,33 @@ mod tests {
         }
     }
 
+    /// `map.landmarks` gives classes landmark tables: the world's description says so, the
+    /// canonical text keeps them (and names the key only then), the state hash tells the two worlds
+    /// apart, and more than the snapshot's limit is refused at the key.
+    #[test]
+    fn landmark_tables_are_part_of_the_map_and_of_the_state() {
+        let plain = parse(&minimal("")).unwrap();
+        let with = parse(&minimal("").replace("\"seed\": 1}}", "\"seed\": 1}, \"landmarks\": [\"default\", 1]}")).unwrap();
+        let (mut plain_world, mut world) = (plain.world().unwrap(), with.world().unwrap());
+        assert_eq!(plain_world.nav().desc().landmark_classes, 0);
+        assert_eq!(world.nav().desc().landmark_classes, 0b11);
+        for k in 0..8u8 {
+            let nav = world.nav().class_nav(pathing::PassClass::new(k).unwrap());
+            assert_eq!(nav.is_some_and(|n| n.landmarks().is_some()), k < 2, "class {k}");
+        }
+        assert!(!plain.canonical_text().contains("landmarks"));
+        assert!(
+            with.canonical_text().contains("\"jump_tables\": [], \"landmarks\": [\"default\", \"large\"]}"),
+            "{}",
+            with.canonical_text()
+        );
+        let again = Scenario::parse(with.canonical_text(), "<replay header>", &mut refuse_files).unwrap();
+        assert_eq!(again.canonical_text(), with.canonical_text());
+        assert_ne!(plain_world.state_hash(), world.state_hash());
+        let too_many = minimal("").replace("\"tiles\": 16, \"seed\": 1}}", "\"tiles\": 256, \"seed\": 1}, \"landmarks\": [0, 1, 2, 3, 6]}");
+        check_error(&too_many, "map.landmarks", Some(3), "landmark tables for at most 4194304 navcells in all");
+    }
+
     #[test]
     fn canonical_numbers_read_back_to_the_same_fixed() {
         // Decimals that are not multiples of 2^-16 are rounded once, then written so that they
@@ -2671,10 +2711,10 @@ mod tests {
         check_error("", "", Some(1), "EOF");
         // Format and version first, naming both versions.
         check_error(
-            &minimal("").replace("\"version\": 1", "\"version\": 4"),
+            &minimal("").replace("\"version\": 1", "\"version\": 5"),
             "version",
             Some(1),
-            "expected version 1 to 3, found version 4",
+            "expected version 1 to 4, found version 5",
         );
         check_error(&minimal("").replace("phalanx-scenario", "other"), "format", Some(1), "expected \"phalanx-scenario\"");
         check_error("[1, 2]", "", Some(1), "expected a scenario object");

@@ -62,6 +62,7 @@ fn world(scenario: Scenario, threads: usize) -> World {
         object_padding: Fixed::ZERO,
         boundary_padding: Fixed::ZERO,
         jump_table_classes: 0,
+        landmark_classes: 0,
         cells: Vec::new(),
     };
     let obstructions = walls(scenario)

@@ -23,12 +23,13 @@
 //! cannot decode, or values the constructors refuse each give a [`SnapshotError`] that says where
 //! and what was expected. Decoding allocates a bounded multiple of the payload's size, whatever
 //! the lengths in the input say (see [`MAX_PAYLOAD`]),
-//! and the grids rebuilt on load are limited to [`MAX_GRID_CELLS`] navcells (and jump tables to
-//! [`MAX_JUMP_TABLE_CELLS`]); a painted layer must have exactly one byte per navcell of that grid.
+//! and the grids rebuilt on load are limited to [`MAX_GRID_CELLS`] navcells (jump tables to
+//! [`MAX_JUMP_TABLE_CELLS`], landmark tables to [`MAX_LANDMARK_CELLS`]); a painted layer must have exactly one byte per navcell of that grid.
 //!
 //! Version 3 added the painted navcells ([`SnapshotData::cells`]), version 4 the formations
 //! ([`SnapshotData::formations`]), version 5 the waypoint networks and priority tables
-//! ([`SnapshotData::waypoint_nets`]); a reader accepts only its own version.
+//! ([`SnapshotData::waypoint_nets`]), version 6 the classes with landmark tables
+//! ([`SnapshotData::landmark_classes`]); a reader accepts only its own version.
 
 use pathing::classes::ClassSet;
 use pathing::passability::{NavArea, Obstruction, ObstructionFlags, WorldDesc};
@@ -46,7 +47,7 @@ use crate::world::{PathRequest, Settings, Unit, World};
 pub const MAGIC: [u8; 8] = *b"PHXSNAP\0";
 
 /// Version of the snapshot format; a reader accepts only its own.
-pub const SNAPSHOT_VERSION: u32 = 5;
+pub const SNAPSHOT_VERSION: u32 = 6;
 
 /// Largest payload a snapshot may have. `[Units: bytes]`
 ///
@@ -61,6 +62,9 @@ pub const MAX_GRID_CELLS: u64 = 1 << 22;
 
 /// Most navcells times classes with jump tables (16 bytes per navcell each) in a loaded world.
 pub const MAX_JUMP_TABLE_CELLS: u64 = 1 << 22;
+
+/// Most navcells times classes with landmark tables (32 bytes per navcell each) in a loaded world.
+pub const MAX_LANDMARK_CELLS: u64 = 1 << 22;
 
 const HEADER: usize = 20;
 
@@ -161,6 +165,8 @@ pub struct SnapshotData {
     pub paddings: (i64, i64),
     /// Classes with jump tables.
     pub jump_table_classes: u16,
+    /// Classes whose searches use landmark tables ([`WorldDesc::landmark_classes`]).
+    pub landmark_classes: u16,
     /// The painted navcells, one [`CellKind::to_byte`] per navcell in navcell order (0 ground,
     /// 1 water, 2 blocked); empty when the world is not painted. `[Limit: length 0 or width × height]`
     pub cells: Vec<u8>,
@@ -221,6 +227,7 @@ pub(crate) fn data_of(world: &World, parts: crate::world::StateParts<'_>) -> Sna
         obstacles: desc.obstacles.iter().map(polygon).collect(),
         paddings: (bits(desc.object_padding), bits(desc.boundary_padding)),
         jump_table_classes: desc.jump_table_classes,
+        landmark_classes: desc.landmark_classes,
         cells: desc.cells.iter().map(|kind| kind.to_byte()).collect(),
         obstructions: world
             .nav()
@@ -263,6 +270,12 @@ pub(crate) fn geometry_of(data: &SnapshotData) -> Result<(WorldDesc, Vec<(u32, O
             ),
         ));
     }
+    if cells * u64::from(data.landmark_classes.count_ones()) > MAX_LANDMARK_CELLS {
+        return Err(invalid(
+            "landmark tables",
+            &format!("{} classes on {cells} navcells, expected at most {MAX_LANDMARK_CELLS} in all", data.landmark_classes.count_ones()),
+        ));
+    }
     // The painted layer is one byte per navcell of the grid just bounded, so it adds at most
     // MAX_GRID_CELLS bytes (and the decoder already held them).
     if !data.cells.is_empty() && data.cells.len() as u64 != cells {
@@ -301,6 +314,7 @@ pub(crate) fn geometry_of(data: &SnapshotData) -> Result<(WorldDesc, Vec<(u32, O
         object_padding: fixed(data.paddings.0),
         boundary_padding: fixed(data.paddings.1),
         jump_table_classes: data.jump_table_classes,
+        landmark_classes: data.landmark_classes,
         cells: painted,
     };
     let mut obstructions = Vec::with_capacity(data.obstructions.len());

@@ -1199,22 +1199,29 @@ fn obstruction_digest(nav: &NavWorld) -> Digest {
 /// area states, the grid and class settings, and the painted navcells.
 ///
 /// The painted layer (one byte per navcell, [`pathing::terrain::CellKind::to_byte`]) is appended
-/// only when the world has one, so the digest of an unpainted world is the one it had before
-/// painted layers existed (and the golden hashes stay). The two encodings cannot be confused: the
-/// first four fields are self-delimiting, and a painted world's bytes continue past them.
+/// only when the world has one, and the classes with landmark tables (which decide among paths of
+/// equal cost, so peers must agree on them) only when there are any, after the painted layer
+/// (empty or not) and a tag; so the digest of a world with neither is the one it had before
+/// either existed (and the golden hashes stay). The encodings cannot be confused: the first four
+/// fields are self-delimiting, a painted world's bytes continue past them with a length and that
+/// many bytes, and a world with landmarks adds 6 more bytes after that.
 fn geometry_digest(nav: &NavWorld) -> Digest {
     let desc = nav.desc();
     let heights: Vec<i64> = desc.terrain.heights().iter().map(|h| h.to_bits()).collect();
     let areas: Vec<(&str, bool)> = desc.areas.iter().map(|a| (a.name.as_str(), a.available)).collect();
     let grid = (desc.grid.width, desc.grid.height, desc.grid.cell_size.to_bits(), desc.classes.to_json());
     let water_level = desc.terrain.water_level().to_bits();
-    if desc.cells.is_empty() {
-        state_hash::digest("geometry", &(heights, water_level, areas, grid))
-    } else {
-        let cells: Vec<u8> = desc.cells.iter().map(|kind| kind.to_byte()).collect();
-        state_hash::digest("geometry", &(heights, water_level, areas, grid, cells))
+    let cells: Vec<u8> = desc.cells.iter().map(|kind| kind.to_byte()).collect();
+    match (cells.is_empty(), desc.landmark_classes) {
+        (true, 0) => state_hash::digest("geometry", &(heights, water_level, areas, grid)),
+        (false, 0) => state_hash::digest("geometry", &(heights, water_level, areas, grid, cells)),
+        (_, landmarks) => state_hash::digest("geometry", &(heights, water_level, areas, grid, cells, LANDMARKS_TAG, landmarks)),
     }
 }
+
+/// Marks the geometry digest's landmark field, so that a world with landmark tables never hashes
+/// like one without (its paths may differ).
+const LANDMARKS_TAG: u32 = u32::from_le_bytes(*b"LMKS");
 
 /// A square's defining values as raw bits, for hashing.
 fn square_bits(sq: &Square) -> [i64; 8] {

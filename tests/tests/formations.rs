@@ -52,6 +52,7 @@ fn world_from(rows: &[&str], threads: usize) -> World {
         object_padding: Fixed::ZERO,
         boundary_padding: Fixed::ZERO,
         jump_table_classes: 0,
+        landmark_classes: 0,
         cells: Vec::new(),
     };
     let mut obstructions = Vec::new();
@@ -805,6 +806,7 @@ fn a_formation_far_out_on_a_large_map_survives_save_and_load() {
         object_padding: Fixed::ZERO,
         boundary_padding: Fixed::ZERO,
         jump_table_classes: 0,
+        landmark_classes: 0,
         cells: Vec::new(),
     };
     let mut world = World::new(desc, Vec::new(), Settings { seed: 3, players: 2, ..Settings::default() }).unwrap();

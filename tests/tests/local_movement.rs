@@ -59,6 +59,7 @@ fn world_from(rows: &[&str], threads: usize) -> World {
         object_padding: Fixed::ZERO,
         boundary_padding: Fixed::ZERO,
         jump_table_classes: 0,
+        landmark_classes: 0,
         cells: Vec::new(),
     };
     let mut obstructions = Vec::new();
