@@ -10,13 +10,19 @@
 //!
 //! `cargo bench -p sim --bench turn`; `PHALANX_BENCH_QUICK=1` (or no `--bench` argument) runs a
 //! 256 × 256 world with 100 units for 40 turns (CI smoke run). `PHALANX_BENCH_THREADS=N` computes
-//! path requests on N threads. Exits with status 1 when two runs give different hashes.
+//! path requests on N threads; `PHALANX_BENCH_LANDMARKS=1` gives the units' class a landmark table
+//! (`WorldDesc::landmark_classes`, built with the world, outside the timing);
+//! `PHALANX_BENCH_MAP=FILE.map` runs the same workload on a Moving AI map (painted navcells of 1 m,
+//! no obstructions) instead of the reference world. Exits with status 1 when two runs give
+//! different hashes.
 
 // A benchmark, not simulation code: it needs the wall clock to time and floats to report.
 #![allow(clippy::disallowed_types, clippy::disallowed_methods)]
 
 use std::time::{Duration, Instant};
 
+use pathing::classes::ClassSet;
+use pathing::passability::WorldDesc;
 use pathing::refworld::{RefWorldParams, generate};
 use pathing::{Fixed, WorldPos};
 use sim::command::{Command, CommandKind, Event, GoalSpec};
@@ -32,19 +38,36 @@ struct Run {
     moving_unit_turns: usize,
 }
 
-fn run(params: &RefWorldParams, groups: u32, per_group: u16, turns: u32, threads: usize) -> Run {
-    let (desc, obstructions) = generate(params);
-    let side = i64::from(desc.grid.width);
+/// Where the units walk: a generated world, or a Moving AI map's text.
+enum Map {
+    Generated(RefWorldParams),
+    MovingAi(String),
+}
+
+fn run(map: &Map, groups: u32, per_group: u16, turns: u32, threads: usize, landmarks: bool) -> Run {
+    let (mut desc, obstructions) = match map {
+        Map::Generated(params) => generate(params),
+        Map::MovingAi(text) => {
+            let parsed = pathing::movingai::parse_map(text).expect("a Moving AI map");
+            let (w, h) = (parsed.grid.width(), parsed.grid.height());
+            let desc = WorldDesc::from_cells(w, h, Fixed::ONE, parsed.cell_kinds(), ClassSet::zero_ad_defaults()).expect("map size");
+            (desc, Vec::new())
+        }
+    };
+    if landmarks {
+        desc.landmark_classes = 1; // class 0, `default`, the only class that moves here
+    }
+    let (side_x, side_z) = (i64::from(desc.grid.width), i64::from(desc.grid.height));
     let mut world =
         World::new(desc, obstructions, Settings { seed: 5, players: groups as u8, ..Settings::default() }).expect("reference world");
     world.set_threads(threads).expect("thread pool");
     let mut rng = SimRng::new(77);
     let mut pick = |lo: i64, hi: i64| lo + i64::from(rng.below((hi - lo) as u32));
-    let margin = 40;
+    let margin = (side_x.min(side_z) / 12).min(40);
     let mut spawns = Vec::new();
     let class = pathing::PassClass::new(0).expect("class 0");
     let mut free_point = |world: &World| loop {
-        let (x, z) = (pick(margin, side - margin), pick(margin, side - margin));
+        let (x, z) = (pick(margin, side_x - margin), pick(margin, side_z - margin));
         if world.nav().grid().is_passable(pathing::Navcell::new(x as u16, z as u16), class) {
             return (x, z);
         }
@@ -143,17 +166,24 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let quick = std::env::var("PHALANX_BENCH_QUICK").is_ok_and(|v| v == "1") || !args.iter().any(|a| a == "--bench");
     let threads: usize = std::env::var("PHALANX_BENCH_THREADS").ok().and_then(|v| v.parse().ok()).unwrap_or(1);
+    let landmarks = std::env::var("PHALANX_BENCH_LANDMARKS").is_ok_and(|v| v == "1");
     let (params, groups, per_group, turns) =
         if quick { (RefWorldParams::scaled(64, 1), 4, 25, 40) } else { (RefWorldParams::reference(1), 20, 50, 300) };
+    let (map, name) = match std::env::var("PHALANX_BENCH_MAP") {
+        Ok(path) => {
+            let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+            (Map::MovingAi(text), path)
+        }
+        Err(_) => (Map::Generated(params), format!("generated {0}×{0} navcells", params.tiles * 4)),
+    };
     println!(
-        "Mode: {}; {}×{} navcells, {} units in {groups} groups, {turns} turns of 200 ms, {threads} path thread(s).",
+        "Mode: {}; {name}, {} units in {groups} groups, {turns} turns of 200 ms, {threads} path thread(s), {}.",
         if quick { "quick" } else { "full" },
-        params.tiles * 4,
-        params.tiles * 4,
-        u32::from(per_group) * groups
+        u32::from(per_group) * groups,
+        if landmarks { "landmark table for the units' class" } else { "octile heuristic" }
     );
-    let a = run(&params, groups, per_group, turns, threads);
-    let b = run(&params, groups, per_group, turns, threads.max(2));
+    let a = run(&map, groups, per_group, turns, threads, landmarks);
+    let b = run(&map, groups, per_group, turns, threads.max(2), landmarks);
     if a.hashes != b.hashes {
         eprintln!("CHECK FAILED: {threads} and {} threads gave different hashes", threads.max(2));
         std::process::exit(1);
@@ -173,6 +203,7 @@ fn main() {
     println!("| max turn | {:.3} ms | | |", ms(max));
     println!("| hashing share | {:.2}% | < 5% | {} |", share(a.phases[4]), if share(a.phases[4]) < 5.0 { "PASS" } else { "MISS" });
     println!("| path search share | {:.1}% | | |", share(a.phases[2]));
+    println!("| path search, mean per turn | {:.3} ms | | |", ms(a.phases[2]) / a.turns.len() as f64);
     println!("| motion share | {:.1}% | | |", share(a.phases[3]));
     println!("| commands + grid updates share | {:.1}% | | |", share(a.phases[0] + a.phases[1]));
     println!("| unit-turns with an order / arrivals / gave up | {} / {} / {} | | |", a.moving_unit_turns, a.arrived, a.failed);
