@@ -26,7 +26,9 @@
 //! navcell with 8 landmarks), and the triangle inequality turns them into a lower bound that sees
 //! walls. Same costs, 2–7× fewer expansions on maps of rooms, corridors and mazes; JPS+ with
 //! landmarks is the fastest search here (BENCHMARKS.md). The table stays valid while navcells are
-//! only blocked; it must be rebuilt after any becomes passable.
+//! only blocked; it must be rebuilt after any becomes passable. A [`passability::NavWorld`] builds
+//! it for the classes of [`passability::WorldDesc::landmark_classes`] from the grid with every area
+//! open and no obstruction square, so it never needs a rebuild until the terrain changes.
 //!
 //! Goals ([`Goal`]) are points, circles, oriented squares and their inverted forms (minimum
 //! ranges), with the exact "navcell inside goal" predicate of the 0 A.D. design.
