@@ -12,7 +12,7 @@
 //! 256 × 256 world with 100 units for 40 turns (CI smoke run). `PHALANX_BENCH_THREADS=N` computes
 //! path requests on N threads; `PHALANX_BENCH_LANDMARKS=1` gives the units' class a landmark table
 //! (`WorldDesc::landmark_classes`, built with the world, outside the timing);
-//! `PHALANX_BENCH_MAP=FILE.map` runs the same workload on a Moving AI map (painted navcells of 1 m,
+//! `PHALANX_BENCH_MAP=FILE.map` (relative to the repository root) runs the same workload on a Moving AI map (painted navcells of 1 m,
 //! no obstructions) instead of the reference world. Exits with status 1 when two runs give
 //! different hashes.
 
@@ -171,7 +171,9 @@ fn main() {
         if quick { (RefWorldParams::scaled(64, 1), 4, 25, 40) } else { (RefWorldParams::reference(1), 20, 50, 300) };
     let (map, name) = match std::env::var("PHALANX_BENCH_MAP") {
         Ok(path) => {
-            let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+            // Relative paths are from the repository root (cargo runs benches in the crate's folder).
+            let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+            let text = std::fs::read_to_string(root.join(&path)).unwrap_or_else(|e| panic!("{path}: {e}"));
             (Map::MovingAi(text), path)
         }
         Err(_) => (Map::Generated(params), format!("generated {0}×{0} navcells", params.tiles * 4)),
