@@ -109,8 +109,9 @@ pub struct WorldDesc {
     pub obstacles: Vec<Polygon>,
     /// Extra distance around obstacle polygons, on top of each class's clearance. `[Units: metres]`
     pub object_padding: Fixed,
-    /// Navcells whose centre is within this distance of an available area's edge stay blocked.
-    /// `[Units: metres]`
+    /// A navcell is walkable only when some available area holds its centre at least this far
+    /// inside that area's own edge (so where two available areas overlap, the shared stretch of
+    /// one's edge inside the other does not block). `[Units: metres]`
     pub boundary_padding: Fixed,
     /// Movement classes (bit `k` for class `k`) whose long-range search runs over jump tables
     /// (JPS+) instead of block scans (JPS): the same paths, somewhat faster queries on open maps,
@@ -870,7 +871,8 @@ mod tests {
         Add { x: i32, z: i32, hw2: i32, hh2: i32, deg: i32 },
         Remove(usize),
         Move { pick: usize, dx: i32, dz: i32, deg: i32 },
-        Door(bool),
+        Area(usize, bool),
+        Terrain { vertex: usize, height: i32 },
         Update,
     }
 
@@ -879,7 +881,8 @@ mod tests {
             (0..96i32, 0..96i32, 0..24i32, 0..24i32, 0..360i32).prop_map(|(x, z, hw2, hh2, deg)| Op::Add { x, z, hw2, hh2, deg }),
             any::<usize>().prop_map(Op::Remove),
             (any::<usize>(), -6..7i32, -6..7i32, 0..360i32).prop_map(|(pick, dx, dz, deg)| Op::Move { pick, dx, dz, deg }),
-            any::<bool>().prop_map(Op::Door),
+            (any::<usize>(), any::<bool>()).prop_map(|(pick, open)| Op::Area(pick, open)),
+            (any::<usize>(), 0..40i32).prop_map(|(vertex, height)| Op::Terrain { vertex, height }),
             Just(Op::Update),
         ]
     }
@@ -887,8 +890,9 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
-        /// Adding, removing and moving obstructions, updated in any grouping, gives exactly a full
-        /// rebuild of the final state.
+        /// Adding, removing and moving obstructions, opening and closing areas and editing the
+        /// terrain, updated in any grouping, gives exactly a full rebuild of the final state; with
+        /// landmark tables, their paths keep the octile search's costs.
         #[test]
         fn incremental_updates_equal_a_full_rebuild(seed in 0..1000u64, ops in proptest::collection::vec(op(), 1..24)) {
             // One case in three runs on the rooms of a polygon config (areas, a door, obstacles), one
@@ -897,7 +901,10 @@ mod tests {
             // only of painted navcells.
             let (mut desc, obstructions) = match seed % 3 {
                 0 => {
-                    let config = PolygonConfig::parse_json(ROOMS).unwrap();
+                    // Half of these with a boundary padding and an annex overlapping the hall and
+                    // the door, so that areas are tested each against its own edge.
+                    let text = if seed / 4 % 2 == 1 { rooms_with_annex() } else { ROOMS.to_owned() };
+                    let config = PolygonConfig::parse_json(&text).unwrap();
                     (WorldDesc::from_polygon_config(&config, one_class(Fixed::from_num(seed % 2))).unwrap().0, Vec::new())
                 }
                 1 => small_world(seed),
@@ -943,9 +950,19 @@ mod tests {
                             let _ = world.move_obstruction(id, Obstruction { square: moved, flags: old.flags });
                         }
                     }
-                    Op::Door(open) => {
-                        let r = world.set_area_available("door", open);
-                        prop_assert!(r.is_ok() || world.desc().areas.is_empty());
+                    Op::Area(pick, open) => {
+                        let names: Vec<String> = world.desc().areas.iter().map(|a| a.name.clone()).collect();
+                        if !names.is_empty() {
+                            world.set_area_available(&names[pick % names.len()], open).unwrap();
+                        }
+                    }
+                    Op::Terrain { vertex, height } => {
+                        let t = world.desc().terrain.clone();
+                        let mut heights = t.heights().to_vec();
+                        let n = heights.len();
+                        heights[vertex % n] = Fixed::from_num(height);
+                        let edited = Terrain::new(t.tiles_w(), t.tiles_h(), t.tile_size(), heights, t.water_level()).unwrap();
+                        world.set_terrain(edited).unwrap();
                     }
                     Op::Update => {
                         world.update();
@@ -987,6 +1004,15 @@ mod tests {
             { "name": "u", "polygon": [[16, 0], [20, 0], [20, 4], [19, 4], [19, 1], [17, 1], [17, 4], [16, 4]] }
         ]
     }"#;
+
+    /// [`ROOMS`] with a boundary padding of 0.5 m and an annex area overlapping the hall and the
+    /// door.
+    fn rooms_with_annex() -> String {
+        ROOMS.replace("\"boundaryPadding\": 0.0", "\"boundaryPadding\": 0.5").replace(
+            "{ \"name\": \"vault\"",
+            "{ \"name\": \"annex\", \"polygon\": [[8, 0], [13, 0], [13, 5], [8, 5]] },\n            { \"name\": \"vault\"",
+        )
+    }
 
     fn one_class(clearance: Fixed) -> ClassSet {
         use crate::classes::ClassDef;
