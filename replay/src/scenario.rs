@@ -1313,7 +1313,17 @@ fn parse_map_field(
 fn class_mask(cx: &Cx, n: &Node, p: &str, classes: &ClassSet, cells: u64, limit: u64, what: &str) -> Res<u16> {
     let mut mask = 0u16;
     for (k, item) in cx.array(n, p, 16)?.iter().enumerate() {
-        let class = parse_class(cx, item, &format!("{p}[{k}]"), classes)?;
+        let item_path = format!("{p}[{k}]");
+        let class = parse_class(cx, item, &item_path, classes)?;
+        let def = PassClass::new(class).and_then(|c| classes.get(c));
+        if def.is_some_and(|d| d.obstructions == ObstructionMode::Foundation) {
+            let name = def.map_or("", |d| d.name.as_str());
+            return Err(cx.err(
+                item,
+                &item_path,
+                format!("expected a movement class, found the foundation class {name:?} (only movement classes search)"),
+            ));
+        }
         mask |= 1 << class;
     }
     if cells * u64::from(mask.count_ones()) > limit {
@@ -2640,6 +2650,10 @@ mod tests {
         assert_ne!(plain_world.state_hash(), world.state_hash());
         let too_many = minimal("").replace("\"tiles\": 16, \"seed\": 1}}", "\"tiles\": 256, \"seed\": 1}, \"landmarks\": [0, 1, 2, 3, 6]}");
         check_error(&too_many, "map.landmarks", Some(3), "landmark tables for at most 4194304 navcells in all");
+        let foundation = minimal("").replace("\"seed\": 1}}", "\"seed\": 1}, \"landmarks\": [\"default\", \"building-land\"]}");
+        check_error(&foundation, "map.landmarks[1]", Some(3), "expected a movement class, found the foundation class \"building-land\"");
+        let foundation = minimal("").replace("\"seed\": 1}}", "\"seed\": 1}, \"jump_tables\": [4]}");
+        check_error(&foundation, "map.jump_tables[0]", Some(3), "expected a movement class");
     }
 
     #[test]
