@@ -78,7 +78,8 @@ pub const SCENARIO_VERSION: u32 = 4;
 /// The oldest version this program reads. Version 2 added the formation commands (`form_group`,
 /// `move_formation`, `set_layout`, `disband`), version 3 the waypoint networks (`waypoints`) and
 /// commands (`set_waypoints`, `set_waypoint_priorities`, `move_by_waypoints`), version 4 the
-/// landmark tables (`map.landmarks`); an older file is a valid newer file, so it is read as one
+/// landmark tables (`map.landmarks`) and the refusal of foundation classes in `map.jump_tables`
+/// (which earlier versions ignored); an older file is a valid newer file, so it is read as one
 /// (and its canonical text says version 4).
 pub const OLDEST_SCENARIO_VERSION: u32 = 1;
 
