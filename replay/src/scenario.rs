@@ -79,7 +79,7 @@ pub const SCENARIO_VERSION: u32 = 4;
 /// `move_formation`, `set_layout`, `disband`), version 3 the waypoint networks (`waypoints`) and
 /// commands (`set_waypoints`, `set_waypoint_priorities`, `move_by_waypoints`), version 4 the
 /// landmark tables (`map.landmarks`) and the refusal of foundation classes in `map.jump_tables`
-/// (which earlier versions ignored); an older file is a valid newer file, so it is read as one
+/// (earlier versions ignored them, and still do: they are dropped); an older file is a valid newer file, so it is read as one
 /// (and its canonical text says version 4).
 pub const OLDEST_SCENARIO_VERSION: u32 = 1;
 
@@ -924,7 +924,7 @@ fn parse_root(cx: &Cx, root: &Node, resolve: &mut dyn FnMut(&str) -> Result<Stri
         None => (ClassesSpec::ZeroAd, ClassSet::zero_ad_defaults()),
     };
     let (n, p) = top.req(cx, "map")?;
-    let map = parse_map_field(cx, n, &p, &classes, resolve)?;
+    let map = parse_map_field(cx, n, &p, &classes, version, resolve)?;
     let mut names = Names::default();
     let first_id = map.obstructions.iter().map(|(id, _)| id.saturating_add(1)).max().unwrap_or(1);
     let obstructions = match top.get("obstructions") {
@@ -1196,6 +1196,7 @@ fn parse_map_field(
     node: &Node,
     path: &str,
     classes: &ClassSet,
+    version: u64,
     resolve: &mut dyn FnMut(&str) -> Result<String, String>,
 ) -> Res<MapBuilt> {
     let o = cx.obj(node, path, &["generated", "movingai", "grid", "terrain", "polygons", "cell_size", "jump_tables", "landmarks"])?;
@@ -1299,11 +1300,11 @@ fn parse_map_field(
     };
     let cells = u64::from(desc.grid.width) * u64::from(desc.grid.height);
     let jump_tables = match o.get("jump_tables") {
-        Some((n, p)) => class_mask(cx, n, &p, classes, cells, sim::snapshot::MAX_JUMP_TABLE_CELLS, "jump tables")?,
+        Some((n, p)) => class_mask(cx, n, &p, classes, cells, sim::snapshot::MAX_JUMP_TABLE_CELLS, "jump tables", version < 4)?,
         None => 0,
     };
     let landmarks = match o.get("landmarks") {
-        Some((n, p)) => class_mask(cx, n, &p, classes, cells, sim::snapshot::MAX_LANDMARK_CELLS, "landmark tables")?,
+        Some((n, p)) => class_mask(cx, n, &p, classes, cells, sim::snapshot::MAX_LANDMARK_CELLS, "landmark tables", false)?,
         None => 0,
     };
     Ok(MapBuilt { kind, desc, obstructions, origin, jump_tables, landmarks })
@@ -1311,13 +1312,18 @@ fn parse_map_field(
 
 /// A list of classes as a bit mask, limited as a snapshot limits the tables built for them
 /// (`World::load` refuses more), counted as it counts them: `limit` navcells in all.
-fn class_mask(cx: &Cx, n: &Node, p: &str, classes: &ClassSet, cells: u64, limit: u64, what: &str) -> Res<u16> {
+/// Foundation classes are refused, or dropped when `drop_foundation` (older files).
+#[allow(clippy::too_many_arguments)] // the limit's two numbers and its name come on top of the key
+fn class_mask(cx: &Cx, n: &Node, p: &str, classes: &ClassSet, cells: u64, limit: u64, what: &str, drop_foundation: bool) -> Res<u16> {
     let mut mask = 0u16;
     for (k, item) in cx.array(n, p, 16)?.iter().enumerate() {
         let item_path = format!("{p}[{k}]");
         let class = parse_class(cx, item, &item_path, classes)?;
         let def = PassClass::new(class).and_then(|c| classes.get(c));
         if def.is_some_and(|d| d.obstructions == ObstructionMode::Foundation) {
+            if drop_foundation {
+                continue; // what versions before 4 did with them: no table, so no bit
+            }
             let name = def.map_or("", |d| d.name.as_str());
             return Err(cx.err(
                 item,
@@ -2654,7 +2660,9 @@ mod tests {
         let foundation = minimal("").replace("\"seed\": 1}}", "\"seed\": 1}, \"landmarks\": [\"default\", \"building-land\"]}");
         check_error(&foundation, "map.landmarks[1]", Some(3), "expected a movement class, found the foundation class \"building-land\"");
         let foundation = minimal("").replace("\"seed\": 1}}", "\"seed\": 1}, \"jump_tables\": [4]}");
-        check_error(&foundation, "map.jump_tables[0]", Some(3), "expected a movement class");
+        let old = parse(&foundation).unwrap(); // version 1: ignored, as it always was
+        assert!(old.canonical_text().contains("\"jump_tables\": []"), "{}", old.canonical_text());
+        check_error(&foundation.replace("\"version\": 1", "\"version\": 4"), "map.jump_tables[0]", Some(3), "expected a movement class");
     }
 
     #[test]
