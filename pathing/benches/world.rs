@@ -13,7 +13,8 @@
 //!   rebuild, outside the timing.
 //!
 //! `cargo bench -p pathing --bench world`; `PHALANX_BENCH_QUICK=1` (or no `--bench` argument) runs
-//! a 256 × 256 variant with few samples. Exits with status 1 when a check fails.
+//! a 256 × 256 variant with few samples; `PHALANX_BENCH_TABLES=1` gives the `default` class jump
+//! tables, `PHALANX_BENCH_LANDMARKS=1` a landmark table. Exits with status 1 when a check fails.
 
 // A benchmark, not simulation code: it needs the wall clock to time and floats to report.
 #![allow(clippy::disallowed_types, clippy::disallowed_methods)]
@@ -24,10 +25,10 @@ use common::{median, ms, time};
 use std::time::Duration;
 
 use pathing::classes::ObstructionMode;
-use pathing::passability::{NavWorld, Obstruction, ObstructionFlags};
+use pathing::passability::{LANDMARKS_PER_CLASS, NavWorld, Obstruction, ObstructionFlags};
 use pathing::raster::oriented_square;
 use pathing::refworld::{RefWorldParams, generate};
-use pathing::{Fixed, Hierarchy, JumpTable, PassMap, WorldPos};
+use pathing::{Fixed, Hierarchy, JumpTable, Landmarks, PassMap, WorldPos};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -39,6 +40,10 @@ fn main() {
     // PHALANX_BENCH_TABLES=1: the `default` class also gets jump tables (JPS+).
     if std::env::var("PHALANX_BENCH_TABLES").is_ok_and(|v| v == "1") {
         desc.jump_table_classes = 1;
+    }
+    // PHALANX_BENCH_LANDMARKS=1: the `default` class also gets a landmark table.
+    if std::env::var("PHALANX_BENCH_LANDMARKS").is_ok_and(|v| v == "1") {
+        desc.landmark_classes = 1;
     }
     let side = params.tiles * 4;
     println!(
@@ -78,23 +83,30 @@ fn main() {
     let (t_fields, t_base, t_expand) = (median(t_fields), median(t_base), median(t_expand));
 
     // Per-structure build times on the finished grid.
-    let (mut t_pass, mut t_table, mut t_hier) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut t_pass, mut t_table, mut t_hier, mut t_marks) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let movement: Vec<_> = desc.classes.iter().filter(|(_, d)| d.obstructions != ObstructionMode::Foundation).map(|(c, _)| c).collect();
     for _ in 0..reps {
-        let (mut p, mut t, mut h) = (Duration::ZERO, Duration::ZERO, Duration::ZERO);
+        let (mut p, mut t, mut h, mut l) = (Duration::ZERO, Duration::ZERO, Duration::ZERO, Duration::ZERO);
         for &class in &movement {
+            if desc.landmark_classes & class.bit() != 0 {
+                // As the world builds it: from the grid with every area open and no square (this
+                // world has no areas, so that is the terrain-only grid).
+                let (_, dl) = time(|| Landmarks::build(&PassMap::build(world.terrain_only(), class), LANDMARKS_PER_CLASS));
+                l += dl;
+            }
             let (pass, dp) = time(|| PassMap::build(world.grid(), class));
             let (_, dt) =
                 if desc.jump_table_classes & class.bit() != 0 { time(|| Some(JumpTable::build(&pass))) } else { (None, Duration::ZERO) };
             let (_, dh) = time(|| Hierarchy::build(&pass));
             (p, t, h) = (p + dp, t + dt, h + dh);
         }
+        t_marks.push(l);
         t_pass.push(p);
         t_table.push(t);
         t_hier.push(h);
     }
-    let (t_pass, t_table, t_hier) = (median(t_pass), median(t_table), median(t_hier));
-    let grid_part = full.saturating_sub(t_pass + t_table + t_hier);
+    let (t_pass, t_table, t_hier, t_marks) = (median(t_pass), median(t_table), median(t_hier), median(t_marks));
+    let grid_part = full.saturating_sub(t_pass + t_table + t_hier + t_marks);
 
     // Placements: positions on a stride where a 12 × 10 m building at 30° is allowed.
     let land = desc.classes.by_name("building-land").expect("built-in class");
@@ -143,9 +155,10 @@ fn main() {
     println!("| measure | ms | share of full build | target | verdict |");
     println!("| --- | ---: | ---: | --- | --- |");
     println!(
-        "| full build (grid + {} movement classes' long-range data, jump tables for {}) | {:.1} | 100% | < 150 ms | {} |",
+        "| full build (grid + {} movement classes' long-range data, jump tables for {}, landmark tables for {}) | {:.1} | 100% | < 150 ms | {} |",
         movement.len(),
         desc.jump_table_classes.count_ones(),
+        desc.landmark_classes.count_ones(),
         ms(full),
         verdict(ms(full) < 150.0)
     );
@@ -161,6 +174,11 @@ fn main() {
     println!("| of which bit planes | {:.1} | {:.0}% | | |", ms(t_pass), pct(t_pass, full));
     println!("| of which hierarchies | {:.1} | {:.0}% | | |", ms(t_hier), pct(t_hier, full));
     println!("| of which jump tables | {:.1} | {:.0}% | | |", ms(t_table), pct(t_table, full));
+    println!(
+        "| of which landmark tables (with their permissive grid's bit planes) | {:.1} | {:.0}% | | |",
+        ms(t_marks),
+        pct(t_marks, full)
+    );
     println!(
         "| one building placed (add + update), {} placements | {:.3} | {:.2}% | < 1% | {} |",
         candidates.len(),
