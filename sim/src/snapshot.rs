@@ -252,30 +252,38 @@ pub(crate) fn data_of(world: &World, parts: crate::world::StateParts<'_>) -> Sna
     }
 }
 
+/// Whether a world of `width × height` navcells with these table classes can be loaded again: the
+/// limits [`World::load`](crate::world::World::load) holds every snapshot to ([`MAX_GRID_CELLS`],
+/// [`MAX_JUMP_TABLE_CELLS`], [`MAX_LANDMARK_CELLS`]), so [`World::new`](crate::world::World::new)
+/// refuses a world that could be saved but not loaded.
+///
+/// # Errors
+/// The part over its limit and what was expected.
+pub(crate) fn check_limits(width: u32, height: u32, jump_table_classes: u16, landmark_classes: u16) -> Result<(), (&'static str, String)> {
+    let cells = u64::from(width) * u64::from(height);
+    if cells > MAX_GRID_CELLS {
+        return Err(("grid", format!("{width}x{height} navcells, expected at most {MAX_GRID_CELLS}")));
+    }
+    let tables = |classes: u16, limit: u64| {
+        let n = classes.count_ones();
+        (cells * u64::from(n) > limit).then(|| format!("{n} classes on {cells} navcells, expected at most {limit} in all"))
+    };
+    if let Some(e) = tables(jump_table_classes, MAX_JUMP_TABLE_CELLS) {
+        return Err(("jump tables", e));
+    }
+    if let Some(e) = tables(landmark_classes, MAX_LANDMARK_CELLS) {
+        return Err(("landmark tables", e));
+    }
+    Ok(())
+}
+
 /// The world description and obstructions a payload describes, checked by their constructors.
 pub(crate) fn geometry_of(data: &SnapshotData) -> Result<(WorldDesc, Vec<(u32, Obstruction)>), SnapshotError> {
     let invalid = |what: &str, e: &dyn std::fmt::Display| SnapshotError::Invalid { message: format!("{what}: {e}") };
     // The grids built on load are derived, not read: bound them so a small file cannot ask for
     // gigabytes.
+    check_limits(data.grid.0, data.grid.1, data.jump_table_classes, data.landmark_classes).map_err(|(what, e)| invalid(what, &e))?;
     let cells = u64::from(data.grid.0) * u64::from(data.grid.1);
-    if cells > MAX_GRID_CELLS {
-        return Err(invalid("grid", &format!("{}x{} navcells, expected at most {MAX_GRID_CELLS}", data.grid.0, data.grid.1)));
-    }
-    if cells * u64::from(data.jump_table_classes.count_ones()) > MAX_JUMP_TABLE_CELLS {
-        return Err(invalid(
-            "jump tables",
-            &format!(
-                "{} classes on {cells} navcells, expected at most {MAX_JUMP_TABLE_CELLS} in all",
-                data.jump_table_classes.count_ones()
-            ),
-        ));
-    }
-    if cells * u64::from(data.landmark_classes.count_ones()) > MAX_LANDMARK_CELLS {
-        return Err(invalid(
-            "landmark tables",
-            &format!("{} classes on {cells} navcells, expected at most {MAX_LANDMARK_CELLS} in all", data.landmark_classes.count_ones()),
-        ));
-    }
     // The painted layer is one byte per navcell of the grid just bounded, so it adds at most
     // MAX_GRID_CELLS bytes (and the decoder already held them).
     if !data.cells.is_empty() && data.cells.len() as u64 != cells {

@@ -393,6 +393,9 @@ pub enum SetupError {
     World(WorldError),
     /// A setting is out of range.
     Settings(String),
+    /// The world is larger than a snapshot may hold ([`crate::snapshot::MAX_GRID_CELLS`], or its
+    /// jump or landmark tables over their limits), so it could be saved but never loaded.
+    Limits(String),
 }
 
 impl std::fmt::Display for SetupError {
@@ -400,6 +403,7 @@ impl std::fmt::Display for SetupError {
         match self {
             SetupError::World(e) => write!(f, "{e}"),
             SetupError::Settings(e) => write!(f, "settings: {e}"),
+            SetupError::Limits(e) => write!(f, "world too large to save and load: {e}"),
         }
     }
 }
@@ -411,7 +415,8 @@ impl World {
     /// are numbered after the largest) and settings.
     ///
     /// # Errors
-    /// [`SetupError`] when the geometry or a setting is refused.
+    /// [`SetupError`] when the geometry or a setting is refused, or when the world could not be
+    /// loaded again once saved ([`SetupError::Limits`]).
     pub fn new(desc: WorldDesc, obstructions: Vec<(u32, Obstruction)>, settings: Settings) -> Result<Self, SetupError> {
         if !(1..=10_000).contains(&settings.turn_ms) {
             return Err(SetupError::Settings(format!("turn length {} ms outside 1..=10000", settings.turn_ms)));
@@ -420,6 +425,8 @@ impl World {
             return Err(SetupError::Settings("max_paths_per_turn must be at least 1".into()));
         }
         settings.motion.check().map_err(SetupError::Settings)?;
+        crate::snapshot::check_limits(desc.grid.width, desc.grid.height, desc.jump_table_classes, desc.landmark_classes)
+            .map_err(|(what, e)| SetupError::Limits(format!("{what}: {e}")))?;
         // Ids run upwards from one past the largest initial id; `u32::MAX` is never handed out and
         // marks that the ids are exhausted.
         let next_obstruction = obstructions.iter().map(|(id, _)| id.saturating_add(1)).max().unwrap_or(1);

@@ -563,3 +563,33 @@ fn review_cases_same_turn_grid_off_map_goals_id_exhaustion_and_checked_snapshots
     bad.grid.1 = 1 << 15;
     assert!(matches!(World::load(&reframe(&bad)), Err(sim::snapshot::SnapshotError::Invalid { .. })));
 }
+
+/// A world that could be saved but not loaded again is refused when it is made: a grid over
+/// `MAX_GRID_CELLS`, or jump or landmark tables over their limits; at the limits it is accepted.
+#[test]
+fn worlds_a_snapshot_could_not_hold_are_refused_up_front() {
+    use pathing::classes::ClassSet;
+    use pathing::passability::WorldDesc;
+    use pathing::terrain::CellKind;
+    use sim::world::SetupError;
+    let painted = |w: u32, h: u32| {
+        WorldDesc::from_cells(w, h, Fixed::ONE, vec![CellKind::Blocked; (w * h) as usize], ClassSet::zero_ad_defaults()).unwrap()
+    };
+    let refused = |desc: WorldDesc, what: &str| match World::new(desc, Vec::new(), Settings::default()) {
+        Err(SetupError::Limits(e)) => assert!(e.starts_with(what), "{e}"),
+        Err(e) => panic!("expected a limit error on {what}, found {e}"),
+        Ok(_) => panic!("expected a limit error on {what}"),
+    };
+    refused(painted(2049, 2048), "grid: 2049x2048 navcells, expected at most 4194304");
+    let mut desc = painted(1024, 1024);
+    desc.landmark_classes = 0b1_1111; // five classes of 2^20 navcells: over 2^22
+    refused(desc, "landmark tables: 5 classes on 1048576 navcells");
+    let mut desc = painted(1024, 1024);
+    desc.jump_table_classes = 0b1_1111;
+    refused(desc, "jump tables: 5 classes on 1048576 navcells");
+    // Exactly at the limit: four classes of 2^20 navcells each. An all-blocked map keeps it quick.
+    let mut desc = painted(1024, 1024);
+    desc.landmark_classes = 0b1111;
+    let world = World::new(desc, Vec::new(), Settings::default()).unwrap();
+    World::load(&world.save()).unwrap();
+}
