@@ -79,8 +79,8 @@ pub const SCENARIO_VERSION: u32 = 4;
 /// `move_formation`, `set_layout`, `disband`), version 3 the waypoint networks (`waypoints`) and
 /// commands (`set_waypoints`, `set_waypoint_priorities`, `move_by_waypoints`), version 4 the
 /// landmark tables (`map.landmarks`) and the refusal of foundation classes in `map.jump_tables`
-/// (earlier versions ignored them, and still do: they are dropped); an older file is a valid newer file, so it is read as one
-/// (and its canonical text says version 4).
+/// (older files' are dropped, as they were always ignored); an older file is a valid newer file,
+/// so it is read as one (and its canonical text says version 4).
 pub const OLDEST_SCENARIO_VERSION: u32 = 1;
 
 /// The value of the `format` key.
