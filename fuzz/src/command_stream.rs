@@ -8,13 +8,13 @@
 //! # Layout
 //!
 //! A header describes the world (kind: open, three navigation areas, or painted from rectangles;
-//! size 16 to 80 navcells a side; navcell size; border; jump tables; landmark tables; initial obstructions with ids
-//! that may be near `u32::MAX`; settings), then turns follow while bytes remain: a count (at most
-//! [`MAX_COMMANDS`]) and that many commands. Ids in commands are mostly ones the world reported
-//! earlier (spawned units, formations, placed obstructions) and sometimes ids that never existed;
-//! coordinates are mostly on the map and sometimes on its edge, just beyond it, at the input limits
-//! or anywhere in the `Fixed` range. The commands are decoded during the first run (so they can
-//! name what it created) and replayed unchanged by the other two.
+//! size 16 to 80 navcells a side; navcell size; border; jump tables; landmark tables; initial
+//! obstructions with ids that may be near `u32::MAX`; settings), then turns follow while bytes
+//! remain: a count (at most [`MAX_COMMANDS`]) and that many commands. Ids in commands are mostly
+//! ones the world reported earlier (spawned units, formations, placed obstructions) and sometimes
+//! ids that never existed; coordinates are mostly on the map and sometimes on its edge, just beyond
+//! it, at the input limits or anywhere in the `Fixed` range. The commands are decoded during the
+//! first run (so they can name what it created) and replayed unchanged by the other two.
 //!
 //! # Oracles
 //!

@@ -62,9 +62,10 @@ impl ClassNav {
     /// `None`). Updates leave the table as it is, so it must have been built from a map on which
     /// every navcell that is passable now, or will become passable through later updates, is
     /// passable: blocking navcells keeps its bound exact, opening one it saw blocked does not (the
-    /// searches would still find a path, but not always a shortest one). [`crate::passability::NavWorld`]
-    /// builds it from the grid with every area open and no obstruction square, which every later
-    /// grid only blocks further, and rebuilds it when the terrain changes.
+    /// searches would still find a path, but not always a shortest one).
+    /// [`crate::passability::NavWorld`] builds it from the grid with every area open and no
+    /// obstruction square, which every later grid only blocks further, and rebuilds it when the
+    /// terrain changes.
     ///
     /// # Panics
     /// When the table's size differs from the grid's.

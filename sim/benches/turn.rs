@@ -12,9 +12,9 @@
 //! 256 × 256 world with 100 units for 40 turns (CI smoke run). `PHALANX_BENCH_THREADS=N` computes
 //! path requests on N threads; `PHALANX_BENCH_LANDMARKS=1` gives the units' class a landmark table
 //! (`WorldDesc::landmark_classes`, built with the world, outside the timing);
-//! `PHALANX_BENCH_MAP=FILE.map` (relative to the repository root) runs the same workload on a Moving AI map (painted navcells of 1 m,
-//! no obstructions) instead of the reference world. Exits with status 1 when two runs give
-//! different hashes.
+//! `PHALANX_BENCH_MAP=FILE.map` (relative to the repository root) runs the same workload on a
+//! Moving AI map (painted navcells of 1 m, no obstructions) instead of the reference world. Exits
+//! with status 1 when two runs give different hashes.
 
 // A benchmark, not simulation code: it needs the wall clock to time and floats to report.
 #![allow(clippy::disallowed_types, clippy::disallowed_methods)]

@@ -24,7 +24,8 @@
 //! and what was expected. Decoding allocates a bounded multiple of the payload's size, whatever
 //! the lengths in the input say (see [`MAX_PAYLOAD`]),
 //! and the grids rebuilt on load are limited to [`MAX_GRID_CELLS`] navcells (jump tables to
-//! [`MAX_JUMP_TABLE_CELLS`], landmark tables to [`MAX_LANDMARK_CELLS`]); a painted layer must have exactly one byte per navcell of that grid.
+//! [`MAX_JUMP_TABLE_CELLS`], landmark tables to [`MAX_LANDMARK_CELLS`]); a painted layer must have
+//! exactly one byte per navcell of that grid.
 //!
 //! Version 3 added the painted navcells ([`SnapshotData::cells`]), version 4 the formations
 //! ([`SnapshotData::formations`]), version 5 the waypoint networks and priority tables
