@@ -18,6 +18,7 @@
 //! - [`digest_tree`]: the per-component digests a turn's hash is made of, and [`digest_tree::locate`],
 //!   which finds the component and the chunk or entity range where two peers diverged.
 //! - [`snapshot`]: the byte format of a saved world.
+//! - [`lookup`]: hash sets and maps for look-ups only, with a fixed hasher and no iteration.
 //! - [`EntityId`], [`EntityAllocator`], [`SimRng`], [`state_hash`]: generational ids, the integer
 //!   random generator and the canonical encoding everything hashed uses.
 //!
@@ -61,6 +62,7 @@ pub mod command;
 pub mod digest_tree;
 pub mod formation;
 mod ids;
+pub mod lookup;
 pub mod motion;
 mod rng;
 pub mod snapshot;

@@ -704,7 +704,7 @@ impl World {
                     self.unit_digests.mark(id.index);
                     self.static_dirty.push(id.index);
                 }
-                self.requests.retain(|r| !units.contains(&r.unit));
+                self.drop_requests_of(units);
                 self.ids_digest = state_hash::digest("ids", &self.ids);
                 Ok(())
             }
@@ -714,7 +714,7 @@ impl World {
                 for &id in units {
                     self.reset_unit(id, UnitState::Idle);
                 }
-                self.requests.retain(|r| !units.contains(&r.unit));
+                self.drop_requests_of(units);
                 Ok(())
             }
             CommandKind::PlaceObstruction { square, flags } => {
@@ -1007,6 +1007,16 @@ impl World {
         }
         self.ids_digest = state_hash::digest("ids", &self.ids);
         Ok(())
+    }
+
+    /// Drops the queued path requests of `units`, keeping the others in their order. A set makes
+    /// this linear in the queue and the units rather than their product (a 10,000-unit stop).
+    pub(crate) fn drop_requests_of(&mut self, units: &[EntityId]) {
+        if units.is_empty() || self.requests.is_empty() {
+            return;
+        }
+        let units: crate::lookup::LookupSet<EntityId> = units.iter().copied().collect();
+        self.requests.retain(|r| !units.contains(&r.unit));
     }
 
     /// Clears a live unit's orders, path and movement flags and puts it in `state` (stopped, or

@@ -224,7 +224,7 @@ impl World {
     /// Puts members under their formation's control: no orders, paths or requests of their own,
     /// walking (so that they never block one another).
     fn engage_members(&mut self, members: &[EntityId]) {
-        self.requests.retain(|r| !members.contains(&r.unit));
+        self.drop_requests_of(members);
         for &id in members {
             self.reset_unit(id, UnitState::Moving);
         }

@@ -165,17 +165,16 @@ impl World {
         self.check_order(&GoalSpec::Point(goal))?;
         // The graphs must see the obstructions placed by earlier commands of this turn.
         self.sync_grid();
-        let mut seen: Vec<EntityId> = Vec::with_capacity(units.len());
+        let mut seen = crate::lookup::LookupSet::with_capacity(units.len());
         // Per (class, start block): the route, so a group standing together is routed once per
         // block. Per class: the last waypoint, nearest the goal.
-        let mut routes: Vec<((u8, u16, u16), Vec<WorldPos>)> = Vec::new();
+        let mut routes: crate::lookup::LookupMap<(u8, u16, u16), Vec<WorldPos>> = crate::lookup::LookupMap::with_capacity(0);
         let mut last_cache: BTreeMap<u8, Option<WaypointReach>> = BTreeMap::new();
         let mut planned: Vec<(EntityId, Vec<GoalSpec>, u32)> = Vec::with_capacity(units.len());
         for &id in units {
-            if seen.contains(&id) {
+            if !seen.insert(id) {
                 continue;
             }
-            seen.push(id);
             let unit = self.unit(id).expect("checked live");
             let (class, had) = (unit.class, if queue { unit.orders.len() } else { 0 });
             let from = match unit.orders.last() {
@@ -184,15 +183,15 @@ impl World {
             };
             let cell = grid_navcell(self.nav.grid(), from);
             let key = (class, cell.i / ROUTE_BLOCK, cell.j / ROUTE_BLOCK);
-            let route = match routes.iter().find(|(k, _)| *k == key) {
-                Some((_, route)) => route.clone(),
+            let route = match routes.get(&key) {
+                Some(route) => route.clone(),
                 None => {
                     let route = if self.waypoints.starts_this_turn < ROUTE_STARTS_PER_TURN {
                         self.route_for(player, class, from, goal, &mut last_cache)
                     } else {
                         Vec::new()
                     };
-                    routes.push((key, route.clone()));
+                    routes.insert(key, route.clone());
                     route
                 }
             };
