@@ -1,4 +1,4 @@
-//! Short-range (points-of-visibility) search benchmark on the reference world of DESIGN.md.
+//! Short-range (points-of-visibility) search benchmark on the reference world (`pathing::refworld`).
 //!
 //! Each query is a unit of radius 0.5 m standing near a navcell centre of the `default` class,
 //! asking for a point 8 to 16 m away (on a passable navcell) in a 24 m box (`range` 12 m), among

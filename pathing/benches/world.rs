@@ -1,4 +1,4 @@
-//! World-geometry benchmark on the reference world of DESIGN.md (1024 × 1024 navcells, the 8
+//! World-geometry benchmark on the reference world, `pathing::refworld` (1024 × 1024 navcells, the 8
 //! built-in classes, 100 buildings, 1000 trees, hills, crags, lakes and a square border):
 //!
 //! - **Full build**: `NavWorld::build` from the description and every obstruction: terrain fields

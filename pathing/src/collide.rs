@@ -22,7 +22,7 @@
 //!
 //! # The square test
 //!
-//! [`segment_hits_square`] follows the design's rule for an axis-aligned [`UnitSquare`] expanded by
+//! [`segment_hits_square`] follows 0 A.D.'s rule (docs/pathfinding-rules.md) for a [`UnitSquare`] expanded by
 //! the mover's radius: if the start is inside or on the edge, the step never collides (so a unit
 //! overlapping another can always walk out of it); otherwise, if the end is inside or on the edge, it
 //! collides; otherwise it collides exactly when the segment meets the closed square, which includes
@@ -377,7 +377,7 @@ fn segment_meets_box(from: WorldPos, to: WorldPos, [x0, x1, z0, z1]: [i128; 4]) 
 }
 
 /// Whether a unit stepping from `from` to `to` collides with `square` expanded by `expand` (the
-/// moving unit's radius), by the 0 A.D. design's rule, in this order:
+/// moving unit's radius), by 0 A.D.'s rule (docs/pathfinding-rules.md, "Segment against a unit square"), in this order:
 ///
 /// 1. `from` inside or on the edge of the expanded square: `false`, whatever `to` is. A unit that
 ///    already overlaps an obstruction (it should not, but spawning or a changed world can put it
@@ -899,7 +899,7 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(4000))]
 
-        /// `segment_hits_square` is the design's three rules over the separating-axis oracle.
+        /// `segment_hits_square` is the three rules of its documentation over the separating-axis oracle.
         #[test]
         fn segment_hits_square_matches_the_oracle((from, to, sq, expand) in square_case()) {
             let total = raw(sq.half) + raw(expand);

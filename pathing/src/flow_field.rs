@@ -1,6 +1,6 @@
 //! Integer flow fields over a rectangular navcell region: for every navcell, the exact cost of its
 //! shortest path to a goal and the next step along one, so that formation members steer round
-//! dead ends (the formation design's "flow field" section).
+//! dead ends (docs/pathfinding-rules.md, "Flow fields", and docs/formation-rules.md).
 //!
 //! # Costs
 //!
@@ -49,12 +49,12 @@
 //!
 //! # Region and rebuild trigger
 //!
-//! [`flow_region`] is the design's region: the bounding box of the members' positions (and of the
+//! [`flow_region`] is a formation's region (docs/formation-rules.md): the box of the members' positions (and of the
 //! formation's move position, so the path from it to the first waypoint is covered), extended by
 //! the path's waypoints in order until the path length from the move position reaches
 //! [`FlowRegionParams::ahead_distance`] (the waypoint that reaches it is included, so is the
 //! first waypoint always), grown by half [`FlowRegionParams::corridor_width`] on every side (the
-//! design uses 30 m) and clamped to the grid. [`needs_rebuild`] is the design's trigger: the move
+//! formations use 30 m) and clamped to the grid. [`needs_rebuild`] is the rebuild trigger: the move
 //! position has come within a trigger distance of the last waypoint the region was built for.
 //!
 //! # Reuse
@@ -582,7 +582,7 @@ pub struct FlowRegionParams {
     /// `[Units: metres]`
     pub ahead_distance: Fixed,
     /// Width of the formation's movement corridor; the region is grown by half of it on every
-    /// side (the design uses 30). Negative counts as 0. `[Units: metres]`
+    /// side (formations use 30). Negative counts as 0. `[Units: metres]`
     pub corridor_width: Fixed,
 }
 
@@ -596,7 +596,7 @@ pub struct FlowRegion {
     pub last_waypoint: Option<usize>,
 }
 
-/// The flow-field region of a formation on `map`'s grid, as the design defines it: the bounding
+/// The flow-field region of a formation on `map`'s grid (docs/pathfinding-rules.md, "Flow fields"): the bounding
 /// box of `members` and `move_position`, extended with `waypoints` (the path ahead, in order) up to
 /// the first whose path length from `move_position` reaches `params.ahead_distance` (the first
 /// waypoint always), grown by half `params.corridor_width` on every side and clamped to the grid.
@@ -643,7 +643,7 @@ pub fn flow_region(
     FlowRegion { cells: CellRect::new(i0, j0, i1, j1), last_waypoint }
 }
 
-/// The design's rebuild trigger: whether the move position has come strictly closer than
+/// The rebuild trigger of a formation's field: whether the move position has come strictly closer than
 /// `trigger_distance` to the last waypoint the current region was built for
 /// ([`FlowRegion::last_waypoint`]), so that a new field must be built before units run off the
 /// current one. Exact (squared lengths in `u128`). When that waypoint is the end of the path a

@@ -1,5 +1,5 @@
 //! Path goals (point, circle, square, and the inverted shapes for minimum ranges) and the exact
-//! "navcell inside goal" predicate of the 0 A.D. design.
+//! "navcell inside goal" predicate after 0 A.D. (docs/pathfinding-rules.md, "Goals").
 //!
 //! A navcell is inside a goal when any point of the closed navcell is inside (or on the edge of) the
 //! goal shape; a point goal holds only the navcell that contains the point. For the inverted shapes,

@@ -45,7 +45,7 @@
 //! [`Hierarchy`]) per movement class, and brings them up to date per dirty rectangle as
 //! obstructions, areas and terrain change. [`placement`] answers building and unit placement,
 //! [`flow_field`] and [`waypoints`] serve formations and long AI routes, and [`refworld`] generates
-//! the design's reference world (the one `sim`'s quick start, the benchmarks and the demo use).
+//! the reference world of [`refworld`] (the one `sim`'s quick start, the benchmarks and the demo use).
 //!
 //! Nothing here uses floating point, a clock, randomness or hash-map iteration: the same inputs give
 //! the same path on every machine.

@@ -5,10 +5,10 @@
 //! goal can be reached at all:
 //!
 //! - A start on an impassable navcell gets a straight escape path to the nearest passable navcell
-//!   (the 0 A.D. design's "stuck units"); the unit asks again once it is out.
+//!   (0 A.D.'s "stuck units"; docs/pathfinding-rules.md); the unit asks again once it is out.
 //! - A goal with no reachable navcell is replaced by the reachable navcell nearest the goal's centre
 //!   (squared Euclidean distance between navcells, ties to the lowest `(j, i)`), so the search never
-//!   exhausts a component looking for it (the grid-pathfinding design's "approach unreachable
+//!   exhausts a component looking for it (docs/pathfinding-rules.md; a grid pathfinder's "approach unreachable
 //!   destinations", at the hierarchy's cost).
 //! - Otherwise it is a plain JPS+ query (JPS when the class was built without jump tables; the
 //!   paths are the same), with the landmark heuristic when the class has a [`Landmarks`] table
@@ -27,7 +27,7 @@ use crate::pass_map::PassMap;
 use crate::search::{PartialReason, Path, PathStatus, SearchLimits, SearchOutcome, SearchScratch};
 
 /// How far [`ClassNav::snap`] looks for a passable navcell by default: 8 metres, as the
-/// grid-pathfinding design's start and end snapping. `[Units: metres]`
+/// grid pathfinder's start and end snapping we took it from (docs/decisions.md). `[Units: metres]`
 pub const SNAP_RADIUS_METRES: u32 = 8;
 
 /// Everything the long-range pathfinder derives from one class of a grid.
@@ -127,7 +127,7 @@ impl ClassNav {
         self.hierarchy.nearest(cell, None, max_distance)
     }
 
-    /// The navcell for a world point slightly off the walkable grid (the grid-pathfinding design's
+    /// The navcell for a world point slightly off the walkable grid (a bounded snap, docs/pathfinding-rules.md;
     /// start and end snapping): the point's navcell (clamped onto the grid) when passable, else
     /// the nearest passable navcell within [`SNAP_RADIUS_METRES`], else `None`.
     pub fn snap_point(&self, at: WorldPos) -> Option<Navcell> {

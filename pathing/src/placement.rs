@@ -2,7 +2,7 @@
 //! may a unit stand here, where does a trained unit appear, which units must step off a new
 //! foundation and where to, and how obstructed is a rectangle.
 //!
-//! Rules (the 0 A.D. design's "Unit spawning", "Foundation unit dispersal", "Building placement"
+//! Rules (docs/motion-rules.md; after 0 A.D.'s "Unit spawning", "Foundation unit dispersal", "Building placement"
 //! and "Summary of constraints", with the choices it leaves open made here):
 //!
 //! - **Building placement** is an over-estimate of the footprint: the footprint grown by
@@ -36,7 +36,7 @@ use crate::navcell::Navcell;
 use crate::passability::{NavWorld, ObstructionFlags};
 use crate::raster::count_blocked_in_square;
 
-/// The design's ε for spawning: units are placed at least this far beyond another unit's square
+/// The ε for spawning (0 A.D.'s 1/8 m): units are placed at least this far beyond another unit's square
 /// grown by their radius. `[Units: metres]`
 pub const SPAWN_EPSILON: Fixed = Fixed::from_bits(1 << 13);
 

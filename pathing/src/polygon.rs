@@ -1156,7 +1156,7 @@ impl PolygonConfig {
         Ok(GridBounds { min_x: Fixed::from_bits(x0), min_z: Fixed::from_bits(z0), width: w, depth: d })
     }
 
-    /// Builds the walkable grid of the design's standalone build, in the grid-file form:
+    /// Builds the walkable grid of a polygon config alone (docs/pathfinding-rules.md), in the grid-file form:
     ///
     /// 1. every navcell whose centre is inside an available area is walkable; with
     ///    `boundaryPadding > 0`, only if the centre is also farther than `boundaryPadding` from that

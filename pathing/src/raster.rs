@@ -1,6 +1,6 @@
 //! Rasterization of obstruction squares onto the navcell grid, exactly, in integers.
 //!
-//! # The rule (0 A.D. design, "Static obstructions" and "Narrow obstructions")
+//! # The rule (docs/pathfinding-rules.md, "Obstruction squares" and "Narrow obstructions")
 //!
 //! For a clearance `c`, a navcell is blocked by a square when **every corner** of the navcell is
 //! inside the square or at a distance `d ≤ R` from it, where
@@ -11,12 +11,12 @@
 //!
 //! The second term is the narrow-obstruction rule: a fence thinner than three navcells is
 //! rasterized as if it were padded out to three navcells, so that it always blocks a line of
-//! navcells with no diagonal gap (at any angle), as the design argues from its 45° and √5 figures.
+//! navcells with no diagonal gap (at any angle), as 0 A.D.'s design argues from its 45° and √5 figures.
 //! Partially covered navcells stay passable, so a unit can always reach any distance `> R` from the
 //! shape without standing on a blocked navcell.
 //!
-//! The design does not say more; 0 A.D.'s code adds one metre to every clearance instead of the
-//! narrow rule. We follow the design: its rule is what makes "distance `> c` is always reachable" true
+//! 0 A.D.'s design does not say more; its code adds one metre to every clearance instead of the
+//! narrow rule. We follow 0 A.D.'s design (docs/decisions.md): it makes "distance `> c` is always reachable" true
 //! for the clearance the class states.
 //!
 //! # Exactness
@@ -153,7 +153,7 @@ pub fn square_centre_spans(square: &Square, cell_size: Fixed, clip: CellRect, mu
 }
 
 /// Number of navcells whose centre is inside the closed `square` and that `blocked(i, j)` says are
-/// obstructed: the formation seed's candidate score. Navcells off the `width × height` grid count
+/// obstructed: a formation candidate's score (docs/formation-rules.md). Navcells off the `width × height` grid count
 /// as obstructed.
 pub fn count_blocked_in_square(
     square: &Square,
@@ -304,7 +304,7 @@ mod tests {
         Fixed::from_bits(v * 65536 / den)
     }
 
-    /// Blocked navcells of `square` on a `w × h` grid of 1 m navcells, as the seed draws them.
+    /// Blocked navcells of `square` on a `w × h` grid of 1 m navcells, as 0 A.D.'s design figures draw them.
     fn blocked(square: &Square, r32: Option<i128>, clearance: Fixed, w: u32, h: u32) -> Vec<(i32, i32)> {
         let mut out = Vec::new();
         let clip = CellRect::full(w, h);
@@ -360,7 +360,7 @@ mod tests {
         assert_eq!(got, want, "\n{}", render(&shifted, 20, 10));
     }
 
-    /// The seed's √5 figure: a rectangle 2.22 × 6 including a rounded clearance of 0.5, at
+    /// 0 A.D.'s √5 figure: a rectangle 2.22 × 6 including a rounded clearance of 0.5, at
     /// atan(2) ≈ 63.43°, blocks only three separate navcells, so units walk through it.
     #[test]
     fn seed_figure_root_five_fence_has_gaps_without_the_narrow_rule() {

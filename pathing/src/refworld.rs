@@ -1,9 +1,9 @@
-//! The *reference world* of the design (DESIGN.md, "Reference workloads"), generated from a seed:
+//! The *reference world* that benchmarks, tests and the demo share, generated from a seed:
 //! terrain tiles of 4 m with hills, steep crags and lakes, a square or circular map border, the
 //! built-in passability classes, buildings and trees. Benchmarks, the demo and tests all build
 //! their worlds here, so they measure and show the same thing.
 //!
-//! The default ([`RefWorldParams::reference`]) is the design's scale: 256 × 256 tiles (a 1024 ×
+//! The default ([`RefWorldParams::reference`]) is the full scale: 256 × 256 tiles (a 1024 ×
 //! 1024 navcell grid at 1 m), the 8 built-in classes, 100 buildings and 1000 trees. Smaller
 //! variants keep the same densities.
 //!
@@ -32,7 +32,7 @@ pub struct RefWorldParams {
 }
 
 impl RefWorldParams {
-    /// The design's reference world: 256 × 256 tiles, 100 buildings, 1000 trees.
+    /// The full reference world: 256 × 256 tiles, 100 buildings, 1000 trees.
     pub const fn reference(seed: u64) -> Self {
         Self { tiles: 256, seed, buildings: 100, trees: 1000, circular: false }
     }

@@ -2,7 +2,7 @@
 //! the navcells of its class and the squares of other units.
 //!
 //! The long-range searches plan on the navcell grid and know nothing of units. Near a unit, 0 A.D.
-//! plans again with a "vector" pathfinder (notes §7, and the design's "Vector pathfinder"): the
+//! plans again with a "vector" pathfinder (docs/pathfinding-rules.md, "Short-range search"): the
 //! world in a box around the unit becomes straight edges and corner vertices, and A* runs over the
 //! vertices that see each other. This module is that search, computed exactly.
 //!

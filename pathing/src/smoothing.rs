@@ -1,13 +1,13 @@
-//! String pulling (the grid-pathfinding design's §4 "path smoothing"): a grid path's turning
+//! String pulling (docs/pathfinding-rules.md, "Turning a path into waypoints"): a grid path's turning
 //! points reduced to the points where a unit really has to turn.
 //!
 //! From an anchor (the first point), the path is followed forward while the anchor still sees the
 //! next point: the straight segment between them touches only passable navcells
 //! ([`crate::collide::segment_clear`], closed navcells, so the result never cuts a corner the grid
 //! forbids). The last point it sees before the first one it does not becomes the new anchor, until
-//! the last point. The design samples the segment every half navcell; here the test is exact, so a
+//! the last point. The grid pathfinder this comes from samples every half navcell; here the test is exact, so a
 //! smoothed path is legal by construction. (Searching for the furthest visible point over the whole
-//! rest of the path, as the design's words could also mean, costs a quadratic number of long
+//! rest of the path, as that pathfinder's description could also mean, costs a quadratic number of long
 //! segment tests on long paths; the forward walk stops at the first occlusion.)
 //!
 //! Every kept point is one of the input points, in order, and the first and last are always kept;

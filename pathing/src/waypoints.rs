@@ -10,7 +10,7 @@
 //! each other within that bound is joined by an edge weighted by the length of the path. A long
 //! route is then a shortest route in this small graph, and a unit walks it leg by leg, asking the
 //! ordinary pathfinder only for the next leg. (This follows the UFO:AI macro-pathfinding proposal,
-//! see `shared/seeds/ufoai-macro-pathfinding.txt`; the design here is our own.)
+//! whose rules as we apply them are in docs/pathfinding-rules.md; the details here are our own.)
 //!
 //! A [`WaypointGraph`] is built for one passability class and one range from a [`ClassNav`] and
 //! the waypoints' navcells. Waypoint ids ([`WaypointId`]) are the positions in that list.

@@ -1,5 +1,5 @@
 //! The `phalanx` command line: argument parsing, file loading and the output formats of the stable
-//! command-line contract (DESIGN.md, "Command-line contract").
+//! command-line contract (the command table of README.md).
 //!
 //! [`run`] takes the arguments and two writers and returns the exit code, so tests drive it without
 //! a process. Exit codes: 0 success, 1 a query found no complete path (for `verify` and `diff`: a

@@ -1,5 +1,5 @@
 //! Formation benchmark (issue 9): 20 formations of 50 units crossing the reference world of
-//! DESIGN.md (1024 × 1024 navcells, 100 buildings, 1000 trees, hills and lakes).
+//! `pathing::refworld` (1024 × 1024 navcells, 100 buildings, 1000 trees, hills and lakes).
 //!
 //! Each formation is spawned near the west edge, at its own height, formed up (layouts in turn:
 //! box, line, column, wedge, loose) and ordered to a point near the east edge at the height of

@@ -1,4 +1,4 @@
-//! Turn benchmark on the reference world of DESIGN.md: 1024 × 1024 navcells, 8 classes, 100
+//! Turn benchmark on the reference world (`pathing::refworld`): 1024 × 1024 navcells, 8 classes, 100
 //! buildings, 1000 trees, and 1000 units in 20 groups of 50, each group ordered across the map
 //! (every unit to its own point of a block around the group's destination), re-ordered every 40
 //! turns (staggered) or when all of it has arrived or given up.

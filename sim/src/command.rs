@@ -55,7 +55,7 @@ pub enum GoalSpec {
         half: Fixed,
     },
     /// Within a range band of a target (an attack or gather range): at most `max` and at least
-    /// `min` from the target's obstruction, as the 0 A.D. design's range constraints define it
+    /// `min` from the target's obstruction, with 0 A.D.'s range constraints (docs/motion-rules.md, "Range orders")
     /// (ranges measured between the edges of the two shapes, plus ε = 1/8 m; see
     /// "What a unit plans for" in the path phase, `sim/src/world/plan.rs`). The target is read where it is each time the unit plans, so a
     /// unit follows a moving target; the order fails when the target is gone.

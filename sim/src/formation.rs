@@ -1,6 +1,6 @@
-//! Formations: groups of units that move as one block, after the two formation seeds (the motion
+//! Formations: groups of units that move as one block, after 0 A.D.'s two formation documents (the motion
 //! proposal's generalised path, candidate positions and corners; the pathfinder design's group
-//! positions and flow field). This module holds the state and the pure geometry; the turn phase
+//! positions and flow field; docs/formation-rules.md). This module holds the state and the pure geometry; the turn phase
 //! that drives them is `sim/src/world/formations.rs`.
 //!
 //! ```
@@ -96,7 +96,7 @@ pub const RUN_MULTIPLIER: (i128, i128) = (3, 2);
 pub const FIELD_AHEAD: Fixed = Fixed::const_from_int(40);
 
 /// The movement corridor's width: the flow-field region is grown by half of it on every side (the
-/// design's 30 m). `[Units: metres]`
+/// 30 m of docs/formation-rules.md, "Flow field and steering"). `[Units: metres]`
 pub const FIELD_CORRIDOR: Fixed = Fixed::const_from_int(30);
 
 /// The flow field is rebuilt when the formation comes this close to the point it leads to (unless
@@ -189,7 +189,7 @@ pub struct Formation {
     /// Members in slot order: member `k` stands in slot `k`. `[Limit: 1..=MAX_MEMBERS]`
     pub(crate) members: Vec<EntityId>,
     /// The formation's position: the centre of its footprint, which the slots are placed round
-    /// (the proposal's formation position, the pathfinder design's move position).
+    /// (the formation position of 0 A.D.'s motion proposal, the move position of its pathfinder design).
     pub pos: WorldPos,
     /// The direction it faces, a unit vector to within 2^-15 (raw length about 2^16).
     pub facing: Vec2,

@@ -6,8 +6,8 @@
 //! Every movement segment is checked against the navcell grid of the unit's class (all navcells the
 //! closed segment touches must be passable, [`pathing::collide::segment_clear`]) and against the
 //! *cores* of the units that are not walking: squares of half-size radius × `core_fraction` (the
-//! grid seed's dynamic-obstacle fraction, 0.6), grown by the mover's radius, with the 0 A.D.
-//! design's rule (a segment starting inside a square never collides with it; one ending inside
+//! dynamic-obstacle fraction, 0.6), grown by the mover's radius, with 0 A.D.'s
+//! rule (docs/pathfinding-rules.md: a segment starting inside a square never collides with it; one ending inside
 //! collides; otherwise it collides when it passes through,
 //! [`pathing::collide::segment_hits_square`]). The short-range pathfinder plans around the same
 //! cores, so a planned detour can be walked; the rest of each unit's radius is soft, kept apart by
@@ -67,7 +67,7 @@ use crate::ids::EntityId;
 use crate::world::{PathRequest, Unit, UnitState, World};
 
 /// The constants of local movement: part of [`crate::world::Settings`], so fixed for a game and
-/// recorded with it. The defaults are the 0 A.D. design's and the grid seed's values where they
+/// recorded with it. The defaults are 0 A.D.'s and the grid pathfinder's values (docs/motion-rules.md) where they
 /// give one (named on each field), converted to turns where they are times.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MotionSettings {
@@ -95,25 +95,25 @@ pub struct MotionSettings {
     /// Blocked turns after which a unit gives up its order ([`Event::Failed`]). `[Limit: 1..=255]`
     pub give_up_turns: u8,
     /// Part of a standing unit's radius that blocks others, for planning and for movement (the
-    /// grid seed's dynamic-obstacle radius fraction, 0.6); the rest of it is soft and resolved by
+    /// dynamic-obstacle radius fraction, 0.6; docs/motion-rules.md); the rest of it is soft and resolved by
     /// the push-apart. `[Limit: 0..=1]`
     pub core_fraction: Fixed,
     /// Standing units farther than this from the straight line of a short-range search are not
-    /// obstacles to it (the grid seed's influence distance, 6 m). `[Units: metres] [Limit: 0..=64]`
+    /// obstacles to it (the influence distance, 6 m). `[Units: metres] [Limit: 0..=64]`
     pub influence: Fixed,
-    /// Passes of the collision push-apart per turn (the grid seed's 3). `[Limit: 0..=16]`
+    /// Passes of the collision push-apart per turn (3, docs/motion-rules.md). `[Limit: 0..=16]`
     pub push_iterations: u8,
-    /// How far a standing unit steps aside when nudged (the grid seed's 1.2 m).
+    /// How far a standing unit steps aside when nudged (1.2 m, docs/motion-rules.md).
     /// `[Units: metres] [Limit: 0..=16]`
     pub nudge_distance: Fixed,
     /// A standing unit that moved this turn within this distance of a walker's current segment
-    /// makes the walker plan a detour (the grid seed's 1.8 m). `[Units: metres] [Limit: 0..=16]`
+    /// makes the walker plan a detour (1.8 m). `[Units: metres] [Limit: 0..=16]`
     pub replan_trigger: Fixed,
-    /// Least time between two triggered replans of one unit (the grid seed's 500 ms), rounded up to
+    /// Least time between two triggered replans of one unit (500 ms), rounded up to
     /// whole turns. `[Units: milliseconds] [Limit: 0..=60000]`
     pub replan_cooldown_ms: u32,
     /// A unit displaced by less than this in a turn did not move, for the replan trigger (the grid
-    /// seed's 0.05 m). `[Units: metres] [Limit: 0..=1]`
+    /// 0.05 m). `[Units: metres] [Limit: 0..=1]`
     pub moved_epsilon: Fixed,
 }
 
@@ -600,7 +600,7 @@ pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
     replan_trigger(units, &before, motion, turn_ms, cooldown_turns, requests, digests);
 }
 
-/// The collision push-apart (the grid seed's §8, deterministic): `push_iterations` passes over
+/// The collision push-apart (docs/motion-rules.md, "Push-apart"): `push_iterations` passes over
 /// every pair of units whose circles (radius = half-size) overlap, in `(lower index, higher index)`
 /// order, each moving both units apart by half the overlap along the line between their centres
 /// (along x or z, by the parity of their indices, when they coincide). A unit is never moved onto
@@ -690,7 +690,7 @@ fn push_apart(
     }
 }
 
-/// Nudging (the grid seed's §8): a standing unit with no order that a walking unit of its owner
+/// Nudging (docs/motion-rules.md, "Nudging"): a standing unit with no order that a walking unit of its owner
 /// ran into steps `nudge_distance` aside: straight away from the walker, else to its left, its
 /// right, or back towards it, whichever first is a legal step ([`may_shift`]) that enters no other
 /// standing unit's core. Each unit is nudged at most once a turn, away from the walker that comes
@@ -735,12 +735,12 @@ fn nudge(
     }
 }
 
-/// Dynamic replanning (the grid seed's §9, deterministic): a walker (a unit following waypoints,
+/// Dynamic replanning (docs/motion-rules.md, "Replan trigger"): a walker (a unit following waypoints,
 /// off its replan cooldown) plans a short-range detour when a standing unit that moved more than
 /// `moved_epsilon` this turn (pushed aside, or stopped after walking) is within `replan_trigger` of its
 /// current segment; it then waits `replan_cooldown_ms` before the next such replan. Only standing
 /// units count: walking units are no obstacles to planning, so a replan for them would give the
-/// same path. Unlike the grid seed, only the stretch of the segment the walker covers before it may
+/// same path. Unlike the grid pathfinder it comes from, only the stretch of the segment the walker covers before it may
 /// replan again counts (speed × the cooldown, at least one turn): a unit pushed 40 m further along
 /// is no reason to plan now, and in a crowd at its destination (where arriving units push the ones
 /// standing) the whole segment would make every walker replan every cooldown.

@@ -1,6 +1,6 @@
 //! The world and its turn: commands in, events and a state hash out.
 //!
-//! [`World::step`] runs one turn, in the order of the design ("One turn"):
+//! [`World::step`] runs one turn, in this order:
 //!
 //! 1. the turn's commands are applied in `(turn, player, seq)` order; a command that cannot be
 //!    carried out gives [`Event::Rejected`] and changes nothing;
@@ -15,9 +15,9 @@
 //!    formation gave them at the end of the previous turn;
 //! 5. formations update their plans, in formation-id order (`world/formations.rs`): each moving
 //!    formation's position advances along its generalised path (candidate positions, corners,
-//!    finalising), its flow field is rebuilt when the design's trigger fires, and its members are
+//!    finalising), its flow field is rebuilt when its trigger fires, and its members are
 //!    given their next waypoints (towards their slots, or along the field). This comes after the
-//!    units moved, as the design's step 5 says, because everything it decides depends on where
+//!    units moved because everything it decides depends on where
 //!    the members now stand (their average position, whether a member still lags or has reached
 //!    its slot, whether its straight line to its slot is clear), and because the waypoints it
 //!    hands out are then walked in the next turn's step 4 from exactly those positions; a path
@@ -890,7 +890,7 @@ impl World {
         if let Some(b) = builder_index
             && moves.iter().any(|m| m.0 == b)
         {
-            // The builder never has to move (the design): a footprint over it is refused.
+            // The builder never has to move (docs/motion-rules.md, "Placement"): a footprint over it is refused.
             self.nav.remove_obstruction(id).map_err(|e| RejectReason::World(e.to_string()))?;
             self.next_obstruction = id;
             events.pop();

@@ -120,7 +120,7 @@ fn reach_answers_reachable_or_the_nearest_reachable_navcell() {
 
 #[test]
 fn raster_draws_the_seed_rotated_rectangle() {
-    // The 0 A.D. design's 30° figure: centre (13.5, 5.5), half-sizes 3.5 × 1.5, clearance 1.
+    // 0 A.D.'s 30° rasterization figure: centre (13.5, 5.5), half-sizes 3.5 × 1.5, clearance 1.
     let (code, out, err) = phalanx(&["raster", "--size", "20", "10", "--clearance", "1", "--square", "13.5", "5.5", "3.5", "1.5", "30"]);
     assert_eq!(code, 0, "{err}");
     let want = "\

@@ -1,4 +1,4 @@
-//! Rasterization of obstruction squares: ASCII snapshots of the seed's cases, and properties
+//! Rasterization of obstruction squares: ASCII snapshots of 0 A.D.'s design figures, and properties
 //! (monotone in clearance, translation by whole navcells, narrow fences never leak).
 
 use pathing::raster::{count_blocked_in_square, oriented_square, rasterize_square};

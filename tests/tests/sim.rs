@@ -275,7 +275,7 @@ fn a_divergence_is_located_to_its_component_and_entity_range() {
 }
 
 /// Save at turn `t`, load, and continue: the hashes are those of the run that never stopped, for
-/// every `t` (the design's "serialization test mode").
+/// every `t` (a serialization test mode).
 #[test]
 fn save_load_continue_gives_the_uninterrupted_hashes_at_every_turn() {
     const TURNS: u32 = 40;

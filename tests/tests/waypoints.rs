@@ -83,7 +83,7 @@ fn astar_cost(map: &PassMap, a: Navcell, b: Navcell) -> Option<u64> {
     (outcome.status == pathing::PathStatus::Complete).then(|| path.cost())
 }
 
-/// A route label, compared as the route order of the design: cost, then hops, then the sequence.
+/// A route label, compared as routes are ordered (docs/pathfinding-rules.md): cost, then hops, then the sequence.
 type Label = (u64, u32, Vec<u32>);
 
 /// The best route from `from` to `goal` by the oracle, with every cost from A*: `None` when the

@@ -1,5 +1,5 @@
 //! The formations' part of a turn: their commands, their path requests and results, and the
-//! formation phase (step 5 of the design's turn), after the units moved.
+//! formation phase (step 5 of a turn, see `World::step`), after the units moved (docs/formation-rules.md).
 //!
 //! # The formation phase
 //!

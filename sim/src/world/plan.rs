@@ -6,7 +6,7 @@
 //!
 //! A unit's goal is read from its current order as the world is now ([`World::order_goal`]):
 //! fixed goals (point, circle, square) as they are; a range order from where its target stands,
-//! with the 0 A.D. design's range constraints (ε = [`RANGE_EPSILON`]):
+//! with 0 A.D.'s range constraints (ε = [`RANGE_EPSILON`]; docs/motion-rules.md, "Range orders"):
 //!
 //! - a unit target of radius `r₂`, for a mover of radius `r₁`: the circle of radius
 //!   `max + r₁ + r₂ + ε` around it, and for a minimum range the inverted circle of radius
@@ -16,7 +16,7 @@
 //!   `min + clearance + ε`.
 //!
 //! A unit already in its band is done; a unit inside its minimum range retreats by a short-range
-//! path to the inverted goal (the design: minimum ranges are small enough for the short-range
+//! path to the inverted goal (as in 0 A.D., minimum ranges are small enough for the short-range
 //! pathfinder, which does not care whether it starts inside the goal); otherwise it plans a
 //! long-range path to the maximum-range goal. A target that is gone fails the order.
 //!
@@ -29,7 +29,7 @@
 //! obstacles are the standing units (every unit that is not walking) whose centres lie within
 //! `influence` of the straight line from the unit to that target, each its core square (radius ×
 //! `core_fraction`, the same core that blocks movement, so a planned detour can be walked). When
-//! those units block the only way the search is retried without them (the grid seed's fallback): the
+//! those units block the only way the search is retried without them (docs/motion-rules.md, "Blocked units"): the
 //! unit walks up to them and nudges them aside. When the goal itself is taken by a standing unit
 //! the unit settles instead, walking as near as it can and ending its order there (a crowd ordered
 //! to one point gathers around it rather than jostling for it).
@@ -40,7 +40,7 @@ use pathing::short_range::{ShortPartial, ShortQuery, ShortScratch, ShortStatus, 
 use super::*;
 use crate::motion::{UnitIndex, distance_raw, off_grid_lines, within_of_segment};
 
-/// The ε of the 0 A.D. design's range constraints: 1/8 m.
+/// The ε of 0 A.D.'s range constraints: 1/8 m (docs/motion-rules.md, "Range orders").
 pub const RANGE_EPSILON: Fixed = Fixed::from_bits(1 << 13);
 
 /// One worker's search workspace, reused across queries and turns (never hashed or saved).
@@ -415,9 +415,9 @@ impl World {
 
 /// One long-range search and its waypoints: the centres of the turning navcells after the unit's
 /// own, with the exact goal point in place of the last centre when a point goal lies in that
-/// navcell (the grid seed's last-waypoint precision). The unit goes straight from where it stands to
-/// the first of them when it can (the grid seed's first-waypoint trimming), else by its own
-/// navcell's centre, as the path does. Then string pulling (the grid seed's §4): any-angle
+/// navcell (last-waypoint precision). The unit goes straight from where it stands to
+/// the first of them when it can (first-waypoint trimming), else by its own
+/// navcell's centre, as the path does (docs/pathfinding-rules.md). Then string pulling: any-angle
 /// shortcuts between points that see each other, never touching an impassable navcell. An escape
 /// path stays as it is.
 fn run_long(nav: &NavWorld, job: &LongJob, ws: &mut Workspace) -> Option<(PathStatus, Vec<WorldPos>)> {
