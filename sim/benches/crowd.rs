@@ -20,8 +20,11 @@
 // A benchmark, not simulation code: it needs the wall clock to time and floats to report.
 #![allow(clippy::disallowed_types, clippy::disallowed_methods)]
 
+mod common;
+
 use std::time::{Duration, Instant};
 
+use common::ms;
 use pathing::classes::ClassSet;
 use pathing::passability::{Obstruction, ObstructionFlags, WorldDesc};
 use pathing::raster::oriented_square;
@@ -199,19 +202,11 @@ fn run(scenario: Scenario, units: usize, turns: u32, threads: usize) -> Run {
     out
 }
 
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e3
-}
-
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let quick = std::env::var("PHALANX_BENCH_QUICK").is_ok_and(|v| v == "1") || !args.iter().any(|a| a == "--bench");
-    let threads: usize = std::env::var("PHALANX_BENCH_THREADS").ok().and_then(|v| v.parse().ok()).unwrap_or(1);
+    let mode = common::Mode::from_env();
+    let (quick, threads) = (mode.quick, mode.threads);
     let (units, turns) = if quick { (200, 120) } else { (1000, 300) };
-    println!(
-        "Mode: {}; 256 × 128 m flat world, 1 m navcells, turns of 200 ms, {threads} path thread(s).",
-        if quick { "quick" } else { "full" }
-    );
+    println!("Mode: {}; 256 × 128 m flat world, 1 m navcells, turns of 200 ms, {threads} path thread(s).", mode.name());
     println!();
     println!(
         "| scenario | units | turns | median turn | p99 turn | max turn | long searches / turn | short searches / turn (max) | vertices / short search | arrived / failed | worst overlap at end | target median < 8 ms |"

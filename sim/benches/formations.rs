@@ -19,8 +19,11 @@
 // A benchmark, not simulation code: it needs the wall clock to time and floats to report.
 #![allow(clippy::disallowed_types, clippy::disallowed_methods)]
 
+mod common;
+
 use std::time::{Duration, Instant};
 
+use common::ms;
 use pathing::refworld::{RefWorldParams, generate};
 use pathing::{Fixed, PassClass, WorldPos};
 use sim::EntityId;
@@ -172,19 +175,14 @@ fn run(params: &RefWorldParams, formations: u32, per_formation: u16, max_turns: 
     out
 }
 
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e3
-}
-
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let quick = std::env::var("PHALANX_BENCH_QUICK").is_ok_and(|v| v == "1") || !args.iter().any(|a| a == "--bench");
-    let threads: usize = std::env::var("PHALANX_BENCH_THREADS").ok().and_then(|v| v.parse().ok()).unwrap_or(1);
+    let mode = common::Mode::from_env();
+    let (quick, threads) = (mode.quick, mode.threads);
     let (params, formations, per_formation, max_turns) =
         if quick { (RefWorldParams::scaled(64, 1), 4, 25, 200) } else { (RefWorldParams::reference(1), 20, 50, 900) };
     println!(
         "Mode: {}; {}×{} navcells, {formations} formations of {per_formation}, at most {max_turns} turns of 200 ms, {threads} path thread(s).",
-        if quick { "quick" } else { "full" },
+        mode.name(),
         params.tiles * 4,
         params.tiles * 4,
     );

@@ -19,8 +19,11 @@
 // A benchmark, not simulation code: it needs the wall clock to time and floats to report.
 #![allow(clippy::disallowed_types, clippy::disallowed_methods)]
 
+mod common;
+
 use std::time::{Duration, Instant};
 
+use common::ms;
 use pathing::classes::ClassSet;
 use pathing::passability::WorldDesc;
 use pathing::refworld::{RefWorldParams, generate};
@@ -158,14 +161,9 @@ fn run(map: &Map, groups: u32, per_group: u16, turns: u32, threads: usize, landm
     out
 }
 
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e3
-}
-
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let quick = std::env::var("PHALANX_BENCH_QUICK").is_ok_and(|v| v == "1") || !args.iter().any(|a| a == "--bench");
-    let threads: usize = std::env::var("PHALANX_BENCH_THREADS").ok().and_then(|v| v.parse().ok()).unwrap_or(1);
+    let mode = common::Mode::from_env();
+    let (quick, threads) = (mode.quick, mode.threads);
     let landmarks = std::env::var("PHALANX_BENCH_LANDMARKS").is_ok_and(|v| v == "1");
     let (params, groups, per_group, turns) =
         if quick { (RefWorldParams::scaled(64, 1), 4, 25, 40) } else { (RefWorldParams::reference(1), 20, 50, 300) };
@@ -180,7 +178,7 @@ fn main() {
     };
     println!(
         "Mode: {}; {name}, {} units in {groups} groups, {turns} turns of 200 ms, {threads} path thread(s), {}.",
-        if quick { "quick" } else { "full" },
+        mode.name(),
         u32::from(per_group) * groups,
         if landmarks { "landmark table for the units' class" } else { "octile heuristic" }
     );
