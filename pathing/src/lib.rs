@@ -50,6 +50,27 @@
 //! Nothing here uses floating point, a clock, randomness or hash-map iteration: the same inputs give
 //! the same path on every machine.
 //!
+//! # Source layout
+//!
+//! The folders of `src/` follow the split between building and querying: the build side turns
+//! descriptions into grids, the query side only reads them.
+//!
+//! - `grid/`: the navcell grid and the forms queries read (navcells, [`NavGrid`], [`PassMap`],
+//!   [`cost`], ASCII renderings).
+//! - `geometry/`: fixed-point world coordinates and exact predicates ([`decimal`], [`trig`]).
+//! - `build/`: terrain, passability classes, polygons, rasterization, the per-class grids of a
+//!   whole world ([`passability`]), placement and the reference world.
+//! - `search/`: the long-range searches (driver, jump point search, the A* oracle, jump tables,
+//!   landmarks, goals, [`smoothing`]) and the per-class front door [`find_path`].
+//! - `hierarchy/`: chunks, regions and components for reachability and nearest-navcell queries.
+//! - `local/`: movement near a unit ([`collide`], [`short_range`], [`flow_field`]).
+//! - `routes/`: waypoint graphs for long AI routes ([`waypoints`]).
+//! - `formats/`: the Moving AI and grid text readers ([`movingai`], [`grid_text`]).
+//!
+//! The folders are private: the public modules keep their short paths (`pathing::terrain`), and
+//! the rest of the API is re-exported flat (`pathing::NavGrid`, `pathing::find_path`). Large
+//! modules keep their unit tests in a `tests.rs` file beside them.
+//!
 //! # Quick start
 //!
 //! ```
@@ -74,51 +95,38 @@
 #![deny(clippy::float_arithmetic)]
 #![forbid(unsafe_code)]
 
-mod astar;
-pub mod classes;
-pub mod collide;
-pub mod cost;
-pub mod decimal;
-pub mod flow_field;
+mod build;
+mod formats;
 mod geometry;
-mod goal;
-pub mod grid_text;
+mod grid;
 mod hierarchy;
-mod jps;
-mod jump_table;
-mod landmarks;
-mod long_range;
-pub mod movingai;
-mod nav_grid;
-mod navcell;
-mod node_table;
-mod pass_map;
-pub mod passability;
-pub mod placement;
-pub mod polygon;
-pub mod raster;
-pub mod refworld;
-mod render;
+mod local;
+mod routes;
 mod search;
-pub mod short_range;
-pub mod smoothing;
-pub mod terrain;
 #[cfg(test)]
 mod test_support;
-pub mod trig;
-pub mod waypoints;
 
-pub use astar::{find_path_astar, find_path_astar_landmarks};
+// The public modules keep the short paths other crates name them by (`pathing::terrain::Terrain`);
+// the folders above only group them by design, so each item has one public path.
+pub use build::{classes, passability, placement, polygon, raster, refworld, terrain};
+pub use formats::{grid_text, movingai};
+pub use geometry::{decimal, trig};
+pub use grid::cost;
+pub use local::{collide, flow_field, short_range};
+pub use routes::waypoints;
+pub use search::smoothing;
+
 pub use geometry::{FIXED_FRAC_BITS, Fixed, Vec2, WorldPos};
-pub use goal::{AXIS_LIMIT, COORD_LIMIT, Goal, GoalError, GoalShape, Square};
+pub use grid::nav_grid::{GridError, MAX_CELL_SIZE, MAX_CLASSES, MAX_SIDE, NavGrid, PassClass};
+pub use grid::navcell::{CellRect, Navcell};
+pub use grid::pass_map::PassMap;
+pub use grid::render::{Layers, render_ascii};
 pub use hierarchy::{CHUNK_SIZE, Hierarchy, RegionId};
-pub use jps::{find_path_jps, find_path_jps_landmarks, find_path_jps_plus, find_path_jps_plus_landmarks};
-pub use jump_table::JumpTable;
-pub use landmarks::{Landmarks, MAX_LANDMARKS};
-pub use long_range::{ClassNav, GoalReach, SNAP_RADIUS_METRES, find_path};
-pub use nav_grid::{GridError, MAX_CELL_SIZE, MAX_CLASSES, MAX_SIDE, NavGrid, PassClass};
-pub use navcell::{CellRect, Navcell};
-pub use pass_map::PassMap;
-pub use render::{Layers, render_ascii};
-pub use search::{PartialReason, Path, PathStatus, SearchLimits, SearchOutcome, SearchScratch};
-pub use short_range::{ShortOutcome, ShortPartial, ShortQuery, ShortScratch, ShortStatus, find_short_path};
+pub use local::short_range::{ShortOutcome, ShortPartial, ShortQuery, ShortScratch, ShortStatus, find_short_path};
+pub use search::astar::{find_path_astar, find_path_astar_landmarks};
+pub use search::driver::{PartialReason, Path, PathStatus, SearchLimits, SearchOutcome, SearchScratch};
+pub use search::goal::{AXIS_LIMIT, COORD_LIMIT, Goal, GoalError, GoalShape, Square};
+pub use search::jps::{find_path_jps, find_path_jps_landmarks, find_path_jps_plus, find_path_jps_plus_landmarks};
+pub use search::jump_table::JumpTable;
+pub use search::landmarks::{Landmarks, MAX_LANDMARKS};
+pub use search::long_range::{ClassNav, GoalReach, SNAP_RADIUS_METRES, find_path};

@@ -1,0 +1,373 @@
+//! The passability of one class as bit planes: the form every grid search reads.
+//!
+//! A [`PassMap`] holds two copies of one class's passability, one bit per navcell (1 = passable):
+//! a row-major plane for east/west scans and a column-major plane for north/south scans, so that
+//! jump point search can scan 64 navcells per word in every straight direction ("block-based"
+//! scanning, Harabor & Grastien 2014). Each plane has a one-cell impassable border on every side,
+//! so scans stop at the map edge without bounds checks, and one zero word before and after each line,
+//! so a 64-bit window can be read at any position.
+
+use crate::geometry::Fixed;
+use crate::grid::nav_grid::{NavGrid, PassClass};
+use crate::grid::navcell::Navcell;
+
+/// One orientation of a bit plane. Line `l` and position `p` are padded coordinates: the grid cell
+/// `(a, b)` (position `a` along line `b`) is at line `b + 1`, position `a + 1`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct BitPlane {
+    /// Words per line, including the leading and trailing zero words.
+    words_per_line: usize,
+    /// `(n_lines + 2) * words_per_line` words.
+    words: Vec<u64>,
+}
+
+impl BitPlane {
+    fn new(line_len: usize, n_lines: usize) -> Self {
+        let data_words = (line_len + 2).div_ceil(64);
+        let words_per_line = data_words + 2;
+        Self { words_per_line, words: vec![0; (n_lines + 2) * words_per_line] }
+    }
+
+    #[inline]
+    fn bit_index(&self, line: usize, pos: usize) -> (usize, u32) {
+        let stored = pos + 64;
+        (line * self.words_per_line + stored / 64, (stored % 64) as u32)
+    }
+
+    #[inline]
+    pub(crate) fn get(&self, line: usize, pos: usize) -> bool {
+        let (w, b) = self.bit_index(line, pos);
+        (self.words[w] >> b) & 1 == 1
+    }
+
+    #[inline]
+    fn set(&mut self, line: usize, pos: usize, value: bool) {
+        let (w, b) = self.bit_index(line, pos);
+        if value {
+            self.words[w] |= 1 << b;
+        } else {
+            self.words[w] &= !(1 << b);
+        }
+    }
+
+    /// Bits `pos .. pos + 64` of a line; bit 0 of the result is position `pos`.
+    pub(crate) fn window_fwd(&self, line: usize, pos: usize) -> u64 {
+        let (w, b) = self.bit_index(line, pos);
+        let lo = self.words[w] >> b;
+        if b == 0 { lo } else { lo | (self.words[w + 1] << (64 - b)) }
+    }
+
+    /// Bits `pos - 63 ..= pos` of a line; bit 63 of the result is position `pos`.
+    #[cfg(test)]
+    pub(crate) fn window_bwd(&self, line: usize, pos: usize) -> u64 {
+        // `pos + 1 - 64` in stored coordinates is `pos + 1` once the 64-bit lead pad is added.
+        let (w, b) = self.bit_index(line, pos + 1);
+        let w = w - 1;
+        let lo = self.words[w] >> b;
+        if b == 0 { lo } else { lo | (self.words[w + 1] << (64 - b)) }
+    }
+
+    /// Scans forward along `line` from `pos` (exclusive) for the first position that is impassable
+    /// or a jump point: a passable cell whose neighbour on either side line is passable while the
+    /// neighbour one step back on that side line is impassable (an obstacle just ended).
+    /// Returns the position and whether it is a jump point (`false`: it is the blocking cell).
+    ///
+    /// Works on aligned words of the three lines: one load per line per 64 positions, with the bit
+    /// just before each word carried over from the previous one. The padding guarantees a stop.
+    #[inline]
+    pub(crate) fn scan_fwd(&self, line: usize, pos: usize) -> (usize, bool) {
+        let wpl = self.words_per_line;
+        let stored = pos + 64;
+        let first = stored / 64;
+        let cur = &self.words[line * wpl + first..(line + 1) * wpl];
+        let above = &self.words[(line + 1) * wpl + first..(line + 2) * wpl];
+        let below = &self.words[(line - 1) * wpl + first..line * wpl];
+        // Only positions strictly after `pos` count.
+        let mut mask = (!0u64 << (stored % 64)) << 1;
+        let (mut carry_above, mut carry_below) = (0u64, 0u64);
+        for (k, ((&c, &a), &b)) in cur.iter().zip(above).zip(below).enumerate() {
+            let forced = (a & !((a << 1) | carry_above)) | (b & !((b << 1) | carry_below));
+            let stop = (!c | forced) & mask;
+            if stop != 0 {
+                let t = stop.trailing_zeros() as usize;
+                return ((first + k) * 64 + t - 64, (c >> t) & 1 == 1);
+            }
+            carry_above = a >> 63;
+            carry_below = b >> 63;
+            mask = !0;
+        }
+        unreachable!("the impassable border stops every forward scan")
+    }
+
+    /// [`Self::scan_fwd`] towards lower positions.
+    #[inline]
+    pub(crate) fn scan_bwd(&self, line: usize, pos: usize) -> (usize, bool) {
+        let wpl = self.words_per_line;
+        let stored = pos + 64;
+        let last = stored / 64;
+        let cur = &self.words[line * wpl..line * wpl + last + 1];
+        let above = &self.words[(line + 1) * wpl..(line + 1) * wpl + last + 1];
+        let below = &self.words[(line - 1) * wpl..(line - 1) * wpl + last + 1];
+        // Only positions strictly before `pos` count.
+        let mut mask = (1u64 << (stored % 64)) - 1;
+        let (mut carry_above, mut carry_below) = (0u64, 0u64);
+        for (k, ((&c, &a), &b)) in cur.iter().zip(above).zip(below).enumerate().rev() {
+            let forced = (a & !((a >> 1) | carry_above)) | (b & !((b >> 1) | carry_below));
+            let stop = (!c | forced) & mask;
+            if stop != 0 {
+                let t = 63 - stop.leading_zeros() as usize;
+                return (k * 64 + t - 64, (c >> t) & 1 == 1);
+            }
+            carry_above = a << 63;
+            carry_below = b << 63;
+            mask = !0;
+        }
+        unreachable!("the impassable border stops every backward scan")
+    }
+
+    /// Reference forward scan on unaligned 64-bit windows, kept to test the aligned one against.
+    #[cfg(test)]
+    fn scan_fwd_windows(&self, line: usize, mut pos: usize) -> (usize, bool) {
+        loop {
+            let cur = self.window_fwd(line, pos);
+            let above = self.window_fwd(line + 1, pos);
+            let below = self.window_fwd(line - 1, pos);
+            let forced = (above & !(above << 1)) | (below & !(below << 1));
+            let stop = (!cur | forced) & !1;
+            if stop != 0 {
+                let t = stop.trailing_zeros() as usize;
+                return (pos + t, (cur >> t) & 1 == 1);
+            }
+            pos += 63;
+        }
+    }
+
+    /// Reference backward scan on unaligned windows.
+    #[cfg(test)]
+    fn scan_bwd_windows(&self, line: usize, mut pos: usize) -> (usize, bool) {
+        loop {
+            let cur = self.window_bwd(line, pos);
+            let above = self.window_bwd(line + 1, pos);
+            let below = self.window_bwd(line - 1, pos);
+            let forced = (above & !(above >> 1)) | (below & !(below >> 1));
+            let stop = (!cur | forced) & !(1 << 63);
+            if stop != 0 {
+                let t = stop.leading_zeros() as usize;
+                return (pos - t, (cur << t) >> 63 == 1);
+            }
+            pos -= 63;
+        }
+    }
+}
+
+/// One passability class of a [`NavGrid`] in bit-plane form, ready for searching.
+///
+/// Build it with [`PassMap::build`] and keep it current with [`PassMap::update_rect`] when the grid
+/// changes. It never changes by itself; searches only read it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PassMap {
+    /// `[Units: navcells]`
+    width: u32,
+    /// `[Units: navcells]`
+    height: u32,
+    /// `[Units: metres]`
+    cell_size: Fixed,
+    class: PassClass,
+    /// Lines are rows (`j`), positions are columns (`i`).
+    pub(crate) rows: BitPlane,
+    /// Lines are columns (`i`), positions are rows (`j`).
+    pub(crate) cols: BitPlane,
+}
+
+impl PassMap {
+    /// The bit planes of one class of a grid.
+    pub fn build(grid: &NavGrid, class: PassClass) -> Self {
+        let width = grid.width();
+        let height = grid.height();
+        let mut map = Self {
+            width,
+            height,
+            cell_size: grid.cell_size(),
+            class,
+            rows: BitPlane::new(width as usize, height as usize),
+            cols: BitPlane::new(height as usize, width as usize),
+        };
+        map.update_rect(grid, 0, 0, width, height);
+        map
+    }
+
+    /// Re-reads the navcells `i0 ≤ i < i1`, `j0 ≤ j < j1` from the grid after it changed there.
+    ///
+    /// # Panics
+    /// When the grid's size differs from the map's.
+    pub fn update_rect(&mut self, grid: &NavGrid, i0: u32, j0: u32, i1: u32, j1: u32) {
+        assert!(grid.width() == self.width && grid.height() == self.height, "grid size changed under a PassMap");
+        let i1 = i1.min(self.width);
+        let j1 = j1.min(self.height);
+        let masks = grid.blocked_masks();
+        let bit = self.class.bit();
+        for j in j0..j1 {
+            let row = j as usize * self.width as usize;
+            for i in i0..i1 {
+                let passable = masks[row + i as usize] & bit == 0;
+                self.rows.set(j as usize + 1, i as usize + 1, passable);
+                self.cols.set(i as usize + 1, j as usize + 1, passable);
+            }
+        }
+    }
+
+    /// Width in navcells.
+    pub fn width(&self) -> u32 {
+        self.width
+    }
+
+    /// Height in navcells.
+    pub fn height(&self) -> u32 {
+        self.height
+    }
+
+    /// Side of one navcell in metres.
+    pub fn cell_size(&self) -> Fixed {
+        self.cell_size
+    }
+
+    /// The class these planes describe.
+    pub fn class(&self) -> PassClass {
+        self.class
+    }
+
+    /// Whether a navcell is passable. Cells off the grid are not.
+    #[inline]
+    pub fn is_passable(&self, cell: Navcell) -> bool {
+        u32::from(cell.i) < self.width && u32::from(cell.j) < self.height && self.rows.get(cell.j as usize + 1, cell.i as usize + 1)
+    }
+
+    /// Whether `(i, j)` is passable, for signed coordinates that may lie one cell off the grid.
+    #[inline]
+    pub(crate) fn passable_padded(&self, i: i64, j: i64) -> bool {
+        // The border makes every coordinate in -1..=width (and -1..=height) readable.
+        self.rows.get((j + 1) as usize, (i + 1) as usize)
+    }
+
+    /// Checks that both planes agree with each other and that the border is impassable.
+    ///
+    /// # Errors
+    /// A description of the first disagreement.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let (w, h) = (self.width as usize, self.height as usize);
+        for j in 0..h + 2 {
+            for i in 0..w + 2 {
+                let a = self.rows.get(j, i);
+                let b = self.cols.get(i, j);
+                if a != b {
+                    return Err(format!("row and column planes disagree at padded ({i}, {j})"));
+                }
+                let border = i == 0 || j == 0 || i == w + 1 || j == h + 1;
+                if border && a {
+                    return Err(format!("border cell at padded ({i}, {j}) is passable"));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn grid_from(rows: &[&str]) -> NavGrid {
+        let h = rows.len() as u32;
+        let w = rows[0].len() as u32;
+        let mut grid = NavGrid::new(w, h, 1, Fixed::ONE).unwrap();
+        let class = PassClass::new(0).unwrap();
+        for (k, row) in rows.iter().enumerate() {
+            let j = h - 1 - k as u32;
+            for (i, ch) in row.chars().enumerate() {
+                grid.set_passable(Navcell::new(i as u16, j as u16), class, ch != '#');
+            }
+        }
+        grid
+    }
+
+    #[test]
+    fn windows_read_across_word_boundaries() {
+        let mut row = String::new();
+        for i in 0..200 {
+            row.push(if i % 3 == 0 { '#' } else { '.' });
+        }
+        let grid = grid_from(&[&row]);
+        let map = PassMap::build(&grid, PassClass::new(0).unwrap());
+        map.check_invariants().unwrap();
+        for pos in 0..=201usize {
+            let fwd = map.rows.window_fwd(1, pos);
+            for b in 0..64 {
+                let expected = pos + b <= 201 && map.rows.get(1, pos + b);
+                assert_eq!((fwd >> b) & 1 == 1, expected, "fwd pos {pos} bit {b}");
+            }
+            if pos >= 1 {
+                let bwd = map.rows.window_bwd(1, pos);
+                for b in 0..64usize {
+                    let expected = pos + b >= 63 && map.rows.get(1, pos + b - 63);
+                    assert_eq!((bwd >> b) & 1 == 1, expected, "bwd pos {pos} bit {b}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn scans_find_obstacle_ends_and_walls() {
+        // Row 1 (the middle) is scanned; the row above has an obstacle ending at column 5.
+        let grid = grid_from(&[
+            "#####...............................................................................",
+            "....................................................................................",
+            "....................................................................................",
+        ]);
+        let map = PassMap::build(&grid, PassClass::new(0).unwrap());
+        // Middle row is j = 1, padded line 2; column 0 is padded position 1.
+        assert_eq!(map.rows.scan_fwd(2, 1), (6, true), "forced at column 5 (padded 6)");
+        let end = grid.width() as usize + 1;
+        assert_eq!(map.rows.scan_fwd(2, 7), (end, false), "runs into the east border");
+        assert_eq!(map.rows.scan_bwd(2, 60), (0, false), "no obstacle end going west");
+    }
+
+    proptest::proptest! {
+        /// The aligned scans agree with the window scans at every position of random planes.
+        #[test]
+        fn aligned_scans_match_window_scans(width in 1u32..300, seed in proptest::prelude::any::<u64>(), density in 0u64..100) {
+            let class = crate::test_support::CLASS;
+            let grid = crate::test_support::random_grid(width, 3, seed, density);
+            let map = PassMap::build(&grid, class);
+            for pos in 1..=width as usize {
+                proptest::prop_assert_eq!(map.rows.scan_fwd(2, pos), map.rows.scan_fwd_windows(2, pos), "fwd at {}", pos);
+                proptest::prop_assert_eq!(map.rows.scan_bwd(2, pos), map.rows.scan_bwd_windows(2, pos), "bwd at {}", pos);
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// Patching the planes after each edit gives exactly the planes of a fresh build.
+        #[test]
+        fn update_rect_equals_a_rebuild(
+            w in 1u32..100,
+            h in 1u32..40,
+            edits in proptest::collection::vec((0u32..100, 0u32..40, 1u32..12, 1u32..12, proptest::prelude::any::<bool>()), 1..12),
+        ) {
+            let class = PassClass::new(0).unwrap();
+            let mut grid = NavGrid::new(w, h, 1, Fixed::ONE).unwrap();
+            let mut map = PassMap::build(&grid, class);
+            for (i0, j0, rw, rh, passable) in edits {
+                let (i0, j0) = (i0 % w, j0 % h);
+                let (i1, j1) = ((i0 + rw).min(w), (j0 + rh).min(h));
+                for j in j0..j1 {
+                    for i in i0..i1 {
+                        grid.set_passable(Navcell::new(i as u16, j as u16), class, passable);
+                    }
+                }
+                map.update_rect(&grid, i0, j0, i1, j1);
+                proptest::prop_assert_eq!(&map, &PassMap::build(&grid, class));
+            }
+            map.check_invariants().map_err(proptest::test_runner::TestCaseError::fail)?;
+        }
+    }
+}

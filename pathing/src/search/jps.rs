@@ -1,0 +1,315 @@
+//! Jump point search: optimal octile paths without corner cutting, expanding only jump points.
+//!
+//! The rules (Harabor & Grastien 2011, in the no-corner-cutting form of their 2014 paper and of the
+//! grid-pathfinding competitions):
+//!
+//! - A straight jump runs until it hits an impassable navcell (no successor) or reaches a *jump
+//!   point*: a navcell where, on either side, the navcell beside it is passable while the one beside
+//!   the previous navcell is not (an obstacle just ended, so a turn there may be the only shortest
+//!   way around it), or a goal navcell.
+//! - A node reached straight continues straight; for each side whose "behind" navcell is impassable
+//!   and whose "beside" navcell is passable, it also turns straight to that side and diagonally
+//!   forward to that side.
+//! - A diagonal jump steps diagonally while the step is legal (the target and both orthogonal
+//!   neighbours passable). At each step it checks for the goal and runs the two straight jumps
+//!   along its components; straight jump points found there are pushed at once, with the diagonal
+//!   run's origin as parent (the bend is recovered when the path is rebuilt), and the diagonal goes
+//!   on. Diagonal intermediate navcells are never pushed ("intermediate pruning").
+//! - A node reached diagonally continues straight along both components and diagonally.
+//!
+//! Straight jumps are block-based: 64 navcells per step from the row-major or column-major bit
+//! plane of the [`PassMap`].
+//!
+//! All successor costs are octile distances, so with the consistent heuristic of the goal raster
+//! the search is optimal and returns exactly the cost of [`crate::find_path_astar`]. Paths of equal
+//! cost may differ between the two, since they expand different nodes.
+
+use crate::grid::cost::{DIAGONAL, STRAIGHT};
+use crate::grid::navcell::Navcell;
+use crate::grid::pass_map::PassMap;
+use crate::search::driver::{Expander, Path, Search, SearchLimits, SearchOutcome, SearchScratch, drive};
+use crate::search::goal::Goal;
+use crate::search::jump_table::{CONTINUE, JUMP, JumpTable, decode, slot};
+use crate::search::landmarks::Landmarks;
+
+/// Finds a shortest path from `start` to any navcell of `goal` with jump point search.
+///
+/// The path is written into `path` as turning points; the outcome says whether it reaches the goal.
+pub fn find_path_jps(
+    map: &PassMap,
+    start: Navcell,
+    goal: &Goal,
+    limits: &SearchLimits,
+    scratch: &mut SearchScratch,
+    path: &mut Path,
+) -> SearchOutcome {
+    drive(map, start, goal, limits, None, scratch, path, &mut Jps(Scans))
+}
+
+/// [`find_path_jps`] with the landmark heuristic of `landmarks`, which must have been built from
+/// `map` (or from a map that differs only by navcells blocked since, see [`Landmarks`]). The
+/// same cost, far fewer expansions on maps of rooms and corridors; paths of equal cost may differ
+/// from [`find_path_jps`]'s, since the heuristic orders the open list differently.
+///
+/// # Panics
+/// When the table's size differs from the map's.
+pub fn find_path_jps_landmarks(
+    map: &PassMap,
+    landmarks: &Landmarks,
+    start: Navcell,
+    goal: &Goal,
+    limits: &SearchLimits,
+    scratch: &mut SearchScratch,
+    path: &mut Path,
+) -> SearchOutcome {
+    drive(map, start, goal, limits, Some(landmarks), scratch, path, &mut Jps(Scans))
+}
+
+/// Jump point search with precomputed jump distances ("JPS+"): the same successors, costs and
+/// tie-break as [`find_path_jps`], so the same paths, but every scan is a look-up in `table`,
+/// which must have been built from `map` ([`JumpTable::build`]).
+///
+/// # Panics
+/// When the table's size differs from the map's.
+pub fn find_path_jps_plus(
+    map: &PassMap,
+    table: &JumpTable,
+    start: Navcell,
+    goal: &Goal,
+    limits: &SearchLimits,
+    scratch: &mut SearchScratch,
+    path: &mut Path,
+) -> SearchOutcome {
+    assert!(table.width() == map.width() && table.height() == map.height(), "jump table built for another map");
+    drive(map, start, goal, limits, None, scratch, path, &mut Jps(Tables(table)))
+}
+
+/// [`find_path_jps_plus`] with the landmark heuristic of [`find_path_jps_landmarks`]: the same
+/// successors and heuristic as that search, so the same paths and outcome.
+///
+/// # Panics
+/// When the jump table's or the landmarks' size differs from the map's.
+#[allow(clippy::too_many_arguments)] // the two precomputed tables come on top of the usual query
+pub fn find_path_jps_plus_landmarks(
+    map: &PassMap,
+    table: &JumpTable,
+    landmarks: &Landmarks,
+    start: Navcell,
+    goal: &Goal,
+    limits: &SearchLimits,
+    scratch: &mut SearchScratch,
+    path: &mut Path,
+) -> SearchOutcome {
+    assert!(table.width() == map.width() && table.height() == map.height(), "jump table built for another map");
+    drive(map, start, goal, limits, Some(landmarks), scratch, path, &mut Jps(Tables(table)))
+}
+
+/// How rays are cast: by block scans over the bit planes, or by jump table look-ups.
+trait Rays {
+    /// The first jump point or goal navcell along row `j` from column `i` in direction `dx`.
+    fn jump_row(&self, map: &PassMap, scratch: &mut Search<'_>, i: i32, j: i32, dx: i32) -> Option<i32>;
+
+    /// The first jump point or goal navcell along column `i` from row `j` in direction `dy`.
+    fn jump_col(&self, map: &PassMap, scratch: &mut Search<'_>, i: i32, j: i32, dy: i32) -> Option<i32>;
+
+    /// Steps diagonally from `(i, j)`, pushing the straight jump points found from each diagonal
+    /// stop with `id` as parent, until the diagonal is blocked or reaches the goal.
+    #[allow(clippy::too_many_arguments)]
+    fn diagonal(&self, map: &PassMap, scratch: &mut Search<'_>, id: u32, i: i32, j: i32, g: u64, dir: (i32, i32)) -> u32;
+}
+
+/// Compares a ray's stop with the goal navcell ahead on its line: the goal wins when it comes
+/// first, or at the same position when that position is a (passable) jump point.
+#[inline(always)]
+fn with_goal(goal: Option<i32>, from: i32, stop: i32, is_jump: bool, forward: bool) -> Option<i32> {
+    if let Some(g) = goal {
+        let before = if forward { g < stop } else { g > stop };
+        if before || (g == stop && is_jump) {
+            return Some(g);
+        }
+    }
+    debug_assert!(if forward { stop > from } else { stop < from });
+    is_jump.then_some(stop)
+}
+
+/// Handles one diagonal stop at `(ci, cj)` reached at cost `cg`: the goal test, then the two
+/// straight rays. Returns how many nodes were pushed and whether the diagonal reached the goal.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)] // the node's fields, as in `Expander::expand`
+fn diagonal_stop<R: Rays>(
+    rays: &R,
+    map: &PassMap,
+    scratch: &mut Search<'_>,
+    id: u32,
+    ci: i32,
+    cj: i32,
+    cg: u64,
+    (dx, dy): (i32, i32),
+) -> (u32, bool) {
+    if scratch.goal.contains(ci, cj) {
+        return (u32::from(scratch.relax(cg, id, ci, cj)), true);
+    }
+    let mut pushed = 0;
+    if let Some(ti) = rays.jump_row(map, scratch, ci, cj, dx) {
+        let cost = cg + u64::from((ti - ci).unsigned_abs()) * STRAIGHT;
+        pushed += u32::from(scratch.relax(cost, id, ti, cj));
+    }
+    if let Some(tj) = rays.jump_col(map, scratch, ci, cj, dy) {
+        let cost = cg + u64::from((tj - cj).unsigned_abs()) * STRAIGHT;
+        pushed += u32::from(scratch.relax(cost, id, ci, tj));
+    }
+    (pushed, false)
+}
+
+/// Rays by block scans over the [`PassMap`]'s bit planes.
+struct Scans;
+
+impl Rays for Scans {
+    #[inline]
+    fn jump_row(&self, map: &PassMap, scratch: &mut Search<'_>, i: i32, j: i32, dx: i32) -> Option<i32> {
+        let (line, pos) = ((j + 1) as usize, (i + 1) as usize);
+        let (stop, is_jump) = if dx > 0 { map.rows.scan_fwd(line, pos) } else { map.rows.scan_bwd(line, pos) };
+        let goal = if dx > 0 { scratch.goal.row_first_after(j, i) } else { scratch.goal.row_last_before(j, i) };
+        with_goal(goal, i, stop as i32 - 1, is_jump, dx > 0)
+    }
+
+    #[inline]
+    fn jump_col(&self, map: &PassMap, scratch: &mut Search<'_>, i: i32, j: i32, dy: i32) -> Option<i32> {
+        let (line, pos) = ((i + 1) as usize, (j + 1) as usize);
+        let (stop, is_jump) = if dy > 0 { map.cols.scan_fwd(line, pos) } else { map.cols.scan_bwd(line, pos) };
+        let goal = if dy > 0 { scratch.goal.col_first_after(i, j) } else { scratch.goal.col_last_before(i, j) };
+        with_goal(goal, j, stop as i32 - 1, is_jump, dy > 0)
+    }
+
+    #[inline]
+    fn diagonal(&self, map: &PassMap, scratch: &mut Search<'_>, id: u32, i: i32, j: i32, g: u64, (dx, dy): (i32, i32)) -> u32 {
+        let mut pushed = 0;
+        let (mut ci, mut cj, mut cg) = (i, j, g);
+        loop {
+            let (ni, nj) = (ci + dx, cj + dy);
+            if !map.passable_padded(i64::from(ni), i64::from(nj))
+                || !map.passable_padded(i64::from(ni), i64::from(cj))
+                || !map.passable_padded(i64::from(ci), i64::from(nj))
+            {
+                return pushed;
+            }
+            (ci, cj, cg) = (ni, nj, cg + DIAGONAL);
+            let (n, at_goal) = diagonal_stop(self, map, scratch, id, ci, cj, cg, (dx, dy));
+            pushed += n;
+            if at_goal {
+                return pushed;
+            }
+        }
+    }
+}
+
+/// Rays by [`JumpTable`] look-ups.
+struct Tables<'a>(&'a JumpTable);
+
+impl Rays for Tables<'_> {
+    #[inline]
+    fn jump_row(&self, _map: &PassMap, scratch: &mut Search<'_>, i: i32, j: i32, dx: i32) -> Option<i32> {
+        let (stop, is_jump) = self.0.straight_stop(i, j, dx, 0);
+        let goal = if dx > 0 { scratch.goal.row_first_after(j, i) } else { scratch.goal.row_last_before(j, i) };
+        with_goal(goal, i, stop, is_jump, dx > 0)
+    }
+
+    #[inline]
+    fn jump_col(&self, _map: &PassMap, scratch: &mut Search<'_>, i: i32, j: i32, dy: i32) -> Option<i32> {
+        let (stop, is_jump) = self.0.straight_stop(i, j, 0, dy);
+        let goal = if dy > 0 { scratch.goal.col_first_after(i, j) } else { scratch.goal.col_last_before(i, j) };
+        with_goal(goal, j, stop, is_jump, dy > 0)
+    }
+
+    #[inline]
+    fn diagonal(&self, map: &PassMap, scratch: &mut Search<'_>, id: u32, i: i32, j: i32, g: u64, (dx, dy): (i32, i32)) -> u32 {
+        let s = slot(dx, dy);
+        let mut pushed = 0;
+        let (mut ci, mut cj, mut cg) = (i, j, g);
+        loop {
+            let (kind, distance) = decode(self.0.at(ci, cj)[s]);
+            // Diagonal steps that cross a goal row or column must be looked at one by one: a
+            // straight ray from there may reach the goal although no jump point lies on it.
+            let goal_step = scratch.goal.diagonal_goal_step(ci, cj, dx, dy, distance);
+            let (k, stop) = match goal_step {
+                Some(k) => (k, true),
+                None => (distance, kind == JUMP),
+            };
+            if k == 0 {
+                return pushed;
+            }
+            (ci, cj, cg) = (ci + k * dx, cj + k * dy, cg + u64::from(k.unsigned_abs()) * DIAGONAL);
+            if stop {
+                let (n, at_goal) = diagonal_stop(self, map, scratch, id, ci, cj, cg, (dx, dy));
+                pushed += n;
+                if at_goal {
+                    return pushed;
+                }
+            } else if kind != CONTINUE {
+                return pushed;
+            }
+        }
+    }
+}
+
+/// The jump point successor rules over some way of casting rays.
+struct Jps<R>(R);
+
+impl<R: Rays> Jps<R> {
+    #[inline]
+    #[allow(clippy::too_many_arguments)] // the node's fields, as in `Expander::expand`
+    fn straight(&self, map: &PassMap, scratch: &mut Search<'_>, id: u32, i: i32, j: i32, g: u64, (dx, dy): (i32, i32)) -> u32 {
+        if dy == 0 {
+            if let Some(ni) = self.0.jump_row(map, scratch, i, j, dx) {
+                let cost = g + u64::from((ni - i).unsigned_abs()) * STRAIGHT;
+                return u32::from(scratch.relax(cost, id, ni, j));
+            }
+        } else if let Some(nj) = self.0.jump_col(map, scratch, i, j, dy) {
+            let cost = g + u64::from((nj - j).unsigned_abs()) * STRAIGHT;
+            return u32::from(scratch.relax(cost, id, i, nj));
+        }
+        0
+    }
+}
+
+impl<R: Rays> Expander for Jps<R> {
+    #[inline]
+    fn expand(&mut self, map: &PassMap, scratch: &mut Search<'_>, id: u32, i: i32, j: i32, g: u64, dir: (i32, i32)) -> u32 {
+        let pass = |a: i32, b: i32| map.passable_padded(i64::from(a), i64::from(b));
+        let mut pushed = 0;
+        match dir {
+            (0, 0) => {
+                for d in [(1, 0), (0, 1), (-1, 0), (0, -1)] {
+                    pushed += self.straight(map, scratch, id, i, j, g, d);
+                }
+                for d in [(1, 1), (-1, 1), (-1, -1), (1, -1)] {
+                    pushed += self.0.diagonal(map, scratch, id, i, j, g, d);
+                }
+            }
+            (dx, 0) => {
+                pushed += self.straight(map, scratch, id, i, j, g, (dx, 0));
+                for side in [1, -1] {
+                    if !pass(i - dx, j + side) && pass(i, j + side) {
+                        pushed += self.straight(map, scratch, id, i, j, g, (0, side));
+                        pushed += self.0.diagonal(map, scratch, id, i, j, g, (dx, side));
+                    }
+                }
+            }
+            (0, dy) => {
+                pushed += self.straight(map, scratch, id, i, j, g, (0, dy));
+                for side in [1, -1] {
+                    if !pass(i + side, j - dy) && pass(i + side, j) {
+                        pushed += self.straight(map, scratch, id, i, j, g, (side, 0));
+                        pushed += self.0.diagonal(map, scratch, id, i, j, g, (side, dy));
+                    }
+                }
+            }
+            (dx, dy) => {
+                pushed += self.straight(map, scratch, id, i, j, g, (dx, 0));
+                pushed += self.straight(map, scratch, id, i, j, g, (0, dy));
+                pushed += self.0.diagonal(map, scratch, id, i, j, g, (dx, dy));
+            }
+        }
+        pushed
+    }
+}
