@@ -238,7 +238,7 @@ fn one_class(clearance: Fixed) -> ClassSet {
 }
 
 /// With a class of clearance 0 and the obstacle growth moved into the object padding, a world
-/// built from a polygon config is exactly the seed's own grid build of that config.
+/// built from a polygon config is exactly the standalone grid build of that config (docs/pathfinding-rules.md).
 #[test]
 fn a_polygon_config_world_matches_the_seed_grid_build() {
     let mut config = PolygonConfig::parse_json(ROOMS).unwrap();
