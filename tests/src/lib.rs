@@ -3,6 +3,8 @@
 
 use std::path::PathBuf;
 
+pub mod ci;
+
 use pathing::movingai::{self, MovingAiMap, ScenProblem};
 use pathing::{Goal, PassMap, Path, PathStatus, SearchLimits, SearchOutcome, SearchScratch};
 
