@@ -28,7 +28,7 @@ use hierarchical_pathfinding::prelude::{ManhattanNeighborhood, PathCache, PathCa
 use pathing::movingai::{self, LAND};
 use pathing::{ClassNav, Goal, GoalReach, NavGrid, Navcell, Path, PathStatus, SearchLimits, SearchScratch};
 
-const MOVINGAI_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/bench/movingai/");
+const MOVINGAI_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/movingai/");
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();

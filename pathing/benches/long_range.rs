@@ -61,7 +61,7 @@ use pathing::{
 };
 
 /// Where the Moving AI files live, relative to this crate.
-const MOVINGAI_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/bench/movingai/");
+const MOVINGAI_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/movingai/");
 
 /// Map families and the speed-up over `pathfinding::astar` each must reach.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

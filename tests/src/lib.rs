@@ -1,12 +1,14 @@
-//! Shared helpers of the cross-crate integration tests: locating the Moving AI benchmark set beside
+//! Shared helpers of the cross-crate integration tests: locating the Moving AI benchmark set in
 //! the repository, loading map/scenario pairs, and checking a search against a problem's optimal length.
 
 use std::path::PathBuf;
 
+pub mod ci;
+
 use pathing::movingai::{self, MovingAiMap, ScenProblem};
 use pathing::{Goal, PassMap, Path, PathStatus, SearchLimits, SearchOutcome, SearchScratch};
 
-/// The thirteen Moving AI pairs of `../shared/bench/movingai/`.
+/// The thirteen Moving AI pairs of `data/movingai/`.
 pub const PAIRS: [&str; 13] = [
     "arena",
     "den520d",
@@ -23,12 +25,12 @@ pub const PAIRS: [&str; 13] = [
     "Berlin_0_1024",
 ];
 
-/// The folder holding the Moving AI benchmark set (`../shared/bench/movingai` from the repository).
+/// The folder holding the Moving AI benchmark set (`data/movingai` in the repository).
 ///
 /// # Panics
-/// When the folder is missing: the conformance tests need it, and CI always has it.
+/// When the folder is missing, which only happens in a damaged checkout: it is part of the repository.
 pub fn movingai_dir() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/bench/movingai");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/movingai");
     assert!(dir.is_dir(), "the Moving AI benchmark set is missing: expected it at {}", dir.display());
     dir
 }

@@ -9,10 +9,12 @@
 //! ```
 //!
 //! which records every entry of `tests/golden/corpus.txt` again (`phalanx run SCENARIO --turns N
-//! --keyframe-every K --record NAME.replay --hashes` does the same by hand).
+//! --keyframe-every K --record NAME.replay --hashes` does the same by hand). Under `CI=true` the
+//! variable is refused: the test fails saying so, since CI must check the committed files.
 
 use std::path::{Path, PathBuf};
 
+use phalanx_tests::ci;
 use replay::format::{End, Replay};
 use replay::record::{RunOptions, run};
 use replay::scenario::Scenario;
@@ -70,7 +72,8 @@ fn bless(entry: &Entry, dir: &Path) {
 fn golden_replays_verify_and_match_their_sidecars() {
     let dir = root().join("tests/golden");
     let entries = corpus();
-    if std::env::var_os("PHALANX_BLESS").is_some() {
+    let requested = ci::bless_requested(std::env::var_os("PHALANX_BLESS").as_deref(), std::env::var_os("CI").as_deref());
+    if requested.unwrap_or_else(|refused| panic!("{refused}")) {
         for e in &entries {
             bless(e, &dir);
         }

@@ -1,11 +1,12 @@
 //! The picture commands: `phalanx render` (a PNG of one turn, decoded back here) and `phalanx view`
 //! (the self-contained HTML replay viewer) on the golden replays, on two replays of a game that
 //! diverges, and the page itself in headless Chromium when `/usr/bin/chromium` is installed (CI
-//! installs it; elsewhere that one test says it skipped).
+//! installs it, and under `CI=true` that one test fails without it; elsewhere it says it skipped).
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
+use phalanx_tests::ci;
 use replay::format::ReplayWriter;
 use replay::picture::{self, Layers, PLAYER_COLOURS};
 use replay::record::{build_world, header_for};
@@ -420,8 +421,13 @@ fn file_url(path: &Path) -> String {
 #[test]
 fn the_viewer_page_runs_in_headless_chromium() {
     if !Path::new("/usr/bin/chromium").exists() {
-        eprintln!("skipped: /usr/bin/chromium not installed (the viewer's browser test; CI installs it)");
-        return;
+        match ci::when_missing("/usr/bin/chromium", "the viewer's browser test", std::env::var_os("CI").as_deref()) {
+            ci::WhenMissing::Skip(message) => {
+                eprintln!("{message}");
+                return;
+            }
+            ci::WhenMissing::Fail(message) => panic!("{message}"),
+        }
     }
     let dir = out_dir("chromium");
     let (a, b) = diverging_pair(&dir);

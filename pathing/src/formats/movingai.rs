@@ -421,8 +421,8 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    const ARENA_MAP: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/bench/movingai/arena.map");
-    const ARENA_SCEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/bench/movingai/arena.map.scen");
+    const ARENA_MAP: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/movingai/arena.map");
+    const ARENA_SCEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/movingai/arena.map.scen");
 
     fn err(result: Result<impl std::fmt::Debug, ParseError>) -> ParseError {
         match result {
