@@ -1,7 +1,8 @@
 //! The error of a scenario that could not be read: where it is and what was expected.
 
 /// Why a scenario could not be read. `Display` gives one line: `origin:line:column: at path: message`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{origin}{}: {}{message}", position(*.line, *.column), at_path(.path))]
 pub struct ScenarioError {
     /// The text the error is in: the scenario's origin (a path, `<replay header>`), or a referenced
     /// file's name as written in the scenario.
@@ -17,21 +18,16 @@ pub struct ScenarioError {
     pub message: String,
 }
 
-impl std::fmt::Display for ScenarioError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.origin)?;
-        if let Some(line) = self.line {
-            write!(f, ":{line}")?;
-            if let Some(column) = self.column {
-                write!(f, ":{column}")?;
-            }
-        }
-        f.write_str(": ")?;
-        if !self.path.is_empty() {
-            write!(f, "at {}: ", self.path)?;
-        }
-        f.write_str(&self.message)
+/// `:line` and `:column` when known (a column without a line is not shown).
+fn position(line: Option<u32>, column: Option<u32>) -> String {
+    match (line, column) {
+        (Some(line), Some(column)) => format!(":{line}:{column}"),
+        (Some(line), None) => format!(":{line}"),
+        (None, _) => String::new(),
     }
 }
 
-impl std::error::Error for ScenarioError {}
+/// `at PATH: `, or nothing for the whole text.
+fn at_path(path: &str) -> String {
+    if path.is_empty() { String::new() } else { format!("at {path}: ") }
+}
