@@ -184,6 +184,7 @@ pub(super) fn parse_entry(
     let player = parse_player(cx, &o, settings)?;
     let comment = parse_comment(cx, &o)?;
     let (kind, n, p) = o.one_of(cx, COMMAND_KINDS)?;
+    cx.since(n, &p, kind)?;
     let action = match kind {
         "spawn" => {
             let c = cx.obj(n, &p, &["group", "class", "at", "count", "radius", "speed"])?;

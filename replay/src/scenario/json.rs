@@ -182,6 +182,8 @@ pub(super) fn line_column(text: &str, at: usize) -> (u32, u32) {
 pub(super) struct Cx<'a> {
     pub(super) origin: &'a str,
     pub(super) text: &'a str,
+    /// The version the file declares (once read; [`SCENARIO_VERSION`] until then).
+    pub(super) version: u32,
 }
 
 pub(super) type Res<T> = Result<T, ScenarioError>;
@@ -274,6 +276,24 @@ impl Cx<'_> {
             }
             other => Err(self.err(node, path, format!("expected a point [x, z], found {}", other.kind()))),
         }
+    }
+
+    /// Refuses `key` (a row of [`INTRODUCED`]) at `node` when the file declares a version before
+    /// the one that introduced it: an older file that uses a newer feature would otherwise be
+    /// read as if it had declared the newer version.
+    pub(super) fn since(&self, node: &Node, path: &str, key: &str) -> Res<()> {
+        let introduced = introduced_in(key);
+        if self.version < introduced {
+            return Err(self.err(
+                node,
+                path,
+                format!(
+                    "`{key}` was introduced in version {introduced}, found version {} (declare version {introduced} or later)",
+                    self.version
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// An object whose keys are all in `known` (each once).

@@ -133,7 +133,9 @@ pub(super) fn parse_map_field(
         None => 0,
     };
     let landmarks = match o.get("landmarks") {
-        Some((n, p)) => class_mask(cx, n, &p, classes, cells, sim::snapshot::MAX_LANDMARK_CELLS, "landmark tables", false)?,
+        Some((n, p)) => cx
+            .since(n, &p, "map.landmarks")
+            .and_then(|()| class_mask(cx, n, &p, classes, cells, sim::snapshot::MAX_LANDMARK_CELLS, "landmark tables", false))?,
         None => 0,
     };
     Ok(MapBuilt { kind, desc, obstructions, origin, jump_tables, landmarks })

@@ -103,6 +103,26 @@ pub const SCENARIO_VERSION: u32 = 4;
 /// so it is read as one (and its canonical text says version 4).
 pub const OLDEST_SCENARIO_VERSION: u32 = 1;
 
+/// The keys and commands added after version 1, each with the version that introduced it; a file
+/// declaring an earlier version that uses one is refused ([`introduced_in`]). `docs/scenario.md`
+/// has the same table.
+pub const INTRODUCED: &[(&str, u32)] = &[
+    ("form_group", 2),
+    ("move_formation", 2),
+    ("set_layout", 2),
+    ("disband", 2),
+    ("waypoints", 3),
+    ("set_waypoints", 3),
+    ("set_waypoint_priorities", 3),
+    ("move_by_waypoints", 3),
+    ("map.landmarks", 4),
+];
+
+/// The version that introduced a key or command of [`INTRODUCED`] (named as there), or 1.
+pub fn introduced_in(key: &str) -> u32 {
+    INTRODUCED.iter().find(|(k, _)| *k == key).map_or(1, |&(_, v)| v)
+}
+
 /// The value of the `format` key.
 pub const FORMAT_NAME: &str = "phalanx-scenario";
 
@@ -222,7 +242,7 @@ impl Scenario {
         }
         let mut scanner = Scanner { text, i: 0, values: 0 };
         let root = scanner.value(0).map_err(whole)?;
-        let cx = Cx { origin, text };
+        let cx = Cx { origin, text, version: SCENARIO_VERSION };
         parse_root(&cx, &root, resolve)
     }
 

@@ -25,6 +25,8 @@ pub(super) fn parse_root(cx: &Cx, root: &Node, resolve: &mut dyn FnMut(&str) -> 
             ),
         ));
     }
+    // From here on, keys and commands of later versions are refused (`Cx::since`).
+    let cx = &Cx { version: version as u32, ..*cx };
     let top = cx.obj(root, "", ROOT_FIELDS)?;
     let (n, p) = top.req(cx, "name")?;
     let name = cx.string(n, &p, MAX_NAME_BYTES)?.to_string();
@@ -52,6 +54,7 @@ pub(super) fn parse_root(cx: &Cx, root: &Node, resolve: &mut dyn FnMut(&str) -> 
     };
     let mut waypoints: Vec<WaypointNet> = Vec::new();
     if let Some((n, p)) = top.get("waypoints") {
+        cx.since(n, &p, "waypoints")?;
         for (k, item) in cx.array(n, &p, usize::from(pathing::MAX_CLASSES))?.iter().enumerate() {
             let path = format!("{p}[{k}]");
             let net = parse_waypoint_net(cx, item, &path, &classes, &map.desc, map.origin)?;

@@ -93,6 +93,8 @@ fn canonical_text_round_trips() {
 /// apart, and more than the snapshot's limit is refused at the key.
 #[test]
 fn landmark_tables_are_part_of_the_map_and_of_the_state() {
+    // Landmark tables came in version 4.
+    let minimal = |extra: &str| minimal(extra).replace("\"version\": 1", "\"version\": 4");
     let plain = parse(&minimal("")).unwrap();
     let with = parse(&minimal("").replace("\"seed\": 1}}", "\"seed\": 1}, \"landmarks\": [\"default\", 1]}")).unwrap();
     let (mut plain_world, mut world) = (plain.world().unwrap(), with.world().unwrap());
@@ -112,9 +114,88 @@ fn landmark_tables_are_part_of_the_map_and_of_the_state() {
     let foundation = minimal("").replace("\"seed\": 1}}", "\"seed\": 1}, \"landmarks\": [\"default\", \"building-land\"]}");
     check_error(&foundation, "map.landmarks[1]", Some(3), "expected a movement class, found the foundation class \"building-land\"");
     let foundation = minimal("").replace("\"seed\": 1}}", "\"seed\": 1}, \"jump_tables\": [4]}");
-    let old = parse(&foundation).unwrap(); // version 1: ignored, as it always was
+    let old = parse(&foundation.replace("\"version\": 4", "\"version\": 3")).unwrap(); // ignored, as it always was
     assert!(old.canonical_text().contains("\"jump_tables\": []"), "{}", old.canonical_text());
-    check_error(&foundation.replace("\"version\": 1", "\"version\": 4"), "map.jump_tables[0]", Some(3), "expected a movement class");
+    check_error(&foundation, "map.jump_tables[0]", Some(3), "expected a movement class");
+}
+
+/// A file declaring `version: 1` that used formation commands, waypoint networks or commands, or
+/// landmark tables ran as if it had declared the version that introduced them, so the version
+/// told nothing about what a file needs. Every row of `INTRODUCED` is now refused in a file of an
+/// earlier version, naming the key and the version that introduced it, and read from that
+/// version on.
+#[test]
+fn a_key_newer_than_the_files_version_was_accepted() {
+    // A use of each row's key, as (key, JSON path of the use, the scenario using it). The uses of
+    // a formation need one formed first; the refused versions go without it (the newer key is
+    // refused before any name in it is looked up), so that the key refused is the row's.
+    let with_script = |entries: &str| minimal(&format!(",\n\"script\": [\n{entries}]"));
+    let form = "{\"turn\": 1, \"player\": 1, \"form_group\": {\"name\": \"f\", \"units\": [\"a\"], \"layout\": \"box\"}},\n";
+    let uses: Vec<(&str, &str, String)> = vec![
+        ("form_group", "script[0].form_group", with_script(form.trim_end_matches(",\n"))),
+        (
+            "move_formation",
+            "script[1].move_formation",
+            with_script(&format!(
+                "{form}{{\"turn\": 2, \"player\": 1, \"move_formation\": {{\"formation\": \"f\", \"goal\": {{\"point\": [50, 50]}}}}}}"
+            )),
+        ),
+        (
+            "set_layout",
+            "script[1].set_layout",
+            with_script(&format!("{form}{{\"turn\": 2, \"player\": 1, \"set_layout\": {{\"formation\": \"f\", \"layout\": \"line\"}}}}")),
+        ),
+        (
+            "disband",
+            "script[1].disband",
+            with_script(&format!("{form}{{\"turn\": 2, \"player\": 1, \"disband\": {{\"formation\": \"f\"}}}}")),
+        ),
+        ("waypoints", "waypoints", minimal(", \"waypoints\": [{\"class\": \"default\", \"range\": 8, \"points\": [[10, 10], [20, 20]]}]")),
+        (
+            "set_waypoints",
+            "script[0].set_waypoints",
+            with_script(
+                "{\"turn\": 1, \"player\": 0, \"set_waypoints\": {\"class\": \"default\", \"range\": 8, \"points\": [[10, 10], [20, 20]]}}",
+            ),
+        ),
+        (
+            "set_waypoint_priorities",
+            "script[0].set_waypoint_priorities",
+            with_script(
+                "{\"turn\": 1, \"player\": 1, \"set_waypoint_priorities\": {\"class\": \"default\", \"entries\": [{\"waypoint\": 0, \"extra_cost\": 3}]}}",
+            ),
+        ),
+        (
+            "move_by_waypoints",
+            "script[0].move_by_waypoints",
+            with_script("{\"turn\": 1, \"player\": 1, \"move_by_waypoints\": {\"units\": [\"a\"], \"goal\": [50, 50]}}"),
+        ),
+        ("map.landmarks", "map.landmarks", minimal("").replace("\"seed\": 1}}", "\"seed\": 1}, \"landmarks\": [\"default\"]}")),
+    ];
+    let keys: Vec<&str> = uses.iter().map(|(key, _, _)| *key).collect();
+    let rows: Vec<&str> = INTRODUCED.iter().map(|(key, _)| *key).collect();
+    assert_eq!(keys, rows, "one use per row of INTRODUCED");
+    for (key, path, text) in &uses {
+        let introduced = introduced_in(key);
+        assert!(introduced > OLDEST_SCENARIO_VERSION, "{key}");
+        for version in OLDEST_SCENARIO_VERSION..=SCENARIO_VERSION {
+            let text = text.replace("\"version\": 1", &format!("\"version\": {version}"));
+            if version < introduced {
+                let (text, path) =
+                    if *key == "form_group" { (text, path.to_string()) } else { (text.replace(form, ""), path.replace("[1]", "[0]")) };
+                let expected = format!("`{key}` was introduced in version {introduced}, found version {version}");
+                let err = parse(&text).expect_err(key);
+                assert_eq!(
+                    (err.path.as_str(), err.message.contains(&expected)),
+                    (path.as_str(), true),
+                    "{key} in version {version}: {err}"
+                );
+                assert!(err.line.is_some(), "{err}");
+            } else {
+                parse(&text).unwrap_or_else(|e| panic!("{key} in version {version}: {e}"));
+            }
+        }
+    }
 }
 
 #[test]
