@@ -166,19 +166,19 @@ pub(super) fn net_json(net: &WaypointNet, class: &str) -> String {
 }
 
 /// A goal as scenario JSON.
-pub(super) fn goal_json(sc: &Scenario, goal: &GoalIn) -> String {
+pub(super) fn goal_json(sc: &Scenario, goal: &Goal) -> String {
     let obs = |r: ObsRef| match r {
         ObsRef::Named(k) => json_string(&sc.obstruction_names[k]),
         ObsRef::Id(id) => id.to_string(),
     };
     match goal {
-        GoalIn::Point(p) => format!("{{\"point\": {}}}", pos_json(*p)),
-        GoalIn::Circle { center, radius } => format!("{{\"circle\": {{\"center\": {}, \"radius\": {radius}}}}}", pos_json(*center)),
-        GoalIn::Square { center, half } => format!("{{\"square\": {{\"center\": {}, \"half\": {half}}}}}", pos_json(*center)),
-        GoalIn::RangeUnit { group, min, max } => {
+        Goal::Point(p) => format!("{{\"point\": {}}}", pos_json(*p)),
+        Goal::Circle { center, radius } => format!("{{\"circle\": {{\"center\": {}, \"radius\": {radius}}}}}", pos_json(*center)),
+        Goal::Square { center, half } => format!("{{\"square\": {{\"center\": {}, \"half\": {half}}}}}", pos_json(*center)),
+        Goal::RangeUnit { group, min, max } => {
             format!("{{\"range\": {{\"unit\": {}, \"min\": {min}, \"max\": {max}}}}}", json_string(&sc.group_names[*group]))
         }
-        GoalIn::RangeObstruction { target, min, max } => {
+        Goal::RangeObstruction { target, min, max } => {
             format!("{{\"range\": {{\"obstruction\": {}, \"min\": {min}, \"max\": {max}}}}}", obs(*target))
         }
     }
@@ -261,5 +261,15 @@ pub(super) fn action_json(sc: &Scenario, action: &Action) -> String {
             "\"edit_terrain\": {{\"vx\": {vx}, \"vz\": {vz}, \"width\": {width}, \"heights\": [{}]}}",
             heights.iter().map(|h| h.to_string()).collect::<Vec<_>>().join(", ")
         ),
+    }
+}
+
+/// The name of obstruction flags, as `flags` keys take them.
+pub(super) fn flags_name(flags: u8) -> &'static str {
+    match flags {
+        0 => "none",
+        ObstructionFlags::BLOCK_PATHFINDING => "pathfinding",
+        ObstructionFlags::BLOCK_FOUNDATION => "foundation",
+        _ => "static",
     }
 }

@@ -18,6 +18,12 @@
 //! through a float), every count is capped, and every error names the text, the line and column
 //! where it can, the JSON path of the offending value and what was expected.
 //!
+//! Reading is in two steps: serde reads the file model (`file`: one struct per JSON object,
+//! unknown keys refused, decimals exact through `deserialize_with`, the path of a refused value
+//! from `serde_path_to_error`), then `parse`, `map` and `commands` check what needs the rest of
+//! the file (names, turns, limits, versions) and build the scenario; `canonical` writes it back
+//! and `runner` turns its script into commands.
+//!
 //! [`Scenario::canonical_text`] is the scenario with every file reference replaced by the file's
 //! contents inline, every default written out and keys in a fixed order; a replay embeds it with
 //! its [`Scenario::digest`], and parsing it again (with no file access) gives the same world and
@@ -75,6 +81,7 @@ use sim::world::{Settings, SetupError, TurnReport, World};
 mod canonical;
 mod commands;
 mod error;
+mod file;
 mod json;
 mod map;
 mod model;
@@ -132,9 +139,6 @@ pub const MAX_TEXT_BYTES: usize = 32 << 20;
 
 /// Largest referenced file (map, class file, polygon config). `[Units: bytes]`
 pub const MAX_FILE_BYTES: usize = 16 << 20;
-
-/// Most JSON values (numbers, strings, arrays, objects, ...) in a scenario text.
-pub const MAX_JSON_VALUES: usize = 1 << 22;
 
 /// Most groups (entries of `units` plus named spawns).
 pub const MAX_GROUPS: usize = 4096;
@@ -220,30 +224,15 @@ impl Scenario {
     /// # Errors
     /// [`ScenarioError`] for malformed JSON (with serde_json's line and column), a wrong `format`
     /// or `version` (naming both versions), an unknown, missing or repeated field, a value of the
-    /// wrong type or out of its limits, an unknown group, class, obstruction or area name, a
+    /// wrong type or out of its limits, a key or command of a later version than the file
+    /// declares ([`INTRODUCED`]), an unknown group, class, obstruction or area name, a
     /// referenced file that cannot be read or parsed, or a map that cannot become a world.
     pub fn parse(text: &str, origin: &str, resolve: &mut dyn FnMut(&str) -> Result<String, String>) -> Result<Scenario, ScenarioError> {
         let whole = |message: String| ScenarioError { origin: origin.to_string(), line: None, column: None, path: String::new(), message };
         if text.len() > MAX_TEXT_BYTES {
             return Err(whole(format!("expected a scenario of at most {MAX_TEXT_BYTES} bytes, found {} bytes", text.len())));
         }
-        if let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(text) {
-            let (line, column) = (e.line(), e.column());
-            let message = e.to_string();
-            let suffix = format!(" at line {line} column {column}");
-            let message = message.strip_suffix(&suffix).unwrap_or(&message).to_string();
-            return Err(ScenarioError {
-                origin: origin.to_string(),
-                line: u32::try_from(line).ok(),
-                column: u32::try_from(column).ok(),
-                path: String::new(),
-                message,
-            });
-        }
-        let mut scanner = Scanner { text, i: 0, values: 0 };
-        let root = scanner.value(0).map_err(whole)?;
-        let cx = Cx { origin, text, version: SCENARIO_VERSION };
-        parse_root(&cx, &root, resolve)
+        parse_text(text, origin, resolve)
     }
 
     /// Reads a scenario file, resolving file references relative to its directory. The file and

@@ -69,7 +69,7 @@ pub(super) enum ObsRef {
 }
 
 #[derive(Clone, Debug)]
-pub(super) enum GoalIn {
+pub(super) enum Goal {
     Point(WorldPos),
     Circle { center: WorldPos, radius: Fixed },
     Square { center: WorldPos, half: Fixed },
@@ -90,7 +90,7 @@ pub(super) struct SpawnSpec {
 #[derive(Clone, Debug)]
 pub(super) enum Action {
     Spawn(SpawnSpec),
-    Move { units: Vec<usize>, goal: GoalIn, queue: bool },
+    Move { units: Vec<usize>, goal: Goal, queue: bool },
     Stop { units: Vec<usize> },
     Remove { units: Vec<usize> },
     PlaceObstruction { name: Option<usize>, square: SquareSpec, flags: u8 },
@@ -100,7 +100,7 @@ pub(super) enum Action {
     SetArea { name: String, available: bool },
     EditTerrain { vx: u32, vz: u32, width: u32, heights: Vec<Fixed> },
     FormGroup { name: usize, units: Vec<usize>, layout: Layout },
-    MoveFormation { formation: usize, goal: GoalIn },
+    MoveFormation { formation: usize, goal: Goal },
     SetLayout { formation: usize, layout: Layout },
     Disband { formation: usize },
     SetWaypoints(WaypointNet),
@@ -145,30 +145,6 @@ pub(super) struct Names {
 /// The layouts by their names in scenario files.
 pub(super) const LAYOUTS: &[(&str, Layout)] =
     &[("line", Layout::Line), ("box", Layout::Box), ("column", Layout::Column), ("wedge", Layout::Wedge), ("loose", Layout::Loose)];
-
-pub(super) const ROOT_FIELDS: &[&str] =
-    &["format", "version", "name", "description", "turns", "settings", "classes", "map", "obstructions", "waypoints", "units", "script"];
-pub(super) const MAP_KINDS: &[&str] = &["generated", "movingai", "grid", "terrain", "polygons"];
-pub(super) const COMMAND_KINDS: &[&str] = &[
-    "spawn",
-    "move",
-    "stop",
-    "remove",
-    "place_obstruction",
-    "place_building",
-    "set_obstruction_flags",
-    "remove_obstruction",
-    "set_area",
-    "edit_terrain",
-    "form_group",
-    "move_formation",
-    "set_layout",
-    "disband",
-    "set_waypoints",
-    "set_waypoint_priorities",
-    "move_by_waypoints",
-];
-pub(super) const GOAL_KINDS: &[&str] = &["point", "circle", "square", "range"];
 
 /// Default unit half-size. `[Units: metres]`
 pub(super) const DEFAULT_RADIUS: Fixed = Fixed::lit("0.5");

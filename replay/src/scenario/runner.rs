@@ -134,17 +134,17 @@ impl<'a> ScriptRunner<'a> {
     }
 
     /// A goal in world coordinates, with its target's id as known now.
-    fn goal(&self, goal: &GoalIn) -> GoalSpec {
+    fn goal(&self, goal: &Goal) -> GoalSpec {
         let sc = self.scenario;
         match *goal {
-            GoalIn::Point(p) => GoalSpec::Point(sc.world_pos(p)),
-            GoalIn::Circle { center, radius } => GoalSpec::Circle { center: sc.world_pos(center), radius },
-            GoalIn::Square { center, half } => GoalSpec::Square { center: sc.world_pos(center), half },
-            GoalIn::RangeUnit { group, min, max } => {
+            Goal::Point(p) => GoalSpec::Point(sc.world_pos(p)),
+            Goal::Circle { center, radius } => GoalSpec::Circle { center: sc.world_pos(center), radius },
+            Goal::Square { center, half } => GoalSpec::Square { center: sc.world_pos(center), half },
+            Goal::RangeUnit { group, min, max } => {
                 let target = self.groups[group].first().copied().unwrap_or(NO_ENTITY);
                 GoalSpec::Range { target: Target::Unit(target), min, max }
             }
-            GoalIn::RangeObstruction { target, min, max } => {
+            Goal::RangeObstruction { target, min, max } => {
                 GoalSpec::Range { target: Target::Obstruction(self.obstruction(target)), min, max }
             }
         }

@@ -208,7 +208,7 @@ fn canonical_numbers_read_back_to_the_same_fixed() {
     let scenario = parse(&text).unwrap();
     let again = parse(scenario.canonical_text()).unwrap();
     assert_eq!(again.canonical_text(), scenario.canonical_text());
-    let Action::Move { goal: GoalIn::Circle { center, radius }, .. } = &again.entries[2].action else { panic!("a move") };
+    let Action::Move { goal: Goal::Circle { center, radius }, .. } = &again.entries[2].action else { panic!("a move") };
     assert_eq!(radius.to_bits(), 29491);
     assert_eq!(*center, WorldPos::new(parse_fixed("30.1").unwrap(), parse_fixed("29.987654321").unwrap()));
 }
@@ -272,7 +272,7 @@ fn malformed_inputs_are_refused_with_a_position_or_a_path() {
     // Structure.
     check_error(&minimal("").replace("\"map\": {\"generated\": {\"tiles\": 16, \"seed\": 1}},", ""), "", Some(1), "missing field `map`");
     check_error(&minimal(", \"colour\": 3"), "colour", Some(4), "unknown field `colour`");
-    check_error(&minimal(", \"turns\": 3"), "turns", Some(4), "given twice");
+    check_error(&minimal(", \"turns\": 3"), "turns", Some(4), "duplicate field `turns`");
     check_error(&minimal("").replace("{\"generated\": {\"tiles\": 16, \"seed\": 1}}", "{}"), "map", Some(3), "expected one of `generated`");
     check_error(
         &minimal("").replace("\"seed\": 1}}", "\"seed\": 1}, \"terrain\": {\"tiles\": [1, 1]}}"),
@@ -355,6 +355,31 @@ fn malformed_inputs_are_refused_with_a_position_or_a_path() {
         Some(6),
         "\"sticky\"",
     );
+}
+
+/// serde reads the file model: unknown and missing keys anywhere are named with their JSON path
+/// and the line of their object, lists longer than their limit are refused at the list, and a
+/// decimal may be given as a string.
+#[test]
+fn serde_errors_name_the_path_and_line() {
+    let script = |entry: &str| minimal(&format!(",\n\"script\": [\n{entry}]"));
+    check_error(
+        &script("{\"turn\": 1, \"player\": 1, \"move\": {\"units\": [\"a\"], \"goal\": {\"point\": [1, 1]}, \"speed\": 3}}"),
+        "script[0].move.speed",
+        Some(6),
+        "unknown field `speed`, expected one of `units`, `goal`, `queue`",
+    );
+    check_error(&minimal("").replace("\"at\": [40, 40], ", ""), "units[1]", Some(4), "missing field `at`");
+    let seventeen = vec!["0"; 17].join(", ");
+    check_error(
+        &minimal("").replace("\"seed\": 1}}", &format!("\"seed\": 1}}, \"jump_tables\": [{seventeen}]}}")),
+        "map.jump_tables",
+        Some(3),
+        "expected at most 16 entries",
+    );
+    check_error(&minimal("").replace("\"player\": 1,", "\"player\": true,"), "units[0].player", Some(4), "expected an integer in 0..=255");
+    let quoted = parse(&minimal("").replace("[30, 30]", "[\"30.5\", 30]")).unwrap();
+    assert!(quoted.canonical_text().contains("\"at\": [30.5, 30]"), "{}", quoted.canonical_text());
 }
 
 #[test]
