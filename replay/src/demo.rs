@@ -111,9 +111,10 @@ impl DemoReport {
 }
 
 /// Why the demo could not run.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum DemoError {
     /// A file could not be written or read.
+    #[error("{}: {source}", file.display())]
     Io {
         /// Which.
         file: PathBuf,
@@ -121,19 +122,9 @@ pub enum DemoError {
         source: std::io::Error,
     },
     /// The scenario, the world or the viewer could not be made.
+    #[error("{0}")]
     Setup(String),
 }
-
-impl std::fmt::Display for DemoError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            DemoError::Io { file, source } => write!(f, "{}: {source}", file.display()),
-            DemoError::Setup(message) => write!(f, "{message}"),
-        }
-    }
-}
-
-impl std::error::Error for DemoError {}
 
 /// Runs the demo (see the module documentation); `progress` is called once per turn run and once
 /// per turn verified, with the phase's name.

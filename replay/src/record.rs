@@ -20,24 +20,15 @@ pub struct RunOptions {
 }
 
 /// Why a scenario could not be run or recorded.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum RunError {
     /// The world could not be built.
+    #[error("{0}")]
     Setup(String),
     /// Writing the replay failed.
-    Io(std::io::Error),
+    #[error("writing the replay: {0}")]
+    Io(#[source] std::io::Error),
 }
-
-impl std::fmt::Display for RunError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            RunError::Setup(e) => write!(f, "{e}"),
-            RunError::Io(e) => write!(f, "writing the replay: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for RunError {}
 
 /// The header of a replay of `scenario`, for a world built from it.
 pub fn header_for(scenario: &Scenario, world: &mut World, keyframe_every: u32) -> ReplayHeader {
