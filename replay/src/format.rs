@@ -388,6 +388,20 @@ fn is_footer_record(bytes: &[u8]) -> bool {
         && record_checksum(&bytes[..5], &bytes[8..FOOTER_RECORD - 32])[..] == bytes[FOOTER_RECORD - 32..]
 }
 
+/// What the first bytes of a file that is not a replay look like, for the message that refuses it.
+fn describe_start(prefix: &[u8]) -> String {
+    if prefix.is_empty() {
+        return "an empty file".into();
+    }
+    if prefix.starts_with(&sim::snapshot::MAGIC) {
+        return "the magic PHXSNAP of a snapshot (it holds one turn, not a replay)".into();
+    }
+    let shown = &prefix[..prefix.len().min(8)];
+    let text: String = shown.iter().map(|&b| if b.is_ascii_graphic() || b == b' ' { char::from(b) } else { '.' }).collect();
+    let hex: Vec<String> = shown.iter().map(|b| format!("{b:02x}")).collect();
+    format!("the bytes {} ({text:?})", hex.join(" "))
+}
+
 /// Reads up to `n` bytes (fewer only at the end of the input), growing the buffer with the bytes
 /// actually read, so a length field cannot make it allocate more than the input holds.
 fn read_up_to(input: &mut impl Read, n: u64, buf: &mut Vec<u8>) -> std::io::Result<()> {
@@ -405,10 +419,10 @@ impl<R: Read> ReplayReader<R> {
         let mut prefix = Vec::new();
         read_up_to(&mut input, HEADER_PREFIX, &mut prefix)?;
         if prefix.len() < 8 || prefix[..8] != MAGIC {
-            if prefix.len() < 8 && MAGIC.starts_with(&prefix) {
+            if !prefix.is_empty() && prefix.len() < 8 && MAGIC.starts_with(&prefix) {
                 return Err(damaged(0, "header", format!("the magic PHXRPLY, found only {} bytes", prefix.len())));
             }
-            return Err(damaged(0, "header", "the magic PHXRPLY (is this a replay file?)"));
+            return Err(damaged(0, "header", format!("the magic PHXRPLY of a replay file, found {}", describe_start(&prefix))));
         }
         if prefix.len() < 12 {
             return Err(damaged(8, "header", "the format version, found the end of the file"));
@@ -416,7 +430,7 @@ impl<R: Read> ReplayReader<R> {
         let version = u32::from_le_bytes(prefix[8..12].try_into().expect("4 bytes"));
         if version != REPLAY_VERSION {
             return Err(ReplayError::Incompatible {
-                message: format!("replay format version {version}, this reader reads version {REPLAY_VERSION} only"),
+                message: format!("offset 8 (header): replay format version {version}, this reader reads version {REPLAY_VERSION} only"),
             });
         }
         if prefix.len() < 16 {

@@ -26,6 +26,8 @@ pub enum RunError {
     Setup(String),
     /// Writing the replay failed.
     Io(std::io::Error),
+    /// The path worker threads could not be started (a fault of the machine, not of the scenario).
+    Threads(String),
 }
 
 impl std::fmt::Display for RunError {
@@ -33,6 +35,7 @@ impl std::fmt::Display for RunError {
         match self {
             RunError::Setup(e) => write!(f, "{e}"),
             RunError::Io(e) => write!(f, "writing the replay: {e}"),
+            RunError::Threads(e) => write!(f, "{e}"),
         }
     }
 }
@@ -59,10 +62,11 @@ pub fn header_for(scenario: &Scenario, world: &mut World, keyframe_every: u32) -
 /// A world built from a scenario, with its thread count set.
 ///
 /// # Errors
-/// [`RunError::Setup`] when the world or its thread pool cannot be made.
+/// [`RunError::Setup`] when the world cannot be made, [`RunError::Threads`] when its thread pool
+/// cannot.
 pub fn build_world(scenario: &Scenario, threads: usize) -> Result<World, RunError> {
     let mut world = scenario.world().map_err(|e| RunError::Setup(e.to_string()))?;
-    world.set_threads(threads).map_err(RunError::Setup)?;
+    crate::verify::start_threads(&mut world, threads).map_err(RunError::Threads)?;
     Ok(world)
 }
 

@@ -11,7 +11,7 @@ use sim::state_hash::hex;
 use sim::world::World;
 
 use crate::format::{End, Record, ReplayReader};
-use crate::verify::initial_world;
+use crate::verify::scenario_world;
 
 /// Which turn to restore.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -93,10 +93,14 @@ pub fn restore(input: impl Read, name: &str, target: SeekTarget, threads: usize)
             if w.turn() != *k {
                 return Err(format!("{name}: the keyframe record of turn {k} holds a snapshot of turn {}", w.turn()));
             }
-            w.set_threads(threads).map_err(|e| format!("{name}: {e}"))?;
+            crate::verify::start_threads(&mut w, threads)?;
             w
         }
-        None => initial_world(&header, threads).map_err(|e| format!("{name}: {e}"))?,
+        None => {
+            let mut w = scenario_world(&header).map_err(|e| format!("{name}: {e}"))?;
+            crate::verify::start_threads(&mut w, threads)?;
+            w
+        }
     };
     let mut divergence = None;
     for t in &pending {

@@ -281,11 +281,30 @@ pub fn embedded_scenario(header: &ReplayHeader) -> Result<Scenario, String> {
     Scenario::parse(&header.scenario, "<replay header scenario>", &mut refuse).map_err(|e| e.to_string())
 }
 
-/// The world at turn 0 of a replay.
+/// The world at turn 0 of a replay, with `threads` path workers.
+///
+/// # Errors
+/// Text saying why the embedded scenario cannot be used, or that the worker threads could not be
+/// started.
+pub fn initial_world(header: &ReplayHeader, threads: usize) -> Result<World, String> {
+    let mut world = scenario_world(header)?;
+    start_threads(&mut world, threads)?;
+    Ok(world)
+}
+
+/// Gives a world `threads` path workers.
+///
+/// # Errors
+/// Text saying that the threads could not be started (a fault of this machine, not of any file).
+pub fn start_threads(world: &mut World, threads: usize) -> Result<(), String> {
+    world.set_threads(threads).map_err(|e| format!("cannot start {threads} path worker threads: {e}"))
+}
+
+/// The world at turn 0 of a replay, on the calling thread alone.
 ///
 /// # Errors
 /// Text saying why the embedded scenario cannot be used.
-pub fn initial_world(header: &ReplayHeader, threads: usize) -> Result<World, String> {
+pub fn scenario_world(header: &ReplayHeader) -> Result<World, String> {
     let scenario = embedded_scenario(header)?;
     if *scenario.settings() != header.settings || header.seed != header.settings.seed {
         return Err("the header's settings or seed differ from its scenario's".into());
@@ -294,7 +313,6 @@ pub fn initial_world(header: &ReplayHeader, threads: usize) -> Result<World, Str
         return Err(format!("the header names scenario {:?} but embeds {:?}", header.scenario_name, scenario.name()));
     }
     let mut world = scenario.world().map_err(|e| format!("the embedded scenario's world: {e}"))?;
-    world.set_threads(threads)?;
     let names: Vec<String> = world.state_digest().components.into_iter().map(|(n, _)| n).collect();
     if names != header.components {
         return Err(format!("the header's state components {:?} are not this engine's {names:?}", header.components));
@@ -352,10 +370,13 @@ fn verify_inner(
             .notes
             .push(format!("recorded by {}, verified with {ENGINE}: a rule change between them shows as a divergence", header.engine));
     }
-    let mut world = match initial_world(&header, options.threads) {
+    let mut world = match scenario_world(&header) {
         Ok(w) => w,
         Err(e) => return report.fail(format!("offset 16 (header): {e}")),
     };
+    if let Err(e) = start_threads(&mut world, options.threads) {
+        return report.fail(e);
+    }
     // After a divergence: the turn, and the world is stepped on to the next keyframe for a diff.
     let mut diverged: Option<Divergence> = None;
     // The turn of the last keyframe that matched the re-simulated state (0: the scenario's start).
@@ -545,13 +566,16 @@ pub fn shard<P: AsRef<std::path::Path> + Clone>(files: &[P], index: u32, count: 
 
 /// Verifies files on `jobs` threads; the reports come back in the order of `files`.
 /// `progress` is called per verified turn, `done` per finished file.
+///
+/// # Errors
+/// Text saying that the `jobs` threads could not be started.
 pub fn verify_files(
     files: &[std::path::PathBuf],
     options: &VerifyOptions,
     jobs: usize,
     progress: &(dyn Fn() + Sync),
     done: &(dyn Fn() + Sync),
-) -> Vec<VerifyReport> {
+) -> Result<Vec<VerifyReport>, String> {
     use rayon::prelude::*;
     let one = |f: &std::path::PathBuf| {
         let report = verify_file(f, options, progress);
@@ -559,8 +583,11 @@ pub fn verify_files(
         report
     };
     let work = || files.par_iter().map(one).collect::<Vec<_>>();
-    match rayon::ThreadPoolBuilder::new().num_threads(jobs.max(1)).build() {
-        Ok(pool) => pool.install(work),
-        Err(_) => files.iter().map(one).collect(),
+    if jobs <= 1 {
+        return Ok(files.iter().map(one).collect());
+    }
+    match rayon::ThreadPoolBuilder::new().num_threads(jobs).build() {
+        Ok(pool) => Ok(pool.install(work)),
+        Err(e) => Err(format!("cannot start {jobs} verification threads: {e}")),
     }
 }

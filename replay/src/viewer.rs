@@ -698,7 +698,7 @@ fn capture_replay(
     for turn in 0..=n {
         if off_track && let Some(snapshot) = keyframes.get(&turn) {
             let mut loaded = World::load(snapshot).map_err(|e| format!("keyframe of turn {turn}: {e}"))?;
-            loaded.set_threads(threads)?;
+            crate::verify::start_threads(&mut loaded, threads)?;
             world = loaded;
             off_track = false;
             notes.push(format!("{name}: frames from turn {turn} follow the recording again (its keyframe was loaded)"));

@@ -20,6 +20,10 @@ fn io_error(file: &Path, source: std::io::Error) -> CliError {
     CliError::Io { file: file.display().to_string(), source }
 }
 
+fn write_error(file: &Path, source: std::io::Error) -> CliError {
+    CliError::Write { file: file.display().to_string(), source }
+}
+
 fn bad(message: String) -> CliError {
     CliError::BadArgument { message }
 }
@@ -54,7 +58,7 @@ pub(super) fn cmd_demo(dir: &Path, turns: Option<u32>, threads: usize, out: &mut
         bar.inc(1);
     };
     let report = run_demo(&options, &progress).map_err(|e| match e {
-        DemoError::Io { file, source } => io_error(&file, source),
+        DemoError::Io { file, source } => write_error(&file, source),
         DemoError::Setup(message) => bad(message),
     })?;
     bar.finish_and_clear();
@@ -105,11 +109,14 @@ pub(super) fn cmd_run(
     keyframe_every: u32,
     out: &mut dyn Write,
 ) -> Result<i32, CliError> {
+    // A file that cannot be opened is named once, as every unreadable input is (the scenario's
+    // own error would name it as the text and again as the file).
+    std::fs::File::open(scenario_path).map_err(|e| io_error(scenario_path, e))?;
     let scenario = Scenario::load(scenario_path).map_err(|e| bad(e.to_string()))?;
     let turns = turns.unwrap_or(scenario.turns());
     let options = RunOptions { turns, threads, keyframe_every };
     let file = match record {
-        Some(path) => Some(std::io::BufWriter::new(std::fs::File::create(path).map_err(|e| io_error(path, e))?)),
+        Some(path) => Some(std::io::BufWriter::new(std::fs::File::create(path).map_err(|e| write_error(path, e))?)),
         None => None,
     };
     let bar = progress_bar(u64::from(turns), "turns");
@@ -142,8 +149,9 @@ pub(super) fn cmd_run(
         bar.inc(1);
     };
     let (world, _) = run(&scenario, &options, file, &mut on_turn).map_err(|e| match e {
-        crate::record::RunError::Io(source) => io_error(record.unwrap_or(Path::new("-")), source),
+        crate::record::RunError::Io(source) => write_error(record.unwrap_or(Path::new("-")), source),
         crate::record::RunError::Setup(message) => bad(format!("{}: {message}", scenario_path.display())),
+        crate::record::RunError::Threads(message) => bad(message),
     })?;
     bar.finish_and_clear();
     let elapsed = started.elapsed();
@@ -207,7 +215,7 @@ pub(super) fn cmd_verify(
         }
     };
     let started = std::time::Instant::now();
-    let reports = verify_files(&files, &options, jobs, &|| tick(), &|| bar.inc(1));
+    let reports = verify_files(&files, &options, jobs, &|| tick(), &|| bar.inc(1)).map_err(bad)?;
     let elapsed = started.elapsed();
     bar.finish_and_clear();
     let code = reports.iter().map(|r| r.outcome.exit_code()).max().unwrap_or(0);
@@ -240,14 +248,7 @@ pub(super) fn cmd_verify(
 }
 
 fn read_limited(path: &Path) -> Result<Vec<u8>, CliError> {
-    use std::io::Read;
-    let file = std::fs::File::open(path).map_err(|e| io_error(path, e))?;
-    let mut bytes = Vec::new();
-    file.take(MAX_DIFF_FILE + 1).read_to_end(&mut bytes).map_err(|e| io_error(path, e))?;
-    if bytes.len() as u64 > MAX_DIFF_FILE {
-        return Err(bad(format!("{}: larger than {MAX_DIFF_FILE} bytes", path.display())));
-    }
-    Ok(bytes)
+    super::read_capped(path, MAX_DIFF_FILE)
 }
 
 fn print_diffs(out: &mut dyn Write, diffs: &crate::diff::SnapshotDiff) {
