@@ -138,7 +138,8 @@ enum Command {
     },
     /// Re-simulates replays and compares every turn's state hash and every keyframe; on a
     /// divergence prints the first diverging turn, components, entities and fields and the turn's
-    /// commands. Exit 0 identical, 1 diverged, 2 unreadable or incompatible.
+    /// commands. Exit 0 identical, 1 diverged (or, with --strict, cut short), 2 unreadable, damaged
+    /// or incompatible.
     Verify {
         /// The replay files.
         #[arg(required = true)]
@@ -152,6 +153,10 @@ enum Command {
         /// Also snapshot, reload and re-step every turn, failing on any difference.
         #[arg(long)]
         sync_test: bool,
+        /// Fail (exit 1) on a replay cut short, which otherwise passes on the turns it holds with
+        /// a note: for CI, which must not accept a truncated file.
+        #[arg(long)]
+        strict: bool,
         /// Worker threads for each world's path requests.
         #[arg(long, default_value_t = 1, value_parser = workers())]
         threads: usize,
@@ -331,8 +336,9 @@ where
         Command::Run { scenario, turns, record, threads, hashes, keyframe_every } => {
             game::cmd_run(&scenario, turns, record.as_deref(), threads, hashes, keyframe_every, out)
         }
-        Command::Verify { files, jobs, json, sync_test, threads, shard } => {
-            game::cmd_verify(&files, jobs, json, sync_test, threads, shard.as_deref(), out, err)
+        Command::Verify { files, jobs, json, sync_test, strict, threads, shard } => {
+            let options = crate::verify::VerifyOptions { threads, sync_test, strict, ..crate::verify::VerifyOptions::default() };
+            game::cmd_verify(&files, jobs, json, &options, shard.as_deref(), out, err)
         }
         Command::Diff { a, b } => game::cmd_diff(&a, &b, out),
         Command::Demo { out: dir, turns, threads } => game::cmd_demo(&dir, turns, threads, out),

@@ -327,7 +327,7 @@ fn raw_point_text(&(x, z): &(i64, i64)) -> String {
 }
 
 fn id_text(id: EntityId) -> String {
-    format!("{}v{}", id.index, id.generation)
+    id.to_string()
 }
 
 fn goal_text(goal: &GoalSpec) -> String {

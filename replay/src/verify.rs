@@ -37,11 +37,14 @@ pub struct VerifyOptions {
     pub sync_test: bool,
     /// Most field differences listed in a report.
     pub diff_limit: usize,
+    /// A replay cut short (no footer) fails as [`Outcome::CutShort`] instead of passing on the
+    /// turns it holds: for CI, which must not accept a truncated file.
+    pub strict: bool,
 }
 
 impl Default for VerifyOptions {
     fn default() -> Self {
-        Self { threads: 1, sync_test: false, diff_limit: 50 }
+        Self { threads: 1, sync_test: false, diff_limit: 50, strict: false }
     }
 }
 
@@ -55,6 +58,10 @@ pub enum Outcome {
     Diverged,
     /// The file could not be read or is of another version.
     Unreadable,
+    /// Every turn it holds re-simulated to its recorded hash, but it has no footer (it was cut
+    /// short), and the verification was strict ([`VerifyOptions::strict`]).
+    #[serde(rename = "cut-short")]
+    CutShort,
 }
 
 impl Outcome {
@@ -62,7 +69,7 @@ impl Outcome {
     pub fn exit_code(self) -> i32 {
         match self {
             Outcome::Identical => 0,
-            Outcome::Diverged => 1,
+            Outcome::Diverged | Outcome::CutShort => 1,
             Outcome::Unreadable => 2,
         }
     }
@@ -135,6 +142,8 @@ pub struct VerifyReport {
     pub final_hash: Option<String>,
     /// Whether the sync test ran.
     pub sync_test: bool,
+    /// Whether a replay cut short fails ([`VerifyOptions::strict`]).
+    pub strict: bool,
     /// The first divergence.
     pub divergence: Option<Divergence>,
     /// Why the file could not be verified.
@@ -160,6 +169,7 @@ impl VerifyReport {
             truncated_at: None,
             final_hash: None,
             sync_test: false,
+            strict: false,
             divergence: None,
             error: None,
             notes: Vec::new(),
@@ -199,6 +209,13 @@ impl VerifyReport {
             }
             Outcome::Unreadable => {
                 let _ = writeln!(s, "{}: unreadable: {}", self.file, self.error.as_deref().unwrap_or("?"));
+            }
+            Outcome::CutShort => {
+                let _ = writeln!(
+                    s,
+                    "{}: CUT SHORT: its {} whole turns re-simulated identically, but the file ends without its footer (--strict)",
+                    self.file, self.turns_verified
+                );
             }
             Outcome::Diverged => {
                 let _ = writeln!(s, "{}: DIVERGED", self.file);
@@ -320,9 +337,9 @@ pub fn scenario_world(header: &ReplayHeader) -> Result<World, String> {
     Ok(world)
 }
 
-/// Lines describing commands.
+/// Lines describing commands, as `sim` prints them (`player 1 seq 0: move 48v0 49v0 → (512.5, 300)`).
 pub fn command_lines(commands: &[Command]) -> Vec<String> {
-    commands.iter().map(|c| format!("player {} seq {}: {:?}", c.player, c.seq, c.kind)).collect()
+    commands.iter().map(Command::to_string).collect()
 }
 
 /// Field differences between two snapshots' bytes (`expected` first).
@@ -357,6 +374,7 @@ fn verify_inner(
 ) -> VerifyReport {
     let mut report = VerifyReport::new(file);
     report.sync_test = options.sync_test;
+    report.strict = options.strict;
     let mut reader = match ReplayReader::new(input) {
         Ok(r) => r,
         Err(e) => return report.fail(e),
@@ -494,6 +512,8 @@ fn verify_inner(
     if let Some(d) = diverged {
         report.outcome = Outcome::Diverged;
         report.divergence = Some(d);
+    } else if options.strict && report.truncated_at.is_some() {
+        report.outcome = Outcome::CutShort;
     }
     report
 }

@@ -469,7 +469,7 @@ impl Capture {
                 Some(&k) if self.game.units[k].last.frame + 1 == frame => k,
                 _ => {
                     self.game.units.push(Track {
-                        id: format!("{}v{}", u.id.index, u.id.generation),
+                        id: u.id.to_string(),
                         o: u.owner,
                         c: u.class,
                         r: q(u.radius, cell),
@@ -638,7 +638,7 @@ fn goal_text(goal: &GoalSpec) -> String {
         GoalSpec::Square { center, half } => format!("square {} half {}", point_text(center), short(half)),
         GoalSpec::Range { target, min, max } => {
             let target = match target {
-                Target::Unit(id) => format!("unit {}v{}", id.index, id.generation),
+                Target::Unit(id) => format!("unit {id}"),
                 Target::Obstruction(id) => format!("obstruction {id}"),
             };
             format!("range {}..{} of {target}", short(min), short(max))

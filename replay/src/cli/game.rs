@@ -125,7 +125,7 @@ pub(super) fn cmd_run(
     let mut last_hash = [0u8; 32];
     let mut rejected: Vec<String> = Vec::new();
     let started = std::time::Instant::now();
-    let mut on_turn = |_: &[sim::command::Command], report: &sim::world::TurnReport| {
+    let mut on_turn = |commands: &[sim::command::Command], report: &sim::world::TurnReport| {
         if hashes {
             lines.push(format!("{}\t{}", report.turn, hex(&report.hash)));
         }
@@ -138,7 +138,12 @@ pub(super) fn cmd_run(
                 Event::Rejected { command, reason } => {
                     events[3] += 1;
                     if rejected.len() < MAX_REJECTED_LINES {
-                        rejected.push(format!("# rejected: turn {} player {} seq {}: {reason:?}", command.0, command.1, command.2));
+                        // The command itself, as every tool prints it, then why.
+                        let what = commands
+                            .iter()
+                            .find(|c| c.order_key() == *command)
+                            .map_or_else(|| format!("player {} seq {}", command.1, command.2), ToString::to_string);
+                        rejected.push(format!("# rejected: turn {}: {what}: {reason}", command.0));
                     }
                 }
                 Event::FormationArrived { .. } => events[4] += 1,
@@ -184,13 +189,11 @@ pub(super) fn cmd_run(
 const MAX_REJECTED_LINES: usize = 20;
 
 /// `phalanx verify FILE...`.
-#[allow(clippy::too_many_arguments)]
 pub(super) fn cmd_verify(
     files: &[PathBuf],
     jobs: usize,
     json: bool,
-    sync_test: bool,
-    threads: usize,
+    options: &VerifyOptions,
     shard_arg: Option<&str>,
     out: &mut dyn Write,
     err: &mut dyn Write,
@@ -205,7 +208,6 @@ pub(super) fn cmd_verify(
             }
         }
     };
-    let options = VerifyOptions { threads, sync_test, ..VerifyOptions::default() };
     let bar = progress_bar(files.len() as u64, "files");
     let turns = AtomicU64::new(0);
     let tick = || {
@@ -215,7 +217,7 @@ pub(super) fn cmd_verify(
         }
     };
     let started = std::time::Instant::now();
-    let reports = verify_files(&files, &options, jobs, &|| tick(), &|| bar.inc(1)).map_err(bad)?;
+    let reports = verify_files(&files, options, jobs, &|| tick(), &|| bar.inc(1)).map_err(bad)?;
     let elapsed = started.elapsed();
     bar.finish_and_clear();
     let code = reports.iter().map(|r| r.outcome.exit_code()).max().unwrap_or(0);
@@ -231,11 +233,12 @@ pub(super) fn cmd_verify(
             let turns: u64 = reports.iter().map(|r| u64::from(r.turns_verified)).sum();
             let _ = writeln!(
                 out,
-                "{} files: {} identical, {} diverged, {} unreadable; {turns} turns in {:.2} s with {jobs} jobs ({:.0} turns/s)",
+                "{} files: {} identical, {} diverged, {} unreadable{}; {turns} turns in {:.2} s with {jobs} jobs ({:.0} turns/s)",
                 reports.len(),
                 count(Outcome::Identical),
                 count(Outcome::Diverged),
                 count(Outcome::Unreadable),
+                if options.strict { format!(", {} cut short", count(Outcome::CutShort)) } else { String::new() },
                 elapsed.as_secs_f64(),
                 turns as f64 / elapsed.as_secs_f64().max(1e-9)
             );
