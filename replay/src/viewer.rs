@@ -698,6 +698,14 @@ fn capture_replay(
     for turn in 0..=n {
         if off_track && let Some(snapshot) = keyframes.get(&turn) {
             let mut loaded = World::load(snapshot).map_err(|e| format!("keyframe of turn {turn}: {e}"))?;
+            // A keyframe is trusted only when its state has the hash recorded for the turn before it.
+            let recorded = turn.checked_sub(1).and_then(|t| replay.digest(t)).map(|d| d.hash);
+            if recorded != Some(loaded.state_hash()) {
+                return Err(format!(
+                    "{name}: the keyframe of turn {turn} does not hold the state recorded for turn {}: the keyframe is damaged or forged",
+                    turn.wrapping_sub(1)
+                ));
+            }
             crate::verify::start_threads(&mut loaded, threads)?;
             world = loaded;
             off_track = false;
