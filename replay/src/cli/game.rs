@@ -340,11 +340,28 @@ fn diff_replays(a: &Path, bytes_a: &[u8], b: &Path, bytes_b: &[u8], out: &mut dy
             let _ = writeln!(out, "  {line}");
         }
     }
+    // Where the states part: this turn, or, after a difference of commands alone, a later one.
+    let state_split = crate::diff::first_state_split(&ra, &rb, t);
+    if state_split != Some(t) {
+        let _ = writeln!(out, "the states after turn {} are the same (the commands differ, the state does not yet)", ta.turn);
+        match state_split {
+            Some(s) => {
+                let _ =
+                    writeln!(out, "first differing state: after turn {} (the start of turn {})", ra.turns[s].turn, ra.turns[s].turn + 1);
+            }
+            None => {
+                let _ = writeln!(out, "the states are the same for all {common} common turns");
+                return Ok(1);
+            }
+        }
+    }
+    let s = state_split.unwrap_or(t);
+    let (da, db) = if s == t { (da, db) } else { (ra.turns[s].digest(&ra.header.components), rb.turns[s].digest(&rb.header.components)) };
     let components = da.differing_components(&db);
     let _ = writeln!(out, "diverging components: {}", if components.is_empty() { "(none)".into() } else { components.join(", ") });
     let _ = writeln!(out, "hash A {}\nhash B {}", hex(&da.hash), hex(&db.hash));
-    // The first keyframe both replays hold at or after the divergence.
-    let keyframe = crate::diff::common_keyframe(&ra, &rb, ta.turn.wrapping_add(1));
+    // The first keyframe both replays hold at or after the state divergence.
+    let keyframe = crate::diff::common_keyframe(&ra, &rb, ra.turns[s].turn.wrapping_add(1));
     match keyframe {
         Some((k, sa, sb)) => {
             let diffs = keyframe_diff(k, sa, sb)?;
