@@ -487,6 +487,15 @@ fn commands_print_as_text_not_rust_debug() {
         assert!(out.contains("player 1 seq 9999: move ") && out.contains(" → (8, 8)"), "{out}");
         assert!(!out.contains("EntityId") && !out.contains("Move {") && !out.contains("Point("), "{out}");
     }
+    // A refused command in `run`: player 2 orders player 1's infantry (units 0v0 to 19v0).
+    let mut json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(scenario("skirmish.json")).unwrap()).unwrap();
+    let order = serde_json::json!({"turn": 2, "player": 2, "move": {"units": ["p1_infantry"], "goal": {"point": [25, 100]}}});
+    json["script"].as_array_mut().unwrap().push(order);
+    let refused = temp_file("refused.json", &json.to_string());
+    let (code, out, err) = phalanx(&["run", &refused, "--turns", "3"]);
+    assert_eq!(code, 0, "{err}");
+    let line = out.lines().find(|l| l.starts_with("# rejected: ")).unwrap_or_else(|| panic!("{out}"));
+    assert_eq!(line, "# rejected: turn 2: player 2 seq 8: move 0v0..=19v0 → (25, 100): 0v0 belongs to another player");
 }
 
 #[test]
