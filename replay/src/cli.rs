@@ -45,7 +45,7 @@ enum Command {
         #[arg(long)]
         turns: Option<u32>,
         /// Worker threads for path requests (the results do not depend on it).
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, default_value_t = 1, value_parser = workers())]
         threads: usize,
     },
     /// Solves every problem of a Moving AI scenario file and prints a tab-separated table, then a summary.
@@ -127,7 +127,7 @@ enum Command {
         #[arg(long)]
         record: Option<std::path::PathBuf>,
         /// Worker threads for path requests (the result does not depend on it).
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, default_value_t = 1, value_parser = workers())]
         threads: usize,
         /// Print each turn's state hash.
         #[arg(long)]
@@ -138,13 +138,14 @@ enum Command {
     },
     /// Re-simulates replays and compares every turn's state hash and every keyframe; on a
     /// divergence prints the first diverging turn, components, entities and fields and the turn's
-    /// commands. Exit 0 identical, 1 diverged, 2 unreadable or incompatible.
+    /// commands. Exit 0 identical, 1 diverged (or, with --strict, cut short), 2 unreadable, damaged
+    /// or incompatible.
     Verify {
         /// The replay files.
         #[arg(required = true)]
         files: Vec<std::path::PathBuf>,
         /// Verify this many files at once (reports stay in input order).
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, default_value_t = 1, value_parser = workers())]
         jobs: usize,
         /// Print the reports as JSON.
         #[arg(long)]
@@ -152,8 +153,12 @@ enum Command {
         /// Also snapshot, reload and re-step every turn, failing on any difference.
         #[arg(long)]
         sync_test: bool,
+        /// Fail (exit 1) on a replay cut short, which otherwise passes on the turns it holds with
+        /// a note: for CI, which must not accept a truncated file.
+        #[arg(long)]
+        strict: bool,
         /// Worker threads for each world's path requests.
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, default_value_t = 1, value_parser = workers())]
         threads: usize,
         /// Verify only shard I of N (1-based) of the files, sorted by path.
         #[arg(long, value_name = "I/N")]
@@ -175,7 +180,7 @@ enum Command {
         /// The turn.
         turn: u32,
         /// Worker threads for path requests.
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, default_value_t = 1, value_parser = workers())]
         threads: usize,
     },
     /// Draws the world at the start of a turn as a PNG (restored as `seek` does): terrain and
@@ -199,7 +204,7 @@ enum Command {
         #[arg(long, default_value = "all")]
         layers: String,
         /// Worker threads for path requests.
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, default_value_t = 1, value_parser = workers())]
         threads: usize,
     },
     /// Writes a self-contained HTML replay viewer (no network): a turn slider, play and step
@@ -213,9 +218,18 @@ enum Command {
         #[arg(long)]
         out: std::path::PathBuf,
         /// Worker threads for path requests.
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, default_value_t = 1, value_parser = workers())]
         threads: usize,
     },
+}
+
+/// Most worker threads (`--threads`) or parallel files (`--jobs`) a command takes: far more than
+/// any machine has cores, and few enough that a typing slip cannot ask for billions of threads.
+pub const MAX_WORKERS: usize = 256;
+
+/// The parser of `--threads` and `--jobs`: 1 to [`MAX_WORKERS`], anything else is a usage error.
+fn workers() -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::<usize>::new().range(1..=MAX_WORKERS as u64)
 }
 
 /// The long-range search to run.
@@ -246,6 +260,13 @@ pub enum CliError {
         /// The reason.
         source: std::io::Error,
     },
+    /// A file could not be written.
+    Write {
+        /// The file.
+        file: String,
+        /// The reason.
+        source: std::io::Error,
+    },
     /// A file's contents are malformed.
     Malformed {
         /// The file.
@@ -266,6 +287,7 @@ impl std::fmt::Display for CliError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             CliError::Io { file, source } => write!(f, "{file}: cannot read: {source}"),
+            CliError::Write { file, source } => write!(f, "{file}: cannot write: {source}"),
             CliError::Malformed { file, line, message } => write!(f, "{file}:{line}: {message}"),
             CliError::BadArgument { message } => write!(f, "{message}"),
         }
@@ -275,7 +297,7 @@ impl std::fmt::Display for CliError {
 impl std::error::Error for CliError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            CliError::Io { source, .. } => Some(source),
+            CliError::Io { source, .. } | CliError::Write { source, .. } => Some(source),
             _ => None,
         }
     }
@@ -289,11 +311,21 @@ where
 {
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => {
+            // `--help` and `--version`: their text is the output.
+            let _ = write!(out, "{}", e.render());
+            return 0;
+        }
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            // A bare `phalanx`: clap would print the whole help on stderr.
+            let command = <Cli as clap::CommandFactory>::command();
+            let names: Vec<&str> = command.get_subcommands().map(clap::Command::get_name).filter(|&n| n != "help").collect();
+            let _ = writeln!(err, "phalanx: expected a command ({}), found none (see --help)", names.join(", "));
+            return 2;
+        }
         Err(e) => {
-            let code = if e.use_stderr() { 2 } else { 0 };
-            let text = e.render().to_string();
-            let _ = if code == 0 { write!(out, "{text}") } else { write!(err, "{text}") };
-            return code;
+            let _ = writeln!(err, "phalanx: {} (see --help)", usage_error_line(&e.render().to_string()));
+            return 2;
         }
     };
     let result = match cli.command {
@@ -304,8 +336,9 @@ where
         Command::Run { scenario, turns, record, threads, hashes, keyframe_every } => {
             game::cmd_run(&scenario, turns, record.as_deref(), threads, hashes, keyframe_every, out)
         }
-        Command::Verify { files, jobs, json, sync_test, threads, shard } => {
-            game::cmd_verify(&files, jobs, json, sync_test, threads, shard.as_deref(), out, err)
+        Command::Verify { files, jobs, json, sync_test, strict, threads, shard } => {
+            let options = crate::verify::VerifyOptions { threads, sync_test, strict, ..crate::verify::VerifyOptions::default() };
+            game::cmd_verify(&files, jobs, json, &options, shard.as_deref(), out, err)
         }
         Command::Diff { a, b } => game::cmd_diff(&a, &b, out),
         Command::Demo { out: dir, turns, threads } => game::cmd_demo(&dir, turns, threads, out),
@@ -322,6 +355,15 @@ where
             2
         }
     }
+}
+
+/// A usage error of clap on one line, as every other error is: its first paragraph (the message
+/// and any indented list under it) joined with spaces, without the `error: ` prefix; the usage
+/// lines and the `--help` hint that follow are dropped.
+fn usage_error_line(text: &str) -> String {
+    let paragraph: Vec<&str> = text.lines().map(str::trim).take_while(|l| !l.is_empty()).collect();
+    let line = paragraph.join(" ");
+    line.strip_prefix("error: ").unwrap_or(&line).to_owned()
 }
 
 /// A map loaded from either text format, with its coordinate convention.
@@ -367,21 +409,58 @@ impl LoadedMap {
     }
 }
 
+/// Reads a whole file of at most `cap` bytes; reading stops one byte past the cap, so a huge file
+/// or an endless one (`/dev/zero`) costs no more memory than the cap.
+///
+/// # Errors
+/// [`CliError::Io`] when it cannot be read, [`CliError::BadArgument`] naming the file and the cap
+/// when it is larger.
+pub(crate) fn read_capped(path: &std::path::Path, cap: u64) -> Result<Vec<u8>, CliError> {
+    use std::io::Read;
+    let io = |source| CliError::Io { file: path.display().to_string(), source };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let mut bytes = Vec::new();
+    file.take(cap + 1).read_to_end(&mut bytes).map_err(io)?;
+    if bytes.len() as u64 > cap {
+        return Err(CliError::BadArgument { message: format!("{}: larger than the limit of {cap} bytes", path.display()) });
+    }
+    Ok(bytes)
+}
+
+/// Reads a map or Moving AI scenario file as text, capped as the maps a scenario file references
+/// are ([`crate::scenario::MAX_FILE_BYTES`]).
 fn read(path: &std::path::Path) -> Result<String, CliError> {
-    std::fs::read_to_string(path).map_err(|source| CliError::Io { file: path.display().to_string(), source })
+    let bytes = read_capped(path, crate::scenario::MAX_FILE_BYTES as u64)?;
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+        CliError::Malformed {
+            file: path.display().to_string(),
+            line: u32::try_from(line).unwrap_or(u32::MAX),
+            message: format!("expected UTF-8 text, found a byte that is not (offset {at})"),
+        }
+    })
 }
 
 fn malformed(path: &std::path::Path, e: pathing::movingai::ParseError) -> CliError {
     CliError::Malformed { file: path.display().to_string(), line: e.line, message: format!("expected {}, found {}", e.expected, e.found) }
 }
 
-/// Loads a Moving AI map (first line `type ...`) or else a grid text file.
+/// Loads a Moving AI map (a `.map` file, or any file whose first line is `type ...`) or else a
+/// grid text file.
 ///
 /// # Errors
 /// [`CliError`] naming the file and line.
 pub fn load_map(path: &std::path::Path) -> Result<LoadedMap, CliError> {
     let text = read(path)?;
-    if text.starts_with("type ") {
+    if text.starts_with("type ") || path.extension().is_some_and(|e| e.eq_ignore_ascii_case("map")) {
+        if text.is_empty() {
+            return Err(CliError::Malformed {
+                file: path.display().to_string(),
+                line: 1,
+                message: "expected the Moving AI map header `type octile`, found an empty file".into(),
+            });
+        }
         movingai::parse_map(&text).map(LoadedMap::MovingAi).map_err(|e| malformed(path, e))
     } else {
         grid_text::parse_grid_text(&text).map(LoadedMap::GridText).map_err(|e| malformed(path, e))

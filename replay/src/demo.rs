@@ -113,7 +113,7 @@ impl DemoReport {
 /// Why the demo could not run.
 #[derive(Debug, thiserror::Error)]
 pub enum DemoError {
-    /// A file could not be written or read.
+    /// A file could not be written.
     #[error("{}: {source}", file.display())]
     Io {
         /// Which.
@@ -176,7 +176,7 @@ pub fn run_demo(options: &DemoOptions, progress: &(dyn Fn(&str) + Sync)) -> Resu
 
     let png = crate::picture::render_png(&world, &crate::picture::Options { scale: None, layers: crate::picture::Layers::ALL });
     std::fs::write(&picture, png).map_err(io(&picture))?;
-    let bytes = std::fs::read(&replay).map_err(io(&replay))?;
+    let bytes = std::fs::read(&replay).map_err(|e| DemoError::Setup(format!("{}: cannot read back: {e}", replay.display())))?;
     let html = crate::viewer::build_html(
         &[crate::viewer::Source { name: "demo", bytes: &bytes }],
         &crate::viewer::ViewOptions { threads: options.threads, diff_limit: 100 },

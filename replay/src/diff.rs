@@ -107,6 +107,14 @@ pub fn replay_split<'r>(a: &'r crate::format::Replay, b: &'r crate::format::Repl
     ReplaySplit::None
 }
 
+/// The record index of the first turn at or after record `from` whose end state differs between
+/// the two replays (its roots differ), among their common turns. After a divergence of commands
+/// alone (a command that changed nothing yet, or was refused), this is where the games part.
+pub fn first_state_split(a: &crate::format::Replay, b: &crate::format::Replay, from: usize) -> Option<usize> {
+    let common = a.turns.len().min(b.turns.len());
+    (from..common).find(|&t| a.turns[t].roots != b.turns[t].roots)
+}
+
 /// The first keyframe turn at or after `after` that both replays hold, with A's and B's bytes.
 pub fn common_keyframe<'r>(a: &'r crate::format::Replay, b: &'r crate::format::Replay, after: u32) -> Option<(u32, &'r [u8], &'r [u8])> {
     a.keyframes
@@ -327,7 +335,7 @@ fn raw_point_text(&(x, z): &(i64, i64)) -> String {
 }
 
 fn id_text(id: EntityId) -> String {
-    format!("{}v{}", id.index, id.generation)
+    id.to_string()
 }
 
 fn goal_text(goal: &GoalSpec) -> String {

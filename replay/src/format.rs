@@ -377,6 +377,10 @@ pub struct ReplayReader<R: Read> {
     turns: u32,
     last_hash: Option<Digest>,
     end: Option<End>,
+    /// The turn of the last keyframe read, to refuse a second one of the same turn.
+    keyframe_of: Option<u32>,
+    /// A keyframe off the header's cadence was read: only the footer may follow it.
+    closing_keyframe: Option<(u64, u32)>,
 }
 
 /// Whether bytes are one whole, valid footer record (prefix check and checksum).
@@ -386,6 +390,20 @@ fn is_footer_record(bytes: &[u8]) -> bool {
         && u32::from_le_bytes([bytes[1], bytes[2], bytes[3], bytes[4]]) as usize == FOOTER_RECORD - 40
         && bytes[5..8] == record_check(bytes[0], (FOOTER_RECORD - 40) as u32)
         && record_checksum(&bytes[..5], &bytes[8..FOOTER_RECORD - 32])[..] == bytes[FOOTER_RECORD - 32..]
+}
+
+/// What the first bytes of a file that is not a replay look like, for the message that refuses it.
+fn describe_start(prefix: &[u8]) -> String {
+    if prefix.is_empty() {
+        return "an empty file".into();
+    }
+    if prefix.starts_with(&sim::snapshot::MAGIC) {
+        return "the magic PHXSNAP of a snapshot (it holds one turn, not a replay)".into();
+    }
+    let shown = &prefix[..prefix.len().min(8)];
+    let text: String = shown.iter().map(|&b| if b.is_ascii_graphic() || b == b' ' { char::from(b) } else { '.' }).collect();
+    let hex: Vec<String> = shown.iter().map(|b| format!("{b:02x}")).collect();
+    format!("the bytes {} ({text:?})", hex.join(" "))
 }
 
 /// Reads up to `n` bytes (fewer only at the end of the input), growing the buffer with the bytes
@@ -405,10 +423,10 @@ impl<R: Read> ReplayReader<R> {
         let mut prefix = Vec::new();
         read_up_to(&mut input, HEADER_PREFIX, &mut prefix)?;
         if prefix.len() < 8 || prefix[..8] != MAGIC {
-            if prefix.len() < 8 && MAGIC.starts_with(&prefix) {
+            if !prefix.is_empty() && prefix.len() < 8 && MAGIC.starts_with(&prefix) {
                 return Err(damaged(0, "header", format!("the magic PHXRPLY, found only {} bytes", prefix.len())));
             }
-            return Err(damaged(0, "header", "the magic PHXRPLY (is this a replay file?)"));
+            return Err(damaged(0, "header", format!("the magic PHXRPLY of a replay file, found {}", describe_start(&prefix))));
         }
         if prefix.len() < 12 {
             return Err(damaged(8, "header", "the format version, found the end of the file"));
@@ -416,7 +434,7 @@ impl<R: Read> ReplayReader<R> {
         let version = u32::from_le_bytes(prefix[8..12].try_into().expect("4 bytes"));
         if version != REPLAY_VERSION {
             return Err(ReplayError::Incompatible {
-                message: format!("replay format version {version}, this reader reads version {REPLAY_VERSION} only"),
+                message: format!("offset 8 (header): replay format version {version}, this reader reads version {REPLAY_VERSION} only"),
             });
         }
         if prefix.len() < 16 {
@@ -464,7 +482,17 @@ impl<R: Read> ReplayReader<R> {
         if blake3::hash(header.scenario.as_bytes()).as_bytes() != &header.scenario_digest {
             return Err(damaged(HEADER_PREFIX, "header", "the scenario to match its digest"));
         }
-        Ok(Self { input, header, offset: HEADER_PREFIX + u64::from(len) + CHECKSUM, next_turn: 0, turns: 0, last_hash: None, end: None })
+        Ok(Self {
+            input,
+            header,
+            offset: HEADER_PREFIX + u64::from(len) + CHECKSUM,
+            next_turn: 0,
+            turns: 0,
+            last_hash: None,
+            end: None,
+            keyframe_of: None,
+            closing_keyframe: None,
+        })
     }
 
     /// The header.
@@ -498,6 +526,21 @@ impl<R: Read> ReplayReader<R> {
                 Err(e)
             }
         }
+    }
+
+    /// Whether the header's cadence puts a keyframe before `turn`: a positive multiple of
+    /// `keyframe_every` (none when it is 0).
+    fn on_cadence(&self, turn: u32) -> bool {
+        let every = self.header.keyframe_every;
+        every != 0 && turn > 0 && turn.is_multiple_of(every)
+    }
+
+    fn off_cadence(&self, turn: u32) -> String {
+        let every = self.header.keyframe_every;
+        let cadence = if every == 0 { "declares no keyframes".to_owned() } else { format!("declares one every {every} turns") };
+        format!(
+            "a keyframe only where the header's cadence puts one (it {cadence}) or just before the footer, found one of turn {turn} followed by more records"
+        )
     }
 
     fn read_record(&mut self) -> Result<Option<Record>, ReplayError> {
@@ -548,6 +591,11 @@ impl<R: Read> ReplayReader<R> {
             return Err(damaged(at, section, "the record checksum: the record is damaged"));
         }
         let payload_at = at + RECORD_PREFIX;
+        if let Some((kf_at, k)) = self.closing_keyframe
+            && tag != TAG_FOOTER
+        {
+            return Err(damaged(kf_at + RECORD_PREFIX, "keyframe record", self.off_cadence(k)));
+        }
         let record = match tag {
             TAG_TURN => {
                 let record: TurnRecord = decode(payload, payload_at, section, "a turn record")?;
@@ -564,6 +612,16 @@ impl<R: Read> ReplayReader<R> {
                 if record.commands.len() > MAX_COMMANDS_PER_TURN {
                     return Err(damaged(payload_at, section, format!("at most {MAX_COMMANDS_PER_TURN} commands")));
                 }
+                if self.on_cadence(record.turn) && self.keyframe_of != Some(record.turn) {
+                    return Err(damaged(
+                        at,
+                        section,
+                        format!(
+                            "the keyframe of turn {} first (the header declares one every {} turns), found the turn record",
+                            record.turn, self.header.keyframe_every
+                        ),
+                    ));
+                }
                 self.next_turn = record.turn.wrapping_add(1);
                 self.turns += 1;
                 self.last_hash = Some(record.digest(&self.header.components).hash);
@@ -577,6 +635,15 @@ impl<R: Read> ReplayReader<R> {
                 if turn != self.next_turn {
                     return Err(damaged(payload_at, section, format!("a keyframe of turn {}, found turn {turn}", self.next_turn)));
                 }
+                if self.keyframe_of == Some(turn) {
+                    return Err(damaged(at, section, format!("one keyframe of turn {turn}, found a second")));
+                }
+                if !self.on_cadence(turn) {
+                    // Allowed only as the last record before the footer (the state a game ended
+                    // in, such as the state to compare after a desync); checked at the next record.
+                    self.closing_keyframe = Some((at, turn));
+                }
+                self.keyframe_of = Some(turn);
                 let snapshot = &payload[4..];
                 sim::snapshot::check_frame(snapshot)
                     .map_err(|e| damaged(payload_at + 4, section, format!("a snapshot (offsets from its start): {e}")))?;
@@ -584,6 +651,16 @@ impl<R: Read> ReplayReader<R> {
             }
             _ => {
                 let footer: Footer = decode(payload, payload_at, section, "a footer")?;
+                if self.turns > 0 && self.on_cadence(self.next_turn) && self.keyframe_of != Some(self.next_turn) {
+                    return Err(damaged(
+                        at,
+                        section,
+                        format!(
+                            "the keyframe of turn {} first (the header declares one every {} turns), found the footer",
+                            self.next_turn, self.header.keyframe_every
+                        ),
+                    ));
+                }
                 if footer.turns != self.turns {
                     return Err(damaged(payload_at, section, format!("a count of {} turns, found {}", self.turns, footer.turns)));
                 }

@@ -28,6 +28,9 @@ pub enum RunError {
     /// Writing the replay failed.
     #[error("writing the replay: {0}")]
     Io(#[source] std::io::Error),
+    /// The path worker threads could not be started (a fault of the machine, not of the scenario).
+    #[error("{0}")]
+    Threads(String),
 }
 
 /// The header of a replay of `scenario`, for a world built from it.
@@ -50,10 +53,11 @@ pub fn header_for(scenario: &Scenario, world: &mut World, keyframe_every: u32) -
 /// A world built from a scenario, with its thread count set.
 ///
 /// # Errors
-/// [`RunError::Setup`] when the world or its thread pool cannot be made.
+/// [`RunError::Setup`] when the world cannot be made, [`RunError::Threads`] when its thread pool
+/// cannot.
 pub fn build_world(scenario: &Scenario, threads: usize) -> Result<World, RunError> {
     let mut world = scenario.world().map_err(|e| RunError::Setup(e.to_string()))?;
-    world.set_threads(threads).map_err(RunError::Setup)?;
+    crate::verify::start_threads(&mut world, threads).map_err(RunError::Threads)?;
     Ok(world)
 }
 

@@ -11,7 +11,7 @@ use sim::state_hash::hex;
 use sim::world::World;
 
 use crate::format::{End, Record, ReplayReader};
-use crate::verify::initial_world;
+use crate::verify::scenario_world;
 
 /// Which turn to restore.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,15 +64,21 @@ pub fn restore(input: impl Read, name: &str, target: SeekTarget, threads: usize)
         SeekTarget::End => u32::MAX,
     };
     // The latest keyframe at or before the turn, and the turn records after it.
-    let mut keyframe: Option<(u32, Vec<u8>)> = None;
+    // With the keyframe, the hash the replay recorded for the turn before it, which its state must
+    // have before it is trusted.
+    let mut keyframe: Option<(u32, Vec<u8>, Option<[u8; 32]>)> = None;
     let mut pending = Vec::new();
+    let mut last_hash: Option<[u8; 32]> = None;
     while let Some(record) = reader.next_record().map_err(damaged)? {
         match record {
             Record::Keyframe { turn: k, snapshot } if k <= limit => {
-                keyframe = Some((k, snapshot));
+                keyframe = Some((k, snapshot, last_hash));
                 pending.clear();
             }
-            Record::Turn(t) if t.turn < limit => pending.push(t),
+            Record::Turn(t) if t.turn < limit => {
+                last_hash = Some(t.digest(&header.components).hash);
+                pending.push(t);
+            }
             Record::Turn(_) | Record::Keyframe { .. } => break,
             Record::Footer(_) => {}
         }
@@ -88,15 +94,28 @@ pub fn restore(input: impl Read, name: &str, target: SeekTarget, threads: usize)
         return Err(format!("{name}: turn {turn} is beyond the replay, which records {recorded} turns{end}"));
     }
     let mut world = match &keyframe {
-        Some((k, snapshot)) => {
+        Some((k, snapshot, recorded_hash)) => {
             let mut w = World::load(snapshot).map_err(|e| format!("{name}: keyframe of turn {k}: {e}"))?;
             if w.turn() != *k {
                 return Err(format!("{name}: the keyframe record of turn {k} holds a snapshot of turn {}", w.turn()));
             }
-            w.set_threads(threads).map_err(|e| format!("{name}: {e}"))?;
+            let state = w.state_hash();
+            if *recorded_hash != Some(state) {
+                let recorded = recorded_hash.map_or_else(|| "none".to_owned(), |h| hex(&h)[..16].to_owned());
+                return Err(format!(
+                    "{name}: the keyframe of turn {k} holds a state of hash {}, but the replay recorded {recorded} for turn {}: the keyframe is damaged or forged",
+                    &hex(&state)[..16],
+                    k.wrapping_sub(1)
+                ));
+            }
+            crate::verify::start_threads(&mut w, threads)?;
             w
         }
-        None => initial_world(&header, threads).map_err(|e| format!("{name}: {e}"))?,
+        None => {
+            let mut w = scenario_world(&header).map_err(|e| format!("{name}: {e}"))?;
+            crate::verify::start_threads(&mut w, threads)?;
+            w
+        }
     };
     let mut divergence = None;
     for t in &pending {

@@ -37,11 +37,14 @@ pub struct VerifyOptions {
     pub sync_test: bool,
     /// Most field differences listed in a report.
     pub diff_limit: usize,
+    /// A replay cut short (no footer) fails as [`Outcome::CutShort`] instead of passing on the
+    /// turns it holds: for CI, which must not accept a truncated file.
+    pub strict: bool,
 }
 
 impl Default for VerifyOptions {
     fn default() -> Self {
-        Self { threads: 1, sync_test: false, diff_limit: 50 }
+        Self { threads: 1, sync_test: false, diff_limit: 50, strict: false }
     }
 }
 
@@ -55,6 +58,10 @@ pub enum Outcome {
     Diverged,
     /// The file could not be read or is of another version.
     Unreadable,
+    /// Every turn it holds re-simulated to its recorded hash, but it has no footer (it was cut
+    /// short), and the verification was strict ([`VerifyOptions::strict`]).
+    #[serde(rename = "cut-short")]
+    CutShort,
 }
 
 impl Outcome {
@@ -62,7 +69,7 @@ impl Outcome {
     pub fn exit_code(self) -> i32 {
         match self {
             Outcome::Identical => 0,
-            Outcome::Diverged => 1,
+            Outcome::Diverged | Outcome::CutShort => 1,
             Outcome::Unreadable => 2,
         }
     }
@@ -135,6 +142,8 @@ pub struct VerifyReport {
     pub final_hash: Option<String>,
     /// Whether the sync test ran.
     pub sync_test: bool,
+    /// Whether a replay cut short fails ([`VerifyOptions::strict`]).
+    pub strict: bool,
     /// The first divergence.
     pub divergence: Option<Divergence>,
     /// Why the file could not be verified.
@@ -160,6 +169,7 @@ impl VerifyReport {
             truncated_at: None,
             final_hash: None,
             sync_test: false,
+            strict: false,
             divergence: None,
             error: None,
             notes: Vec::new(),
@@ -199,6 +209,13 @@ impl VerifyReport {
             }
             Outcome::Unreadable => {
                 let _ = writeln!(s, "{}: unreadable: {}", self.file, self.error.as_deref().unwrap_or("?"));
+            }
+            Outcome::CutShort => {
+                let _ = writeln!(
+                    s,
+                    "{}: CUT SHORT: its {} whole turns re-simulated identically, but the file ends without its footer (--strict)",
+                    self.file, self.turns_verified
+                );
             }
             Outcome::Diverged => {
                 let _ = writeln!(s, "{}: DIVERGED", self.file);
@@ -281,11 +298,30 @@ pub fn embedded_scenario(header: &ReplayHeader) -> Result<Scenario, String> {
     Scenario::parse(&header.scenario, "<replay header scenario>", &mut refuse).map_err(|e| e.to_string())
 }
 
-/// The world at turn 0 of a replay.
+/// The world at turn 0 of a replay, with `threads` path workers.
+///
+/// # Errors
+/// Text saying why the embedded scenario cannot be used, or that the worker threads could not be
+/// started.
+pub fn initial_world(header: &ReplayHeader, threads: usize) -> Result<World, String> {
+    let mut world = scenario_world(header)?;
+    start_threads(&mut world, threads)?;
+    Ok(world)
+}
+
+/// Gives a world `threads` path workers.
+///
+/// # Errors
+/// Text saying that the threads could not be started (a fault of this machine, not of any file).
+pub fn start_threads(world: &mut World, threads: usize) -> Result<(), String> {
+    world.set_threads(threads).map_err(|e| format!("cannot start {threads} path worker threads: {e}"))
+}
+
+/// The world at turn 0 of a replay, on the calling thread alone.
 ///
 /// # Errors
 /// Text saying why the embedded scenario cannot be used.
-pub fn initial_world(header: &ReplayHeader, threads: usize) -> Result<World, String> {
+pub fn scenario_world(header: &ReplayHeader) -> Result<World, String> {
     let scenario = embedded_scenario(header)?;
     if *scenario.settings() != header.settings || header.seed != header.settings.seed {
         return Err("the header's settings or seed differ from its scenario's".into());
@@ -294,7 +330,6 @@ pub fn initial_world(header: &ReplayHeader, threads: usize) -> Result<World, Str
         return Err(format!("the header names scenario {:?} but embeds {:?}", header.scenario_name, scenario.name()));
     }
     let mut world = scenario.world().map_err(|e| format!("the embedded scenario's world: {e}"))?;
-    world.set_threads(threads)?;
     let names: Vec<String> = world.state_digest().components.into_iter().map(|(n, _)| n).collect();
     if names != header.components {
         return Err(format!("the header's state components {:?} are not this engine's {names:?}", header.components));
@@ -302,9 +337,9 @@ pub fn initial_world(header: &ReplayHeader, threads: usize) -> Result<World, Str
     Ok(world)
 }
 
-/// Lines describing commands.
+/// Lines describing commands, as `sim` prints them (`player 1 seq 0: move 48v0 49v0 → (512.5, 300)`).
 pub fn command_lines(commands: &[Command]) -> Vec<String> {
-    commands.iter().map(|c| format!("player {} seq {}: {:?}", c.player, c.seq, c.kind)).collect()
+    commands.iter().map(Command::to_string).collect()
 }
 
 /// Field differences between two snapshots' bytes (`expected` first).
@@ -339,6 +374,7 @@ fn verify_inner(
 ) -> VerifyReport {
     let mut report = VerifyReport::new(file);
     report.sync_test = options.sync_test;
+    report.strict = options.strict;
     let mut reader = match ReplayReader::new(input) {
         Ok(r) => r,
         Err(e) => return report.fail(e),
@@ -352,10 +388,13 @@ fn verify_inner(
             .notes
             .push(format!("recorded by {}, verified with {ENGINE}: a rule change between them shows as a divergence", header.engine));
     }
-    let mut world = match initial_world(&header, options.threads) {
+    let mut world = match scenario_world(&header) {
         Ok(w) => w,
         Err(e) => return report.fail(format!("offset 16 (header): {e}")),
     };
+    if let Err(e) = start_threads(&mut world, options.threads) {
+        return report.fail(e);
+    }
     // After a divergence: the turn, and the world is stepped on to the next keyframe for a diff.
     let mut diverged: Option<Divergence> = None;
     // The turn of the last keyframe that matched the re-simulated state (0: the scenario's start).
@@ -473,6 +512,8 @@ fn verify_inner(
     if let Some(d) = diverged {
         report.outcome = Outcome::Diverged;
         report.divergence = Some(d);
+    } else if options.strict && report.truncated_at.is_some() {
+        report.outcome = Outcome::CutShort;
     }
     report
 }
@@ -545,13 +586,16 @@ pub fn shard<P: AsRef<std::path::Path> + Clone>(files: &[P], index: u32, count: 
 
 /// Verifies files on `jobs` threads; the reports come back in the order of `files`.
 /// `progress` is called per verified turn, `done` per finished file.
+///
+/// # Errors
+/// Text saying that the `jobs` threads could not be started.
 pub fn verify_files(
     files: &[std::path::PathBuf],
     options: &VerifyOptions,
     jobs: usize,
     progress: &(dyn Fn() + Sync),
     done: &(dyn Fn() + Sync),
-) -> Vec<VerifyReport> {
+) -> Result<Vec<VerifyReport>, String> {
     use rayon::prelude::*;
     let one = |f: &std::path::PathBuf| {
         let report = verify_file(f, options, progress);
@@ -559,8 +603,11 @@ pub fn verify_files(
         report
     };
     let work = || files.par_iter().map(one).collect::<Vec<_>>();
-    match rayon::ThreadPoolBuilder::new().num_threads(jobs.max(1)).build() {
-        Ok(pool) => pool.install(work),
-        Err(_) => files.iter().map(one).collect(),
+    if jobs <= 1 {
+        return Ok(files.iter().map(one).collect());
+    }
+    match rayon::ThreadPoolBuilder::new().num_threads(jobs).build() {
+        Ok(pool) => Ok(pool.install(work)),
+        Err(e) => Err(format!("cannot start {jobs} verification threads: {e}")),
     }
 }

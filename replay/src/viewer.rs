@@ -36,7 +36,7 @@ use sim::formation::{FormationState, Layout};
 use sim::state_hash::hex;
 use sim::world::{UnitState, World};
 
-use crate::diff::{FieldDiff, ReplaySplit, common_keyframe, diff_snapshots, keyframe_diff, replay_split};
+use crate::diff::{FieldDiff, ReplaySplit, common_keyframe, diff_snapshots, first_state_split, keyframe_diff, replay_split};
 use crate::format::{Replay, is_replay};
 use crate::picture;
 use crate::verify::{command_lines, initial_world};
@@ -189,8 +189,12 @@ pub fn build_view(sources: &[Source<'_>], options: &ViewOptions) -> Result<View,
     let frames = games.iter().map(|g| g.frames).max().unwrap_or(0);
     let units = games.iter().map(|g| g.units.len()).sum();
     let first_divergence = divergence.as_ref().and_then(|d| d.turn);
+    // The page opens on the first frame where a unit stands (a scenario's units are often spawned
+    // by the commands of turn 0, so frame 0 would show an empty map), or frame 0 when none ever does.
+    let start = games.iter().flat_map(|g| g.units.iter().map(|t| t.f)).min().unwrap_or(0);
     let data = Data {
         v: 1,
+        start,
         w: geometry.width,
         h: geometry.height,
         cell: geometry.cell_metres,
@@ -218,6 +222,8 @@ pub fn build_view(sources: &[Source<'_>], options: &ViewOptions) -> Result<View,
 struct Data {
     /// Data layout version.
     v: u32,
+    /// The frame the page opens on, unless its address names a turn (`#turn=N`).
+    start: u32,
     /// Grid width and height. `[Units: navcells]`
     w: u32,
     h: u32,
@@ -354,7 +360,10 @@ struct DivergenceOut {
     same_commands: bool,
     commands_a: Vec<String>,
     commands_b: Vec<String>,
-    /// The diverging components, in the digest's order.
+    /// The first turn whose end state differs (the diverging turn, or a later one when only the
+    /// commands differ there); the page's "first differing state" is the start of the next turn.
+    state_after: Option<u32>,
+    /// The diverging components of that state, in the digest's order.
     components: Vec<String>,
     hash_a: String,
     hash_b: String,
@@ -469,7 +478,7 @@ impl Capture {
                 Some(&k) if self.game.units[k].last.frame + 1 == frame => k,
                 _ => {
                     self.game.units.push(Track {
-                        id: format!("{}v{}", u.id.index, u.id.generation),
+                        id: u.id.to_string(),
                         o: u.owner,
                         c: u.class,
                         r: q(u.radius, cell),
@@ -638,7 +647,7 @@ fn goal_text(goal: &GoalSpec) -> String {
         GoalSpec::Square { center, half } => format!("square {} half {}", point_text(center), short(half)),
         GoalSpec::Range { target, min, max } => {
             let target = match target {
-                Target::Unit(id) => format!("unit {}v{}", id.index, id.generation),
+                Target::Unit(id) => format!("unit {id}"),
                 Target::Obstruction(id) => format!("obstruction {id}"),
             };
             format!("range {}..{} of {target}", short(min), short(max))
@@ -681,7 +690,15 @@ fn capture_replay(
     for turn in 0..=n {
         if off_track && let Some(snapshot) = keyframes.get(&turn) {
             let mut loaded = World::load(snapshot).map_err(|e| format!("keyframe of turn {turn}: {e}"))?;
-            loaded.set_threads(threads)?;
+            // A keyframe is trusted only when its state has the hash recorded for the turn before it.
+            let recorded = turn.checked_sub(1).and_then(|t| replay.digest(t)).map(|d| d.hash);
+            if recorded != Some(loaded.state_hash()) {
+                return Err(format!(
+                    "{name}: the keyframe of turn {turn} does not hold the state recorded for turn {}: the keyframe is damaged or forged",
+                    turn.wrapping_sub(1)
+                ));
+            }
+            crate::verify::start_threads(&mut loaded, threads)?;
             world = loaded;
             off_track = false;
             notes.push(format!("{name}: frames from turn {turn} follow the recording again (its keyframe was loaded)"));
@@ -736,6 +753,7 @@ fn empty_divergence(summary: String) -> DivergenceOut {
         same_commands: true,
         commands_a: Vec::new(),
         commands_b: Vec::new(),
+        state_after: None,
         components: Vec::new(),
         hash_a: String::new(),
         hash_b: String::new(),
@@ -765,6 +783,7 @@ fn replay_divergence(ra: &Replay, rb: &Replay, limit: usize) -> Result<Divergenc
                 diffs.total
             ));
             d.turn = Some(k.saturating_sub(1));
+            d.state_after = d.turn;
             d.state_turn = Some(k);
             d.components = diffs.diffs.iter().fold(Vec::new(), |mut v, f| {
                 if !v.contains(&f.component) {
@@ -789,16 +808,28 @@ fn replay_divergence(ra: &Replay, rb: &Replay, limit: usize) -> Result<Divergenc
         }
     };
     let (ta, tb) = (&ra.turns[t], &rb.turns[t]);
-    let (da, db) = (ta.digest(&ra.header.components), tb.digest(&rb.header.components));
     let mut d = empty_divergence(format!("first diverging turn: {}", ta.turn));
     d.turn = Some(ta.turn);
     d.same_commands = ta.commands == tb.commands;
     d.commands_a = command_lines(&ta.commands);
     d.commands_b = command_lines(&tb.commands);
+    // Where the states part: this turn, or, after a difference of commands alone, a later one
+    // (as `phalanx diff` reports it).
+    let Some(s) = first_state_split(ra, rb, t) else {
+        d.summary = format!("the commands of turn {} differ, but the states are the same for all {common} common turns", ta.turn);
+        d.notes = notes;
+        return Ok(d);
+    };
+    let (da, db) = (ra.turns[s].digest(&ra.header.components), rb.turns[s].digest(&rb.header.components));
+    d.state_after = Some(ra.turns[s].turn);
+    if s != t {
+        d.summary =
+            format!("first diverging turn: {} (its commands differ); first differing state: after turn {}", ta.turn, ra.turns[s].turn);
+    }
     d.components = da.differing_components(&db);
     d.hash_a = hex(&da.hash);
     d.hash_b = hex(&db.hash);
-    let keyframe = common_keyframe(ra, rb, ta.turn.wrapping_add(1));
+    let keyframe = common_keyframe(ra, rb, ra.turns[s].turn.wrapping_add(1));
     match keyframe {
         Some((k, sa, sb)) => {
             let diffs = keyframe_diff(k, sa, sb, limit)?;

@@ -254,6 +254,178 @@ pub enum CommandKind {
     },
 }
 
+// ---------------------------------------------------------------------------------------------
+// Commands as text: one line each, the way the tools print them (`player 1 seq 0: move 48v0 49v0
+// → (512.5, 300)`), so a divergence report, a diff and the viewer name a command alike. Numbers are
+// the fixed-point values' shortest exact decimals; the text is for people, the replay keeps the data.
+// ---------------------------------------------------------------------------------------------
+
+/// `player P seq S: ACTION` (the turn is not repeated: commands are listed under their turn).
+impl std::fmt::Display for Command {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "player {} seq {}: {}", self.player, self.seq, self.kind)
+    }
+}
+
+/// A point as `(x, z)` in metres.
+struct Point(WorldPos);
+
+impl std::fmt::Display for Point {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "({}, {})", self.0.x, self.0.z)
+    }
+}
+
+/// Units as their ids separated by spaces, with a run of consecutive slots of one generation as
+/// `48v0..=147v0`, so an order to a thousand units stays one readable line and still names each.
+struct Units<'a>(&'a [EntityId]);
+
+impl std::fmt::Display for Units<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.0.is_empty() {
+            return f.write_str("(no units)");
+        }
+        let mut k = 0;
+        while k < self.0.len() {
+            let first = self.0[k];
+            let mut last = k;
+            while last + 1 < self.0.len()
+                && self.0[last + 1].generation == first.generation
+                && self.0[last].index.checked_add(1) == Some(self.0[last + 1].index)
+            {
+                last += 1;
+            }
+            if k > 0 {
+                f.write_str(" ")?;
+            }
+            match last - k {
+                0 => write!(f, "{first}")?,
+                1 => write!(f, "{first} {}", self.0[last])?,
+                _ => write!(f, "{first}..={}", self.0[last])?,
+            }
+            k = last + 1;
+        }
+        Ok(())
+    }
+}
+
+/// An obstruction square as `(x, z) w×h θ°`.
+impl std::fmt::Display for SquareSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}×{} {}°", Point(WorldPos::new(self.x, self.z)), self.w, self.h, self.degrees)
+    }
+}
+
+/// `unit 48v0` or `obstruction 7`.
+impl std::fmt::Display for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Target::Unit(id) => write!(f, "unit {id}"),
+            Target::Obstruction(id) => write!(f, "obstruction {id}"),
+        }
+    }
+}
+
+/// A point goal as the point; the others name their shape.
+impl std::fmt::Display for GoalSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            GoalSpec::Point(p) => write!(f, "{}", Point(p)),
+            GoalSpec::Circle { center, radius } => write!(f, "circle {} radius {radius}", Point(center)),
+            GoalSpec::Square { center, half } => write!(f, "square {} half-size {half}", Point(center)),
+            GoalSpec::Range { target, min, max } => write!(f, "range {min}..{max} of {target}"),
+        }
+    }
+}
+
+/// The action alone, starting with a lower-case verb.
+impl std::fmt::Display for CommandKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let queued = |queue: bool| if queue { " (queued)" } else { "" };
+        match self {
+            CommandKind::Spawn { class, at, count, radius, speed } => {
+                write!(f, "spawn {count} of class {class} at {} radius {radius} speed {speed}", Point(*at))
+            }
+            CommandKind::Move { units, goal, queue } => write!(f, "move {} → {goal}{}", Units(units), queued(*queue)),
+            CommandKind::Remove { units } => write!(f, "remove {}", Units(units)),
+            CommandKind::Stop { units } => write!(f, "stop {}", Units(units)),
+            CommandKind::PlaceObstruction { square, flags } => write!(f, "place obstruction {square} flags {flags:#04x}"),
+            CommandKind::PlaceBuilding { class, square, builder } => {
+                write!(f, "place building of class {class} {square}")?;
+                match builder {
+                    Some(b) => write!(f, " builder {b}"),
+                    None => Ok(()),
+                }
+            }
+            CommandKind::SetObstructionFlags { id, flags } => write!(f, "set obstruction {id} flags {flags:#04x}"),
+            CommandKind::RemoveObstruction { id } => write!(f, "remove obstruction {id}"),
+            CommandKind::SetArea { name, available } => write!(f, "{} area {name:?}", if *available { "open" } else { "close" }),
+            CommandKind::EditTerrain { vx, vz, width, heights } => {
+                let rows = if *width == 0 { 0 } else { heights.len() / *width as usize };
+                write!(f, "edit terrain at vertex ({vx}, {vz}): {width}×{rows} heights")
+            }
+            CommandKind::FormGroup { units, layout } => write!(f, "form {} of {}", layout_name(*layout), Units(units)),
+            CommandKind::MoveFormation { formation, goal } => write!(f, "move formation {} → {goal}", formation.0),
+            CommandKind::SetLayout { formation, layout } => write!(f, "set formation {} layout {}", formation.0, layout_name(*layout)),
+            CommandKind::Disband { formation } => write!(f, "disband formation {}", formation.0),
+            CommandKind::SetWaypoints { net } => {
+                write!(f, "set waypoints of class {}: {} points, range {}", net.class, net.points.len(), net.range)
+            }
+            CommandKind::SetWaypointPriorities { class, reset, entries } => {
+                write!(f, "set waypoint priorities of class {class}:{}", if *reset { " reset," } else { "" })?;
+                if entries.is_empty() {
+                    return f.write_str(" no changes");
+                }
+                for (k, e) in entries.iter().enumerate() {
+                    let sep = if k == 0 { " " } else { ", " };
+                    match e.priority {
+                        pathing::waypoints::WaypointPriority::Open { extra_cost } => {
+                            write!(f, "{sep}{} open +{extra_cost}", e.waypoint)?;
+                        }
+                        pathing::waypoints::WaypointPriority::Excluded => write!(f, "{sep}{} excluded", e.waypoint)?,
+                    }
+                }
+                Ok(())
+            }
+            CommandKind::MoveByWaypoints { units, goal, queue } => {
+                write!(f, "move by waypoints {} → {}{}", Units(units), Point(*goal), queued(*queue))
+            }
+        }
+    }
+}
+
+fn layout_name(layout: Layout) -> &'static str {
+    match layout {
+        Layout::Line => "line",
+        Layout::Box => "box",
+        Layout::Column => "column",
+        Layout::Wedge => "wedge",
+        Layout::Loose => "loose",
+    }
+}
+
+/// Why a command was refused, in words.
+impl std::fmt::Display for RejectReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RejectReason::WrongTurn => f.write_str("not the turn being stepped"),
+            RejectReason::UnknownPlayer => f.write_str("no such player"),
+            RejectReason::UnknownEntity(id) => write!(f, "no live entity {id}"),
+            RejectReason::NotOwned(id) => write!(f, "{id} belongs to another player"),
+            RejectReason::BadClass => f.write_str("no such unit class"),
+            RejectReason::OutOfRange => f.write_str("a value is outside its limits"),
+            RejectReason::NoRoom => f.write_str("no room there"),
+            RejectReason::World(why) => write!(f, "refused: {why}"),
+            RejectReason::Placement(why) => write!(f, "cannot be placed: {why}"),
+            RejectReason::UnknownFormation(id) => write!(f, "no formation {}", id.0),
+            RejectReason::FormationNotOwned(id) => write!(f, "formation {} belongs to another player", id.0),
+            RejectReason::TooManyMembers { count, max } => write!(f, "{count} members, at most {max}"),
+            RejectReason::WorldOnly => f.write_str("only the world (player 0) may send it"),
+            RejectReason::NoWaypointNet(class) => write!(f, "class {class} has no waypoint network"),
+        }
+    }
+}
+
 /// Why a command was refused.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum RejectReason {
@@ -384,4 +556,94 @@ pub enum Event {
         /// The waypoints of its route; 0 when it moves locally instead.
         waypoints: u32,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(index: u32, generation: u32) -> EntityId {
+        EntityId { index, generation }
+    }
+
+    fn metres(bits_of_half: i64) -> Fixed {
+        Fixed::from_bits(bits_of_half << 15)
+    }
+
+    fn command(kind: CommandKind) -> Command {
+        Command { turn: 41, player: 1, seq: 0, kind }
+    }
+
+    #[test]
+    fn a_move_prints_as_the_tools_print_it() {
+        let goal = GoalSpec::Point(WorldPos::new(metres(1025), metres(600)));
+        let c = command(CommandKind::Move { units: vec![id(48, 0), id(49, 0)], goal, queue: false });
+        assert_eq!(c.to_string(), "player 1 seq 0: move 48v0 49v0 → (512.5, 300)");
+    }
+
+    #[test]
+    fn consecutive_units_print_as_a_range() {
+        let units = vec![id(3, 0), id(4, 0), id(5, 0), id(6, 0), id(7, 1), id(9, 1), id(10, 1)];
+        let kind = CommandKind::Stop { units };
+        assert_eq!(kind.to_string(), "stop 3v0..=6v0 7v1 9v1 10v1");
+        assert_eq!(CommandKind::Remove { units: Vec::new() }.to_string(), "remove (no units)");
+    }
+
+    #[test]
+    fn every_command_kind_has_words_not_debug() {
+        let p = WorldPos::new(metres(20), metres(41));
+        let square = SquareSpec { x: metres(20), z: metres(41), w: metres(8), h: metres(6), degrees: metres(90) };
+        let priority = PriorityEntry { waypoint: 2, priority: pathing::waypoints::WaypointPriority::Open { extra_cost: 5 } };
+        let cases = [
+            (
+                CommandKind::Spawn { class: 1, at: p, count: 9, radius: metres(1), speed: metres(16) },
+                "spawn 9 of class 1 at (10, 20.5) radius 0.5 speed 8",
+            ),
+            (
+                CommandKind::Move {
+                    units: vec![id(1, 2)],
+                    goal: GoalSpec::Range { target: Target::Unit(id(7, 0)), min: Fixed::ZERO, max: metres(12) },
+                    queue: true,
+                },
+                "move 1v2 → range 0..6 of unit 7v0 (queued)",
+            ),
+            (CommandKind::PlaceObstruction { square, flags: 3 }, "place obstruction (10, 20.5) 4×3 45° flags 0x03"),
+            (
+                CommandKind::PlaceBuilding { class: 4, square, builder: Some(id(5, 0)) },
+                "place building of class 4 (10, 20.5) 4×3 45° builder 5v0",
+            ),
+            (CommandKind::SetObstructionFlags { id: 7, flags: 0 }, "set obstruction 7 flags 0x00"),
+            (CommandKind::RemoveObstruction { id: 7 }, "remove obstruction 7"),
+            (CommandKind::SetArea { name: "gate".into(), available: true }, "open area \"gate\""),
+            (
+                CommandKind::EditTerrain { vx: 3, vz: 4, width: 2, heights: vec![Fixed::ZERO; 6] },
+                "edit terrain at vertex (3, 4): 2×3 heights",
+            ),
+            (CommandKind::FormGroup { units: vec![id(1, 0), id(2, 0)], layout: Layout::Wedge }, "form wedge of 1v0 2v0"),
+            (
+                CommandKind::MoveFormation { formation: FormationId(2), goal: GoalSpec::Circle { center: p, radius: metres(6) } },
+                "move formation 2 → circle (10, 20.5) radius 3",
+            ),
+            (CommandKind::SetLayout { formation: FormationId(2), layout: Layout::Box }, "set formation 2 layout box"),
+            (CommandKind::Disband { formation: FormationId(2) }, "disband formation 2"),
+            (
+                CommandKind::SetWaypoints { net: WaypointNet { class: 0, range: 64, points: vec![p, p] } },
+                "set waypoints of class 0: 2 points, range 64",
+            ),
+            (
+                CommandKind::SetWaypointPriorities { class: 0, reset: true, entries: vec![priority] },
+                "set waypoint priorities of class 0: reset, 2 open +5",
+            ),
+            (CommandKind::MoveByWaypoints { units: vec![id(1, 0)], goal: p, queue: false }, "move by waypoints 1v0 → (10, 20.5)"),
+        ];
+        for (kind, text) in cases {
+            assert_eq!(kind.to_string(), text, "{kind:?}");
+        }
+    }
+
+    #[test]
+    fn reject_reasons_have_words() {
+        assert_eq!(RejectReason::UnknownEntity(id(48, 3)).to_string(), "no live entity 48v3");
+        assert_eq!(RejectReason::TooManyMembers { count: 300, max: 256 }.to_string(), "300 members, at most 256");
+    }
 }

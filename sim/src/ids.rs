@@ -12,6 +12,13 @@ pub struct EntityId {
     pub generation: u32,
 }
 
+/// `48v0`: the slot index, `v`, the generation; how every tool prints an entity.
+impl std::fmt::Display for EntityId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}v{}", self.index, self.generation)
+    }
+}
+
 /// Allocates entity ids. Freed slots are reused lowest-index first, so the sequence of ids depends
 /// only on the sequence of allocations and frees. The allocator is part of the simulation state:
 /// it is serialized and hashed with it.

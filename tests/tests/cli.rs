@@ -213,6 +213,9 @@ fn tamper(original: &str, tampered: &str, at_turn: u32) {
         let report = honest.step(&t.commands);
         writer.turn(&commands, &report).unwrap();
     }
+    if writer.keyframe_due(&honest) {
+        writer.keyframe(&honest).unwrap();
+    }
     writer.finish().unwrap();
     std::fs::write(tampered, out).unwrap();
 }
@@ -328,4 +331,241 @@ fn demo_records_verifies_and_draws_its_game() {
     let (code, again, err) = phalanx(&["demo", "--out", &temp_path("demo2"), "--turns", "12", "--threads", "2"]);
     assert_eq!(code, 0, "{again}{err}");
     assert_eq!(hash(&out), hash(&again));
+}
+
+/// Records the skirmish scenario for 30 turns with a keyframe every 10 turns; returns its path.
+fn skirmish_replay(name: &str) -> String {
+    let rec = temp_path(name);
+    let (code, _, err) = phalanx(&["run", &scenario("skirmish.json"), "--turns", "30", "--record", &rec, "--keyframe-every", "10"]);
+    assert_eq!(code, 0, "{err}");
+    rec
+}
+
+/// The records of a replay after its header: (offset, whole length, tag).
+fn records(bytes: &[u8]) -> Vec<(usize, usize, u8)> {
+    let header_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    let mut at = 16 + header_len + 32;
+    let mut out = Vec::new();
+    while at + 8 <= bytes.len() {
+        let len = u32::from_le_bytes(bytes[at + 1..at + 5].try_into().unwrap()) as usize;
+        out.push((at, 8 + len + 32, bytes[at]));
+        at += 8 + len + 32;
+    }
+    out
+}
+
+/// The replay with its header's `keyframe_every` replaced (the header checksum made right again,
+/// as a forger would).
+fn forge_keyframe_every(bytes: &[u8], every: u32) -> Vec<u8> {
+    let mut header = replay::format::ReplayReader::new(bytes).unwrap().header().clone();
+    header.keyframe_every = every;
+    let header_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    let mut out = replay::format::header_bytes(&header);
+    out.extend_from_slice(&bytes[16 + header_len + 32..]);
+    out
+}
+
+#[test]
+fn threads_and_jobs_out_of_range_are_usage_errors() {
+    // `--threads 4294967296` aborted on a 3 TB allocation, `--threads 18446744073709551615`
+    // panicked and `--jobs 4294967296` ran for minutes: the counts were not bounded.
+    let rec = skirmish_replay("bounded.replay");
+    for args in [
+        &["verify", &rec, "--threads", "4294967296"][..],
+        &["verify", &rec, "--threads", "18446744073709551615"],
+        &["verify", &rec, "--jobs", "4294967296"],
+        &["verify", &rec, "--jobs", "0"],
+        &["verify", &rec, "--threads", "257"],
+        &["seek", &rec, "3", "--threads", "0"],
+        &["render", &rec, "--out", "/dev/null", "--threads", "1000"],
+        &["view", &rec, "--out", "/dev/null", "--threads", "1000"],
+        &["run", &scenario("skirmish.json"), "--threads", "4294967296"],
+        &["demo", "--threads", "300"],
+    ] {
+        let (code, out, err) = phalanx(args);
+        assert_eq!(code, 2, "{args:?}: {out}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: one line: {err}");
+        assert!(err.contains("1..=256"), "{args:?}: {err}");
+    }
+    let (code, out, err) = phalanx(&["verify", &rec, "--threads", "256", "--jobs", "256"]);
+    assert_eq!(code, 0, "{out}{err}");
+}
+
+#[test]
+fn map_and_scen_reads_are_capped() {
+    // `phalanx path /dev/zero 0 0 1 1` read without limit, growing past 2 GB.
+    let (code, _, err) = phalanx(&["path", "/dev/zero", "0", "0", "1", "1"]);
+    assert_eq!(code, 2);
+    assert_eq!(err, format!("phalanx: /dev/zero: larger than the limit of {} bytes\n", replay::scenario::MAX_FILE_BYTES));
+    let (code, _, err) = phalanx(&["scen", &data("arena.map"), "/dev/zero"]);
+    assert_eq!(code, 2);
+    assert!(err.starts_with("phalanx: /dev/zero: larger than the limit of "), "{err}");
+}
+
+#[test]
+fn messages_name_what_failed_once_and_on_one_line() {
+    // Write errors said "cannot read", a missing scenario's path was printed twice, a non-replay
+    // file did not say what it was, a damaged version field had no offset, clap's usage errors
+    // took several lines, and an empty `.map` was diagnosed as grid text.
+    let rec = skirmish_replay("messages.replay");
+    let (code, _, err) = phalanx(&["render", &rec, "--out", "/nonexistent/x.png"]);
+    assert_eq!(code, 2);
+    assert!(err.starts_with("phalanx: /nonexistent/x.png: cannot write: "), "{err}");
+    let (code, _, err) = phalanx(&["run", &scenario("skirmish.json"), "--turns", "2", "--record", "/dev/full"]);
+    assert_eq!(code, 2);
+    assert!(err.starts_with("phalanx: /dev/full: cannot write: "), "{err}");
+
+    let (code, _, err) = phalanx(&["run", "/nonexistent/s.json"]);
+    assert_eq!(code, 2);
+    assert_eq!(err.matches("/nonexistent/s.json").count(), 1, "{err}");
+    assert!(err.starts_with("phalanx: /nonexistent/s.json: cannot read: "), "{err}");
+
+    let png = temp_file("picture.replay", "\u{89}PNG\r\n\u{1a}\n and more");
+    let (code, out, _) = phalanx(&["verify", &png]);
+    assert_eq!(code, 2);
+    assert!(out.contains("offset 0 (header): the magic PHXRPLY of a replay file, found the bytes "), "{out}");
+    let empty = temp_file("empty.replay", "");
+    let (_, out, _) = phalanx(&["verify", &empty]);
+    assert!(out.contains("found an empty file"), "{out}");
+
+    let mut bytes = std::fs::read(&rec).unwrap();
+    bytes[8] = 9;
+    let version = temp_path("version.replay");
+    std::fs::write(&version, &bytes).unwrap();
+    let (code, out, _) = phalanx(&["verify", &version]);
+    assert_eq!(code, 2);
+    assert!(out.contains("offset 8 (header): replay format version 9"), "{out}");
+
+    for args in [&["render", &rec][..], &["verify"], &["path", "x.map", "1"], &["frobnicate"], &[], &["verify", &rec, "--bogus"]] {
+        let (code, _, err) = phalanx(args);
+        assert_eq!(code, 2, "{args:?}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: one line: {err}");
+        assert!(err.starts_with("phalanx: ") && !err.contains("Usage"), "{args:?}: {err}");
+    }
+
+    let map = temp_file("empty.map", "");
+    let (code, _, err) = phalanx(&["path", &map, "0", "0", "1", "1"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("empty.map:1: expected the Moving AI map header `type octile`, found an empty file"), "{err}");
+}
+
+#[test]
+fn verify_strict_fails_a_replay_cut_short() {
+    // A replay cut short passed `verify` on the turns it holds, exit 0; CI needs a way to refuse it.
+    let rec = skirmish_replay("strict.replay");
+    let bytes = std::fs::read(&rec).unwrap();
+    let cut = temp_path("cut.replay");
+    std::fs::write(&cut, &bytes[..bytes.len() - 50]).unwrap();
+    let (code, out, _) = phalanx(&["verify", &cut]);
+    assert_eq!(code, 0, "without --strict a cut replay passes on its whole turns: {out}");
+    assert!(out.contains("note: the file has no footer"), "{out}");
+    let (code, out, _) = phalanx(&["verify", "--strict", &cut, &rec]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("cut.replay: CUT SHORT: its 30 whole turns") && out.contains("note: the file has no footer"), "{out}");
+    assert!(out.contains("strict.replay: identical"), "{out}");
+    let (code, json, _) = phalanx(&["verify", "--strict", "--json", &cut]);
+    assert_eq!(code, 1);
+    let reports: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!((reports[0]["outcome"].as_str(), reports[0]["strict"].as_bool()), (Some("cut-short"), Some(true)));
+    let (_, json, _) = phalanx(&["verify", "--json", &rec]);
+    let reports: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(reports[0]["strict"], false);
+}
+
+#[test]
+fn commands_print_as_text_not_rust_debug() {
+    // `verify`, `diff` and `run` printed commands as Rust `Debug` (`Move { units: [EntityId {
+    // index: 48, generation: 0 }], ... }`), unlike everything else (`48v0`).
+    let rec = skirmish_replay("commands.replay");
+    let bad = temp_path("commands-tampered.replay");
+    tamper(&rec, &bad, 12);
+    let (code, verify_out, _) = phalanx(&["verify", &bad]);
+    assert_eq!(code, 1);
+    let (code, diff_out, _) = phalanx(&["diff", &rec, &bad]);
+    assert_eq!(code, 1);
+    for out in [&verify_out, &diff_out] {
+        assert!(out.contains("player 1 seq 9999: move ") && out.contains(" → (8, 8)"), "{out}");
+        assert!(!out.contains("EntityId") && !out.contains("Move {") && !out.contains("Point("), "{out}");
+    }
+    // A refused command in `run`: player 2 orders player 1's infantry (units 0v0 to 19v0).
+    let mut json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(scenario("skirmish.json")).unwrap()).unwrap();
+    let order = serde_json::json!({"turn": 2, "player": 2, "move": {"units": ["p1_infantry"], "goal": {"point": [25, 100]}}});
+    json["script"].as_array_mut().unwrap().push(order);
+    let refused = temp_file("refused.json", &json.to_string());
+    let (code, out, err) = phalanx(&["run", &refused, "--turns", "3"]);
+    assert_eq!(code, 0, "{err}");
+    let line = out.lines().find(|l| l.starts_with("# rejected: ")).unwrap_or_else(|| panic!("{out}"));
+    assert_eq!(line, "# rejected: turn 2: player 2 seq 8: move 0v0..=19v0 → (25, 100): 0v0 belongs to another player");
+}
+
+#[test]
+fn keyframes_must_come_at_the_declared_cadence() {
+    // A deleted or duplicated keyframe record, or a forged `keyframe_every`, verified as
+    // `identical` with exit 0: nothing checked that keyframes come where the header says.
+    let rec = skirmish_replay("cadence.replay");
+    let bytes = std::fs::read(&rec).unwrap();
+    let keyframes: Vec<(usize, usize)> = records(&bytes).into_iter().filter(|r| r.2 == b'K').map(|r| (r.0, r.1)).collect();
+    assert_eq!(keyframes.len(), 3, "turns 10, 20 and 30");
+    let check = |name: &str, bytes: &[u8], needle: &str| {
+        let path = temp_path(name);
+        std::fs::write(&path, bytes).unwrap();
+        let (code, out, _) = phalanx(&["verify", &path]);
+        assert_eq!(code, 2, "{name}: {out}");
+        assert!(out.contains("unreadable: offset ") && out.contains(needle), "{name}: {out}");
+    };
+    let (at, len) = keyframes[1];
+    let deleted = [&bytes[..at], &bytes[at + len..]].concat();
+    check("deleted.replay", &deleted, "the keyframe of turn 20 first (the header declares one every 10 turns), found the turn record");
+    let (at, len) = keyframes[2];
+    let last_deleted = [&bytes[..at], &bytes[at + len..]].concat();
+    check("last-deleted.replay", &last_deleted, "the keyframe of turn 30 first (the header declares one every 10 turns), found the footer");
+    let (at, len) = keyframes[0];
+    let duplicated = [&bytes[..at + len], &bytes[at..]].concat();
+    check("duplicated.replay", &duplicated, "one keyframe of turn 10, found a second");
+    check("every-0.replay", &forge_keyframe_every(&bytes, 0), "it declares no keyframes");
+    check("every-5.replay", &forge_keyframe_every(&bytes, 5), "the keyframe of turn 5 first");
+    check("every-20.replay", &forge_keyframe_every(&bytes, 20), "it declares one every 20 turns");
+    // The untouched file still verifies.
+    let (code, out, _) = phalanx(&["verify", &rec]);
+    assert_eq!(code, 0, "{out}");
+}
+
+#[test]
+fn seek_and_render_refuse_a_keyframe_that_does_not_match_the_recorded_hash() {
+    // `seek` and `render` loaded the nearest keyframe and trusted it: a keyframe whose state
+    // differs from the game's (every turn hash right) gave a picture of a state that never was.
+    let rec = skirmish_replay("forged-source.replay");
+    let rep = replay::format::Replay::read(&std::fs::read(&rec).unwrap()[..]).unwrap();
+    let mut out = Vec::new();
+    let mut writer = replay::format::ReplayWriter::new(&mut out, rep.header.clone()).unwrap();
+    let mut world = replay::verify::initial_world(&rep.header, 1).unwrap();
+    for t in &rep.turns {
+        if writer.keyframe_due(&world) {
+            if world.turn() == 20 {
+                let mut copy = sim::world::World::load(&world.save()).unwrap();
+                let unit = copy.units().next().unwrap().id;
+                assert!(copy.plant_desync(unit));
+                writer.keyframe(&copy).unwrap();
+            } else {
+                writer.keyframe(&world).unwrap();
+            }
+        }
+        let report = world.step(&t.commands);
+        writer.turn(&t.commands, &report).unwrap();
+    }
+    writer.keyframe(&world).unwrap();
+    writer.finish().unwrap();
+    let forged = temp_path("forged-keyframe.replay");
+    std::fs::write(&forged, &out).unwrap();
+    let (code, _, err) = phalanx(&["seek", &forged, "25"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("the keyframe of turn 20 holds a state of hash") && err.contains("recorded"), "{err}");
+    let png = temp_path("forged.png");
+    let (code, _, err) = phalanx(&["render", &forged, "--turn", "25", "--out", &png]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("the keyframe of turn 20 holds a state of hash"), "{err}");
+    // Before the forged keyframe, the honest one of turn 10 is used.
+    let (code, out, err) = phalanx(&["seek", &forged, "15"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("restored from keyframe of turn 10"), "{out}");
 }

@@ -161,7 +161,7 @@ fn verify_reports_in_input_order_and_shards_split_every_file_once() {
         files.push(path);
     }
     files.reverse();
-    let reports = replay::verify::verify_files(&files, &VerifyOptions::default(), 2, &quiet, &quiet);
+    let reports = replay::verify::verify_files(&files, &VerifyOptions::default(), 2, &quiet, &quiet).unwrap();
     let names: Vec<String> = reports.iter().map(|r| r.file.clone()).collect();
     assert_eq!(names, files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>());
     let outcomes: Vec<Outcome> = reports.iter().map(|r| r.outcome).collect();

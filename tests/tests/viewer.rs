@@ -473,3 +473,85 @@ fn the_viewer_page_runs_in_headless_chromium() {
         eprintln!("{name}: screenshot {}", shot.display());
     }
 }
+
+/// A pair of skirmish games where B's turn 15 has an extra command that is refused (it changes no
+/// state), and, when `desync_at` is given, a one-bit desync planted before that turn.
+fn command_only_pair(dir: &Path, desync_at: Option<u32>) -> (String, String) {
+    let a = record_skirmish(40, 10, &mut |_, _| {});
+    let b = record_skirmish(40, 10, &mut |world, commands| {
+        if world.turn() == 15 {
+            let ghost = sim::EntityId { index: 99_999, generation: 0 };
+            commands.push(Command { turn: 15, player: 1, seq: 9999, kind: CommandKind::Remove { units: vec![ghost] } });
+        }
+        if Some(world.turn()) == desync_at {
+            // Every unit, so that the flipped bit survives the step for some (a moving unit's
+            // position may be recomputed from its path).
+            let units: Vec<_> = world.units().map(|u| u.id).collect();
+            for unit in units {
+                assert!(world.plant_desync(unit));
+            }
+        }
+    });
+    let (pa, pb) = (dir.join("a.replay"), dir.join("b.replay"));
+    std::fs::write(&pa, a).unwrap();
+    std::fs::write(&pb, b).unwrap();
+    (path_text(&pa), path_text(&pb))
+}
+
+#[test]
+fn diff_and_viewer_agree_on_a_divergence_of_commands_alone() {
+    // On a divergence of commands alone, `phalanx diff` printed "0 differing fields" and nothing
+    // after, while the viewer offered a "first differing state (turn 16)" that did not differ.
+    let dir = out_dir("commands-only");
+    let (a, b) = command_only_pair(&dir, None);
+    let (code, diff_out, _) = phalanx(&["diff", &a, &b]);
+    assert_eq!(code, 1, "{diff_out}");
+    assert!(diff_out.contains("first diverging turn: 15") && diff_out.contains("the commands of turn 15 differ"), "{diff_out}");
+    assert!(diff_out.contains("  B player 1 seq 9999: remove 99999v0"), "{diff_out}");
+    assert!(diff_out.contains("the states are the same for all 40 common turns"), "{diff_out}");
+    assert!(!diff_out.contains("differing fields"), "{diff_out}");
+    let html_path = path_text(&dir.join("a-vs-b.html"));
+    let (code, _, err) = phalanx(&["view", &a, &b, "--out", &html_path]);
+    assert_eq!(code, 0, "{err}");
+    let data = page_data(&std::fs::read_to_string(&html_path).unwrap());
+    let div = &data["div"];
+    assert_eq!((div["turn"].as_u64(), div["same_commands"].as_bool()), (Some(15), Some(false)));
+    assert_eq!(div["state_after"], Value::Null, "no differing state to offer: {div}");
+    assert!(div["summary"].as_str().unwrap().contains("the states are the same for all 40 common turns"), "{div}");
+}
+
+#[test]
+fn diff_and_viewer_name_the_first_differing_state_after_a_command_divergence() {
+    // The same divergence of commands at turn 15, then the states part at turn 20: both tools name
+    // turn 20 (its end state, the start of turn 21) and diff the fields at the next keyframe.
+    let dir = out_dir("commands-then-state");
+    let (a, b) = command_only_pair(&dir, Some(20));
+    let (code, diff_out, _) = phalanx(&["diff", &a, &b]);
+    assert_eq!(code, 1, "{diff_out}");
+    assert!(diff_out.contains("first diverging turn: 15"), "{diff_out}");
+    assert!(diff_out.contains("the states after turn 15 are the same"), "{diff_out}");
+    assert!(diff_out.contains("first differing state: after turn 20 (the start of turn 21)"), "{diff_out}");
+    assert!(diff_out.contains("diverging components: units"), "{diff_out}");
+    assert!(diff_out.contains("state at the start of turn 30 (keyframe): "), "{diff_out}");
+    let html_path = path_text(&dir.join("a-vs-b.html"));
+    let (code, _, err) = phalanx(&["view", &a, &b, "--out", &html_path]);
+    assert_eq!(code, 0, "{err}");
+    let data = page_data(&std::fs::read_to_string(&html_path).unwrap());
+    let div = &data["div"];
+    assert_eq!((div["turn"].as_u64(), div["state_after"].as_u64(), div["state_turn"].as_u64()), (Some(15), Some(20), Some(30)));
+    assert_eq!(div["components"], serde_json::json!(["units"]));
+    let fields_line = format!("state at the start of turn 30 (keyframe): {} differing fields", div["total"]);
+    assert!(diff_out.contains(&fields_line), "{diff_out}");
+}
+
+#[test]
+fn the_viewer_opens_on_the_first_turn_with_units() {
+    // The page opened on turn 0, whose map is empty when the units are spawned by turn 0's commands.
+    let bytes = record_skirmish(5, 0, &mut |_, _| {});
+    let view =
+        replay::viewer::build_view(&[Source { name: "skirmish", bytes: &bytes }], &ViewOptions { threads: 1, diff_limit: 10 }).unwrap();
+    let data = page_data(&view.html);
+    let first_with_units = data["games"][0]["units"].as_array().unwrap().iter().map(|t| t["f"].as_u64().unwrap()).min().unwrap();
+    assert!(first_with_units > 0, "the skirmish spawns its units in turn 0");
+    assert_eq!(data["start"].as_u64(), Some(first_with_units));
+}

@@ -1,8 +1,9 @@
 //! The `phalanx` command-line program; see `replay::cli`.
 
 fn main() {
-    let stdout = std::io::stdout();
-    let stderr = std::io::stderr();
-    let code = replay::cli::run(std::env::args_os(), &mut stdout.lock(), &mut stderr.lock());
+    // The handles lock per write, not for the whole run: a progress bar drawn on stderr from
+    // another thread (indicatif, updated from the rayon workers of `verify`) must be able to take
+    // the stderr lock while the command runs.
+    let code = replay::cli::run(std::env::args_os(), &mut std::io::stdout(), &mut std::io::stderr());
     std::process::exit(code);
 }

@@ -20,6 +20,10 @@ fn io_error(file: &Path, source: std::io::Error) -> CliError {
     CliError::Io { file: file.display().to_string(), source }
 }
 
+fn write_error(file: &Path, source: std::io::Error) -> CliError {
+    CliError::Write { file: file.display().to_string(), source }
+}
+
 fn bad(message: String) -> CliError {
     CliError::BadArgument { message }
 }
@@ -54,7 +58,7 @@ pub(super) fn cmd_demo(dir: &Path, turns: Option<u32>, threads: usize, out: &mut
         bar.inc(1);
     };
     let report = run_demo(&options, &progress).map_err(|e| match e {
-        DemoError::Io { file, source } => io_error(&file, source),
+        DemoError::Io { file, source } => write_error(&file, source),
         DemoError::Setup(message) => bad(message),
     })?;
     bar.finish_and_clear();
@@ -105,11 +109,14 @@ pub(super) fn cmd_run(
     keyframe_every: u32,
     out: &mut dyn Write,
 ) -> Result<i32, CliError> {
+    // A file that cannot be opened is named once, as every unreadable input is (the scenario's
+    // own error would name it as the text and again as the file).
+    std::fs::File::open(scenario_path).map_err(|e| io_error(scenario_path, e))?;
     let scenario = Scenario::load(scenario_path).map_err(|e| bad(e.to_string()))?;
     let turns = turns.unwrap_or(scenario.turns());
     let options = RunOptions { turns, threads, keyframe_every };
     let file = match record {
-        Some(path) => Some(std::io::BufWriter::new(std::fs::File::create(path).map_err(|e| io_error(path, e))?)),
+        Some(path) => Some(std::io::BufWriter::new(std::fs::File::create(path).map_err(|e| write_error(path, e))?)),
         None => None,
     };
     let bar = progress_bar(u64::from(turns), "turns");
@@ -118,7 +125,7 @@ pub(super) fn cmd_run(
     let mut last_hash = [0u8; 32];
     let mut rejected: Vec<String> = Vec::new();
     let started = std::time::Instant::now();
-    let mut on_turn = |_: &[sim::command::Command], report: &sim::world::TurnReport| {
+    let mut on_turn = |commands: &[sim::command::Command], report: &sim::world::TurnReport| {
         if hashes {
             lines.push(format!("{}\t{}", report.turn, hex(&report.hash)));
         }
@@ -131,7 +138,12 @@ pub(super) fn cmd_run(
                 Event::Rejected { command, reason } => {
                     events[3] += 1;
                     if rejected.len() < MAX_REJECTED_LINES {
-                        rejected.push(format!("# rejected: turn {} player {} seq {}: {reason:?}", command.0, command.1, command.2));
+                        // The command itself, as every tool prints it, then why.
+                        let what = commands
+                            .iter()
+                            .find(|c| c.order_key() == *command)
+                            .map_or_else(|| format!("player {} seq {}", command.1, command.2), ToString::to_string);
+                        rejected.push(format!("# rejected: turn {}: {what}: {reason}", command.0));
                     }
                 }
                 Event::FormationArrived { .. } => events[4] += 1,
@@ -142,8 +154,9 @@ pub(super) fn cmd_run(
         bar.inc(1);
     };
     let (world, _) = run(&scenario, &options, file, &mut on_turn).map_err(|e| match e {
-        crate::record::RunError::Io(source) => io_error(record.unwrap_or(Path::new("-")), source),
+        crate::record::RunError::Io(source) => write_error(record.unwrap_or(Path::new("-")), source),
         crate::record::RunError::Setup(message) => bad(format!("{}: {message}", scenario_path.display())),
+        crate::record::RunError::Threads(message) => bad(message),
     })?;
     bar.finish_and_clear();
     let elapsed = started.elapsed();
@@ -176,13 +189,11 @@ pub(super) fn cmd_run(
 const MAX_REJECTED_LINES: usize = 20;
 
 /// `phalanx verify FILE...`.
-#[allow(clippy::too_many_arguments)]
 pub(super) fn cmd_verify(
     files: &[PathBuf],
     jobs: usize,
     json: bool,
-    sync_test: bool,
-    threads: usize,
+    options: &VerifyOptions,
     shard_arg: Option<&str>,
     out: &mut dyn Write,
     err: &mut dyn Write,
@@ -197,7 +208,6 @@ pub(super) fn cmd_verify(
             }
         }
     };
-    let options = VerifyOptions { threads, sync_test, ..VerifyOptions::default() };
     let bar = progress_bar(files.len() as u64, "files");
     let turns = AtomicU64::new(0);
     let tick = || {
@@ -207,7 +217,7 @@ pub(super) fn cmd_verify(
         }
     };
     let started = std::time::Instant::now();
-    let reports = verify_files(&files, &options, jobs, &|| tick(), &|| bar.inc(1));
+    let reports = verify_files(&files, options, jobs, &|| tick(), &|| bar.inc(1)).map_err(bad)?;
     let elapsed = started.elapsed();
     bar.finish_and_clear();
     let code = reports.iter().map(|r| r.outcome.exit_code()).max().unwrap_or(0);
@@ -223,11 +233,12 @@ pub(super) fn cmd_verify(
             let turns: u64 = reports.iter().map(|r| u64::from(r.turns_verified)).sum();
             let _ = writeln!(
                 out,
-                "{} files: {} identical, {} diverged, {} unreadable; {turns} turns in {:.2} s with {jobs} jobs ({:.0} turns/s)",
+                "{} files: {} identical, {} diverged, {} unreadable{}; {turns} turns in {:.2} s with {jobs} jobs ({:.0} turns/s)",
                 reports.len(),
                 count(Outcome::Identical),
                 count(Outcome::Diverged),
                 count(Outcome::Unreadable),
+                if options.strict { format!(", {} cut short", count(Outcome::CutShort)) } else { String::new() },
                 elapsed.as_secs_f64(),
                 turns as f64 / elapsed.as_secs_f64().max(1e-9)
             );
@@ -240,14 +251,7 @@ pub(super) fn cmd_verify(
 }
 
 fn read_limited(path: &Path) -> Result<Vec<u8>, CliError> {
-    use std::io::Read;
-    let file = std::fs::File::open(path).map_err(|e| io_error(path, e))?;
-    let mut bytes = Vec::new();
-    file.take(MAX_DIFF_FILE + 1).read_to_end(&mut bytes).map_err(|e| io_error(path, e))?;
-    if bytes.len() as u64 > MAX_DIFF_FILE {
-        return Err(bad(format!("{}: larger than {MAX_DIFF_FILE} bytes", path.display())));
-    }
-    Ok(bytes)
+    super::read_capped(path, MAX_DIFF_FILE)
 }
 
 fn print_diffs(out: &mut dyn Write, diffs: &crate::diff::SnapshotDiff) {
@@ -336,11 +340,28 @@ fn diff_replays(a: &Path, bytes_a: &[u8], b: &Path, bytes_b: &[u8], out: &mut dy
             let _ = writeln!(out, "  {line}");
         }
     }
+    // Where the states part: this turn, or, after a difference of commands alone, a later one.
+    let state_split = crate::diff::first_state_split(&ra, &rb, t);
+    if state_split != Some(t) {
+        let _ = writeln!(out, "the states after turn {} are the same (the commands differ, the state does not yet)", ta.turn);
+        match state_split {
+            Some(s) => {
+                let _ =
+                    writeln!(out, "first differing state: after turn {} (the start of turn {})", ra.turns[s].turn, ra.turns[s].turn + 1);
+            }
+            None => {
+                let _ = writeln!(out, "the states are the same for all {common} common turns");
+                return Ok(1);
+            }
+        }
+    }
+    let s = state_split.unwrap_or(t);
+    let (da, db) = if s == t { (da, db) } else { (ra.turns[s].digest(&ra.header.components), rb.turns[s].digest(&rb.header.components)) };
     let components = da.differing_components(&db);
     let _ = writeln!(out, "diverging components: {}", if components.is_empty() { "(none)".into() } else { components.join(", ") });
     let _ = writeln!(out, "hash A {}\nhash B {}", hex(&da.hash), hex(&db.hash));
-    // The first keyframe both replays hold at or after the divergence.
-    let keyframe = crate::diff::common_keyframe(&ra, &rb, ta.turn.wrapping_add(1));
+    // The first keyframe both replays hold at or after the state divergence.
+    let keyframe = crate::diff::common_keyframe(&ra, &rb, ra.turns[s].turn.wrapping_add(1));
     match keyframe {
         Some((k, sa, sb)) => {
             let diffs = keyframe_diff(k, sa, sb)?;

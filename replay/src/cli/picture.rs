@@ -24,7 +24,7 @@ fn io_error(file: &Path, source: std::io::Error) -> CliError {
 }
 
 fn write_file(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
-    std::fs::write(path, bytes).map_err(|source| CliError::Io { file: path.display().to_string(), source })
+    std::fs::write(path, bytes).map_err(|source| CliError::Write { file: path.display().to_string(), source })
 }
 
 /// `phalanx render FILE [--turn T] --out PNG`.
@@ -94,13 +94,7 @@ pub(super) fn cmd_render(
 }
 
 fn read_limited(path: &Path) -> Result<Vec<u8>, CliError> {
-    let file = std::fs::File::open(path).map_err(|e| io_error(path, e))?;
-    let mut bytes = Vec::new();
-    file.take(MAX_VIEW_FILE + 1).read_to_end(&mut bytes).map_err(|e| io_error(path, e))?;
-    if bytes.len() as u64 > MAX_VIEW_FILE {
-        return Err(bad(format!("{}: larger than {MAX_VIEW_FILE} bytes", path.display())));
-    }
-    Ok(bytes)
+    super::read_capped(path, MAX_VIEW_FILE)
 }
 
 /// `phalanx view FILE [FILE2] --out HTML`.
