@@ -117,7 +117,6 @@
 //! assert_eq!(outcome.status, PathStatus::Complete);
 //! assert_eq!(path.cost(), pathing::cost::octile(5, 0));
 //! ```
-//! ```
 #![deny(clippy::float_arithmetic)]
 #![forbid(unsafe_code)]
 
