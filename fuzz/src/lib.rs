@@ -218,8 +218,8 @@ pub fn jps_vs_astar(data: &[u8]) {
     .expect("goal values are in range");
     let mut scratch = SearchScratch::new();
     let (mut a, mut b) = (Path::new(), Path::new());
-    let jps = pathing::find_path_jps(&map, start, &goal, &SearchLimits::UNLIMITED, &mut scratch, &mut a);
-    let astar = pathing::find_path_astar(&map, start, &goal, &SearchLimits::UNLIMITED, &mut scratch, &mut b);
+    let jps = pathing::find_path_jps(&map, &pathing::Accelerators::NONE, start, &goal, &SearchLimits::UNLIMITED, &mut scratch, &mut a);
+    let astar = pathing::find_path_astar(&map, None, start, &goal, &SearchLimits::UNLIMITED, &mut scratch, &mut b);
     assert_eq!(jps.status, astar.status, "JPS and A* disagree on reachability");
     if jps.status == PathStatus::Complete {
         assert_eq!(a.cost(), b.cost(), "JPS and A* disagree on the cost");
@@ -229,9 +229,10 @@ pub fn jps_vs_astar(data: &[u8]) {
     let landmarks = pathing::Landmarks::build(&map, usize::from(kind / 4 % 9));
     let table = pathing::JumpTable::build(&map);
     let (mut c, mut d) = (Path::new(), Path::new());
-    let lm = pathing::find_path_jps_landmarks(&map, &landmarks, start, &goal, &SearchLimits::UNLIMITED, &mut scratch, &mut c);
-    let plus_lm =
-        pathing::find_path_jps_plus_landmarks(&map, &table, &landmarks, start, &goal, &SearchLimits::UNLIMITED, &mut scratch, &mut d);
+    let with_landmarks = pathing::Accelerators { jump_table: None, landmarks: Some(&landmarks) };
+    let plus_with_landmarks = pathing::Accelerators { jump_table: Some(&table), landmarks: Some(&landmarks) };
+    let lm = pathing::find_path_jps(&map, &with_landmarks, start, &goal, &SearchLimits::UNLIMITED, &mut scratch, &mut c);
+    let plus_lm = pathing::find_path_jps(&map, &plus_with_landmarks, start, &goal, &SearchLimits::UNLIMITED, &mut scratch, &mut d);
     assert_eq!(lm.status, astar.status, "JPS with landmarks and A* disagree on reachability");
     if lm.status == PathStatus::Complete {
         assert_eq!(c.cost(), b.cost(), "JPS with landmarks and A* disagree on the cost");

@@ -175,8 +175,9 @@ fn main() {
                 failures.check(outcome.status == PathStatus::Partial(pathing::PartialReason::Unreachable), || {
                     format!("{name}: find_path {outcome:?}")
                 });
-                let (outcome, t) =
-                    time(|| pathing::find_path_astar(nav.pass_map(), start, &goal, &SearchLimits::UNLIMITED, &mut scratch, &mut path));
+                let (outcome, t) = time(|| {
+                    pathing::find_path_astar(nav.pass_map(), None, start, &goal, &SearchLimits::UNLIMITED, &mut scratch, &mut path)
+                });
                 astar_t.push(t);
                 astar_expanded += u64::from(outcome.expanded);
                 failures.check(outcome.status == PathStatus::Partial(pathing::PartialReason::Unreachable), || {

@@ -3,12 +3,12 @@
 //!
 //! Implementations, all timed per query with [`Instant`]:
 //!
-//! - `ours JPS`: [`pathing::find_path_jps`] (no corner cutting, exact fixed-point costs).
-//! - `ours JPS+`: [`pathing::find_path_jps_plus`], the same search with every scan replaced by a
-//!   look-up in a [`JumpTable`] built once per map and class outside the timing (its build time and
-//!   its 16 bytes per navcell are reported with the untimed setup).
-//! - `ours JPS (LM)` and `ours JPS+ (LM)`: [`pathing::find_path_jps_landmarks`] and
-//!   [`pathing::find_path_jps_plus_landmarks`], the same two searches with the landmark heuristic
+//! - `ours JPS`: [`pathing::find_path_jps`] without accelerators (no corner cutting, exact
+//!   fixed-point costs).
+//! - `ours JPS+`: [`pathing::find_path_jps`] with a jump table, the same search with every scan
+//!   replaced by a look-up in a [`JumpTable`] built once per map and class outside the timing (its
+//!   build time and its 16 bytes per navcell are reported with the untimed setup).
+//! - `ours JPS (LM)` and `ours JPS+ (LM)`: the same two searches with the landmark heuristic
 //!   of a [`Landmarks`] table ([`LANDMARKS`] landmarks, built once per map and class outside the
 //!   timing; its build time and its 4 bytes per landmark and navcell are reported with the setup).
 //! - `ours A*`: [`pathing::find_path_astar`], the oracle.
@@ -56,8 +56,8 @@ use grid_util::point::Point;
 use pathing::cost::{DIAGONAL, STRAIGHT, octile};
 use pathing::movingai::{self, LAND, MovingAiMap, ScenProblem, WATER};
 use pathing::{
-    Goal, JumpTable, Landmarks, Navcell, PassClass, PassMap, Path, PathStatus, SearchLimits, SearchOutcome, SearchScratch, find_path_astar,
-    find_path_jps, find_path_jps_landmarks, find_path_jps_plus, find_path_jps_plus_landmarks,
+    Accelerators, Goal, JumpTable, Landmarks, Navcell, PassClass, PassMap, Path, PathStatus, SearchLimits, SearchOutcome, SearchScratch,
+    find_path_astar, find_path_jps,
 };
 
 /// Where the Moving AI files live, relative to this crate.
@@ -482,13 +482,18 @@ fn run_once(imp: Imp, data: &ClassData, q: &mut Query, w: &mut Workers) -> u64 {
             let slot = imp.slot();
             let (scratch, path) = (&mut w.scratch[slot], &mut w.path[slot]);
             let (pass, start, goal) = (&data.pass, q.start, &q.goal);
+            // The tables each of our searches may use, chosen before the clock starts.
+            let (table, landmarks) = (Some(&data.table), Some(&data.landmarks));
+            let accelerators = match imp {
+                Imp::JpsPlus => Accelerators { jump_table: table, landmarks: None },
+                Imp::JpsLm => Accelerators { jump_table: None, landmarks },
+                Imp::JpsPlusLm => Accelerators { jump_table: table, landmarks },
+                _ => Accelerators::NONE,
+            };
             let t = Instant::now();
             let out = match imp {
-                Imp::Jps => find_path_jps(pass, start, goal, lim, scratch, path),
-                Imp::JpsPlus => find_path_jps_plus(pass, &data.table, start, goal, lim, scratch, path),
-                Imp::JpsLm => find_path_jps_landmarks(pass, &data.landmarks, start, goal, lim, scratch, path),
-                Imp::JpsPlusLm => find_path_jps_plus_landmarks(pass, &data.table, &data.landmarks, start, goal, lim, scratch, path),
-                _ => find_path_astar(pass, start, goal, lim, scratch, path),
+                Imp::AStar => find_path_astar(pass, None, start, goal, lim, scratch, path),
+                _ => find_path_jps(pass, &accelerators, start, goal, lim, scratch, path),
             };
             let dt = t.elapsed();
             black_box(&*path);

@@ -9,26 +9,32 @@
 //! layers (terrain, obstructions); the map is rebuilt or patched ([`PassMap::update_rect`]) when it
 //! changes. Queries only read it.
 //!
-//! Two long-range searches share one driver, one cost model and one tie-break:
-//! [`find_path_jps`] (the fast path) and [`find_path_astar`] (the oracle). Both move octilinearly
-//! without cutting corners, cost `1` per straight and `√2` per diagonal step in exact 30-bit fixed
-//! point ([`cost`]), and return the same optimal cost. A query takes a caller-owned
-//! [`SearchScratch`], reused across queries so that a warm query allocates nothing, and a node
-//! budget; running out of budget, or finding the goal unreachable, gives a partial path to the best
-//! node reached rather than an error.
+//! The front door is [`find_path`]: one class's navigation data, a [`ClassNav`] (its bit planes,
+//! optional jump tables and landmarks, and the [`Hierarchy`] that knows which navcells can reach
+//! which), answers a query from a start navcell to a [`Goal`]. It first asks the hierarchy whether
+//! the goal can be reached at all, so an unreachable goal is replaced by the reachable navcell
+//! nearest it instead of exhausting the map, and a start on an impassable navcell gets an escape
+//! path; then it runs one jump point search. A query takes a caller-owned [`SearchScratch`], reused
+//! across queries so that a warm query allocates nothing, and a node budget; running out of budget,
+//! or finding the goal unreachable, gives a partial path to the best node reached rather than an
+//! error.
 //!
-//! [`find_path_jps_plus`] is the same jump point search with every scan replaced by a look-up in a
-//! [`JumpTable`] built from the map (16 bytes per navcell): same successors, same tie-break, so the
-//! same paths, faster where scans are long.
+//! Under it, one search runs over a bare [`PassMap`]: [`find_path_jps`] with optional
+//! [`Accelerators`], and [`find_path_astar`], the oracle. Both share one driver, one cost model and
+//! one tie-break, move octilinearly without cutting corners, cost `1` per straight and `√2` per
+//! diagonal step in exact 30-bit fixed point ([`cost`]), and return the same optimal cost. The
+//! accelerators are precomputed tables that change the speed, never the cost:
 //!
-//! [`find_path_jps_landmarks`] and [`find_path_jps_plus_landmarks`] add a sharper heuristic: a
-//! [`Landmarks`] table holds the exact distances from a few landmarks to every navcell (32 bytes per
-//! navcell with 8 landmarks), and the triangle inequality turns them into a lower bound that sees
-//! walls. Same costs, 2–7× fewer expansions on maps of rooms, corridors and mazes; JPS+ with
-//! landmarks is the fastest search here (BENCHMARKS.md). The table stays valid while navcells are
-//! only blocked; it must be rebuilt after any becomes passable. A [`passability::NavWorld`] builds
-//! it for the classes of [`passability::WorldDesc::landmark_classes`] from the grid with every area
-//! open and no obstruction square, so it never needs a rebuild until the terrain changes.
+//! - A [`JumpTable`] (16 bytes per navcell) replaces every scan by a look-up ("JPS+"): same
+//!   successors, same tie-break, so the same paths, faster where scans are long.
+//! - A [`Landmarks`] table holds the exact distances from a few landmarks to every navcell (32
+//!   bytes per navcell with 8 landmarks), and the triangle inequality turns them into a lower bound
+//!   that sees walls: 2–7× fewer expansions on maps of rooms, corridors and mazes; JPS+ with
+//!   landmarks is the fastest search here (BENCHMARKS.md). [`find_path_astar`] takes the same
+//!   table. The table stays valid while navcells are only blocked; it must be rebuilt after any
+//!   becomes passable. A [`passability::NavWorld`] builds it for the classes of
+//!   [`passability::WorldDesc::landmark_classes`] from the grid with every area open and no
+//!   obstruction square, so it never needs a rebuild until the terrain changes.
 //!
 //! Goals ([`Goal`]) are points, circles, oriented squares and their inverted forms (minimum
 //! ranges), with the exact "navcell inside goal" predicate of the 0 A.D. design.
@@ -74,23 +80,42 @@
 //! # Quick start
 //!
 //! ```
-//! use pathing::{find_path_jps, Goal, Navcell, PassMap, Path, SearchLimits, SearchScratch, PathStatus};
+//! use pathing::{ClassNav, Goal, Path, PathStatus, SearchLimits, SearchScratch, find_path};
 //! use pathing::movingai;
 //!
 //! let map = movingai::parse_map("type octile\nheight 3\nwidth 4\nmap\n....\n.@@.\n....\n").unwrap();
-//! let pass = PassMap::build(&map.grid, movingai::LAND);
+//! let nav = ClassNav::build(&map.grid, movingai::LAND);
 //! let start = map.to_navcell(0, 1).unwrap();
 //! let goal_cell = map.to_navcell(3, 1).unwrap();
 //! let goal = Goal::navcell_center(goal_cell.i, goal_cell.j, map.grid.cell_size());
 //!
 //! let mut scratch = SearchScratch::new();
 //! let mut path = Path::new();
-//! let outcome = find_path_jps(&pass, start, &goal, &SearchLimits::UNLIMITED, &mut scratch, &mut path);
+//! let outcome = find_path(&nav, start, &goal, &SearchLimits::UNLIMITED, &mut scratch, &mut path);
 //! assert_eq!(outcome.status, PathStatus::Complete);
 //! // Around the wall: corners cannot be cut, so five straight steps.
 //! assert_eq!((path.steps().straight, path.steps().diagonal), (5, 0));
 //! assert_eq!(path.waypoints().first(), Some(&start));
 //! assert_eq!(path.waypoints().last(), Some(&goal_cell));
+//! ```
+//!
+//! The same query on the bare bit planes, without the hierarchy, with the accelerators spelled out:
+//!
+//! ```
+//! use pathing::{Accelerators, Goal, JumpTable, Navcell, PassMap, Path, PathStatus, SearchLimits, SearchScratch, find_path_jps};
+//! use pathing::movingai;
+//!
+//! let map = movingai::parse_map("type octile\nheight 3\nwidth 4\nmap\n....\n.@@.\n....\n").unwrap();
+//! let pass = PassMap::build(&map.grid, movingai::LAND);
+//! let table = JumpTable::build(&pass);
+//! let accelerators = Accelerators { jump_table: Some(&table), landmarks: None };
+//! let goal = Goal::navcell_center(3, 1, map.grid.cell_size());
+//!
+//! let (mut scratch, mut path) = (SearchScratch::new(), Path::new());
+//! let start = Navcell::new(0, 1);
+//! let outcome = find_path_jps(&pass, &accelerators, start, &goal, &SearchLimits::UNLIMITED, &mut scratch, &mut path);
+//! assert_eq!(outcome.status, PathStatus::Complete);
+//! assert_eq!(path.cost(), pathing::cost::octile(5, 0));
 //! ```
 #![deny(clippy::float_arithmetic)]
 #![forbid(unsafe_code)]
@@ -123,10 +148,10 @@ pub use grid::pass_map::PassMap;
 pub use grid::render::{Layers, render_ascii};
 pub use hierarchy::{CHUNK_SIZE, Hierarchy, RegionId};
 pub use local::short_range::{ShortOutcome, ShortPartial, ShortQuery, ShortScratch, ShortStatus, find_short_path};
-pub use search::astar::{find_path_astar, find_path_astar_landmarks};
+pub use search::astar::find_path_astar;
 pub use search::driver::{PartialReason, Path, PathStatus, SearchLimits, SearchOutcome, SearchScratch};
 pub use search::goal::{AXIS_LIMIT, COORD_LIMIT, Goal, GoalError, GoalShape, Square};
-pub use search::jps::{find_path_jps, find_path_jps_landmarks, find_path_jps_plus, find_path_jps_plus_landmarks};
+pub use search::jps::{Accelerators, find_path_jps};
 pub use search::jump_table::JumpTable;
 pub use search::landmarks::{Landmarks, MAX_LANDMARKS};
 pub use search::long_range::{ClassNav, GoalReach, SNAP_RADIUS_METRES, find_path};

@@ -16,8 +16,8 @@ use clap::{Parser, Subcommand, ValueEnum};
 use pathing::grid_text::{self, GridText};
 use pathing::movingai::{self, MovingAiMap, ScenProblem};
 use pathing::{
-    ClassNav, Goal, GoalReach, JumpTable, Landmarks, Layers, Navcell, PassClass, PassMap, Path, PathStatus, SearchLimits, SearchOutcome,
-    SearchScratch, render_ascii,
+    Accelerators, ClassNav, Goal, GoalReach, JumpTable, Landmarks, Layers, Navcell, PassClass, PassMap, Path, PathStatus, SearchLimits,
+    SearchOutcome, SearchScratch, render_ascii,
 };
 
 /// Deterministic lockstep simulation core for RTS games: scenarios, replays and pathfinding tools.
@@ -467,9 +467,22 @@ pub fn load_map(path: &std::path::Path) -> Result<LoadedMap, CliError> {
     }
 }
 
-/// One class's searchable forms: the bit planes, and the jump table and landmarks when the
-/// search uses them.
+impl Algo {
+    /// Whether the search reads a jump table.
+    fn uses_jump_table(self) -> bool {
+        matches!(self, Algo::JpsPlus | Algo::JpsPlusLm)
+    }
+
+    /// Whether the search uses the landmark heuristic.
+    fn uses_landmarks(self) -> bool {
+        matches!(self, Algo::JpsLm | Algo::JpsPlusLm)
+    }
+}
+
+/// One class's searchable forms for one `--algo`: the bit planes, and exactly the tables that
+/// search reads, so that [`search`] runs over all it finds and never falls back to a slower search.
 struct ClassMaps {
+    algo: Algo,
     pass: PassMap,
     table: Option<JumpTable>,
     landmarks: Option<Landmarks>,
@@ -478,22 +491,20 @@ struct ClassMaps {
 impl ClassMaps {
     fn build(grid: &pathing::NavGrid, class: PassClass, algo: Algo) -> Self {
         let pass = PassMap::build(grid, class);
-        let table = matches!(algo, Algo::JpsPlus | Algo::JpsPlusLm).then(|| JumpTable::build(&pass));
-        let landmarks = matches!(algo, Algo::JpsLm | Algo::JpsPlusLm).then(|| Landmarks::build(&pass, LANDMARKS));
-        Self { pass, table, landmarks }
+        let table = algo.uses_jump_table().then(|| JumpTable::build(&pass));
+        let landmarks = algo.uses_landmarks().then(|| Landmarks::build(&pass, LANDMARKS));
+        Self { algo, pass, table, landmarks }
     }
 }
 
-fn search(algo: Algo, maps: &ClassMaps, start: Navcell, goal: &Goal, scratch: &mut SearchScratch, path: &mut Path) -> SearchOutcome {
+fn search(maps: &ClassMaps, start: Navcell, goal: &Goal, scratch: &mut SearchScratch, path: &mut Path) -> SearchOutcome {
     let (map, limits) = (&maps.pass, &SearchLimits::UNLIMITED);
-    match (algo, &maps.table, &maps.landmarks) {
-        (Algo::JpsPlusLm, Some(table), Some(lm)) => {
-            pathing::find_path_jps_plus_landmarks(map, table, lm, start, goal, limits, scratch, path)
+    let accelerators = Accelerators { jump_table: maps.table.as_ref(), landmarks: maps.landmarks.as_ref() };
+    match maps.algo {
+        Algo::Astar => pathing::find_path_astar(map, accelerators.landmarks, start, goal, limits, scratch, path),
+        Algo::Jps | Algo::JpsPlus | Algo::JpsLm | Algo::JpsPlusLm => {
+            pathing::find_path_jps(map, &accelerators, start, goal, limits, scratch, path)
         }
-        (Algo::JpsLm | Algo::JpsPlusLm, _, Some(lm)) => pathing::find_path_jps_landmarks(map, lm, start, goal, limits, scratch, path),
-        (Algo::JpsPlus, Some(table), _) => pathing::find_path_jps_plus(map, table, start, goal, limits, scratch, path),
-        (Algo::Astar, _, _) => pathing::find_path_astar(map, start, goal, limits, scratch, path),
-        _ => pathing::find_path_jps(map, start, goal, limits, scratch, path),
     }
 }
 
@@ -538,7 +549,7 @@ fn cmd_path(
     let goal_shape = Goal::navcell_center(goal_cell.i, goal_cell.j, grid.cell_size());
     let mut scratch = SearchScratch::new();
     let mut path = Path::new();
-    let outcome = search(algo, &maps, start_cell, &goal_shape, &mut scratch, &mut path);
+    let outcome = search(&maps, start_cell, &goal_shape, &mut scratch, &mut path);
     let io = |e: std::io::Error| CliError::BadArgument { message: format!("cannot write output: {e}") };
     for &cell in path.waypoints() {
         let (x, y) = map.from_navcell(cell);
@@ -620,7 +631,7 @@ pub fn solve_scen(map: &LoadedMap, problems: &[ScenProblem], algo: Algo, scen_fi
         let maps = &classes[usize::from(class.index())];
         let goal = Goal::navcell_center(goal_cell.i, goal_cell.j, grid.cell_size());
         let started = Instant::now();
-        let outcome = search(algo, maps, start, &goal, &mut scratch, &mut path);
+        let outcome = search(maps, start, &goal, &mut scratch, &mut path);
         let micros = started.elapsed().as_secs_f64() * 1e6;
         let length = (outcome.status == PathStatus::Complete).then(|| path_length(&path));
         rows.push(ScenRow { problem: problem.clone(), outcome, length, micros });

@@ -151,12 +151,12 @@ pub fn solve(
     let goal_cell = pair.map.to_navcell(problem.goal.0, problem.goal.1).expect("checked against the map");
     let goal = Goal::navcell_center(goal_cell.i, goal_cell.j, pair.map.grid.cell_size());
     let limits = &SearchLimits::UNLIMITED;
+    // The algorithm names the tables the search may use; A* is the oracle and uses none.
+    let jump_table = matches!(algo, Algo::JpsPlus | Algo::JpsPlusLm).then_some(table);
+    let landmarks = matches!(algo, Algo::JpsLm | Algo::JpsPlusLm).then_some(landmarks);
     let outcome = match algo {
-        Algo::Jps => pathing::find_path_jps(map, start, &goal, limits, scratch, path),
-        Algo::AStar => pathing::find_path_astar(map, start, &goal, limits, scratch, path),
-        Algo::JpsPlus => pathing::find_path_jps_plus(map, table, start, &goal, limits, scratch, path),
-        Algo::JpsLm => pathing::find_path_jps_landmarks(map, landmarks, start, &goal, limits, scratch, path),
-        Algo::JpsPlusLm => pathing::find_path_jps_plus_landmarks(map, table, landmarks, start, &goal, limits, scratch, path),
+        Algo::AStar => pathing::find_path_astar(map, None, start, &goal, limits, scratch, path),
+        _ => pathing::find_path_jps(map, &pathing::Accelerators { jump_table, landmarks }, start, &goal, limits, scratch, path),
     };
     Ok((outcome, path_length(path)))
 }

@@ -210,10 +210,22 @@ fn run_all(map: &PassMap, table: &Landmarks, start: Navcell, goal: &Goal, limits
         (outcome, path)
     };
     Runs {
-        astar: run(&mut |s, p| pathing::find_path_astar(map, start, goal, &SearchLimits::UNLIMITED, s, p)),
-        jps_lm: run(&mut |s, p| pathing::find_path_jps_landmarks(map, table, start, goal, limits, s, p)),
-        plus_lm: run(&mut |s, p| pathing::find_path_jps_plus_landmarks(map, &jumps, table, start, goal, limits, s, p)),
-        astar_lm: run(&mut |s, p| pathing::find_path_astar_landmarks(map, table, start, goal, limits, s, p)),
+        astar: run(&mut |s, p| pathing::find_path_astar(map, None, start, goal, &SearchLimits::UNLIMITED, s, p)),
+        jps_lm: run(&mut |s, p| {
+            pathing::find_path_jps(map, &pathing::Accelerators { jump_table: None, landmarks: Some(table) }, start, goal, limits, s, p)
+        }),
+        plus_lm: run(&mut |s, p| {
+            pathing::find_path_jps(
+                map,
+                &pathing::Accelerators { jump_table: Some(&jumps), landmarks: Some(table) },
+                start,
+                goal,
+                limits,
+                s,
+                p,
+            )
+        }),
+        astar_lm: run(&mut |s, p| pathing::find_path_astar(map, Some(table), start, goal, limits, s, p)),
     }
 }
 
@@ -475,8 +487,17 @@ fn degenerate_maps_and_caps() {
     let goal = Goal::navcell_center(0, 0, Fixed::ONE);
     let mut scratch = SearchScratch::new();
     let (mut a, mut b) = (Path::new(), Path::new());
-    let plain = pathing::find_path_jps(&strips, cell(1, 0), &goal, &SearchLimits::UNLIMITED, &mut scratch, &mut a);
-    let with = pathing::find_path_jps_landmarks(&strips, &table, cell(1, 0), &goal, &SearchLimits::UNLIMITED, &mut scratch, &mut b);
+    let plain =
+        pathing::find_path_jps(&strips, &pathing::Accelerators::NONE, cell(1, 0), &goal, &SearchLimits::UNLIMITED, &mut scratch, &mut a);
+    let with = pathing::find_path_jps(
+        &strips,
+        &pathing::Accelerators { jump_table: None, landmarks: Some(&table) },
+        cell(1, 0),
+        &goal,
+        &SearchLimits::UNLIMITED,
+        &mut scratch,
+        &mut b,
+    );
     assert_eq!((plain, &a), (with, &b));
     assert_eq!(with.status, PathStatus::Complete);
     // From the largest area to a smaller one: unreachable, as for A*.
@@ -519,12 +540,13 @@ fn zero_landmarks_are_the_plain_searches() {
         for start in [cell(1, 1), cell(33, 20), cell(69, 0)] {
             let mut p = [Path::new(), Path::new(), Path::new(), Path::new(), Path::new(), Path::new()];
             let lim = &SearchLimits::UNLIMITED;
-            let jps = pathing::find_path_jps(&map, start, goal, lim, &mut scratch, &mut p[0]);
-            let jps_lm = pathing::find_path_jps_landmarks(&map, &table, start, goal, lim, &mut scratch, &mut p[1]);
-            let plus = pathing::find_path_jps_plus(&map, &jumps, start, goal, lim, &mut scratch, &mut p[2]);
-            let plus_lm = pathing::find_path_jps_plus_landmarks(&map, &jumps, &table, start, goal, lim, &mut scratch, &mut p[3]);
-            let astar = pathing::find_path_astar(&map, start, goal, lim, &mut scratch, &mut p[4]);
-            let astar_lm = pathing::find_path_astar_landmarks(&map, &table, start, goal, lim, &mut scratch, &mut p[5]);
+            let tables = |jump_table, landmarks| pathing::Accelerators { jump_table, landmarks };
+            let jps = pathing::find_path_jps(&map, &tables(None, None), start, goal, lim, &mut scratch, &mut p[0]);
+            let jps_lm = pathing::find_path_jps(&map, &tables(None, Some(&table)), start, goal, lim, &mut scratch, &mut p[1]);
+            let plus = pathing::find_path_jps(&map, &tables(Some(&jumps), None), start, goal, lim, &mut scratch, &mut p[2]);
+            let plus_lm = pathing::find_path_jps(&map, &tables(Some(&jumps), Some(&table)), start, goal, lim, &mut scratch, &mut p[3]);
+            let astar = pathing::find_path_astar(&map, None, start, goal, lim, &mut scratch, &mut p[4]);
+            let astar_lm = pathing::find_path_astar(&map, Some(&table), start, goal, lim, &mut scratch, &mut p[5]);
             assert_eq!((jps, &p[0]), (jps_lm, &p[1]), "{start} -> {goal:?}");
             assert_eq!((plus, &p[2]), (plus_lm, &p[3]), "{start} -> {goal:?}");
             assert_eq!((astar, &p[4]), (astar_lm, &p[5]), "{start} -> {goal:?}");
@@ -590,7 +612,8 @@ fn landmarks_save_expansions_behind_a_dead_end() {
     );
     // And JPS with landmarks expands no more than plain JPS here.
     let mut scratch = SearchScratch::new();
-    let plain_jps = pathing::find_path_jps(&map, start, &goal, &SearchLimits::UNLIMITED, &mut scratch, &mut Path::new());
+    let plain_jps =
+        pathing::find_path_jps(&map, &pathing::Accelerators::NONE, start, &goal, &SearchLimits::UNLIMITED, &mut scratch, &mut Path::new());
     assert!(
         runs.jps_lm.0.expanded <= plain_jps.expanded,
         "JPS: {} with landmarks vs {} without",
@@ -635,7 +658,15 @@ fn large_map_bounds_stay_exact() {
     let goal = Goal::navcell_center(1700, 1500, Fixed::ONE);
     let mut scratch = SearchScratch::new();
     let mut path = Path::new();
-    let outcome = pathing::find_path_jps_landmarks(&map, &table, cell(3, 40), &goal, &SearchLimits::UNLIMITED, &mut scratch, &mut path);
+    let outcome = pathing::find_path_jps(
+        &map,
+        &pathing::Accelerators { jump_table: None, landmarks: Some(&table) },
+        cell(3, 40),
+        &goal,
+        &SearchLimits::UNLIMITED,
+        &mut scratch,
+        &mut path,
+    );
     assert_eq!(outcome.status, PathStatus::Complete);
     assert_eq!(path.cost(), pathing::cost::octile(1697, 1460));
     path.check_legal(&map).unwrap();

@@ -76,7 +76,7 @@ proptest! {
         if goal_reachable {
             prop_assert_eq!(reach, GoalReach::Reachable);
             prop_assert_eq!(outcome.status, PathStatus::Complete);
-            let astar = pathing::find_path_astar(map, start, &goal, &SearchLimits::UNLIMITED, &mut scratch, &mut astar_path);
+            let astar = pathing::find_path_astar(map, None, start, &goal, &SearchLimits::UNLIMITED, &mut scratch, &mut astar_path);
             prop_assert_eq!(astar.status, PathStatus::Complete);
             prop_assert_eq!(path.cost(), astar_path.cost());
         } else {
@@ -85,7 +85,7 @@ proptest! {
             prop_assert_eq!(outcome.status, PathStatus::Partial(PartialReason::Unreachable));
             prop_assert_eq!(path.waypoints().last(), Some(&nearest));
             let substitute = Goal::navcell_center(nearest.i, nearest.j, Fixed::ONE);
-            pathing::find_path_astar(map, start, &substitute, &SearchLimits::UNLIMITED, &mut scratch, &mut astar_path);
+            pathing::find_path_astar(map, None, start, &substitute, &SearchLimits::UNLIMITED, &mut scratch, &mut astar_path);
             prop_assert_eq!(path.cost(), astar_path.cost());
         }
     }

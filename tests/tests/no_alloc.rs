@@ -65,16 +65,19 @@ fn warm_queries_do_not_allocate() {
     let mut path = Path::new();
     let table = pathing::JumpTable::build(&map);
     let landmarks = pathing::Landmarks::build(&map, 8);
+    let plus = pathing::Accelerators { jump_table: Some(&table), landmarks: None };
+    let with_landmarks = pathing::Accelerators { jump_table: None, landmarks: Some(&landmarks) };
+    let plus_with_landmarks = pathing::Accelerators { jump_table: Some(&table), landmarks: Some(&landmarks) };
     let run_all = |scratch: &mut SearchScratch, path: &mut Path| {
         let mut complete = 0;
         for (start, goal) in &queries {
             let lim = &SearchLimits::UNLIMITED;
             let outcomes = [
-                pathing::find_path_jps(&map, *start, goal, lim, scratch, path),
-                pathing::find_path_astar(&map, *start, goal, lim, scratch, path),
-                pathing::find_path_jps_plus(&map, &table, *start, goal, lim, scratch, path),
-                pathing::find_path_jps_landmarks(&map, &landmarks, *start, goal, lim, scratch, path),
-                pathing::find_path_jps_plus_landmarks(&map, &table, &landmarks, *start, goal, lim, scratch, path),
+                pathing::find_path_jps(&map, &pathing::Accelerators::NONE, *start, goal, lim, scratch, path),
+                pathing::find_path_astar(&map, None, *start, goal, lim, scratch, path),
+                pathing::find_path_jps(&map, &plus, *start, goal, lim, scratch, path),
+                pathing::find_path_jps(&map, &with_landmarks, *start, goal, lim, scratch, path),
+                pathing::find_path_jps(&map, &plus_with_landmarks, *start, goal, lim, scratch, path),
             ];
             complete += outcomes.iter().filter(|o| o.status == PathStatus::Complete).count();
         }

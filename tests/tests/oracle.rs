@@ -40,12 +40,12 @@ proptest! {
         let start = Navcell::new(si as u16, sj as u16);
         let mut scratch = SearchScratch::new();
         let (mut jps_path, mut astar_path) = (Path::new(), Path::new());
-        let jps = pathing::find_path_jps(&map, start, &goal, &SearchLimits::UNLIMITED, &mut scratch, &mut jps_path);
-        let astar = pathing::find_path_astar(&map, start, &goal, &SearchLimits::UNLIMITED, &mut scratch, &mut astar_path);
+        let jps = pathing::find_path_jps(&map, &pathing::Accelerators::NONE, start, &goal, &SearchLimits::UNLIMITED, &mut scratch, &mut jps_path);
+        let astar = pathing::find_path_astar(&map, None, start, &goal, &SearchLimits::UNLIMITED, &mut scratch, &mut astar_path);
 
         let table = pathing::JumpTable::build(&map);
         let mut plus_path = Path::new();
-        let plus = pathing::find_path_jps_plus(&map, &table, start, &goal, &SearchLimits::UNLIMITED, &mut scratch, &mut plus_path);
+        let plus = pathing::find_path_jps(&map, &pathing::Accelerators { jump_table: Some(&table), landmarks: None }, start, &goal, &SearchLimits::UNLIMITED, &mut scratch, &mut plus_path);
         prop_assert_eq!(plus, jps, "JPS+ pushes the same nodes as JPS");
         prop_assert_eq!(&plus_path, &jps_path);
 
@@ -79,7 +79,12 @@ proptest! {
         let start = Navcell::new(si as u16, sj as u16);
         let mut scratch = SearchScratch::new();
         let mut path = Path::new();
-        for algo in [pathing::find_path_jps, pathing::find_path_astar] {
+        type Search = fn(&PassMap, Navcell, &pathing::Goal, &SearchLimits, &mut SearchScratch, &mut Path) -> pathing::SearchOutcome;
+        let searches: [Search; 2] = [
+            |map, start, goal, limits, scratch, path| pathing::find_path_jps(map, &pathing::Accelerators::NONE, start, goal, limits, scratch, path),
+            |map, start, goal, limits, scratch, path| pathing::find_path_astar(map, None, start, goal, limits, scratch, path),
+        ];
+        for algo in searches {
             let limited = algo(&map, start, &goal, &SearchLimits { node_budget: budget }, &mut scratch, &mut path);
             prop_assert!(limited.expanded <= budget);
             check_path_legal(&map, &path).map_err(TestCaseError::fail)?;
@@ -103,13 +108,22 @@ fn scratch_reuse_does_not_change_answers() {
     let goal = Goal::point(WorldPos::from_int(80, 60)).unwrap();
     let start = Navcell::new(2, 3);
     let mut fresh_path = Path::new();
-    let fresh = pathing::find_path_jps(&map, start, &goal, &SearchLimits::UNLIMITED, &mut SearchScratch::new(), &mut fresh_path);
+    let fresh = pathing::find_path_jps(
+        &map,
+        &pathing::Accelerators::NONE,
+        start,
+        &goal,
+        &SearchLimits::UNLIMITED,
+        &mut SearchScratch::new(),
+        &mut fresh_path,
+    );
     let mut scratch = SearchScratch::new();
     let mut path = Path::new();
     for round in 0..5 {
         let other = Goal::circle(WorldPos::from_int(round * 3, 4), Fixed::from_num(2)).unwrap();
-        pathing::find_path_astar(&small, Navcell::new(0, 0), &other, &SearchLimits::UNLIMITED, &mut scratch, &mut path);
-        let again = pathing::find_path_jps(&map, start, &goal, &SearchLimits::UNLIMITED, &mut scratch, &mut path);
+        pathing::find_path_astar(&small, None, Navcell::new(0, 0), &other, &SearchLimits::UNLIMITED, &mut scratch, &mut path);
+        let again =
+            pathing::find_path_jps(&map, &pathing::Accelerators::NONE, start, &goal, &SearchLimits::UNLIMITED, &mut scratch, &mut path);
         assert_eq!(again, fresh);
         assert_eq!(path, fresh_path);
     }

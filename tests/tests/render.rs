@@ -42,7 +42,12 @@ fn check(picture: &str, goal: Option<Goal>, limits: SearchLimits) -> String {
     let mut path = Path::new();
     let mut costs = Vec::new();
     type Search = fn(&PassMap, Navcell, &Goal, &SearchLimits, &mut SearchScratch, &mut Path) -> SearchOutcome;
-    let searches: [(&str, Search); 2] = [("jps", pathing::find_path_jps), ("astar", pathing::find_path_astar)];
+    let searches: [(&str, Search); 2] = [
+        ("jps", |map, start, goal, limits, scratch, path| {
+            pathing::find_path_jps(map, &pathing::Accelerators::NONE, start, goal, limits, scratch, path)
+        }),
+        ("astar", |map, start, goal, limits, scratch, path| pathing::find_path_astar(map, None, start, goal, limits, scratch, path)),
+    ];
     for (name, search) in searches {
         let outcome = search(&map, start, &goal, &limits, &mut scratch, &mut path);
         let expanded = scratch.closed_cells();

@@ -79,7 +79,7 @@ fn astar_cost(map: &PassMap, a: Navcell, b: Navcell) -> Option<u64> {
     let mut scratch = SearchScratch::new();
     let mut path = pathing::Path::new();
     let goal = Goal::navcell_center(b.i, b.j, Fixed::ONE);
-    let outcome = find_path_astar(map, a, &goal, &SearchLimits::UNLIMITED, &mut scratch, &mut path);
+    let outcome = find_path_astar(map, None, a, &goal, &SearchLimits::UNLIMITED, &mut scratch, &mut path);
     (outcome.status == pathing::PathStatus::Complete).then(|| path.cost())
 }
 

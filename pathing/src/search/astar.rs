@@ -12,35 +12,25 @@ use crate::search::driver::{Expander, Path, Search, SearchLimits, SearchOutcome,
 use crate::search::goal::Goal;
 use crate::search::landmarks::Landmarks;
 
-/// Finds a shortest path from `start` to any navcell of `goal` with plain A*.
+/// Finds a shortest path from `start` to any navcell of `goal` with plain A*, with the landmark
+/// heuristic when `landmarks` is given (the table requirements of
+/// [`Accelerators::landmarks`](crate::Accelerators::landmarks)): the same cost with fewer
+/// expansions, the oracle that shows the landmark bound keeps searches exact.
 ///
 /// The path is written into `path` as turning points; the outcome says whether it reaches the goal.
-pub fn find_path_astar(
-    map: &PassMap,
-    start: Navcell,
-    goal: &Goal,
-    limits: &SearchLimits,
-    scratch: &mut SearchScratch,
-    path: &mut Path,
-) -> SearchOutcome {
-    drive(map, start, goal, limits, None, scratch, path, &mut AStar)
-}
-
-/// [`find_path_astar`] with the landmark heuristic of [`crate::find_path_jps_landmarks`]: the same
-/// cost with fewer expansions; the oracle that the landmark bound keeps searches exact.
 ///
 /// # Panics
-/// When the table's size differs from the map's.
-pub fn find_path_astar_landmarks(
+/// When the landmark table's size differs from the map's.
+pub fn find_path_astar(
     map: &PassMap,
-    landmarks: &Landmarks,
+    landmarks: Option<&Landmarks>,
     start: Navcell,
     goal: &Goal,
     limits: &SearchLimits,
     scratch: &mut SearchScratch,
     path: &mut Path,
 ) -> SearchOutcome {
-    drive(map, start, goal, limits, Some(landmarks), scratch, path, &mut AStar)
+    drive(map, start, goal, limits, landmarks, scratch, path, &mut AStar)
 }
 
 struct AStar;

@@ -32,76 +32,51 @@ use crate::search::goal::Goal;
 use crate::search::jump_table::{CONTINUE, JUMP, JumpTable, decode, slot};
 use crate::search::landmarks::Landmarks;
 
-/// Finds a shortest path from `start` to any navcell of `goal` with jump point search.
+/// The precomputed tables a jump point search may use, each optional; the caller fills in the ones
+/// it has built. Neither changes the cost of the path found, only how fast it is found.
+#[derive(Clone, Copy, Debug)]
+pub struct Accelerators<'a> {
+    /// Jump distances built from the map ([`JumpTable::build`]): every scan becomes a look-up
+    /// ("JPS+"), with the same successors and tie-break, so the same paths and outcome.
+    pub jump_table: Option<&'a JumpTable>,
+    /// Landmark distances built from the map, or from a map that differs only by navcells blocked
+    /// since (see [`Landmarks`]): a sharper heuristic, the same cost with far fewer expansions on
+    /// maps of rooms and corridors. Paths of equal cost may differ from those of the octile
+    /// heuristic, since the heuristic orders the open list differently.
+    pub landmarks: Option<&'a Landmarks>,
+}
+
+impl Accelerators<'_> {
+    /// No tables: plain jump point search with the octile heuristic, scanning the bit planes.
+    pub const NONE: Accelerators<'static> = Accelerators { jump_table: None, landmarks: None };
+}
+
+/// Finds a shortest path from `start` to any navcell of `goal` with jump point search, using the
+/// tables of `accelerators`.
 ///
 /// The path is written into `path` as turning points; the outcome says whether it reaches the goal.
+/// With or without a jump table the search pushes and expands the same nodes; with landmarks it
+/// finds the same cost, usually expanding fewer.
+///
+/// # Panics
+/// When a table's size differs from the map's.
 pub fn find_path_jps(
     map: &PassMap,
+    accelerators: &Accelerators<'_>,
     start: Navcell,
     goal: &Goal,
     limits: &SearchLimits,
     scratch: &mut SearchScratch,
     path: &mut Path,
 ) -> SearchOutcome {
-    drive(map, start, goal, limits, None, scratch, path, &mut Jps(Scans))
-}
-
-/// [`find_path_jps`] with the landmark heuristic of `landmarks`, which must have been built from
-/// `map` (or from a map that differs only by navcells blocked since, see [`Landmarks`]). The
-/// same cost, far fewer expansions on maps of rooms and corridors; paths of equal cost may differ
-/// from [`find_path_jps`]'s, since the heuristic orders the open list differently.
-///
-/// # Panics
-/// When the table's size differs from the map's.
-pub fn find_path_jps_landmarks(
-    map: &PassMap,
-    landmarks: &Landmarks,
-    start: Navcell,
-    goal: &Goal,
-    limits: &SearchLimits,
-    scratch: &mut SearchScratch,
-    path: &mut Path,
-) -> SearchOutcome {
-    drive(map, start, goal, limits, Some(landmarks), scratch, path, &mut Jps(Scans))
-}
-
-/// Jump point search with precomputed jump distances ("JPS+"): the same successors, costs and
-/// tie-break as [`find_path_jps`], so the same paths, but every scan is a look-up in `table`,
-/// which must have been built from `map` ([`JumpTable::build`]).
-///
-/// # Panics
-/// When the table's size differs from the map's.
-pub fn find_path_jps_plus(
-    map: &PassMap,
-    table: &JumpTable,
-    start: Navcell,
-    goal: &Goal,
-    limits: &SearchLimits,
-    scratch: &mut SearchScratch,
-    path: &mut Path,
-) -> SearchOutcome {
-    assert!(table.width() == map.width() && table.height() == map.height(), "jump table built for another map");
-    drive(map, start, goal, limits, None, scratch, path, &mut Jps(Tables(table)))
-}
-
-/// [`find_path_jps_plus`] with the landmark heuristic of [`find_path_jps_landmarks`]: the same
-/// successors and heuristic as that search, so the same paths and outcome.
-///
-/// # Panics
-/// When the jump table's or the landmarks' size differs from the map's.
-#[allow(clippy::too_many_arguments)] // the two precomputed tables come on top of the usual query
-pub fn find_path_jps_plus_landmarks(
-    map: &PassMap,
-    table: &JumpTable,
-    landmarks: &Landmarks,
-    start: Navcell,
-    goal: &Goal,
-    limits: &SearchLimits,
-    scratch: &mut SearchScratch,
-    path: &mut Path,
-) -> SearchOutcome {
-    assert!(table.width() == map.width() && table.height() == map.height(), "jump table built for another map");
-    drive(map, start, goal, limits, Some(landmarks), scratch, path, &mut Jps(Tables(table)))
+    let landmarks = accelerators.landmarks;
+    match accelerators.jump_table {
+        Some(table) => {
+            assert!(table.width() == map.width() && table.height() == map.height(), "jump table built for another map");
+            drive(map, start, goal, limits, landmarks, scratch, path, &mut Jps(Tables(table)))
+        }
+        None => drive(map, start, goal, limits, landmarks, scratch, path, &mut Jps(Scans)),
+    }
 }
 
 /// How rays are cast: by block scans over the bit planes, or by jump table look-ups.

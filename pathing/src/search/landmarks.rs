@@ -42,7 +42,7 @@ pub const UNREACHED: u32 = u32::MAX;
 pub const MAX_LANDMARKS: usize = 32;
 
 /// Shortest-path distances from a few landmarks to every navcell of one [`PassMap`], for the
-/// landmark heuristic of [`crate::find_path_jps_landmarks`] and its siblings. Built once per map
+/// landmark heuristic of [`crate::find_path_jps`] and [`crate::find_path_astar`]. Built once per map
 /// and class; read-only afterwards. Derived data: never hashed or serialized.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Landmarks {

@@ -10,8 +10,9 @@
 //!   (squared Euclidean distance between navcells, ties to the lowest `(j, i)`), so the search never
 //!   exhausts a component looking for it (docs/pathfinding-rules.md; a grid pathfinder's "approach unreachable
 //!   destinations", at the hierarchy's cost).
-//! - Otherwise it is a plain JPS+ query (JPS when the class was built without jump tables; the
-//!   paths are the same), with the landmark heuristic when the class has a [`Landmarks`] table
+//! - Otherwise it is one [`find_path_jps`] query with the class's [`ClassNav::accelerators`]: JPS+
+//!   over its jump tables (JPS when the class was built without them; the paths are the same),
+//!   with the landmark heuristic when the class has a [`Landmarks`] table
 //!   ([`ClassNav::set_landmarks`]): the same costs, fewer expansions, and paths of equal cost that
 //!   may differ from those of the octile heuristic.
 
@@ -22,7 +23,7 @@ use crate::grid::pass_map::PassMap;
 use crate::hierarchy::Hierarchy;
 use crate::search::driver::{PartialReason, Path, PathStatus, SearchLimits, SearchOutcome, SearchScratch};
 use crate::search::goal::{Goal, GoalRaster};
-use crate::search::jps::{find_path_jps, find_path_jps_landmarks, find_path_jps_plus, find_path_jps_plus_landmarks};
+use crate::search::jps::{Accelerators, find_path_jps};
 use crate::search::jump_table::JumpTable;
 use crate::search::landmarks::Landmarks;
 
@@ -111,6 +112,11 @@ impl ClassNav {
     /// The jump tables, when the class was built with them.
     pub fn jump_table(&self) -> Option<&JumpTable> {
         self.table.as_ref()
+    }
+
+    /// The tables [`find_path`] searches with: the jump tables and the landmarks the class has.
+    pub fn accelerators(&self) -> Accelerators<'_> {
+        Accelerators { jump_table: self.table.as_ref(), landmarks: self.landmarks.as_ref() }
     }
 
     /// The hierarchy.
@@ -210,26 +216,14 @@ pub fn find_path(
     };
     scratch.goal.reset(goal, nav.pass.width(), nav.pass.height(), nav.pass.cell_size());
     match goal_reach(&nav.hierarchy, &mut scratch.goal, start, component) {
-        GoalReach::Reachable => jps(nav, start, goal, limits, scratch, path),
+        GoalReach::Reachable => find_path_jps(&nav.pass, &nav.accelerators(), start, goal, limits, scratch, path),
         GoalReach::Unreachable { nearest } => {
             let substitute = Goal::navcell_center(nearest.i, nearest.j, nav.pass.cell_size());
-            let mut outcome = jps(nav, start, &substitute, limits, scratch, path);
+            let mut outcome = find_path_jps(&nav.pass, &nav.accelerators(), start, &substitute, limits, scratch, path);
             if outcome.status == PathStatus::Complete {
                 outcome.status = PathStatus::Partial(PartialReason::Unreachable);
             }
             outcome
         }
-    }
-}
-
-/// JPS+ over the class's jump tables when it has them, plain JPS otherwise (same paths); with the
-/// class's landmark heuristic when it has one.
-fn jps(nav: &ClassNav, start: Navcell, goal: &Goal, limits: &SearchLimits, scratch: &mut SearchScratch, path: &mut Path) -> SearchOutcome {
-    let map = &nav.pass;
-    match (&nav.table, &nav.landmarks) {
-        (Some(table), None) => find_path_jps_plus(map, table, start, goal, limits, scratch, path),
-        (None, None) => find_path_jps(map, start, goal, limits, scratch, path),
-        (Some(table), Some(lm)) => find_path_jps_plus_landmarks(map, table, lm, start, goal, limits, scratch, path),
-        (None, Some(lm)) => find_path_jps_landmarks(map, lm, start, goal, limits, scratch, path),
     }
 }

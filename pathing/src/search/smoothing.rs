@@ -45,7 +45,7 @@ mod tests {
     use super::*;
     use crate::geometry::Fixed;
     use crate::test_support::{CLASS, random_grid};
-    use crate::{Goal, Navcell, Path, PathStatus, SearchLimits, SearchScratch, find_path_jps};
+    use crate::{Accelerators, Goal, Navcell, Path, PathStatus, SearchLimits, SearchScratch, find_path_jps};
     use proptest::prelude::*;
 
     fn centre(c: Navcell) -> WorldPos {
@@ -80,7 +80,7 @@ mod tests {
             prop_assume!(map.is_passable(start) && map.is_passable(goal));
             let mut scratch = SearchScratch::new();
             let mut path = Path::new();
-            let outcome = find_path_jps(&map, start, &Goal::navcell_center(gi, gj, Fixed::ONE), &SearchLimits::UNLIMITED, &mut scratch, &mut path);
+            let outcome = find_path_jps(&map, &Accelerators::NONE, start, &Goal::navcell_center(gi, gj, Fixed::ONE), &SearchLimits::UNLIMITED, &mut scratch, &mut path);
             prop_assume!(outcome.status == PathStatus::Complete);
             let points: Vec<WorldPos> = path.waypoints().iter().map(|&c| centre(c)).collect();
             let pulled = string_pull(&map, &points);

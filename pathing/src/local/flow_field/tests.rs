@@ -59,7 +59,7 @@ fn check(field: &mut FlowField, map: &PassMap, restricted: &PassMap, region: Cel
         for i in 0..map.width() {
             let cell = Navcell::new(i as u16, j as u16);
             let expected = oracle_goal.and_then(|g| {
-                let outcome = find_path_astar(restricted, cell, &g, &SearchLimits::UNLIMITED, &mut scratch, &mut path);
+                let outcome = find_path_astar(restricted, None, cell, &g, &SearchLimits::UNLIMITED, &mut scratch, &mut path);
                 (outcome.status == PathStatus::Complete).then(|| path.cost())
             });
             prop_assert_eq!(field.distance(cell), expected, "distance at {}", cell);

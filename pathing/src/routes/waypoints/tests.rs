@@ -48,7 +48,7 @@ fn astar_cost(map: &PassMap, from: Navcell, to: Navcell) -> Option<u64> {
     let mut scratch = SearchScratch::new();
     let mut path = Path::new();
     let goal = Goal::navcell_center(to.i, to.j, map.cell_size());
-    let outcome = find_path_astar(map, from, &goal, &SearchLimits::UNLIMITED, &mut scratch, &mut path);
+    let outcome = find_path_astar(map, None, from, &goal, &SearchLimits::UNLIMITED, &mut scratch, &mut path);
     (outcome.status == PathStatus::Complete).then(|| path.cost())
 }
 
