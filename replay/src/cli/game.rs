@@ -325,7 +325,6 @@ fn diff_replays(a: &Path, bytes_a: &[u8], b: &Path, bytes_b: &[u8], out: &mut dy
         }
     };
     let (ta, tb) = (&ra.turns[t], &rb.turns[t]);
-    let (da, db) = (ta.digest(&ra.header.components), tb.digest(&rb.header.components));
     let _ = writeln!(out, "first diverging turn: {}", ta.turn);
     if ta.commands != tb.commands {
         let _ = writeln!(out, "the commands of turn {} differ:", ta.turn);
@@ -356,7 +355,7 @@ fn diff_replays(a: &Path, bytes_a: &[u8], b: &Path, bytes_b: &[u8], out: &mut dy
         }
     }
     let s = state_split.unwrap_or(t);
-    let (da, db) = if s == t { (da, db) } else { (ra.turns[s].digest(&ra.header.components), rb.turns[s].digest(&rb.header.components)) };
+    let (da, db) = (ra.turns[s].digest(&ra.header.components), rb.turns[s].digest(&rb.header.components));
     let components = da.differing_components(&db);
     let _ = writeln!(out, "diverging components: {}", if components.is_empty() { "(none)".into() } else { components.join(", ") });
     let _ = writeln!(out, "hash A {}\nhash B {}", hex(&da.hash), hex(&db.hash));

@@ -1,7 +1,7 @@
 //! The error of a scenario that could not be read: where it is and what was expected.
 
 /// Why a scenario could not be read. `Display` gives one line: `origin:line:column: at path: message`.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 #[error("{origin}{}: {}{message}", position(*.line, *.column), at_path(.path))]
 pub struct ScenarioError {
     /// The text the error is in: the scenario's origin (a path, `<replay header>`), or a referenced
@@ -16,6 +16,9 @@ pub struct ScenarioError {
     pub path: String,
     /// What was expected, in lower case.
     pub message: String,
+    /// The error this one was made from, when there is one: serde_json's, or a referenced class
+    /// file's, polygon config's or map's own error (its text is also in `message`).
+    pub source: Option<Box<dyn std::error::Error + Send + Sync>>,
 }
 
 /// `:line` and `:column` when known (a column without a line is not shown).

@@ -282,7 +282,7 @@ fn from_serde(text: &str, origin: &str, e: serde_path_to_error::Error<serde_json
     }
     let at = if message.starts_with("missing field") { locate(text, &path) } else { None };
     let (line, column) = at.unwrap_or((u32::try_from(line).unwrap_or(u32::MAX), u32::try_from(column).unwrap_or(u32::MAX)));
-    ScenarioError { origin: origin.to_string(), line: Some(line), column: Some(column), path, message }
+    ScenarioError { origin: origin.to_string(), line: Some(line), column: Some(column), path, message, source: Some(Box::new(inner)) }
 }
 
 /// Deserializes the whole of `text` as a `T`, refusing trailing characters.
@@ -299,6 +299,7 @@ pub(super) fn from_text<'t, T: Deserialize<'t>>(text: &'t str, origin: &str) -> 
             column: u32::try_from(column).ok(),
             path: String::new(),
             message: message.strip_suffix(&suffix).unwrap_or(&message).to_string(),
+            source: Some(Box::new(inner)),
         }
     })?;
     Ok(value)
@@ -324,6 +325,7 @@ impl Cx<'_> {
             column: at.map(|(_, column)| column),
             path: path.to_string(),
             message: message.into(),
+            source: None,
         }
     }
 

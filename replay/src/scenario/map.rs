@@ -110,7 +110,7 @@ pub(super) fn parse_map_field(
                     }
                 }
             };
-            text_err(cx, &p, &src, line, column, format!("polygon config: {message}"))
+            text_err(cx, &p, &src, (line, column), format!("polygon config: {message}"), Box::new(e))
         })?;
         let bounds = config.grid_bounds().map_err(|e| cx.err(&p, format!("polygon config: {e}")))?;
         check_cells(cx, &p, bounds.width, bounds.depth)?;
@@ -186,7 +186,7 @@ fn class_mask(
 
 fn parse_error(cx: &Cx, path: &str, src: &TextRef, what: &str, e: &ParseError) -> ScenarioError {
     let found = if e.found == "<end of input>" { e.found.clone() } else { format!("{:?}", e.found) };
-    text_err(cx, path, src, Some(e.line), None, format!("{what}: expected {}, found {found}", e.expected))
+    text_err(cx, path, src, (Some(e.line), None), format!("{what}: expected {}, found {found}", e.expected), Box::new(e.clone()))
 }
 
 fn parse_polygon_vertices(cx: &Cx, points: Vec<Point>, path: &str) -> Res<Vec<WorldPos>> {

@@ -228,7 +228,14 @@ impl Scenario {
     /// declares ([`INTRODUCED`]), an unknown group, class, obstruction or area name, a
     /// referenced file that cannot be read or parsed, or a map that cannot become a world.
     pub fn parse(text: &str, origin: &str, resolve: &mut dyn FnMut(&str) -> Result<String, String>) -> Result<Scenario, ScenarioError> {
-        let whole = |message: String| ScenarioError { origin: origin.to_string(), line: None, column: None, path: String::new(), message };
+        let whole = |message: String| ScenarioError {
+            origin: origin.to_string(),
+            line: None,
+            column: None,
+            path: String::new(),
+            message,
+            source: None,
+        };
         if text.len() > MAX_TEXT_BYTES {
             return Err(whole(format!("expected a scenario of at most {MAX_TEXT_BYTES} bytes, found {} bytes", text.len())));
         }
@@ -242,15 +249,16 @@ impl Scenario {
     /// [`ScenarioError`] when the file cannot be read, and as [`Scenario::parse`].
     pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
         let origin = path.display().to_string();
-        let text = read_capped(path, MAX_TEXT_BYTES).map_err(|message| ScenarioError {
+        let text = read_capped(path, MAX_TEXT_BYTES).map_err(|(message, io)| ScenarioError {
             origin: origin.clone(),
             line: None,
             column: None,
             path: String::new(),
             message,
+            source: io.map(|e| Box::new(e) as Box<dyn std::error::Error + Send + Sync>),
         })?;
         let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-        Scenario::parse(&text, &origin, &mut |name| read_capped(&dir.join(name), MAX_FILE_BYTES))
+        Scenario::parse(&text, &origin, &mut |name| read_capped(&dir.join(name), MAX_FILE_BYTES).map_err(|(message, _)| message))
     }
 
     /// The scenario's name.
@@ -343,13 +351,15 @@ impl Scenario {
     }
 }
 
-/// Reads a file of at most `cap` bytes as UTF-8 text.
-fn read_capped(path: &Path, cap: usize) -> Result<String, String> {
-    let file = std::fs::File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+/// Reads a file of at most `cap` bytes as UTF-8 text; an error's message, with the I/O error
+/// behind it when there is one.
+fn read_capped(path: &Path, cap: usize) -> Result<String, (String, Option<std::io::Error>)> {
+    let cannot = |e: std::io::Error| (format!("cannot read {}: {e}", path.display()), Some(e));
+    let file = std::fs::File::open(path).map_err(cannot)?;
     let mut bytes = Vec::new();
-    file.take(cap as u64 + 1).read_to_end(&mut bytes).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    file.take(cap as u64 + 1).read_to_end(&mut bytes).map_err(cannot)?;
     if bytes.len() > cap {
-        return Err(format!("{} is larger than {cap} bytes", path.display()));
+        return Err((format!("{} is larger than {cap} bytes", path.display()), None));
     }
-    String::from_utf8(bytes).map_err(|e| format!("{} is not UTF-8 text: {e}", path.display()))
+    String::from_utf8(bytes).map_err(|e| (format!("{} is not UTF-8 text: {e}", path.display()), None))
 }

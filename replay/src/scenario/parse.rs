@@ -213,14 +213,23 @@ pub(super) fn parse_text_ref(cx: &Cx, r: TextRefIn, path: &str, resolve: &mut dy
 
 /// An error inside a referenced text: in the file itself when it came from one, else at the
 /// inline string (the value at `path`) with the line inside it.
-pub(super) fn text_err(cx: &Cx, path: &str, src: &TextRef, line: Option<u32>, column: Option<u32>, message: String) -> ScenarioError {
-    match &src.file {
-        Some(file) => ScenarioError { origin: file.clone(), line, column, path: path.to_string(), message },
+/// `source` is the referenced text's own error.
+pub(super) fn text_err(
+    cx: &Cx,
+    path: &str,
+    src: &TextRef,
+    (line, column): (Option<u32>, Option<u32>),
+    message: String,
+    source: Box<dyn std::error::Error + Send + Sync>,
+) -> ScenarioError {
+    let err = match &src.file {
+        Some(file) => ScenarioError { origin: file.clone(), line, column, path: path.to_string(), message, source: None },
         None => match line {
             Some(line) => cx.err(path, format!("inline text line {line}: {message}")),
             None => cx.err(path, message),
         },
-    }
+    };
+    ScenarioError { source: Some(source), ..err }
 }
 
 fn parse_classes(
@@ -243,13 +252,14 @@ fn parse_classes(
     match ClassSet::parse_json(&src.text) {
         Ok(set) => Ok((ClassesSpec::Text(src.text), set)),
         Err(e) => {
+            let source = Box::new(e.clone());
             let (line, column, message) = match e {
                 ClassFileError::Syntax { line, column, expected } => (Some(line), Some(column), expected),
                 ClassFileError::Invalid { at, problem } => (at.map(|p| p.line), at.map(|p| p.column), problem.to_string()),
                 other => (None, None, other.to_string()),
             };
             let to_u32 = |v: Option<usize>| v.and_then(|v| u32::try_from(v).ok());
-            Err(text_err(cx, path, &src, to_u32(line), to_u32(column), format!("class file: {message}")))
+            Err(text_err(cx, path, &src, (to_u32(line), to_u32(column)), format!("class file: {message}"), source))
         }
     }
 }

@@ -249,6 +249,9 @@ fn errors_in_referenced_files_name_the_file_and_line() {
     let err = Scenario::parse(&text, "t.json", &mut |_| Ok("type octile\nheight 2\nwidth 2\nmap\n..\n.x\n".to_string())).unwrap_err();
     assert_eq!((err.origin.as_str(), err.line, err.path.as_str()), ("bad.map", Some(6), "map.movingai"), "{err}");
     assert!(err.to_string().starts_with("bad.map:6: at map.movingai: Moving AI map: expected"), "{err}");
+    // The map's own error is kept as the source, not only as text.
+    let source = std::error::Error::source(&err).expect("a source");
+    assert!(source.downcast_ref::<pathing::movingai::ParseError>().is_some(), "{source:?}");
     // Inline, the error is at the string, naming the line inside it.
     let inline = minimal("").replace(
         "\"map\": {\"generated\": {\"tiles\": 16, \"seed\": 1}}",
@@ -265,6 +268,8 @@ fn malformed_inputs_are_refused_with_a_position_or_a_path() {
     check_error("{\"format\": \"phalanx-scenario\",\n \"version\": 1,,}", "", Some(2), "key must be a string");
     check_error(&(minimal("") + " trailing"), "", Some(4), "trailing characters");
     check_error("", "", Some(1), "EOF");
+    let syntax = parse("{,").unwrap_err();
+    assert!(std::error::Error::source(&syntax).and_then(|s| s.downcast_ref::<serde_json::Error>()).is_some(), "{syntax:?}");
     // Format and version first, naming both versions.
     check_error(&minimal("").replace("\"version\": 1", "\"version\": 5"), "version", Some(1), "expected version 1 to 4, found version 5");
     check_error(&minimal("").replace("phalanx-scenario", "other"), "format", Some(1), "expected \"phalanx-scenario\"");
