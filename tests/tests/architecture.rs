@@ -103,8 +103,8 @@ fn every_source_file_is_named_in_the_map() {
             let covered_by_parent = matches!(file.file_name().and_then(|n| n.to_str()), Some("mod.rs" | "tests.rs" | "lib.rs" | "main.rs"));
             let is_named = named.iter().any(|n| *n == file || (n.is_dir() && covered_by_parent && file.parent() == Some(n.as_path())));
             // `tests.rs` beside `module.rs` (a module whose tests live in `module/tests.rs`) is covered by `module.rs`.
-            let covered_by_module = covered_by_parent
-                && file.parent().is_some_and(|dir| named.iter().any(|n| *n == dir.with_extension("rs") || n == dir));
+            let covered_by_module =
+                covered_by_parent && file.parent().is_some_and(|dir| named.iter().any(|n| *n == dir.with_extension("rs") || n == dir));
             // A crate root (`lib.rs`, `main.rs` directly in a listed folder) is the crate's own section.
             let crate_root = file.file_name().is_some_and(|n| n == "lib.rs" || n == "main.rs")
                 && folders.iter().any(|folder| file.parent() == Some(root.join(folder).as_path()));
@@ -119,5 +119,8 @@ fn every_source_file_is_named_in_the_map() {
 #[test]
 fn the_map_stays_short() {
     let size = std::fs::metadata(repo_root().join("ARCHITECTURE.md")).expect("ARCHITECTURE.md exists").len();
-    assert!(size <= 12 * 1024, "ARCHITECTURE.md is {size} bytes; it is a map, to be read in ten minutes (limit 12 KiB): move detail to docs/");
+    assert!(
+        size <= 12 * 1024,
+        "ARCHITECTURE.md is {size} bytes; it is a map, to be read in ten minutes (limit 12 KiB): move detail to docs/"
+    );
 }
