@@ -109,19 +109,9 @@ pub fn generate(params: &RefWorldParams) -> (WorldDesc, Vec<(u32, Obstruction)>)
     let water = Fixed::from_num(10);
     let terrain = Terrain::new(params.tiles, params.tiles, Fixed::from_num(TILE), heights, water).expect("generated terrain is in range");
     let n = params.tiles * CELLS_PER_TILE;
-    let desc = WorldDesc {
-        grid: GridSpec { width: n, height: n, cell_size: Fixed::ONE },
-        classes: ClassSet::zero_ad_defaults(),
-        terrain,
-        border: if params.circular { MapBorder::Circle { width: BORDER } } else { MapBorder::Square { width: BORDER } },
-        areas: Vec::new(),
-        obstacles: Vec::new(),
-        object_padding: Fixed::ZERO,
-        boundary_padding: Fixed::ZERO,
-        jump_table_classes: 0,
-        landmark_classes: 0,
-        cells: Vec::new(),
-    };
+    let border = if params.circular { MapBorder::Circle { width: BORDER } } else { MapBorder::Square { width: BORDER } };
+    let desc =
+        WorldDesc::new(GridSpec { width: n, height: n, cell_size: Fixed::ONE }, ClassSet::zero_ad_defaults(), terrain).with_border(border);
     let mut obstructions: Vec<(u32, Obstruction)> = Vec::new();
     let margin = i64::from(BORDER) + 8;
     let dry = |x: i64, z: i64| height_at(&bumps, x, z) > water + Fixed::ONE;
