@@ -121,19 +121,12 @@ fn decode_setup(b: &mut Bytes) -> Option<Setup> {
             }
         }
     }
-    let desc = WorldDesc {
-        grid: GridSpec { width: w, height: h, cell_size: cell },
-        classes: ClassSet::zero_ad_defaults(),
-        terrain,
-        border,
-        areas,
-        obstacles: Vec::new(),
-        object_padding: Fixed::ZERO,
-        boundary_padding: Fixed::ZERO,
-        jump_table_classes: if header >> 4 & 1 == 1 { 0b11 } else { 0 },
-        landmark_classes: if header >> 5 & 1 == 1 { 0b11 } else { 0 },
-        cells,
-    };
+    let desc = WorldDesc::new(GridSpec { width: w, height: h, cell_size: cell }, ClassSet::zero_ad_defaults(), terrain)
+        .with_border(border)
+        .with_areas(areas)
+        .with_jump_table_classes(if header >> 4 & 1 == 1 { 0b11 } else { 0 })
+        .with_landmark_classes(if header >> 5 & 1 == 1 { 0b11 } else { 0 })
+        .with_cells(cells);
     let size = (wm.to_bits(), hm.to_bits());
     let mut obstructions = Vec::new();
     let mut next_id = 1u32;

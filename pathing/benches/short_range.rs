@@ -34,25 +34,7 @@ use std::time::{Duration, Instant};
 use pathing::collide::{UnitSquare, segment_clear, segment_hits_square};
 use pathing::passability::NavWorld;
 use pathing::refworld::{RefWorldParams, generate};
-use pathing::{Fixed, Goal, Navcell, PassMap, ShortPartial, ShortQuery, ShortScratch, ShortStatus, WorldPos, find_short_path};
-
-/// SplitMix64, for the queries.
-struct Stream(u64);
-
-impl Stream {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `lo..hi` (`hi > lo`).
-    fn range(&mut self, lo: i64, hi: i64) -> i64 {
-        lo + (self.next() % (hi - lo) as u64) as i64
-    }
-}
+use pathing::{Fixed, Goal, Navcell, PassMap, ShortPartial, ShortQuery, ShortScratch, ShortStatus, SplitMix64, WorldPos, find_short_path};
 
 const M: i64 = 1 << 16;
 /// Half the box side. `[Units: metres]`
@@ -82,7 +64,7 @@ fn passable_at(map: &PassMap, x: i64, z: i64) -> bool {
 
 /// `n` problems with `n_squares` squares each, all from one stream seeded by the square count.
 fn problems(map: &PassMap, n: usize, n_squares: usize) -> Vec<Problem> {
-    let mut rng = Stream(0x5348_4F52_5421 ^ n_squares as u64);
+    let mut rng = SplitMix64::new(0x5348_4F52_5421 ^ n_squares as u64);
     let (w, h) = (i64::from(map.width()) * M, i64::from(map.height()) * M);
     let mut out = Vec::new();
     while out.len() < n {

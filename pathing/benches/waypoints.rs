@@ -27,24 +27,7 @@ use pathing::passability::{NavWorld, Obstruction, ObstructionFlags};
 use pathing::raster::oriented_square;
 use pathing::refworld::{RefWorldParams, generate};
 use pathing::waypoints::{GraphParams, MAX_PAIRS, WaypointGraph, WaypointId, WaypointScratch, range_of_metres};
-use pathing::{Fixed, Goal, Navcell, Path, PathStatus, SearchLimits, SearchScratch, WorldPos, find_path};
-
-/// SplitMix64, for seeded positions.
-struct Stream(u64);
-
-impl Stream {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+use pathing::{Fixed, Goal, Navcell, Path, PathStatus, SearchLimits, SearchScratch, SplitMix64, WorldPos, find_path};
 
 /// Shortest-route costs from `from` by a plain O(n²) Dijkstra over the edges: the check.
 fn reference_costs(graph: &WaypointGraph, from: WaypointId) -> Vec<Option<u64>> {
@@ -90,7 +73,7 @@ fn main() {
 
     // Waypoints: seeded passable navcells, at least `spacing` navcells apart (Chebyshev).
     let spacing = (side / 28).max(4) as i64;
-    let mut rng = Stream(0x5741_5950_4F49_4E54);
+    let mut rng = SplitMix64::new(0x5741_5950_4F49_4E54);
     let mut cells: Vec<Navcell> = Vec::new();
     {
         let nav = world.class_nav(class).expect("movement class");

@@ -28,7 +28,7 @@ use common::ms;
 use pathing::classes::ClassSet;
 use pathing::passability::{Obstruction, ObstructionFlags, WorldDesc};
 use pathing::raster::oriented_square;
-use pathing::terrain::{GridSpec, MapBorder, Terrain};
+use pathing::terrain::{GridSpec, Terrain};
 use pathing::{Fixed, WorldPos};
 use sim::command::{Command, CommandKind, Event, GoalSpec};
 use sim::world::{Settings, World};
@@ -55,19 +55,7 @@ fn walls(scenario: Scenario) -> Vec<(i32, i32, i32, i32)> {
 fn world(scenario: Scenario, threads: usize) -> World {
     let terrain =
         Terrain::flat((W / 4) as u32, (H / 4) as u32, Fixed::from_num(4), Fixed::from_num(12), Fixed::ZERO).expect("flat terrain");
-    let desc = WorldDesc {
-        grid: GridSpec { width: W as u32, height: H as u32, cell_size: Fixed::ONE },
-        classes: ClassSet::zero_ad_defaults(),
-        terrain,
-        border: MapBorder::None,
-        areas: Vec::new(),
-        obstacles: Vec::new(),
-        object_padding: Fixed::ZERO,
-        boundary_padding: Fixed::ZERO,
-        jump_table_classes: 0,
-        landmark_classes: 0,
-        cells: Vec::new(),
-    };
+    let desc = WorldDesc::new(GridSpec { width: W as u32, height: H as u32, cell_size: Fixed::ONE }, ClassSet::zero_ad_defaults(), terrain);
     let obstructions = walls(scenario)
         .into_iter()
         .enumerate()

@@ -313,19 +313,14 @@ pub(crate) fn geometry_of(data: &SnapshotData) -> Result<(WorldDesc, Vec<(u32, O
         areas.push(NavArea { name: name.clone(), polygon: polygon(&format!("area {name:?}"), vertices)?, available: *available });
     }
     let obstacles = data.obstacles.iter().enumerate().map(|(k, v)| polygon(&format!("obstacle {k}"), v)).collect::<Result<Vec<_>, _>>()?;
-    let desc = WorldDesc {
-        grid: GridSpec { width: data.grid.0, height: data.grid.1, cell_size: fixed(data.grid.2) },
-        classes,
-        terrain,
-        border,
-        areas,
-        obstacles,
-        object_padding: fixed(data.paddings.0),
-        boundary_padding: fixed(data.paddings.1),
-        jump_table_classes: data.jump_table_classes,
-        landmark_classes: data.landmark_classes,
-        cells: painted,
-    };
+    let desc = WorldDesc::new(GridSpec { width: data.grid.0, height: data.grid.1, cell_size: fixed(data.grid.2) }, classes, terrain)
+        .with_border(border)
+        .with_areas(areas)
+        .with_obstacles(obstacles)
+        .with_paddings(fixed(data.paddings.0), fixed(data.paddings.1))
+        .with_jump_table_classes(data.jump_table_classes)
+        .with_landmark_classes(data.landmark_classes)
+        .with_cells(painted);
     let mut obstructions = Vec::with_capacity(data.obstructions.len());
     for o in &data.obstructions {
         let [x, z, hw, hh, ux, uz, vx, vz] = o.square.map(fixed);

@@ -15,7 +15,7 @@ use std::fmt::Write as _;
 use pathing::classes::ClassSet;
 use pathing::passability::{Obstruction, ObstructionFlags, WorldDesc};
 use pathing::raster::oriented_square;
-use pathing::terrain::{GridSpec, MapBorder, Terrain};
+use pathing::terrain::{GridSpec, Terrain};
 use pathing::{Fixed, PassClass, WorldPos};
 use proptest::prelude::*;
 use sim::EntityId;
@@ -42,19 +42,7 @@ fn world_from(rows: &[&str], threads: usize) -> World {
     let w = rows[0].len() as u32;
     assert!(w.is_multiple_of(4) && h.is_multiple_of(4), "maps are whole 4 m tiles");
     let terrain = Terrain::flat(w / 4, h / 4, m(4), m(12), Fixed::ZERO).unwrap();
-    let desc = WorldDesc {
-        grid: GridSpec { width: w, height: h, cell_size: Fixed::ONE },
-        classes: ClassSet::zero_ad_defaults(),
-        terrain,
-        border: MapBorder::None,
-        areas: Vec::new(),
-        obstacles: Vec::new(),
-        object_padding: Fixed::ZERO,
-        boundary_padding: Fixed::ZERO,
-        jump_table_classes: 0,
-        landmark_classes: 0,
-        cells: Vec::new(),
-    };
+    let desc = WorldDesc::new(GridSpec { width: w, height: h, cell_size: Fixed::ONE }, ClassSet::zero_ad_defaults(), terrain);
     let mut obstructions = Vec::new();
     for (k, row) in rows.iter().enumerate() {
         let z = (h - 1 - k as u32) as i32;
@@ -796,19 +784,7 @@ fn a_formation_steps_aside_for_a_pillar_beside_its_way_and_keeps_its_facing() {
 fn a_formation_far_out_on_a_large_map_survives_save_and_load() {
     let (w, h, cell) = (2048u32, 64u32, 16);
     let terrain = Terrain::flat(w / 4, h / 4, Fixed::from_num(4 * cell), Fixed::from_num(12), Fixed::ZERO).unwrap();
-    let desc = WorldDesc {
-        grid: GridSpec { width: w, height: h, cell_size: Fixed::from_num(cell) },
-        classes: ClassSet::zero_ad_defaults(),
-        terrain,
-        border: MapBorder::None,
-        areas: Vec::new(),
-        obstacles: Vec::new(),
-        object_padding: Fixed::ZERO,
-        boundary_padding: Fixed::ZERO,
-        jump_table_classes: 0,
-        landmark_classes: 0,
-        cells: Vec::new(),
-    };
+    let desc = WorldDesc::new(GridSpec { width: w, height: h, cell_size: Fixed::from_num(cell) }, ClassSet::zero_ad_defaults(), terrain);
     let mut world = World::new(desc, Vec::new(), Settings { seed: 3, players: 2, ..Settings::default() }).unwrap();
     world.step(&[spawn(0, 1, 0, 20_000, 500, 4)]);
     world.step(&[cmd(1, 1, 0, CommandKind::FormGroup { units: ids(&world, 1), layout: Layout::Box })]);

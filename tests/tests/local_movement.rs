@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 use pathing::classes::ClassSet;
 use pathing::passability::{Obstruction, ObstructionFlags, WorldDesc};
 use pathing::raster::oriented_square;
-use pathing::terrain::{GridSpec, MapBorder, Terrain};
+use pathing::terrain::{GridSpec, Terrain};
 use pathing::{Fixed, PassClass, WorldPos};
 use proptest::prelude::*;
 use sim::EntityId;
@@ -49,19 +49,7 @@ fn world_from(rows: &[&str], threads: usize) -> World {
     let w = rows[0].len() as u32;
     assert!(w.is_multiple_of(4) && h.is_multiple_of(4), "maps are whole 4 m tiles");
     let terrain = Terrain::flat(w / 4, h / 4, m(4), m(12), Fixed::ZERO).unwrap();
-    let desc = WorldDesc {
-        grid: GridSpec { width: w, height: h, cell_size: Fixed::ONE },
-        classes: ClassSet::zero_ad_defaults(),
-        terrain,
-        border: MapBorder::None,
-        areas: Vec::new(),
-        obstacles: Vec::new(),
-        object_padding: Fixed::ZERO,
-        boundary_padding: Fixed::ZERO,
-        jump_table_classes: 0,
-        landmark_classes: 0,
-        cells: Vec::new(),
-    };
+    let desc = WorldDesc::new(GridSpec { width: w, height: h, cell_size: Fixed::ONE }, ClassSet::zero_ad_defaults(), terrain);
     let mut obstructions = Vec::new();
     for (k, row) in rows.iter().enumerate() {
         let z = (h - 1 - k as u32) as i32;

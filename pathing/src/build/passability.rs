@@ -136,6 +136,71 @@ pub struct WorldDesc {
 }
 
 impl WorldDesc {
+    /// A world of `grid` navcells over `terrain` for `classes`, with nothing else: no border, no
+    /// areas (the whole map is walkable terrain), no obstacles, zero object and boundary paddings, no
+    /// jump or landmark tables, no painted layer.
+    /// Each of these is one choice a caller states with the matching `with_*` method, so a literal
+    /// of all eleven fields is never needed to say "none" ten times.
+    pub fn new(grid: GridSpec, classes: ClassSet, terrain: Terrain) -> Self {
+        WorldDesc {
+            grid,
+            classes,
+            terrain,
+            border: MapBorder::None,
+            areas: Vec::new(),
+            obstacles: Vec::new(),
+            object_padding: Fixed::ZERO,
+            boundary_padding: Fixed::ZERO,
+            jump_table_classes: 0,
+            landmark_classes: 0,
+            cells: Vec::new(),
+        }
+    }
+
+    /// The same world with the impassable map edge `border`.
+    #[must_use]
+    pub fn with_border(self, border: MapBorder) -> Self {
+        WorldDesc { border, ..self }
+    }
+
+    /// The same world with the navigation areas `areas` (none means the whole map is walkable terrain).
+    #[must_use]
+    pub fn with_areas(self, areas: Vec<NavArea>) -> Self {
+        WorldDesc { areas, ..self }
+    }
+
+    /// The same world with the obstacle polygons `obstacles`.
+    #[must_use]
+    pub fn with_obstacles(self, obstacles: Vec<Polygon>) -> Self {
+        WorldDesc { obstacles, ..self }
+    }
+
+    /// The same world with the object padding and the boundary padding (see the fields). `[Units: metres]`
+    #[must_use]
+    pub fn with_paddings(self, object_padding: Fixed, boundary_padding: Fixed) -> Self {
+        WorldDesc { object_padding, boundary_padding, ..self }
+    }
+
+    /// The same world with jump tables for the movement classes of the mask `jump_table_classes`
+    /// (see the field).
+    #[must_use]
+    pub fn with_jump_table_classes(self, jump_table_classes: u16) -> Self {
+        WorldDesc { jump_table_classes, ..self }
+    }
+
+    /// The same world with landmark tables for the movement classes of the mask `landmark_classes`
+    /// (see the field; this is game state).
+    #[must_use]
+    pub fn with_landmark_classes(self, landmark_classes: u16) -> Self {
+        WorldDesc { landmark_classes, ..self }
+    }
+
+    /// The same world with the painted layer `cells` (see the field for its order and length).
+    #[must_use]
+    pub fn with_cells(self, cells: Vec<CellKind>) -> Self {
+        WorldDesc { cells, ..self }
+    }
+
     /// A world from a polygon config of the grid-pathfinding design: its navcell size, areas,
     /// obstacles, object and boundary paddings; flat dry terrain; no border; no jump tables.
     /// Coordinates are shifted so that the config's grid (see [`PolygonConfig::grid_bounds`]) starts
@@ -159,19 +224,10 @@ impl WorldDesc {
         let obstacles = config.obstacles().iter().map(|o| shift(o.polygon())).collect::<Result<Vec<_>, _>>()?;
         let cell_size = config.cell_size();
         let terrain = Terrain::flat(1, 1, MAX_TILE_SIZE, Fixed::ZERO, -Fixed::ONE).map_err(WorldError::Terrain)?;
-        let desc = WorldDesc {
-            grid: GridSpec { width: bounds.width, height: bounds.depth, cell_size },
-            classes,
-            terrain,
-            border: MapBorder::None,
-            areas,
-            obstacles,
-            object_padding: config.object_padding(),
-            boundary_padding: config.boundary_padding(),
-            jump_table_classes: 0,
-            landmark_classes: 0,
-            cells: Vec::new(),
-        };
+        let desc = WorldDesc::new(GridSpec { width: bounds.width, height: bounds.depth, cell_size }, classes, terrain)
+            .with_areas(areas)
+            .with_obstacles(obstacles)
+            .with_paddings(config.object_padding(), config.boundary_padding());
         Ok((desc, bounds))
     }
 
@@ -199,19 +255,7 @@ impl WorldDesc {
         let (per_tile, tile_size) = if cell_size * 4 <= MAX_TILE_SIZE { (4, cell_size * 4) } else { (1, cell_size) };
         let terrain = Terrain::flat(width.div_ceil(per_tile), height.div_ceil(per_tile), tile_size, Fixed::ZERO, -Fixed::ONE)
             .map_err(WorldError::Terrain)?;
-        Ok(WorldDesc {
-            grid: spec,
-            classes,
-            terrain,
-            border: MapBorder::None,
-            areas: Vec::new(),
-            obstacles: Vec::new(),
-            object_padding: Fixed::ZERO,
-            boundary_padding: Fixed::ZERO,
-            jump_table_classes: 0,
-            landmark_classes: 0,
-            cells,
-        })
+        Ok(WorldDesc::new(spec, classes, terrain).with_cells(cells))
     }
 }
 

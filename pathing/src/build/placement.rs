@@ -300,19 +300,8 @@ mod tests {
             if vx >= 12 && vz >= 12 { Fixed::from_num(-3) } else { Fixed::from_num(1) }
         })
         .unwrap();
-        let desc = WorldDesc {
-            grid: GridSpec { width: 64, height: 64, cell_size: Fixed::ONE },
-            classes: ClassSet::zero_ad_defaults(),
-            terrain,
-            border: MapBorder::Square { width: 2 },
-            areas: Vec::new(),
-            obstacles: Vec::new(),
-            object_padding: Fixed::ZERO,
-            boundary_padding: Fixed::ZERO,
-            jump_table_classes: 0,
-            landmark_classes: 0,
-            cells: Vec::new(),
-        };
+        let desc = WorldDesc::new(GridSpec { width: 64, height: 64, cell_size: Fixed::ONE }, ClassSet::zero_ad_defaults(), terrain)
+            .with_border(MapBorder::Square { width: 2 });
         let building = oriented_square(WorldPos::from_int(20, 20), Fixed::from_num(4), Fixed::from_num(3), Fixed::from_num(20)).unwrap();
         NavWorld::build(desc, [(1, Obstruction { square: building, flags: ObstructionFlags::STATIC })]).unwrap()
     }

@@ -52,11 +52,21 @@ const CELLS_PER_TILE: u32 = 4;
 /// Border width: 3 tiles, as 0 A.D. `[Units: navcells]`
 const BORDER: u32 = 12;
 
-/// SplitMix64: a tiny, well-known, seedable stream.
-struct Stream(u64);
+/// SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators", 2014): a
+/// tiny, well-known, seedable stream of 64-bit numbers, with integer arithmetic only.
+/// The reference world, the benchmarks' queries and the tests' generated maps all draw from it, so
+/// its output for a seed is fixed: changing it changes golden hashes and snapshots.
+#[derive(Clone, Debug)]
+pub struct SplitMix64(u64);
 
-impl Stream {
-    fn next(&mut self) -> u64 {
+impl SplitMix64 {
+    /// A stream starting from `seed` (every seed is fine, 0 included).
+    pub fn new(seed: u64) -> Self {
+        SplitMix64(seed)
+    }
+
+    /// The next 64 bits of the stream.
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -64,9 +74,15 @@ impl Stream {
         z ^ (z >> 31)
     }
 
-    /// Uniform in `lo..hi` (`hi > lo`).
-    fn range(&mut self, lo: i64, hi: i64) -> i64 {
-        lo + (self.next() % (hi - lo) as u64) as i64
+    /// A number in `0..n`, by the remainder of the next 64 bits (slightly biased, which none of
+    /// the users mind). `[Limit: n > 0]`
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n
+    }
+
+    /// A number in `lo..hi`, as `lo + below(hi − lo)`. `[Limit: hi > lo]`
+    pub fn range(&mut self, lo: i64, hi: i64) -> i64 {
+        lo + self.below((hi - lo) as u64) as i64
     }
 }
 
@@ -85,7 +101,7 @@ struct Bump {
 /// When `tiles` is outside `16..=4096` (a programming error in the caller).
 pub fn generate(params: &RefWorldParams) -> (WorldDesc, Vec<(u32, Obstruction)>) {
     assert!((16..=4096).contains(&params.tiles), "reference world tiles {} outside 16..=4096", params.tiles);
-    let mut rng = Stream(params.seed ^ 0x5048_414C_414E_5821);
+    let mut rng = SplitMix64::new(params.seed ^ 0x5048_414C_414E_5821);
     let side_m = i64::from(params.tiles) * TILE;
     let scale = |n: i64| (n * i64::from(params.tiles) / 256).max(1);
     // Hills, crags (steep: impassable for slope-limited classes) and lakes.
@@ -109,19 +125,9 @@ pub fn generate(params: &RefWorldParams) -> (WorldDesc, Vec<(u32, Obstruction)>)
     let water = Fixed::from_num(10);
     let terrain = Terrain::new(params.tiles, params.tiles, Fixed::from_num(TILE), heights, water).expect("generated terrain is in range");
     let n = params.tiles * CELLS_PER_TILE;
-    let desc = WorldDesc {
-        grid: GridSpec { width: n, height: n, cell_size: Fixed::ONE },
-        classes: ClassSet::zero_ad_defaults(),
-        terrain,
-        border: if params.circular { MapBorder::Circle { width: BORDER } } else { MapBorder::Square { width: BORDER } },
-        areas: Vec::new(),
-        obstacles: Vec::new(),
-        object_padding: Fixed::ZERO,
-        boundary_padding: Fixed::ZERO,
-        jump_table_classes: 0,
-        landmark_classes: 0,
-        cells: Vec::new(),
-    };
+    let border = if params.circular { MapBorder::Circle { width: BORDER } } else { MapBorder::Square { width: BORDER } };
+    let desc =
+        WorldDesc::new(GridSpec { width: n, height: n, cell_size: Fixed::ONE }, ClassSet::zero_ad_defaults(), terrain).with_border(border);
     let mut obstructions: Vec<(u32, Obstruction)> = Vec::new();
     let margin = i64::from(BORDER) + 8;
     let dry = |x: i64, z: i64| height_at(&bumps, x, z) > water + Fixed::ONE;

@@ -290,17 +290,9 @@ fn terrain_desc(cx: &Cx, path: &str, spec: &TerrainSpec, classes: &ClassSet) -> 
         .map(|a| Ok(NavArea { name: a.name.clone(), polygon: polygon(&a.vertices)?, available: a.available }))
         .collect::<Res<Vec<_>>>()?;
     let obstacles = spec.obstacles.iter().map(|o| polygon(&o.vertices)).collect::<Res<Vec<_>>>()?;
-    Ok(WorldDesc {
-        grid,
-        classes: classes.clone(),
-        terrain,
-        border: spec.border,
-        areas,
-        obstacles,
-        object_padding: spec.object_padding,
-        boundary_padding: spec.boundary_padding,
-        jump_table_classes: 0,
-        landmark_classes: 0,
-        cells: Vec::new(),
-    })
+    Ok(WorldDesc::new(grid, classes.clone(), terrain)
+        .with_border(spec.border)
+        .with_areas(areas)
+        .with_obstacles(obstacles)
+        .with_paddings(spec.object_padding, spec.boundary_padding))
 }
