@@ -397,3 +397,50 @@ pub mod goals {
         })
     }
 }
+
+/// Simulation worlds drawn as text, shared by the formation and local-movement scenario tests.
+pub mod sim_maps {
+    use pathing::classes::ClassSet;
+    use pathing::passability::{Obstruction, ObstructionFlags, WorldDesc};
+    use pathing::raster::oriented_square;
+    use pathing::terrain::{GridSpec, Terrain};
+    use pathing::{Fixed, WorldPos};
+    use sim::world::{Settings, World};
+
+    fn m(n: i32) -> Fixed {
+        Fixed::from_num(n)
+    }
+
+    /// A flat world from a text map (first row north), 1 m navcells, with each horizontal run of `#`
+    /// as one obstruction rectangle.
+    pub fn world_from(rows: &[&str], threads: usize) -> World {
+        let h = rows.len() as u32;
+        let w = rows[0].len() as u32;
+        assert!(w.is_multiple_of(4) && h.is_multiple_of(4), "maps are whole 4 m tiles");
+        let terrain = Terrain::flat(w / 4, h / 4, m(4), m(12), Fixed::ZERO).unwrap();
+        let desc = WorldDesc::new(GridSpec { width: w, height: h, cell_size: Fixed::ONE }, ClassSet::zero_ad_defaults(), terrain);
+        let mut obstructions = Vec::new();
+        for (k, row) in rows.iter().enumerate() {
+            let z = (h - 1 - k as u32) as i32;
+            let bytes = row.as_bytes();
+            let mut i = 0;
+            while i < bytes.len() {
+                if bytes[i] != b'#' {
+                    i += 1;
+                    continue;
+                }
+                let start = i;
+                while i < bytes.len() && bytes[i] == b'#' {
+                    i += 1;
+                }
+                let len = (i - start) as i32;
+                let centre = WorldPos::new(m(start as i32) + m(len) / 2, m(z) + Fixed::ONE / 2);
+                let square = oriented_square(centre, m(len) / 2, Fixed::ONE / 2, Fixed::ZERO).unwrap();
+                obstructions.push((obstructions.len() as u32 + 1, Obstruction { square, flags: ObstructionFlags::STATIC }));
+            }
+        }
+        let mut world = World::new(desc, obstructions, Settings { seed: 3, players: 2, ..Settings::default() }).unwrap();
+        world.set_threads(threads).unwrap();
+        world
+    }
+}
