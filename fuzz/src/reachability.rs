@@ -22,7 +22,7 @@
 use std::collections::VecDeque;
 
 use pathing::{
-    ClassNav, Fixed, Goal, GoalReach, NavGrid, Navcell, PartialReason, PassClass, Path, PathStatus, SearchLimits, SearchScratch, Square,
+    CellRect, ClassNav, Fixed, Goal, GoalReach, NavGrid, Navcell, PartialReason, PassClass, Path, PathStatus, SearchLimits, SearchScratch, Square,
     WorldPos,
 };
 
@@ -237,11 +237,11 @@ pub fn reachability(data: &[u8]) {
         let grow = b.below(70);
         for (k, nav) in navs.iter_mut().enumerate() {
             match how {
-                0 => nav.update_rect(&grid, i0, j0, i1, j1),
+                0 => nav.update_rect(&grid, CellRect::new(i0, j0, i1, j1)),
                 // A dirty rectangle larger than the change (clipped by the update itself).
-                1 => nav.update_rect(&grid, i0.saturating_sub(grow), j0.saturating_sub(grow), i1 + grow, j1 + grow),
+                1 => nav.update_rect(&grid, CellRect::new(i0.saturating_sub(grow), j0.saturating_sub(grow), i1 + grow, j1 + grow)),
                 // Scattered cells, for small edits only: it re-sweeps the jump tables per navcell.
-                _ if (i1 - i0) * (j1 - j0) > 64 => nav.update_rect(&grid, i0, j0, i1, j1),
+                _ if (i1 - i0) * (j1 - j0) > 64 => nav.update_rect(&grid, CellRect::new(i0, j0, i1, j1)),
                 _ => {
                     let cells: Vec<Navcell> = (j0..j1).flat_map(|j| (i0..i1).map(move |i| Navcell::new(i as u16, j as u16))).collect();
                     nav.update_cells(&grid, &cells);

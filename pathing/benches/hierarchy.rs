@@ -26,7 +26,7 @@ use std::time::Duration;
 
 use hierarchical_pathfinding::prelude::{ManhattanNeighborhood, PathCache, PathCacheConfig};
 use pathing::movingai::{self, LAND};
-use pathing::{ClassNav, Goal, GoalReach, NavGrid, Navcell, Path, PathStatus, SearchLimits, SearchScratch};
+use pathing::{CellRect, ClassNav, Goal, GoalReach, NavGrid, Navcell, Path, PathStatus, SearchLimits, SearchScratch};
 
 const MOVINGAI_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/movingai/");
 
@@ -94,7 +94,7 @@ fn main() {
                         grid.set_passable(Navcell::new(i as u16, j as u16), LAND, passable);
                     }
                 }
-                let ((), t) = time(|| nav.update_rect(&grid, i0, j0, i0 + 10, j0 + 10));
+                let ((), t) = time(|| nav.update_rect(&grid, CellRect::new(i0, j0, i0 + 10, j0 + 10)));
                 if passable {
                     remove.push(t)
                 } else {

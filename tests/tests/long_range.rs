@@ -4,7 +4,7 @@
 //! against a rebuild).
 
 use pathing::{
-    ClassNav, Fixed, Goal, GoalReach, GoalShape, NavGrid, Navcell, PartialReason, PassMap, Path, PathStatus, SearchLimits, SearchScratch,
+    CellRect, ClassNav, Fixed, Goal, GoalReach, GoalShape, NavGrid, Navcell, PartialReason, PassMap, Path, PathStatus, SearchLimits, SearchScratch,
     WorldPos,
 };
 use phalanx_tests::check_path_legal;
@@ -115,7 +115,7 @@ proptest! {
                 let cells: Vec<Navcell> = (j0..j1).flat_map(|j| (i0..i1).map(move |i| Navcell::new(i as u16, j as u16))).collect();
                 nav.update_cells(&grid, &cells);
             } else {
-                nav.update_rect(&grid, i0, j0, i1, j1);
+                nav.update_rect(&grid, CellRect::new(i0, j0, i1, j1));
             }
             let rebuilt = ClassNav::build(&grid, CLASS);
             prop_assert!(nav == rebuilt, "incremental data differs from a rebuild after editing {:?}", (i0, j0, i1, j1));

@@ -564,7 +564,7 @@ impl NavWorld {
                 if let Some(nav) = nav
                     && changed & (1 << k) != 0
                 {
-                    nav.update_rect(&self.grid, r.i0, r.j0, r.i1, r.j1);
+                    nav.update_rect(&self.grid, *r);
                 }
             }
         }

@@ -9,7 +9,7 @@
 
 use crate::geometry::Fixed;
 use crate::grid::nav_grid::{NavGrid, PassClass};
-use crate::grid::navcell::Navcell;
+use crate::grid::navcell::{CellRect, Navcell};
 
 /// One orientation of a bit plane. Line `l` and position `p` are padded coordinates: the grid cell
 /// `(a, b)` (position `a` along line `b`) is at line `b + 1`, position `a + 1`.
@@ -192,15 +192,16 @@ impl PassMap {
             rows: BitPlane::new(width as usize, height as usize),
             cols: BitPlane::new(height as usize, width as usize),
         };
-        map.update_rect(grid, 0, 0, width, height);
+        map.update_rect(grid, CellRect::full(width, height));
         map
     }
 
-    /// Re-reads the navcells `i0 ≤ i < i1`, `j0 ≤ j < j1` from the grid after it changed there.
+    /// Re-reads the navcells `rect` from the grid after it changed there.
     ///
     /// # Panics
     /// When the grid's size differs from the map's.
-    pub fn update_rect(&mut self, grid: &NavGrid, i0: u32, j0: u32, i1: u32, j1: u32) {
+    pub fn update_rect(&mut self, grid: &NavGrid, rect: CellRect) {
+        let CellRect { i0, j0, i1, j1 } = rect;
         assert!(grid.width() == self.width && grid.height() == self.height, "grid size changed under a PassMap");
         let i1 = i1.min(self.width);
         let j1 = j1.min(self.height);
@@ -364,7 +365,7 @@ mod tests {
                         grid.set_passable(Navcell::new(i as u16, j as u16), class, passable);
                     }
                 }
-                map.update_rect(&grid, i0, j0, i1, j1);
+                map.update_rect(&grid, CellRect::new(i0, j0, i1, j1));
                 proptest::prop_assert_eq!(&map, &PassMap::build(&grid, class));
             }
             map.check_invariants().map_err(proptest::test_runner::TestCaseError::fail)?;

@@ -19,7 +19,7 @@
 //! nearest-navcell queries visit rings of chunks around their target until no closer navcell can
 //! exist.
 
-use crate::grid::navcell::Navcell;
+use crate::grid::navcell::{CellRect, Navcell};
 use crate::grid::pass_map::PassMap;
 
 /// The root of `x` in a union-find forest, halving paths on the way.
@@ -93,18 +93,19 @@ impl Hierarchy {
             components: Vec::new(),
             n_components: 0,
         };
-        hierarchy.update_rect(map, 0, 0, map.width(), map.height());
+        hierarchy.update_rect(map, CellRect::full(map.width(), map.height()));
         hierarchy
     }
 
-    /// Brings the hierarchy up to date after the navcells `i0 ≤ i < i1`, `j0 ≤ j < j1` of the map
+    /// Brings the hierarchy up to date after the navcells `rect` of the map
     /// changed: relabels the chunks that hold them, re-reads the borders of those chunks, and
     /// renumbers the components over the region graph (a pass over regions and edges, not over
     /// navcells).
     ///
     /// # Panics
     /// When the map's size differs from the hierarchy's.
-    pub fn update_rect(&mut self, map: &PassMap, i0: u32, j0: u32, i1: u32, j1: u32) {
+    pub fn update_rect(&mut self, map: &PassMap, rect: CellRect) {
+        let CellRect { i0, j0, i1, j1 } = rect;
         assert!(map.width() == self.width && map.height() == self.height, "map size changed under a Hierarchy");
         let (i1, j1) = (i1.min(self.width), j1.min(self.height));
         if i0 >= i1 || j0 >= j1 {

@@ -2,7 +2,7 @@
 //! force, and updates against rebuilds.
 
 use super::*;
-use crate::{Fixed, NavGrid, PassClass};
+use crate::{CellRect, Fixed, NavGrid, PassClass};
 use proptest::prelude::*;
 
 fn grid_map(w: u32, h: u32, blocked: &[(u32, u32)]) -> (NavGrid, PassMap) {
@@ -63,8 +63,8 @@ fn a_wall_splits_the_grid_and_reopening_joins_it() {
     assert!(!hierarchy.is_reachable(Navcell::new(3, 3), Navcell::new(190, 140)));
     let class = PassClass::new(0).unwrap();
     grid.set_passable(Navcell::new(100, 77), class, true);
-    map.update_rect(&grid, 100, 77, 101, 78);
-    hierarchy.update_rect(&map, 100, 77, 101, 78);
+    map.update_rect(&grid, CellRect::new(100, 77, 101, 78));
+    hierarchy.update_rect(&map, CellRect::new(100, 77, 101, 78));
     assert_eq!(hierarchy.n_components(), 1);
     assert!(hierarchy.is_reachable(Navcell::new(3, 3), Navcell::new(190, 140)));
     hierarchy.check_invariants(&map).unwrap();
@@ -127,7 +127,7 @@ fn update_cells_equals_a_rebuild() {
     let cells: Vec<Navcell> = (0..140u16).map(|j| Navcell::new(100, j)).chain((0..200u16).map(|i| Navcell::new(i, 70))).collect();
     for &c in &cells {
         grid.set_passable(c, class, false);
-        map.update_rect(&grid, u32::from(c.i), u32::from(c.j), u32::from(c.i) + 1, u32::from(c.j) + 1);
+        map.update_rect(&grid, CellRect::new(u32::from(c.i), u32::from(c.j), u32::from(c.i) + 1, u32::from(c.j) + 1));
     }
     hierarchy.update_cells(&map, &cells);
     assert_eq!(hierarchy, Hierarchy::build(&map));
@@ -197,8 +197,8 @@ proptest! {
                     grid.set_passable(Navcell::new(i as u16, j as u16), class, passable);
                 }
             }
-            map.update_rect(&grid, i0, j0, i1, j1);
-            hierarchy.update_rect(&map, i0, j0, i1, j1);
+            map.update_rect(&grid, CellRect::new(i0, j0, i1, j1));
+            hierarchy.update_rect(&map, CellRect::new(i0, j0, i1, j1));
             prop_assert_eq!(&hierarchy, &Hierarchy::build(&map));
         }
         // Components partition the passable navcells exactly like a flood fill (up to naming).

@@ -14,6 +14,7 @@
 //! The table is derived data: build it from a [`PassMap`] and rebuild it whenever the map changes.
 //! It costs 16 bytes per navcell.
 
+use crate::grid::navcell::CellRect;
 use crate::grid::pass_map::PassMap;
 
 /// Entry kind: the jump ends at an impassable navcell (straight) or a blocked step (diagonal).
@@ -192,7 +193,7 @@ impl JumpTable {
         if distance > MAX_DISTANCE { encode(CONTINUE, 1) } else { encode(kind, distance) }
     }
 
-    /// Brings the table up to date after the map changed inside `i0 ≤ i < i1`, `j0 ≤ j < j1`:
+    /// Brings the table up to date after the map changed inside `rect`:
     /// re-sweeps the rows `j0 - 1 ..= j1` and columns `i0 - 1 ..= i1` from the change backwards
     /// until the entries settle (every straight entry whose ray can see the change), then
     /// recomputes the diagonal entries that depend on a changed navcell, following each diagonal
@@ -200,7 +201,8 @@ impl JumpTable {
     ///
     /// # Panics
     /// When the map's size differs from the table's.
-    pub fn update_rect(&mut self, map: &PassMap, i0: u32, j0: u32, i1: u32, j1: u32) {
+    pub fn update_rect(&mut self, map: &PassMap, rect: CellRect) {
+        let CellRect { i0, j0, i1, j1 } = rect;
         assert!(map.width() == self.width && map.height() == self.height, "map size changed under a JumpTable");
         let (w, h) = (self.width as i32, self.height as i32);
         let (i0, j0, i1, j1) = (i0 as i32, j0 as i32, (i1.min(self.width)) as i32, (j1.min(self.height)) as i32);
@@ -384,8 +386,8 @@ mod tests {
                         grid.set_passable(Navcell::new(i as u16, j as u16), class, passable);
                     }
                 }
-                map.update_rect(&grid, i0, j0, i1, j1);
-                table.update_rect(&map, i0, j0, i1, j1);
+                map.update_rect(&grid, CellRect::new(i0, j0, i1, j1));
+                table.update_rect(&map, CellRect::new(i0, j0, i1, j1));
                 prop_assert!(table == JumpTable::build(&map), "table differs from a rebuild after {:?}", (i0, j0, i1, j1));
             }
         }

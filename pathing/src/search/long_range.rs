@@ -18,7 +18,7 @@
 
 use crate::geometry::{Fixed, WorldPos};
 use crate::grid::nav_grid::{NavGrid, PassClass};
-use crate::grid::navcell::Navcell;
+use crate::grid::navcell::{CellRect, Navcell};
 use crate::grid::pass_map::PassMap;
 use crate::hierarchy::Hierarchy;
 use crate::search::driver::{PartialReason, Path, PathStatus, SearchLimits, SearchOutcome, SearchScratch};
@@ -82,13 +82,13 @@ impl ClassNav {
         self.landmarks.as_ref()
     }
 
-    /// Brings everything up to date after the grid changed inside `i0 ≤ i < i1`, `j0 ≤ j < j1`.
-    pub fn update_rect(&mut self, grid: &NavGrid, i0: u32, j0: u32, i1: u32, j1: u32) {
-        self.pass.update_rect(grid, i0, j0, i1, j1);
+    /// Brings everything up to date after the grid changed inside `rect`.
+    pub fn update_rect(&mut self, grid: &NavGrid, rect: CellRect) {
+        self.pass.update_rect(grid, rect);
         if let Some(table) = &mut self.table {
-            table.update_rect(&self.pass, i0, j0, i1, j1);
+            table.update_rect(&self.pass, rect);
         }
-        self.hierarchy.update_rect(&self.pass, i0, j0, i1, j1);
+        self.hierarchy.update_rect(&self.pass, rect);
     }
 
     /// Brings everything up to date after the listed navcells of the grid changed (scattered
@@ -96,9 +96,10 @@ impl ClassNav {
     pub fn update_cells(&mut self, grid: &NavGrid, cells: &[Navcell]) {
         for c in cells {
             let (i, j) = (u32::from(c.i), u32::from(c.j));
-            self.pass.update_rect(grid, i, j, i + 1, j + 1);
+            let cell = CellRect::new(i, j, i + 1, j + 1);
+            self.pass.update_rect(grid, cell);
             if let Some(table) = &mut self.table {
-                table.update_rect(&self.pass, i, j, i + 1, j + 1);
+                table.update_rect(&self.pass, cell);
             }
         }
         self.hierarchy.update_cells(&self.pass, cells);

@@ -194,7 +194,7 @@ proptest! {
                         grid.set_passable(Navcell::new(ii as u16, jj as u16), CLASS, passable ^ (round % 2 == 1));
                     }
                 }
-                nav.update_rect(&grid, rect.i0, rect.j0, rect.i1, rect.j1);
+                nav.update_rect(&grid, rect);
                 dirty.push(rect);
             }
             graph.update(&nav, &dirty, &mut scratch);
@@ -229,7 +229,7 @@ proptest! {
             let cell = Navcell::new(i, j);
             grid.set_passable(cell, CLASS, !grid.is_passable(cell, CLASS));
             let rect = CellRect::new(u32::from(i), u32::from(j), u32::from(i) + 1, u32::from(j) + 1);
-            nav.update_rect(&grid, rect.i0, rect.j0, rect.i1, rect.j1);
+            nav.update_rect(&grid, rect);
             graph.update(&nav, &[rect], &mut scratch);
             let rebuilt = WaypointGraph::build(&nav, case.waypoints.clone(), &params(case.range), &mut WaypointScratch::new())
                 .expect("test graphs are valid");
@@ -415,7 +415,7 @@ fn blocking_a_corner_outside_the_region_removes_the_edge() {
     let corner = Navcell::new(2, 1);
     assert!(cell_octile(waypoints[0], corner) + cell_octile(corner, waypoints[1]) > DIAGONAL);
     grid.set_passable(corner, CLASS, false);
-    nav.update_rect(&grid, 2, 1, 3, 2);
+    nav.update_rect(&grid, CellRect::new(2, 1, 3, 2));
     let searched = graph.update(&nav, &[CellRect::new(2, 1, 3, 2)], &mut scratch);
     assert_eq!(searched, 1);
     assert_eq!(graph.edge_cost(WaypointId(0), WaypointId(1)), None);
