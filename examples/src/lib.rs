@@ -86,7 +86,7 @@ fn waypoint_setup() -> Command {
     let steps = [20, 42, 64, 86, 108];
     let points = steps.iter().flat_map(|&z| steps.iter().map(move |&x| WorldPos::from_int(x, z))).collect();
     let net = WaypointNet { class: INFANTRY, range: 32, points };
-    Command { turn: 0, player: 0, seq: 0, kind: CommandKind::SetWaypoints { net } }
+    Command { turn: 0, player: PlayerId::WORLD, seq: 0, kind: CommandKind::SetWaypoints { net } }
 }
 
 /// What an [`Ai`] is waiting for.
@@ -277,7 +277,7 @@ pub fn run_game<W: Write>(
     on_turn: &mut dyn FnMut(&[Command], &TurnReport),
 ) -> Result<GameOutcome<W>, Box<dyn Error>> {
     // Player 1 lives on peer A, player 2 on peer B: base, where the scouts go, the barracks.
-    let ais = [Ai::new(1, (25, 25), (100, 45), (25, 43)), Ai::new(2, (105, 100), (30, 95), (105, 82))];
+    let ais = [Ai::new(PlayerId(1), (25, 25), (100, 45), (25, 43)), Ai::new(PlayerId(2), (105, 100), (30, 95), (105, 82))];
     let mut peers = Vec::new();
     let mut outs = record.map(|o| o.map(Some));
     for (k, ai) in ais.into_iter().enumerate() {

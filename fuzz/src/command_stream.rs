@@ -322,11 +322,11 @@ fn command_kind(b: &mut Bytes, known: &Known, setup: &Setup) -> CommandKind {
 
 fn command(b: &mut Bytes, known: &Known, setup: &Setup, turn: u32) -> Command {
     let players = setup.settings.players;
-    let player: PlayerId = match b.below(16) {
+    let player = PlayerId(match b.below(16) {
         0 => players + 1,
         1 => u8::MAX,
         k => (k % (u32::from(players) + 1)) as u8,
-    };
+    });
     let turn = match b.below(32) {
         0 => turn.wrapping_sub(1),
         1 => turn + 1,
@@ -353,7 +353,7 @@ fn check_turn(world: &World, report: &sim::world::TurnReport, commands: &[Comman
     for c in commands {
         let expected = if c.turn != turn {
             RejectReason::WrongTurn
-        } else if c.player > players {
+        } else if c.player.0 > players {
             RejectReason::UnknownPlayer
         } else {
             continue;

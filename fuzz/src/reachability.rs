@@ -22,8 +22,8 @@
 use std::collections::VecDeque;
 
 use pathing::{
-    CellRect, ClassNav, Fixed, Goal, GoalReach, NavGrid, Navcell, PartialReason, PassClass, Path, PathStatus, SearchLimits, SearchScratch, Square,
-    WorldPos,
+    CellRect, ClassNav, Fixed, Goal, GoalReach, NavGrid, Navcell, PartialReason, PassClass, Path, PathStatus, SearchLimits, SearchScratch,
+    Square, WorldPos,
 };
 
 use crate::bytes::Bytes;

@@ -93,7 +93,7 @@ fn place_building_refuses_the_exhausted_obstruction_id() {
         h: Fixed::from_num(4),
         degrees: Fixed::ZERO,
     };
-    let cmd = |seq: u32, kind: CommandKind| Command { turn: 0, player: 1, seq, kind };
+    let cmd = |seq: u32, kind: CommandKind| Command { turn: 0, player: sim::PlayerId(1), seq, kind };
     let report = world.step(&[
         cmd(0, CommandKind::PlaceObstruction { square: at(8), flags: 3 }),
         cmd(1, CommandKind::PlaceBuilding { class: 4, square: at(16), builder: None }),
@@ -102,9 +102,9 @@ fn place_building_refuses_the_exhausted_obstruction_id() {
     assert_eq!(
         report.events,
         vec![
-            Event::Rejected { command: (0, 1, 0), reason: RejectReason::World("obstruction ids exhausted".into()) },
-            Event::Rejected { command: (0, 1, 1), reason: RejectReason::World("obstruction ids exhausted".into()) },
-            Event::Rejected { command: (0, 1, 2), reason: RejectReason::World("obstruction ids exhausted".into()) },
+            Event::Rejected { command: (0, sim::PlayerId(1), 0), reason: RejectReason::World("obstruction ids exhausted".into()) },
+            Event::Rejected { command: (0, sim::PlayerId(1), 1), reason: RejectReason::World("obstruction ids exhausted".into()) },
+            Event::Rejected { command: (0, sim::PlayerId(1), 2), reason: RejectReason::World("obstruction ids exhausted".into()) },
         ]
     );
 }

@@ -25,7 +25,7 @@ use serde_json::{Map, Value};
 use sim::command::{GoalSpec, Target};
 use sim::snapshot::SnapshotData;
 use sim::world::{PathRequest, Settings, Unit, UnitState, World};
-use sim::{EntityAllocator, EntityId, SimRng};
+use sim::{EntityAllocator, EntityId, PlayerId, SimRng};
 
 /// One differing value.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -137,7 +137,7 @@ pub fn keyframe_diff(k: u32, a: &[u8], b: &[u8], limit: usize) -> Result<Snapsho
 /// `&mut` only because the state hash brings the world's cached digests up to date.
 pub fn summary(world: &mut World) -> String {
     let hash = sim::state_hash::hex(&world.state_hash());
-    let mut per_player: BTreeMap<u8, usize> = BTreeMap::new();
+    let mut per_player: BTreeMap<PlayerId, usize> = BTreeMap::new();
     // Idle, waiting for a path, moving, blocked.
     let mut per_state = [0usize; 4];
     for unit in world.units() {
@@ -548,7 +548,7 @@ mod tests {
             seq: 0,
             kind: CommandKind::Spawn { class: 0, at: WorldPos::from_int(30, 30), count, radius: Fixed::ONE / 2, speed: Fixed::from_num(8) },
         };
-        let report = world.step(&[spawn(1, 3), spawn(2, 2)]);
+        let report = world.step(&[spawn(PlayerId(1), 3), spawn(PlayerId(2), 2)]);
         let units: Vec<EntityId> =
             report.events.iter().filter_map(|e| if let Event::Spawned { unit } = e { Some(*unit) } else { None }).collect();
         assert_eq!(units.len(), 5);
@@ -558,7 +558,7 @@ mod tests {
             seq: 0,
             kind: CommandKind::Move { units: units.to_vec(), goal: GoalSpec::Point(WorldPos::from_int(52, 44)), queue: false },
         };
-        world.step(&[go(1, &units[..3]), go(2, &units[3..])]);
+        world.step(&[go(PlayerId(1), &units[..3]), go(PlayerId(2), &units[3..])]);
         for _ in 0..3 {
             world.step(&[]);
         }
@@ -622,7 +622,7 @@ mod tests {
         let (_, units) = small_world();
         let detour = |turn| {
             let goal = GoalSpec::Point(WorldPos::from_int(20, 40));
-            vec![Command { turn, player: 1, seq: 0, kind: CommandKind::Move { units: vec![units[0]], goal, queue: false } }]
+            vec![Command { turn, player: PlayerId(1), seq: 0, kind: CommandKind::Move { units: vec![units[0]], goal, queue: false } }]
         };
         let (left, right) = diverged(detour);
         let diff = diff_snapshots(&snapshot(&left), &snapshot(&right), usize::MAX);
@@ -649,7 +649,7 @@ mod tests {
     #[test]
     fn the_limit_keeps_the_first_differences_and_counts_them_all() {
         let (_, units) = small_world();
-        let stop = |turn| vec![Command { turn, player: 1, seq: 0, kind: CommandKind::Stop { units: units[..3].to_vec() } }];
+        let stop = |turn| vec![Command { turn, player: PlayerId(1), seq: 0, kind: CommandKind::Stop { units: units[..3].to_vec() } }];
         let (left, right) = diverged(stop);
         let (a, b) = (snapshot(&left), snapshot(&right));
         let all = diff_snapshots(&a, &b, usize::MAX);
@@ -663,7 +663,7 @@ mod tests {
     #[test]
     fn a_unit_on_one_side_only_is_one_difference() {
         let (_, units) = small_world();
-        let remove = |turn| vec![Command { turn, player: 2, seq: 0, kind: CommandKind::Remove { units: vec![units[4]] } }];
+        let remove = |turn| vec![Command { turn, player: PlayerId(2), seq: 0, kind: CommandKind::Remove { units: vec![units[4]] } }];
         let (left, right) = diverged(remove);
         let diff = diff_snapshots(&snapshot(&left), &snapshot(&right), usize::MAX);
         check_order(&diff);

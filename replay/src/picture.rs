@@ -13,6 +13,7 @@ use pathing::classes::{ClassSet, ObstructionMode};
 use pathing::passability::{NavWorld, Obstruction, ObstructionFlags};
 use pathing::terrain::TerrainPass;
 use pathing::{Fixed, Navcell, PassClass, WorldPos};
+use sim::PlayerId;
 use sim::world::World;
 
 /// The legend of the pictures (also printed by `phalanx render --help`).
@@ -54,8 +55,8 @@ pub const PLAYER_COLOURS: [[u8; 3]; 9] = [
 ];
 
 /// The colour of a player's units.
-pub fn player_colour(owner: u8) -> [u8; 3] {
-    let k = usize::from(owner);
+pub fn player_colour(owner: PlayerId) -> [u8; 3] {
+    let k = usize::from(owner.0);
     if k < PLAYER_COLOURS.len() { PLAYER_COLOURS[k] } else { PLAYER_COLOURS[1 + (k - 1) % (PLAYER_COLOURS.len() - 1)] }
 }
 

@@ -479,7 +479,7 @@ impl Capture {
                 _ => {
                     self.game.units.push(Track {
                         id: u.id.to_string(),
-                        o: u.owner,
+                        o: u.owner.0,
                         c: u.class,
                         r: q(u.radius, cell),
                         f: frame,
@@ -545,7 +545,7 @@ impl Capture {
         // Formations.
         for f in world.formations() {
             let k = *self.forms.entry(f.id.0).or_insert_with(|| {
-                self.game.forms.push(Form { id: f.id.0, o: f.owner, fr: Vec::new(), p: Vec::new(), last_path: None });
+                self.game.forms.push(Form { id: f.id.0, o: f.owner.0, fr: Vec::new(), p: Vec::new(), last_path: None });
                 self.game.forms.len() - 1
             });
             let slots = points(&world.formation_slots(f.id), cell);

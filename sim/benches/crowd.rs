@@ -30,7 +30,7 @@ use pathing::passability::{Obstruction, ObstructionFlags, WorldDesc};
 use pathing::raster::oriented_square;
 use pathing::terrain::{GridSpec, Terrain};
 use pathing::{Fixed, WorldPos};
-use sim::command::{Command, CommandKind, Event, GoalSpec};
+use sim::command::{Command, CommandKind, Event, GoalSpec, PlayerId};
 use sim::world::{Settings, World};
 
 const W: i32 = 256;
@@ -116,7 +116,7 @@ fn run(scenario: Scenario, units: usize, turns: u32, threads: usize) -> Run {
         .enumerate()
         .map(|(n, &(player, (x, z), _))| Command {
             turn: 0,
-            player,
+            player: PlayerId(player),
             seq: n as u32,
             kind: CommandKind::Spawn {
                 class: 0,
@@ -135,7 +135,7 @@ fn run(scenario: Scenario, units: usize, turns: u32, threads: usize) -> Run {
         .enumerate()
         .map(|(n, (&id, &(player, _, (gx, gz))))| Command {
             turn: 1,
-            player,
+            player: PlayerId(player),
             seq: n as u32,
             kind: CommandKind::Move { units: vec![id], goal: GoalSpec::Point(WorldPos::from_int(gx, gz)), queue: false },
         })

@@ -27,7 +27,7 @@ use common::ms;
 use pathing::refworld::{RefWorldParams, generate};
 use pathing::{Fixed, PassClass, WorldPos};
 use sim::EntityId;
-use sim::command::{Command, CommandKind, Event, GoalSpec};
+use sim::command::{Command, CommandKind, Event, GoalSpec, PlayerId};
 use sim::formation::{FormationId, Layout};
 use sim::world::{Phase, Settings, World};
 
@@ -79,7 +79,7 @@ fn run(params: &RefWorldParams, formations: u32, per_formation: u16, max_turns: 
         goals.push(goals_at);
         spawns.push(Command {
             turn: 0,
-            player: (g + 1) as u8,
+            player: PlayerId((g + 1) as u8),
             seq: g,
             kind: CommandKind::Spawn {
                 class: 0,
@@ -129,7 +129,7 @@ fn run(params: &RefWorldParams, formations: u32, per_formation: u16, max_turns: 
             match e {
                 Event::Spawned { unit } => {
                     let owner = world.unit(*unit).expect("just spawned").owner;
-                    units[usize::from(owner) - 1].push(*unit);
+                    units[usize::from(owner.0) - 1].push(*unit);
                     out.units += 1;
                 }
                 Event::FormationCreated { formation } => ids.push(*formation),
@@ -149,7 +149,7 @@ fn run(params: &RefWorldParams, formations: u32, per_formation: u16, max_turns: 
                     let layout = layouts[g % layouts.len()];
                     pending.push(Command {
                         turn: 0,
-                        player: (g + 1) as u8,
+                        player: PlayerId((g + 1) as u8),
                         seq: 0,
                         kind: CommandKind::FormGroup { units: members.clone(), layout },
                     });
@@ -160,7 +160,7 @@ fn run(params: &RefWorldParams, formations: u32, per_formation: u16, max_turns: 
                     let (x, z) = goals[g];
                     pending.push(Command {
                         turn: 0,
-                        player: (g + 1) as u8,
+                        player: PlayerId((g + 1) as u8),
                         seq: 1,
                         kind: CommandKind::MoveFormation { formation: id, goal: GoalSpec::Point(WorldPos::from_int(x as i32, z as i32)) },
                     });

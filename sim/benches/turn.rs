@@ -30,7 +30,7 @@ use pathing::refworld::{RefWorldParams, generate};
 use pathing::{Fixed, WorldPos};
 use sim::command::{Command, CommandKind, Event, GoalSpec};
 use sim::world::{Phase, Settings, World};
-use sim::{EntityId, SimRng};
+use sim::{EntityId, PlayerId, SimRng};
 
 struct Run {
     turns: Vec<Duration>,
@@ -82,7 +82,7 @@ fn run(map: &Map, groups: u32, per_group: u16, turns: u32, threads: usize, landm
         let player = (g + 1) as u8;
         spawns.push(Command {
             turn: 0,
-            player,
+            player: PlayerId(player),
             seq: g,
             kind: CommandKind::Spawn { class: 0, at, count: per_group, radius: Fixed::from_num(1) / 2, speed: Fixed::from_num(9) },
         });
@@ -125,7 +125,7 @@ fn run(map: &Map, groups: u32, per_group: u16, turns: u32, threads: usize, landm
             match e {
                 Event::Spawned { unit } => {
                     let owner = world.unit(*unit).expect("just spawned").owner;
-                    group_units[usize::from(owner) - 1].push(*unit);
+                    group_units[usize::from(owner.0) - 1].push(*unit);
                 }
                 Event::Arrived { .. } => out.arrived += 1,
                 Event::Failed { .. } => out.failed += 1,
@@ -149,7 +149,7 @@ fn run(map: &Map, groups: u32, per_group: u16, turns: u32, threads: usize, landm
                     let goal = WorldPos::from_int((dest.0 + 6 * (k % 8) - 24) as i32, (dest.1 + 6 * (k / 8) - 21) as i32);
                     pending.push(Command {
                         turn: 0,
-                        player,
+                        player: PlayerId(player),
                         seq,
                         kind: CommandKind::Move { units: vec![id], goal: GoalSpec::Point(goal), queue: false },
                     });

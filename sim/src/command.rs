@@ -12,8 +12,7 @@ use crate::formation::{FormationId, Layout};
 use crate::ids::EntityId;
 use crate::waypoint::{PriorityEntry, WaypointNet};
 
-/// A player slot. Player 0 is the world itself (scenario setup, triggers).
-pub type PlayerId = u8;
+pub use crate::ids::PlayerId;
 
 /// One command, stamped with when it applies and who sent it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -571,7 +570,7 @@ mod tests {
     }
 
     fn command(kind: CommandKind) -> Command {
-        Command { turn: 41, player: 1, seq: 0, kind }
+        Command { turn: 41, player: PlayerId(1), seq: 0, kind }
     }
 
     #[test]

@@ -19,6 +19,24 @@ impl std::fmt::Display for EntityId {
     }
 }
 
+/// A player slot. Player 0 is the world itself (scenario setup, triggers). It serializes as its
+/// `u8`, so replays and snapshots hold one byte per player field.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct PlayerId(pub u8);
+
+impl PlayerId {
+    /// The world itself: scenario setup and map data (waypoint networks) come from it.
+    pub const WORLD: PlayerId = PlayerId(0);
+}
+
+/// `3`: the player number, as every tool prints it.
+impl std::fmt::Display for PlayerId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
 /// Allocates entity ids. Freed slots are reused lowest-index first, so the sequence of ids depends
 /// only on the sequence of allocations and frees. The allocator is part of the simulation state:
 /// it is serialized and hashed with it.

@@ -70,5 +70,5 @@ pub mod state_hash;
 pub mod waypoint;
 pub mod world;
 
-pub use ids::{EntityAllocator, EntityId};
+pub use ids::{EntityAllocator, EntityId, PlayerId};
 pub use rng::SimRng;

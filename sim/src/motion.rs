@@ -63,7 +63,7 @@ use pathing::{Fixed, PassClass, WorldPos};
 use serde::{Deserialize, Serialize};
 
 use crate::command::{Event, GoalSpec};
-use crate::ids::EntityId;
+use crate::ids::{EntityId, PlayerId};
 use crate::world::{PathRequest, Unit, UnitState, World};
 
 /// The constants of local movement: part of [`crate::world::Settings`], so fixed for a game and
@@ -454,7 +454,7 @@ pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
     let navcell = |p: WorldPos| crate::world::grid_navcell(grid, p);
     let cooldown_turns = u8::try_from(motion.replan_cooldown_ms.div_ceil(turn_ms)).unwrap_or(u8::MAX);
     // (standing unit, the position and owner of the unit walking into it)
-    let mut nudges: Vec<(EntityId, WorldPos, u8)> = Vec::new();
+    let mut nudges: Vec<(EntityId, WorldPos, PlayerId)> = Vec::new();
     for unit in units.iter_mut().flatten() {
         let Some(class_nav) = PassClass::new(unit.class).and_then(|c| nav.class_nav(c)) else { continue };
         let pass = class_nav.pass_map();
@@ -611,7 +611,7 @@ fn push_apart(
     units: &mut [Option<Unit>],
     motion: &MotionSettings,
     digests: &mut crate::digest_tree::RangeDigests,
-    nudges: &mut Vec<(EntityId, WorldPos, u8)>,
+    nudges: &mut Vec<(EntityId, WorldPos, PlayerId)>,
 ) {
     let raw = |v: Fixed| i128::from(v.to_bits());
     for _ in 0..motion.push_iterations {
@@ -701,7 +701,7 @@ fn nudge(
     units: &mut [Option<Unit>],
     motion: &MotionSettings,
     index: &UnitIndex,
-    nudges: &mut Vec<(EntityId, WorldPos, u8)>,
+    nudges: &mut Vec<(EntityId, WorldPos, PlayerId)>,
     digests: &mut crate::digest_tree::RangeDigests,
     static_dirty: &mut Vec<u32>,
     events: &mut Vec<Event>,

@@ -40,7 +40,7 @@ use pathing::{Fixed, Square, Vec2, WorldPos};
 use serde::{Deserialize, Serialize};
 
 use crate::formation::{Formation, FormationId};
-use crate::ids::EntityAllocator;
+use crate::ids::{EntityAllocator, PlayerId};
 use crate::rng::SimRng;
 use crate::world::{PathRequest, Settings, Unit, World};
 
@@ -193,7 +193,7 @@ pub struct SnapshotData {
     pub waypoint_nets: Vec<crate::waypoint::WaypointNet>,
     /// The players' waypoint priority tables: player, class, one priority per waypoint of the
     /// class's net; by `(player, class)`.
-    pub waypoint_tables: Vec<(u8, u8, Vec<pathing::waypoints::WaypointPriority>)>,
+    pub waypoint_tables: Vec<(PlayerId, u8, Vec<pathing::waypoints::WaypointPriority>)>,
 }
 
 fn bits(v: Fixed) -> i64 {

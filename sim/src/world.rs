@@ -204,7 +204,7 @@ impl Unit {
 fn unit_static_bytes(u: &Unit, out: &mut Vec<u8>) {
     out.extend_from_slice(&u.id.index.to_le_bytes());
     out.extend_from_slice(&u.id.generation.to_le_bytes());
-    out.push(u.owner);
+    out.push(u.owner.0);
     out.push(u.class);
     for v in [u.radius, u.speed] {
         out.extend_from_slice(&v.to_bits().to_le_bytes());
@@ -666,7 +666,7 @@ impl World {
         if command.turn != self.turn {
             return Err(RejectReason::WrongTurn);
         }
-        if command.player > self.settings.players {
+        if command.player.0 > self.settings.players {
             return Err(RejectReason::UnknownPlayer);
         }
         match &command.kind {
@@ -770,7 +770,7 @@ impl World {
             CommandKind::SetLayout { formation, layout } => self.set_layout(command.player, *formation, *layout),
             CommandKind::Disband { formation } => self.disband(command.player, *formation, events),
             CommandKind::SetWaypoints { net } => {
-                if command.player != 0 {
+                if command.player != PlayerId::WORLD {
                     return Err(RejectReason::WorldOnly);
                 }
                 self.set_waypoints(net.clone())
@@ -1130,7 +1130,7 @@ impl World {
             {
                 return Err(invalid(format!("{what}: radius or speed outside the limits of Spawn")));
             }
-            if unit.owner > world.settings.players {
+            if unit.owner.0 > world.settings.players {
                 return Err(invalid(format!("{what}: owner {} is not a player", unit.owner)));
             }
             if unit.orders.len() > MAX_ORDERS {

@@ -205,10 +205,10 @@ fn tamper(original: &str, tampered: &str, at_turn: u32) {
         }
         let mut commands = t.commands.clone();
         if t.turn == at_turn {
-            let unit = honest.units().find(|u| u.owner == 1).unwrap().id;
+            let unit = honest.units().find(|u| u.owner == sim::PlayerId(1)).unwrap().id;
             let goal = sim::command::GoalSpec::Point(pathing::WorldPos::from_int(8, 8));
             let kind = sim::command::CommandKind::Move { units: vec![unit], goal, queue: false };
-            commands.push(sim::command::Command { turn: at_turn, player: 1, seq: 9999, kind });
+            commands.push(sim::command::Command { turn: at_turn, player: sim::PlayerId(1), seq: 9999, kind });
         }
         let report = honest.step(&t.commands);
         writer.turn(&commands, &report).unwrap();

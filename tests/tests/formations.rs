@@ -18,10 +18,10 @@ use pathing::terrain::{GridSpec, Terrain};
 use pathing::{Fixed, PassClass, WorldPos};
 use phalanx_tests::sim_maps::world_from;
 use proptest::prelude::*;
-use sim::EntityId;
 use sim::command::{Command, CommandKind, Event, GoalSpec, RejectReason};
 use sim::formation::{FormationId, FormationState, Layout};
 use sim::world::{Settings, UnitState, World};
+use sim::{EntityId, PlayerId};
 
 fn m(n: i32) -> Fixed {
     Fixed::from_num(n)
@@ -32,7 +32,7 @@ fn at(x: i32, z: i32) -> WorldPos {
 }
 
 fn cmd(turn: u32, player: u8, seq: u32, kind: CommandKind) -> Command {
-    Command { turn, player, seq, kind }
+    Command { turn, player: PlayerId(player), seq, kind }
 }
 
 fn glyph(id: EntityId) -> char {
@@ -179,7 +179,7 @@ fn spawn(turn: u32, player: u8, seq: u32, x: i32, z: i32, count: u16) -> Command
 }
 
 fn ids(world: &World, player: u8) -> Vec<EntityId> {
-    world.units().filter(|u| u.owner == player).map(|u| u.id).collect()
+    world.units().filter(|u| u.owner == PlayerId(player)).map(|u| u.id).collect()
 }
 
 fn first_formation(world: &World) -> FormationId {
@@ -410,7 +410,7 @@ fn two_runs_and_one_or_two_threads_give_the_same_hashes() {
 /// of the first one's units, one disbanded.
 fn busy_script(turn: u32, w: &World) -> Vec<Command> {
     let mine = |player: u8| ids(w, player);
-    let formation_of = |player: u8| w.formations().filter(|f| f.owner == player).map(|f| f.id).last();
+    let formation_of = |player: u8| w.formations().filter(|f| f.owner == PlayerId(player)).map(|f| f.id).last();
     match turn {
         0 => vec![spawn(0, 1, 0, 12, 20, 14), spawn(0, 2, 0, 12, 8, 6)],
         1 => vec![
@@ -545,7 +545,7 @@ fn invalid_formation_commands_are_rejected_and_change_nothing() {
     let got: Vec<(u8, u32, RejectReason)> = report
         .events
         .iter()
-        .filter_map(|e| if let Event::Rejected { command, reason } = e { Some((command.1, command.2, reason.clone())) } else { None })
+        .filter_map(|e| if let Event::Rejected { command, reason } = e { Some((command.1.0, command.2, reason.clone())) } else { None })
         .collect();
     assert_eq!(got, want);
     // Nothing changed but the turn: the same world stepped with no commands hashes alike.

@@ -13,10 +13,10 @@ use pathing::passability::ObstructionFlags;
 use pathing::{Fixed, PassClass, WorldPos};
 use phalanx_tests::sim_maps::world_from;
 use proptest::prelude::*;
-use sim::EntityId;
 use sim::command::{Command, CommandKind, Event, GoalSpec, SquareSpec, Target};
 use sim::motion::OVERLAP_TOLERANCE;
 use sim::world::{UnitState, World};
+use sim::{EntityId, PlayerId};
 
 fn m(n: i32) -> Fixed {
     Fixed::from_num(n)
@@ -37,7 +37,7 @@ fn at_dm(x: i32, z: i32) -> WorldPos {
 }
 
 fn cmd(turn: u32, player: u8, seq: u32, kind: CommandKind) -> Command {
-    Command { turn, player, seq, kind }
+    Command { turn, player: PlayerId(player), seq, kind }
 }
 
 /// The picture of the world: passability of class 0 and the units.
@@ -172,7 +172,7 @@ fn go(turn: u32, player: u8, seq: u32, units: Vec<EntityId>, goal: GoalSpec) -> 
 }
 
 fn ids(world: &World, player: u8) -> Vec<EntityId> {
-    world.units().filter(|u| u.owner == player).map(|u| u.id).collect()
+    world.units().filter(|u| u.owner == PlayerId(player)).map(|u| u.id).collect()
 }
 
 const CORRIDOR: &[&str] = &[

@@ -4,8 +4,8 @@
 //! against a rebuild).
 
 use pathing::{
-    CellRect, ClassNav, Fixed, Goal, GoalReach, GoalShape, NavGrid, Navcell, PartialReason, PassMap, Path, PathStatus, SearchLimits, SearchScratch,
-    WorldPos,
+    CellRect, ClassNav, Fixed, Goal, GoalReach, GoalShape, NavGrid, Navcell, PartialReason, PassMap, Path, PathStatus, SearchLimits,
+    SearchScratch, WorldPos,
 };
 use phalanx_tests::check_path_legal;
 use phalanx_tests::goals::arb_goal;

@@ -86,7 +86,7 @@ fn at(x: i32, z: i32) -> WorldPos {
 /// sail along it.
 fn river_script(turn: u32, units: &[sim::EntityId]) -> Vec<Command> {
     let m = |n: i32| Fixed::from_num(n);
-    let cmd = |seq: u32, kind: CommandKind| Command { turn, player: 1, seq, kind };
+    let cmd = |seq: u32, kind: CommandKind| Command { turn, player: sim::PlayerId(1), seq, kind };
     match turn {
         0 => vec![
             cmd(0, CommandKind::Spawn { class: 0, at: at(12, 8), count: 6, radius: m(1) / 2, speed: m(24) }),

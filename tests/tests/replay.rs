@@ -270,7 +270,7 @@ fn the_replay_layout_is_pinned_to_its_format_version() {
         CommandKind::MoveByWaypoints { units: vec![id], goal: WorldPos::from_int(70, 3), queue: true },
     ];
     let commands: Vec<Command> =
-        kinds.into_iter().enumerate().map(|(k, kind)| Command { turn: 3, player: 1, seq: k as u32, kind }).collect();
+        kinds.into_iter().enumerate().map(|(k, kind)| Command { turn: 3, player: sim::PlayerId(1), seq: k as u32, kind }).collect();
     let bytes = sim::state_hash::encode(&(sim::world::Settings::default(), commands));
     let digest = sim::state_hash::hex(blake3::hash(&bytes).as_bytes());
     assert_eq!((replay::format::REPLAY_VERSION, digest.as_str()), (3, "8c426f0db9b8206585016b3a7b2425ceca81e344e0d059ed05c9b94907961dcd"));

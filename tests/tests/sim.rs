@@ -6,7 +6,7 @@ use pathing::{Fixed, WorldPos};
 use proptest::prelude::*;
 use sim::command::{Command, CommandKind, Event, GoalSpec, RejectReason, SquareSpec, Target};
 use sim::world::{Settings, World};
-use sim::{EntityId, state_hash};
+use sim::{EntityId, PlayerId, state_hash};
 
 /// A 256 × 256 navcell world (64 tiles) with its buildings and trees.
 fn world(threads: usize) -> World {
@@ -17,7 +17,7 @@ fn world(threads: usize) -> World {
 }
 
 fn cmd(turn: u32, player: u8, seq: u32, kind: CommandKind) -> Command {
-    Command { turn, player, seq, kind }
+    Command { turn, player: PlayerId(player), seq, kind }
 }
 
 fn at(x: i32, z: i32) -> WorldPos {
@@ -161,14 +161,14 @@ fn invalid_commands_are_rejected_and_change_nothing() {
     ];
     let commands: Vec<Command> = bad.iter().map(|(c, _)| c.clone()).collect();
     let report = w.step(&commands);
-    let rejected: Vec<(u32, u8, u32, RejectReason)> = report
+    let rejected: Vec<(u32, PlayerId, u32, RejectReason)> = report
         .events
         .iter()
         .filter_map(|e| {
             if let Event::Rejected { command, reason } = e { Some((command.0, command.1, command.2, reason.clone())) } else { None }
         })
         .collect();
-    let mut want: Vec<(u32, u8, u32, RejectReason)> = bad.iter().map(|(c, r)| (c.turn, c.player, c.seq, r.clone())).collect();
+    let mut want: Vec<(u32, PlayerId, u32, RejectReason)> = bad.iter().map(|(c, r)| (c.turn, c.player, c.seq, r.clone())).collect();
     want.sort_by_key(|w| (w.0, w.1, w.2));
     assert_eq!(rejected, want);
     // Nothing changed but the turn counter: the same world stepped with no commands hashes alike.
@@ -224,7 +224,12 @@ fn arb_command(turn: u32) -> impl Strategy<Value = Command> {
             CommandKind::EditTerrain { vx, vz, width, heights: hs.into_iter().map(Fixed::from_num).collect() }
         }),
     ];
-    (turn.saturating_sub(1)..turn + 2, 0..4u8, 0..8u32, kind).prop_map(|(turn, player, seq, kind)| Command { turn, player, seq, kind })
+    (turn.saturating_sub(1)..turn + 2, 0..4u8, 0..8u32, kind).prop_map(|(turn, player, seq, kind)| Command {
+        turn,
+        player: PlayerId(player),
+        seq,
+        kind,
+    })
 }
 
 proptest! {
@@ -494,7 +499,7 @@ fn removed_units_leave_stale_ids_that_are_rejected() {
     assert!(w.unit(units[1]).is_none());
     assert_eq!(w.units().count(), 2);
     let r = w.step(&[cmd(2, 1, 0, CommandKind::Stop { units: vec![units[1]] })]);
-    assert_eq!(r.events, vec![Event::Rejected { command: (2, 1, 0), reason: RejectReason::UnknownEntity(units[1]) }]);
+    assert_eq!(r.events, vec![Event::Rejected { command: (2, PlayerId(1), 0), reason: RejectReason::UnknownEntity(units[1]) }]);
     // The slot is reused with a new generation; the stale id still names nothing.
     let r = w.step(&[cmd(3, 1, 0, CommandKind::Spawn { class: 0, at: at(40, 60), count: 1, radius: Fixed::ONE / 2, speed: Fixed::ONE })]);
     let Event::Spawned { unit } = r.events[0] else { panic!("{:?}", r.events) };
@@ -525,7 +530,7 @@ fn review_cases_same_turn_grid_off_map_goals_id_exhaustion_and_checked_snapshots
     // Goals off the map are refused.
     let id = w.units().next().unwrap().id;
     let r = w.step(&[cmd(1, 1, 0, CommandKind::Move { units: vec![id], goal: GoalSpec::Point(at(5000, 5000)), queue: false })]);
-    assert_eq!(r.events, vec![Event::Rejected { command: (1, 1, 0), reason: RejectReason::NoRoom }]);
+    assert_eq!(r.events, vec![Event::Rejected { command: (1, PlayerId(1), 0), reason: RejectReason::NoRoom }]);
     // Obstruction ids: an initial id of u32::MAX leaves none to hand out, and says so.
     let (desc, _) = generate(&RefWorldParams::scaled(16, 2));
     let sq = pathing::raster::editor_square(m(20), m(20), m(2), m(2), m(0)).unwrap();
@@ -537,7 +542,10 @@ fn review_cases_same_turn_grid_off_map_goals_id_exhaustion_and_checked_snapshots
         0,
         CommandKind::PlaceObstruction { square: SquareSpec { x: m(40), z: m(40), w: m(2), h: m(2), degrees: m(0) }, flags: 3 },
     )]);
-    assert_eq!(r.events, vec![Event::Rejected { command: (0, 0, 0), reason: RejectReason::World("obstruction ids exhausted".into()) }]);
+    assert_eq!(
+        r.events,
+        vec![Event::Rejected { command: (0, PlayerId(0), 0), reason: RejectReason::World("obstruction ids exhausted".into()) }]
+    );
     // Snapshots whose units or ids break the rules are refused.
     let bytes = w.save();
     let data = sim::snapshot::unframe(&bytes).unwrap();
@@ -553,7 +561,7 @@ fn review_cases_same_turn_grid_off_map_goals_id_exhaustion_and_checked_snapshots
     bad.units[0].radius = Fixed::MAX;
     assert!(matches!(World::load(&reframe(&bad)), Err(sim::snapshot::SnapshotError::Invalid { .. })));
     let mut bad = data.clone();
-    bad.units[0].owner = 200;
+    bad.units[0].owner = PlayerId(200);
     assert!(matches!(World::load(&reframe(&bad)), Err(sim::snapshot::SnapshotError::Invalid { .. })));
     let mut bad = data.clone();
     bad.units.push(bad.units[0].clone());

@@ -14,6 +14,7 @@ use replay::scenario::Scenario;
 use replay::seek::{SeekTarget, restore};
 use replay::viewer::{Source, ViewOptions, build_html};
 use serde_json::Value;
+use sim::PlayerId;
 use sim::command::{Command, CommandKind};
 use sim::world::World;
 
@@ -98,7 +99,7 @@ fn render_draws_each_golden_replay_with_its_terrain_and_units() {
         let options = picture::Options { scale: None, layers: Layers::ALL };
         assert_eq!(picture::render_png(&world, &options), bytes, "{name}: the command line and render_png agree");
         // Every player with units has pixels of its colour; the terrain alone has none.
-        let mut owners: Vec<u8> = world.units().map(|u| u.owner).collect();
+        let mut owners: Vec<PlayerId> = world.units().map(|u| u.owner).collect();
         owners.sort_unstable();
         owners.dedup();
         assert!(!owners.is_empty(), "{name} has units at turn 20");
@@ -207,7 +208,7 @@ fn check_page(html: &str, file: &str) -> Value {
             (x as f64 - ux).abs() <= 0.5 && (z as f64 - uz).abs() <= 0.5,
             "{file}: unit {id} at ({x}, {z}) / 16, expected ({ux}, {uz})"
         );
-        assert_eq!(t["o"].as_u64().unwrap(), u64::from(u.owner));
+        assert_eq!(t["o"].as_u64().unwrap(), u64::from(u.owner.0));
         seen += 1;
     }
     assert!(seen > 0, "{file}: units at the end");
@@ -272,8 +273,8 @@ fn diverging_pair(dir: &Path) -> (String, String) {
     let a = record_skirmish(40, 10, &mut |_, _| {});
     let b = record_skirmish(40, 10, &mut |world, commands| {
         if world.turn() == 15 {
-            let units = world.units().filter(|u| u.owner == 1 && !u.waypoints().is_empty()).map(|u| u.id).collect();
-            commands.push(Command { turn: 15, player: 1, seq: 9999, kind: CommandKind::Stop { units } });
+            let units = world.units().filter(|u| u.owner == PlayerId(1) && !u.waypoints().is_empty()).map(|u| u.id).collect();
+            commands.push(Command { turn: 15, player: PlayerId(1), seq: 9999, kind: CommandKind::Stop { units } });
         }
     });
     let (pa, pb) = (dir.join("a.replay"), dir.join("b.replay"));
@@ -481,7 +482,7 @@ fn command_only_pair(dir: &Path, desync_at: Option<u32>) -> (String, String) {
     let b = record_skirmish(40, 10, &mut |world, commands| {
         if world.turn() == 15 {
             let ghost = sim::EntityId { index: 99_999, generation: 0 };
-            commands.push(Command { turn: 15, player: 1, seq: 9999, kind: CommandKind::Remove { units: vec![ghost] } });
+            commands.push(Command { turn: 15, player: PlayerId(1), seq: 9999, kind: CommandKind::Remove { units: vec![ghost] } });
         }
         if Some(world.turn()) == desync_at {
             // Every unit, so that the flipped bit survives the step for some (a moving unit's

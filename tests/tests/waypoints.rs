@@ -8,10 +8,10 @@ use pathing::passability::WorldDesc;
 use pathing::terrain::CellKind;
 use pathing::waypoints::WaypointPriority;
 use pathing::{Fixed, Goal, Navcell, PassMap, SearchLimits, SearchScratch, WorldPos, find_path_astar};
-use sim::EntityId;
 use sim::command::{Command, CommandKind, Event, GoalSpec, RejectReason, SquareSpec};
 use sim::waypoint::{PriorityEntry, WAYPOINT_RADIUS, WaypointNet};
 use sim::world::{Settings, World};
+use sim::{EntityId, PlayerId};
 
 const SIDE: u32 = 120;
 const RANGE: u32 = 16;
@@ -56,7 +56,7 @@ fn world() -> World {
 }
 
 fn cmd(turn: u32, player: u8, kind: CommandKind) -> Command {
-    Command { turn, player, seq: 0, kind }
+    Command { turn, player: PlayerId(player), seq: 0, kind }
 }
 
 fn spawn(world: &mut World, class: u8, at: WorldPos) -> EntityId {
@@ -307,12 +307,12 @@ fn priorities_steer_a_players_routes_and_no_one_elses() {
     let entries: Vec<PriorityEntry> = gap.iter().map(|&w| PriorityEntry { waypoint: w, priority: WaypointPriority::Excluded }).collect();
     let turn = world.turn();
     let report = world.step(&[
-        Command { turn, player: 1, seq: 0, kind: CommandKind::SetWaypointPriorities { class: 0, reset: false, entries } },
-        Command { turn, player: 1, seq: 1, kind: CommandKind::MoveByWaypoints { units: vec![mine], goal, queue: false } },
-        Command { turn, player: 2, seq: 0, kind: CommandKind::MoveByWaypoints { units: vec![theirs], goal, queue: false } },
+        Command { turn, player: PlayerId(1), seq: 0, kind: CommandKind::SetWaypointPriorities { class: 0, reset: false, entries } },
+        Command { turn, player: PlayerId(1), seq: 1, kind: CommandKind::MoveByWaypoints { units: vec![mine], goal, queue: false } },
+        Command { turn, player: PlayerId(2), seq: 0, kind: CommandKind::MoveByWaypoints { units: vec![theirs], goal, queue: false } },
     ]);
     assert!(report.events.iter().all(|e| !matches!(e, Event::Rejected { .. })), "{:?}", report.events);
-    let table = world.waypoint_priorities(1, 0).unwrap().entries().to_vec();
+    let table = world.waypoint_priorities(PlayerId(1), 0).unwrap().entries().to_vec();
     let map = land_map(&world);
     for (unit, priorities) in [(mine, table.clone()), (theirs, Vec::new())] {
         let from = world.unit(unit).unwrap().pos;
@@ -324,7 +324,7 @@ fn priorities_steer_a_players_routes_and_no_one_elses() {
     assert!(routes[1].iter().any(|w| gap.contains(w)), "player 2 takes the short way through the left gap: {:?}", routes[1]);
     // Replacing the network drops the tables written for it.
     world.step(&[cmd(world.turn(), 0, CommandKind::SetWaypoints { net: net.clone() })]);
-    assert!(world.waypoint_priorities(1, 0).is_none());
+    assert!(world.waypoint_priorities(PlayerId(1), 0).is_none());
 }
 
 #[test]
@@ -351,7 +351,7 @@ fn waypoint_commands_are_checked() {
         (1, CommandKind::MoveByWaypoints { units: vec![unit], goal: pos(600, 114), queue: false }, RejectReason::NoRoom),
     ];
     for (player, kind, reason) in kinds {
-        let report = world.step(&[Command { turn: world.turn(), player, seq: 0, kind }]);
+        let report = world.step(&[Command { turn: world.turn(), player: PlayerId(player), seq: 0, kind }]);
         assert!(matches!(&report.events[..], [Event::Rejected { reason: r, .. }] if *r == reason), "{:?}", report.events);
     }
     let report = world.step(&[cmd(world.turn(), 0, CommandKind::SetWaypoints { net: far })]);
@@ -417,15 +417,20 @@ fn waypoint_fuzz_seed_loads() {
         let entries = vec![PriorityEntry { waypoint: 5, priority: WaypointPriority::Open { extra_cost: 9 } }];
         let turn = world.turn();
         world.step(&[
-            Command { turn, player: 1, seq: 0, kind: CommandKind::SetWaypointPriorities { class: 0, reset: false, entries } },
-            Command { turn, player: 1, seq: 1, kind: CommandKind::MoveByWaypoints { units: vec![unit], goal: pos(6, 114), queue: false } },
+            Command { turn, player: PlayerId(1), seq: 0, kind: CommandKind::SetWaypointPriorities { class: 0, reset: false, entries } },
+            Command {
+                turn,
+                player: PlayerId(1),
+                seq: 1,
+                kind: CommandKind::MoveByWaypoints { units: vec![unit], goal: pos(6, 114), queue: false },
+            },
         ]);
         world.step(&[]);
         std::fs::write(&path, world.save()).unwrap();
     }
     let mut world = World::load(&std::fs::read(&path).unwrap()).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     assert_eq!(world.waypoint_net(0), Some(&net()));
-    assert!(world.waypoint_priorities(1, 0).is_some());
+    assert!(world.waypoint_priorities(PlayerId(1), 0).is_some());
     world.step(&[]);
     world.check_invariants().unwrap();
 }

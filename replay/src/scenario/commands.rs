@@ -277,7 +277,7 @@ pub(super) fn parse_entry(
     } else if let Some(c) = e.disband {
         Action::Disband { formation: formation_ref(cx, &c.formation, &join(&p, "formation"), turn, names)? }
     } else if let Some(net) = e.set_waypoints {
-        if player != 0 {
+        if player != PlayerId::WORLD {
             return Err(cx.err(path, "expected player 0: waypoint networks are map data, set by the world itself"));
         }
         Action::SetWaypoints(parse_waypoint_net(cx, net, &p, classes, desc, origin)?)

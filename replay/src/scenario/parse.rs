@@ -363,9 +363,9 @@ pub(super) fn parse_player(cx: &Cx, player: Option<Int<0, 255>>, path: &str, set
             if player > max {
                 return Err(cx.err(&join(path, "player"), format!("expected a player in 0..={max} (settings.players), found {player}")));
             }
-            Ok(player)
+            Ok(PlayerId(player))
         }
-        None if settings.players >= 1 => Ok(1),
+        None if settings.players >= 1 => Ok(PlayerId(1)),
         None => Err(cx.err(path, "missing field `player` (settings.players is 0, so only player 0 exists)")),
     }
 }

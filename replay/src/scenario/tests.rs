@@ -402,8 +402,8 @@ fn a_group_with_no_live_unit_becomes_a_rejected_command() {
         })
         .collect();
     assert_eq!(rejected.len(), 3, "{rejected:?}");
-    assert_eq!(rejected[0], ((2, 1, 2), sim::command::RejectReason::OutOfRange), "an empty unit list");
-    assert!(matches!(rejected[1], ((2, 2, 1), sim::command::RejectReason::UnknownEntity(_))), "{rejected:?}");
+    assert_eq!(rejected[0], ((2, PlayerId(1), 2), sim::command::RejectReason::OutOfRange), "an empty unit list");
+    assert!(matches!(rejected[1], ((2, PlayerId(2), 1), sim::command::RejectReason::UnknownEntity(_))), "{rejected:?}");
 }
 
 #[test]
@@ -435,7 +435,7 @@ fn seq_numbers_increase_per_player_in_file_order() {
     );
     let scenario = parse(&text).unwrap();
     let mut script = scenario.script();
-    let keys = |cmds: Vec<Command>| cmds.iter().map(Command::order_key).collect::<Vec<_>>();
+    let keys = |cmds: Vec<Command>| cmds.iter().map(|c| (c.turn, c.player.0, c.seq)).collect::<Vec<_>>();
     assert_eq!(keys(script.commands(0)), [(0, 1, 0), (0, 2, 0)]);
     assert_eq!(keys(script.commands(1)), [(1, 1, 2), (1, 2, 1)]);
     assert_eq!(keys(script.commands(2)), []);

@@ -267,7 +267,7 @@ impl World {
         let mut last: Option<(PlayerId, u8)> = None;
         for (player, class, entries) in tables {
             let n = self.waypoints.nets.get(&class).map(|n| n.spec.points.len());
-            if last.is_some_and(|k| k >= (player, class)) || n != Some(entries.len()) || player > self.settings.players {
+            if last.is_some_and(|k| k >= (player, class)) || n != Some(entries.len()) || player.0 > self.settings.players {
                 return Err(format!("waypoint priorities of player {player}, class {class}: out of order, or not one per waypoint"));
             }
             last = Some((player, class));
