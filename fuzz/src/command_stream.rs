@@ -28,7 +28,7 @@
 
 use pathing::classes::ClassSet;
 use pathing::decimal::WORLD_LIMIT;
-use pathing::passability::{NavArea, Obstruction, ObstructionFlags, WorldDesc};
+use pathing::passability::{NavArea, Obstruction, ObstructionFlags, ObstructionId, WorldDesc};
 use pathing::polygon::Polygon;
 use pathing::terrain::{CellKind, GridSpec, MapBorder, Terrain};
 use pathing::waypoints::WaypointPriority;
@@ -52,13 +52,13 @@ pub const MAX_COMMANDS: u32 = 32;
 struct Known {
     units: Vec<EntityId>,
     formations: Vec<FormationId>,
-    obstructions: Vec<u32>,
+    obstructions: Vec<ObstructionId>,
 }
 
 /// A world decoded from the header, with its map size in raw units and its initial obstruction ids.
 struct Setup {
     desc: WorldDesc,
-    obstructions: Vec<(u32, Obstruction)>,
+    obstructions: Vec<(ObstructionId, Obstruction)>,
     settings: Settings,
     /// Map width and height. `[Units: 2^-16 m]`
     size: (i64, i64),
@@ -146,7 +146,7 @@ fn decode_setup(b: &mut Bytes) -> Option<Setup> {
             metres(1 + b.below(12) as i32),
             metres(b.below(180) as i32),
         );
-        obstructions.push((next_id, Obstruction { square: square.ok()?, flags: ObstructionFlags(1 + b.below(3) as u8) }));
+        obstructions.push((ObstructionId(next_id), Obstruction { square: square.ok()?, flags: ObstructionFlags(1 + b.below(3) as u8) }));
     }
     let settings = Settings {
         turn_ms: b.pick(&[200, 200, 100, 1000, 1, 10_000]),
@@ -217,12 +217,12 @@ fn formation_id(b: &mut Bytes, known: &Known) -> FormationId {
     }
 }
 
-fn obstruction_id(b: &mut Bytes, known: &Known) -> u32 {
+fn obstruction_id(b: &mut Bytes, known: &Known) -> ObstructionId {
     let k = b.u8();
     match k {
         0..=219 if !known.obstructions.is_empty() => known.obstructions[usize::from(k) % known.obstructions.len()],
-        220..=249 => u32::from(k % 8),
-        _ => b.pick(&[u32::MAX, u32::MAX - 1, 1 << 31]),
+        220..=249 => ObstructionId(u32::from(k % 8)),
+        _ => ObstructionId(b.pick(&[u32::MAX, u32::MAX - 1, 1 << 31])),
     }
 }
 
@@ -370,7 +370,7 @@ pub fn command_stream(data: &[u8]) {
     let save_at = b.below(MAX_TURNS);
     let Some(mut world) = new_world(&setup, 1) else { return };
     let mut known = Known { obstructions: setup.obstructions.iter().map(|o| o.0).collect(), ..Known::default() };
-    let mut used_obstruction_ids: std::collections::BTreeSet<u32> = known.obstructions.iter().copied().collect();
+    let mut used_obstruction_ids: std::collections::BTreeSet<ObstructionId> = known.obstructions.iter().copied().collect();
     let mut turns: Vec<Vec<Command>> = Vec::new();
     let mut outcomes: Vec<TurnOutcome> = Vec::new();
     let mut saved: Option<Vec<u8>> = None;
@@ -392,7 +392,7 @@ pub fn command_stream(data: &[u8]) {
                     // Ids are never `u32::MAX` and never handed out twice (`PlaceBuilding` once
                     // skipped the exhaustion check: regression test
                     // `place_building_refuses_the_exhausted_obstruction_id`).
-                    assert_ne!(id, u32::MAX, "turn {turn}: obstruction id u32::MAX handed out ({commands:?})");
+                    assert_ne!(id, ObstructionId(u32::MAX), "turn {turn}: obstruction id u32::MAX handed out ({commands:?})");
                     assert!(used_obstruction_ids.insert(id), "turn {turn}: obstruction id {id} handed out twice");
                     known.obstructions.push(id);
                 }

@@ -84,7 +84,7 @@ fn place_building_refuses_the_exhausted_obstruction_id() {
         WorldDesc::from_cells(32, 32, Fixed::ONE, vec![CellKind::Ground; 32 * 32], ClassSet::zero_ad_defaults()).expect("a small world");
     let square =
         pathing::raster::editor_square(Fixed::from_num(4), Fixed::from_num(4), Fixed::from_num(2), Fixed::from_num(2), Fixed::ZERO);
-    let last = (u32::MAX - 1, Obstruction { square: square.expect("a square"), flags: ObstructionFlags::STATIC });
+    let last = (pathing::ObstructionId(u32::MAX - 1), Obstruction { square: square.expect("a square"), flags: ObstructionFlags::STATIC });
     let mut world = World::new(desc, vec![last], Settings::default()).expect("a valid world");
     let at = |x: i32| SquareSpec {
         x: Fixed::from_num(x),

@@ -191,7 +191,9 @@ fn main() {
         if world.check_building_placement(land, &square).is_err() {
             continue;
         }
-        world.add_obstruction(2_000_000 + placed as u32, Obstruction { square, flags: ObstructionFlags::STATIC }).expect("allowed");
+        world
+            .add_obstruction(pathing::ObstructionId(2_000_000 + placed as u32), Obstruction { square, flags: ObstructionFlags::STATIC })
+            .expect("allowed");
         placed += 1;
         let dirty = world.update();
         let before: Vec<_> = graph.edges().collect();

@@ -131,7 +131,9 @@ fn main() {
     for (n, square) in candidates.iter().enumerate() {
         let id = 1_000_000 + n as u32;
         let (_, d) = time(|| {
-            world.add_obstruction(id, Obstruction { square: *square, flags: ObstructionFlags::STATIC }).expect("placement allowed");
+            world
+                .add_obstruction(pathing::ObstructionId(id), Obstruction { square: *square, flags: ObstructionFlags::STATIC })
+                .expect("placement allowed");
             world.update()
         });
         place.push(d);
@@ -144,7 +146,7 @@ fn main() {
             }
         }
         let (_, d) = time(|| {
-            world.remove_obstruction(id).expect("just added");
+            world.remove_obstruction(pathing::ObstructionId(id)).expect("just added");
             world.update()
         });
         remove.push(d);

@@ -141,6 +141,7 @@ pub use local::{collide, flow_field, short_range};
 pub use routes::waypoints;
 pub use search::smoothing;
 
+pub use build::passability::ObstructionId;
 pub use build::refworld::SplitMix64;
 pub use geometry::{FIXED_FRAC_BITS, Fixed, Vec2, WorldPos};
 pub use grid::nav_grid::{GridError, MAX_CELL_SIZE, MAX_CLASSES, MAX_SIDE, NavGrid, PassClass};

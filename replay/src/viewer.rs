@@ -28,7 +28,7 @@
 
 use std::collections::BTreeMap;
 
-use pathing::passability::Obstruction;
+use pathing::passability::{Obstruction, ObstructionId};
 use pathing::{Fixed, WorldPos};
 use serde::Serialize;
 use sim::command::{GoalSpec, Target};
@@ -319,7 +319,7 @@ enum PathOut {
 /// An obstruction square while its shape stays the same.
 #[derive(Serialize)]
 struct Obs {
-    id: u32,
+    id: ObstructionId,
     /// First frame.
     f: u32,
     /// First frame it is gone in; `None` while it lasts.
@@ -428,7 +428,7 @@ struct Capture {
     /// Live unit tracks by entity id.
     live_units: BTreeMap<(u32, u32), usize>,
     /// Live obstruction records by obstruction id.
-    live_obs: BTreeMap<u32, usize>,
+    live_obs: BTreeMap<ObstructionId, usize>,
     /// Formation records by formation id.
     forms: BTreeMap<u32, usize>,
     next_frame: u32,
@@ -536,7 +536,7 @@ impl Capture {
                 }
             }
         }
-        let gone: Vec<u32> = self.live_obs.keys().copied().filter(|id| !current.contains_key(id)).collect();
+        let gone: Vec<ObstructionId> = self.live_obs.keys().copied().filter(|id| !current.contains_key(id)).collect();
         for id in gone {
             if let Some(k) = self.live_obs.remove(&id) {
                 self.game.obs[k].e = Some(frame);

@@ -62,7 +62,7 @@ fn world(scenario: Scenario, threads: usize) -> World {
         .map(|(n, (x0, z0, x1, z1))| {
             let centre = WorldPos::new(Fixed::from_num(x0 + x1) / 2, Fixed::from_num(z0 + z1) / 2);
             let square = oriented_square(centre, Fixed::from_num(x1 - x0) / 2, Fixed::from_num(z1 - z0) / 2, Fixed::ZERO).expect("wall");
-            (n as u32 + 1, Obstruction { square, flags: ObstructionFlags::STATIC })
+            (pathing::ObstructionId(n as u32 + 1), Obstruction { square, flags: ObstructionFlags::STATIC })
         })
         .collect();
     let mut w = World::new(desc, obstructions, Settings { seed: 9, players: 2, ..Settings::default() }).expect("crowd world");

@@ -5,7 +5,7 @@
 //! whatever order they arrived in. A command the world cannot carry out is rejected with a reason
 //! (an [`Event::Rejected`]) and changes nothing.
 
-use pathing::{Fixed, WorldPos};
+use pathing::{Fixed, ObstructionId, WorldPos};
 use serde::{Deserialize, Serialize};
 
 use crate::formation::{FormationId, Layout};
@@ -74,7 +74,7 @@ pub enum Target {
     /// A unit (its obstruction square).
     Unit(EntityId),
     /// A static obstruction, by id (a building).
-    Obstruction(u32),
+    Obstruction(ObstructionId),
 }
 
 impl GoalSpec {
@@ -165,14 +165,14 @@ pub enum CommandKind {
     /// longer blocks pathfinding).
     SetObstructionFlags {
         /// Its id.
-        id: u32,
+        id: ObstructionId,
         /// The new flags.
         flags: u8,
     },
     /// Removes an obstruction by id.
     RemoveObstruction {
         /// Its id.
-        id: u32,
+        id: ObstructionId,
     },
     /// Opens or closes a navigation area (a door, a gate).
     SetArea {
@@ -481,7 +481,7 @@ pub enum Event {
     /// An obstruction was placed.
     ObstructionPlaced {
         /// Its id.
-        id: u32,
+        id: ObstructionId,
     },
     /// A unit reached the goal of its current order.
     Arrived {
@@ -611,8 +611,8 @@ mod tests {
                 CommandKind::PlaceBuilding { class: 4, square, builder: Some(id(5, 0)) },
                 "place building of class 4 (10, 20.5) 4×3 45° builder 5v0",
             ),
-            (CommandKind::SetObstructionFlags { id: 7, flags: 0 }, "set obstruction 7 flags 0x00"),
-            (CommandKind::RemoveObstruction { id: 7 }, "remove obstruction 7"),
+            (CommandKind::SetObstructionFlags { id: ObstructionId(7), flags: 0 }, "set obstruction 7 flags 0x00"),
+            (CommandKind::RemoveObstruction { id: ObstructionId(7) }, "remove obstruction 7"),
             (CommandKind::SetArea { name: "gate".into(), available: true }, "open area \"gate\""),
             (
                 CommandKind::EditTerrain { vx: 3, vz: 4, width: 2, heights: vec![Fixed::ZERO; 6] },

@@ -33,7 +33,7 @@
 //! ([`SnapshotData::landmark_classes`]); a reader accepts only its own version.
 
 use pathing::classes::ClassSet;
-use pathing::passability::{NavArea, Obstruction, ObstructionFlags, WorldDesc};
+use pathing::passability::{NavArea, Obstruction, ObstructionFlags, ObstructionId, WorldDesc};
 use pathing::polygon::Polygon;
 use pathing::terrain::{CellKind, GridSpec, MapBorder, Terrain};
 use pathing::{Fixed, Square, Vec2, WorldPos};
@@ -133,7 +133,7 @@ impl std::error::Error for SnapshotError {}
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StoredObstruction {
     /// Its id.
-    pub id: u32,
+    pub id: ObstructionId,
     /// `x, z, hw, hh, u.x, u.z, v.x, v.z` as raw fixed-point bits.
     pub square: [i64; 8],
     /// Its flags.
@@ -279,7 +279,7 @@ pub(crate) fn check_limits(width: u32, height: u32, jump_table_classes: u16, lan
 }
 
 /// The world description and obstructions a payload describes, checked by their constructors.
-pub(crate) fn geometry_of(data: &SnapshotData) -> Result<(WorldDesc, Vec<(u32, Obstruction)>), SnapshotError> {
+pub(crate) fn geometry_of(data: &SnapshotData) -> Result<(WorldDesc, Vec<(ObstructionId, Obstruction)>), SnapshotError> {
     let invalid = |what: &str, e: &dyn std::fmt::Display| SnapshotError::Invalid { message: format!("{what}: {e}") };
     // The grids built on load are derived, not read: bound them so a small file cannot ask for
     // gigabytes.

@@ -27,7 +27,7 @@
 //! `step` cannot fail and never panics on any command: everything it does is a pure function of
 //! the state and the commands.
 
-use pathing::passability::{NavWorld, Obstruction, ObstructionFlags, WorldDesc, WorldError};
+use pathing::passability::{NavWorld, Obstruction, ObstructionFlags, ObstructionId, WorldDesc, WorldError};
 use pathing::placement::UnitShape;
 use pathing::{CellRect, Fixed, Goal, Navcell, PassClass, Path, PathStatus, SearchLimits, SearchScratch, Square, WorldPos};
 use serde::{Deserialize, Serialize};
@@ -218,7 +218,7 @@ fn unit_static_bytes(u: &Unit, out: &mut Vec<u8>) {
             GoalSpec::Range { target, min, max } => {
                 let (kind, id) = match target {
                     Target::Unit(id) => (3u8, (u64::from(id.generation) << 32) | u64::from(id.index)),
-                    Target::Obstruction(id) => (4, u64::from(id)),
+                    Target::Obstruction(id) => (4, u64::from(id.0)),
                 };
                 (kind, Fixed::from_bits(id as i64), min, max)
             }
@@ -417,7 +417,7 @@ impl World {
     /// # Errors
     /// [`SetupError`] when the geometry or a setting is refused, or when the world could not be
     /// loaded again once saved ([`SetupError::Limits`]).
-    pub fn new(desc: WorldDesc, obstructions: Vec<(u32, Obstruction)>, settings: Settings) -> Result<Self, SetupError> {
+    pub fn new(desc: WorldDesc, obstructions: Vec<(ObstructionId, Obstruction)>, settings: Settings) -> Result<Self, SetupError> {
         if !(1..=10_000).contains(&settings.turn_ms) {
             return Err(SetupError::Settings(format!("turn length {} ms outside 1..=10000", settings.turn_ms)));
         }
@@ -429,7 +429,7 @@ impl World {
             .map_err(|(what, e)| SetupError::Limits(format!("{what}: {e}")))?;
         // Ids run upwards from one past the largest initial id; `u32::MAX` is never handed out and
         // marks that the ids are exhausted.
-        let next_obstruction = obstructions.iter().map(|(id, _)| id.saturating_add(1)).max().unwrap_or(1);
+        let next_obstruction = obstructions.iter().map(|(id, _)| id.0.saturating_add(1)).max().unwrap_or(1);
         let nav = NavWorld::build(desc, obstructions).map_err(SetupError::World)?;
         let grid_digests = GridDigests::build(nav.grid());
         Ok(Self {
@@ -727,7 +727,7 @@ impl World {
                 self.nav
                     .add_obstruction(id, Obstruction { square: sq, flags: ObstructionFlags(*flags) })
                     .map_err(|e| RejectReason::World(e.to_string()))?;
-                self.next_obstruction = id + 1;
+                self.next_obstruction = id.0 + 1;
                 events.push(Event::ObstructionPlaced { id });
                 Ok(())
             }
@@ -838,11 +838,12 @@ impl World {
     }
 
     /// The id the next obstruction gets, unless the ids are exhausted.
-    fn obstruction_id(&self) -> Result<u32, RejectReason> {
-        if self.next_obstruction == u32::MAX || self.nav.obstructions().contains_key(&self.next_obstruction) {
+    fn obstruction_id(&self) -> Result<ObstructionId, RejectReason> {
+        let id = ObstructionId(self.next_obstruction);
+        if self.next_obstruction == u32::MAX || self.nav.obstructions().contains_key(&id) {
             return Err(RejectReason::World("obstruction ids exhausted".into()));
         }
-        Ok(self.next_obstruction)
+        Ok(id)
     }
 
     /// Applies queued obstruction, area and terrain changes now, so that a command that reads the
@@ -874,7 +875,7 @@ impl World {
         self.nav
             .add_obstruction(id, Obstruction { square: sq, flags: ObstructionFlags::STATIC })
             .map_err(|e| RejectReason::World(e.to_string()))?;
-        self.next_obstruction = id + 1;
+        self.next_obstruction = id.0 + 1;
         events.push(Event::ObstructionPlaced { id });
         // Foundation dispersal: units whose clearance the footprint would block step out.
         let live: Vec<(EntityId, pathing::placement::DispersalUnit)> = self
@@ -892,7 +893,7 @@ impl World {
         {
             // The builder never has to move (docs/motion-rules.md, "Placement"): a footprint over it is refused.
             self.nav.remove_obstruction(id).map_err(|e| RejectReason::World(e.to_string()))?;
-            self.next_obstruction = id;
+            self.next_obstruction = id.0;
             events.pop();
             return Err(RejectReason::Placement("the builder stands where the building would block it".into()));
         }
@@ -1208,7 +1209,8 @@ pub const MAX_RANGE: Fixed = Fixed::const_from_int(256);
 
 /// Digest of the obstruction squares and flags, by id.
 fn obstruction_digest(nav: &NavWorld) -> Digest {
-    let list: Vec<(u32, [i64; 8], u8)> = nav.obstructions().iter().map(|(&id, o)| (id, square_bits(&o.square), o.flags.0)).collect();
+    let list: Vec<(ObstructionId, [i64; 8], u8)> =
+        nav.obstructions().iter().map(|(&id, o)| (id, square_bits(&o.square), o.flags.0)).collect();
     state_hash::digest("obstructions", &list)
 }
 

@@ -436,7 +436,8 @@ pub mod sim_maps {
                 let len = (i - start) as i32;
                 let centre = WorldPos::new(m(start as i32) + m(len) / 2, m(z) + Fixed::ONE / 2);
                 let square = oriented_square(centre, m(len) / 2, Fixed::ONE / 2, Fixed::ZERO).unwrap();
-                obstructions.push((obstructions.len() as u32 + 1, Obstruction { square, flags: ObstructionFlags::STATIC }));
+                obstructions
+                    .push((pathing::ObstructionId(obstructions.len() as u32 + 1), Obstruction { square, flags: ObstructionFlags::STATIC }));
             }
         }
         let mut world = World::new(desc, obstructions, Settings { seed: 3, players: 2, ..Settings::default() }).unwrap();

@@ -151,7 +151,10 @@ fn invalid_commands_are_rejected_and_change_nothing() {
             cmd(1, 1, 4, CommandKind::Spawn { class: 0, at: at(40, 60), count: 0, radius: Fixed::ONE, speed: Fixed::ONE }),
             RejectReason::OutOfRange,
         ),
-        (cmd(1, 1, 5, CommandKind::RemoveObstruction { id: 123_456 }), RejectReason::World("no obstruction has id 123456".into())),
+        (
+            cmd(1, 1, 5, CommandKind::RemoveObstruction { id: pathing::ObstructionId(123_456) }),
+            RejectReason::World("no obstruction has id 123456".into()),
+        ),
         (
             cmd(1, 1, 6, CommandKind::SetArea { name: "gate".into(), available: true }),
             RejectReason::World("no navigation area is named \"gate\"".into()),
@@ -205,8 +208,8 @@ fn arb_command(turn: u32) -> impl Strategy<Value = Command> {
             square: SquareSpec { x: p.x, z: p.z, w: Fixed::from_num(w), h: Fixed::from_num(h), degrees: Fixed::from_num(d) },
             flags
         }),
-        (0..1200u32).prop_map(|id| CommandKind::RemoveObstruction { id }),
-        (0..1200u32, 0..4u8).prop_map(|(id, flags)| CommandKind::SetObstructionFlags { id, flags }),
+        (0..1200u32).prop_map(|id| CommandKind::RemoveObstruction { id: pathing::ObstructionId(id) }),
+        (0..1200u32, 0..4u8).prop_map(|(id, flags)| CommandKind::SetObstructionFlags { id: pathing::ObstructionId(id), flags }),
         (0..9u8, 0..300i32, 0..300i32, 0..30i32, 0..30i32, proptest::option::of((0..40u32, 0..2u32))).prop_map(|(class, x, z, w, h, b)| {
             CommandKind::PlaceBuilding {
                 class,
@@ -534,7 +537,10 @@ fn review_cases_same_turn_grid_off_map_goals_id_exhaustion_and_checked_snapshots
     // Obstruction ids: an initial id of u32::MAX leaves none to hand out, and says so.
     let (desc, _) = generate(&RefWorldParams::scaled(16, 2));
     let sq = pathing::raster::editor_square(m(20), m(20), m(2), m(2), m(0)).unwrap();
-    let last = (u32::MAX, pathing::passability::Obstruction { square: sq, flags: pathing::passability::ObstructionFlags::STATIC });
+    let last = (
+        pathing::ObstructionId(u32::MAX),
+        pathing::passability::Obstruction { square: sq, flags: pathing::passability::ObstructionFlags::STATIC },
+    );
     let mut full = World::new(desc, vec![last], Settings::default()).unwrap();
     let r = full.step(&[cmd(
         0,

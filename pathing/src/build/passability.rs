@@ -71,6 +71,19 @@ impl ObstructionFlags {
     pub const STATIC: ObstructionFlags = ObstructionFlags(Self::BLOCK_PATHFINDING | Self::BLOCK_FOUNDATION);
 }
 
+/// The id of a static obstruction, chosen by whoever adds it (the simulation counts them up). It
+/// serializes as its `u32`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
+pub struct ObstructionId(pub u32);
+
+/// `7`: the number, as every tool prints an obstruction.
+impl std::fmt::Display for ObstructionId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
 /// A static obstruction: a square and what it blocks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Obstruction {
@@ -263,9 +276,9 @@ impl WorldDesc {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum WorldError {
     /// An obstruction id is already in use.
-    DuplicateId(u32),
+    DuplicateId(ObstructionId),
     /// No obstruction has this id.
-    UnknownId(u32),
+    UnknownId(ObstructionId),
     /// No area has this name.
     UnknownArea(String),
     /// Two areas share a name.
@@ -329,10 +342,10 @@ pub struct NavWorld {
     groups: Vec<RasterGroup>,
     /// Obstacle-polygon growth per class: (distance, class mask), distinct distances.
     obstacle_groups: Vec<(Fixed, u16)>,
-    obstructions: BTreeMap<u32, Obstruction>,
+    obstructions: BTreeMap<ObstructionId, Obstruction>,
     /// Obstruction ids per bucket of `BUCKET × BUCKET` navcells, each id in every bucket its
     /// dirty rectangle meets. Unordered; queries sort.
-    buckets: Vec<Vec<u32>>,
+    buckets: Vec<Vec<ObstructionId>>,
     buckets_w: u32,
     base: Vec<u16>,
     terrain_only: NavGrid,
@@ -366,7 +379,7 @@ impl NavWorld {
     /// [`WorldError`] when area names repeat, a padding is out of range, the painted layer has the
     /// wrong length ([`WorldError::CellCount`]), the terrain cannot cover the grid, or an
     /// obstruction is refused as by [`NavWorld::add_obstruction`].
-    pub fn build(desc: WorldDesc, obstructions: impl IntoIterator<Item = (u32, Obstruction)>) -> Result<Self, WorldError> {
+    pub fn build(desc: WorldDesc, obstructions: impl IntoIterator<Item = (ObstructionId, Obstruction)>) -> Result<Self, WorldError> {
         for (k, a) in desc.areas.iter().enumerate() {
             if desc.areas[..k].iter().any(|b| b.name == a.name) {
                 return Err(WorldError::DuplicateArea(a.name.clone()));
@@ -459,7 +472,7 @@ impl NavWorld {
     }
 
     /// The obstruction squares, by id.
-    pub fn obstructions(&self) -> &BTreeMap<u32, Obstruction> {
+    pub fn obstructions(&self) -> &BTreeMap<ObstructionId, Obstruction> {
         &self.obstructions
     }
 
@@ -473,7 +486,7 @@ impl NavWorld {
     /// # Errors
     /// [`WorldError::DuplicateId`], [`WorldError::OutOfRange`] (a coordinate beyond
     /// [`WORLD_LIMIT`]), [`WorldError::ZeroSize`], [`WorldError::OffMap`].
-    pub fn add_obstruction(&mut self, id: u32, obstruction: Obstruction) -> Result<(), WorldError> {
+    pub fn add_obstruction(&mut self, id: ObstructionId, obstruction: Obstruction) -> Result<(), WorldError> {
         if self.obstructions.contains_key(&id) {
             return Err(WorldError::DuplicateId(id));
         }
@@ -488,7 +501,7 @@ impl NavWorld {
     ///
     /// # Errors
     /// [`WorldError::UnknownId`].
-    pub fn remove_obstruction(&mut self, id: u32) -> Result<Obstruction, WorldError> {
+    pub fn remove_obstruction(&mut self, id: ObstructionId) -> Result<Obstruction, WorldError> {
         let obstruction = self.obstructions.remove(&id).ok_or(WorldError::UnknownId(id))?;
         let rect = self.reach(&obstruction.square);
         self.index(id, rect, false);
@@ -502,7 +515,7 @@ impl NavWorld {
     /// # Errors
     /// As [`NavWorld::remove_obstruction`] and [`NavWorld::add_obstruction`]; on error nothing
     /// changes.
-    pub fn move_obstruction(&mut self, id: u32, obstruction: Obstruction) -> Result<(), WorldError> {
+    pub fn move_obstruction(&mut self, id: ObstructionId, obstruction: Obstruction) -> Result<(), WorldError> {
         if !self.obstructions.contains_key(&id) {
             return Err(WorldError::UnknownId(id));
         }
@@ -580,7 +593,7 @@ impl NavWorld {
         self.pending_full = false;
         self.rebuild_terrain_only(full, full);
         self.grid = self.terrain_only.clone();
-        let ids: Vec<u32> = self.obstructions.keys().copied().collect();
+        let ids: Vec<ObstructionId> = self.obstructions.keys().copied().collect();
         for id in ids {
             self.rasterize(id, full);
         }
@@ -707,7 +720,7 @@ impl NavWorld {
     }
 
     /// Rasterizes one obstruction into the full grid for every class group, clipped to `clip`.
-    fn rasterize(&mut self, id: u32, clip: CellRect) {
+    fn rasterize(&mut self, id: ObstructionId, clip: CellRect) {
         let Some(obstruction) = self.obstructions.get(&id) else { return };
         let cell_size = self.desc.grid.cell_size;
         for g in &self.groups {
@@ -720,7 +733,7 @@ impl NavWorld {
     }
 
     /// Ids of the obstructions whose reach meets `rect`, ascending.
-    fn ids_near(&self, rect: CellRect) -> Vec<u32> {
+    fn ids_near(&self, rect: CellRect) -> Vec<ObstructionId> {
         let mut ids = Vec::new();
         if rect.is_empty() {
             return ids;
@@ -736,7 +749,7 @@ impl NavWorld {
         ids
     }
 
-    fn index(&mut self, id: u32, rect: CellRect, add: bool) {
+    fn index(&mut self, id: ObstructionId, rect: CellRect, add: bool) {
         if rect.is_empty() {
             return;
         }

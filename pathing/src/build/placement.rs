@@ -29,7 +29,7 @@
 //! All of it is exact integer arithmetic on fixed-point values; the answers are the same on every
 //! machine.
 
-use crate::build::passability::{NavWorld, ObstructionFlags};
+use crate::build::passability::{NavWorld, ObstructionFlags, ObstructionId};
 use crate::build::raster::count_blocked_in_square;
 use crate::geometry::{Fixed, WorldPos, raw};
 use crate::grid::nav_grid::PassClass;
@@ -67,7 +67,7 @@ pub enum PlacementError {
     /// This navcell under the footprint (with its spacing) is impassable for the building's class.
     Blocked(Navcell),
     /// The footprint (with its spacing) meets the obstruction with this id.
-    Overlaps(u32),
+    Overlaps(ObstructionId),
 }
 
 impl std::fmt::Display for PlacementError {
@@ -303,7 +303,7 @@ mod tests {
         let desc = WorldDesc::new(GridSpec { width: 64, height: 64, cell_size: Fixed::ONE }, ClassSet::zero_ad_defaults(), terrain)
             .with_border(MapBorder::Square { width: 2 });
         let building = oriented_square(WorldPos::from_int(20, 20), Fixed::from_num(4), Fixed::from_num(3), Fixed::from_num(20)).unwrap();
-        NavWorld::build(desc, [(1, Obstruction { square: building, flags: ObstructionFlags::STATIC })]).unwrap()
+        NavWorld::build(desc, [(ObstructionId(1), Obstruction { square: building, flags: ObstructionFlags::STATIC })]).unwrap()
     }
 
     fn class(w: &NavWorld, name: &str) -> PassClass {
@@ -348,7 +348,7 @@ mod tests {
     fn spawn_points_start_at_the_front_and_never_overlap() {
         let w = world();
         let inf = class(&w, "default");
-        let footprint = w.obstructions()[&1].square;
+        let footprint = w.obstructions()[&ObstructionId(1)].square;
         let r = fx(1, 2);
         let mut units: Vec<UnitShape> = Vec::new();
         for n in 0..40 {
@@ -390,7 +390,7 @@ mod tests {
     fn counts_of_blocked_navcells_in_rectangles() {
         let w = world();
         let inf = class(&w, "default");
-        let footprint = w.obstructions()[&1].square;
+        let footprint = w.obstructions()[&ObstructionId(1)].square;
         let grown = Square::new(
             footprint.center(),
             footprint.hw() + Fixed::from_num(2),

@@ -11,7 +11,7 @@
 //! every machine.
 
 use crate::build::classes::ClassSet;
-use crate::build::passability::{Obstruction, ObstructionFlags, WorldDesc};
+use crate::build::passability::{Obstruction, ObstructionFlags, ObstructionId, WorldDesc};
 use crate::build::raster::oriented_square;
 use crate::build::terrain::{GridSpec, MapBorder, Terrain};
 use crate::geometry::{Fixed, WorldPos};
@@ -99,7 +99,7 @@ struct Bump {
 ///
 /// # Panics
 /// When `tiles` is outside `16..=4096` (a programming error in the caller).
-pub fn generate(params: &RefWorldParams) -> (WorldDesc, Vec<(u32, Obstruction)>) {
+pub fn generate(params: &RefWorldParams) -> (WorldDesc, Vec<(ObstructionId, Obstruction)>) {
     assert!((16..=4096).contains(&params.tiles), "reference world tiles {} outside 16..=4096", params.tiles);
     let mut rng = SplitMix64::new(params.seed ^ 0x5048_414C_414E_5821);
     let side_m = i64::from(params.tiles) * TILE;
@@ -128,7 +128,7 @@ pub fn generate(params: &RefWorldParams) -> (WorldDesc, Vec<(u32, Obstruction)>)
     let border = if params.circular { MapBorder::Circle { width: BORDER } } else { MapBorder::Square { width: BORDER } };
     let desc =
         WorldDesc::new(GridSpec { width: n, height: n, cell_size: Fixed::ONE }, ClassSet::zero_ad_defaults(), terrain).with_border(border);
-    let mut obstructions: Vec<(u32, Obstruction)> = Vec::new();
+    let mut obstructions: Vec<(ObstructionId, Obstruction)> = Vec::new();
     let margin = i64::from(BORDER) + 8;
     let dry = |x: i64, z: i64| height_at(&bumps, x, z) > water + Fixed::ONE;
     let mut id = 1u32;
@@ -144,7 +144,7 @@ pub fn generate(params: &RefWorldParams) -> (WorldDesc, Vec<(u32, Obstruction)>)
         let square =
             oriented_square(WorldPos::from_int(x as i32, z as i32), Fixed::from_num(hw) / 2, Fixed::from_num(hh) / 2, Fixed::from_num(deg))
                 .expect("generated squares are in range");
-        obstructions.push((id, Obstruction { square, flags: ObstructionFlags::STATIC }));
+        obstructions.push((ObstructionId(id), Obstruction { square, flags: ObstructionFlags::STATIC }));
         id += 1;
     }
     let first_tree = id;
@@ -171,7 +171,7 @@ pub fn generate(params: &RefWorldParams) -> (WorldDesc, Vec<(u32, Obstruction)>)
             Fixed::ZERO,
         )
         .expect("generated squares are in range");
-        obstructions.push((id, Obstruction { square, flags: ObstructionFlags::STATIC }));
+        obstructions.push((ObstructionId(id), Obstruction { square, flags: ObstructionFlags::STATIC }));
         id += 1;
     }
     (desc, obstructions)

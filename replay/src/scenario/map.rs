@@ -10,7 +10,7 @@ use super::*;
 pub(super) struct MapBuilt {
     pub(super) kind: MapKind,
     pub(super) desc: WorldDesc,
-    pub(super) obstructions: Vec<(u32, Obstruction)>,
+    pub(super) obstructions: Vec<(ObstructionId, Obstruction)>,
     pub(super) origin: WorldPos,
     pub(super) jump_tables: u16,
     pub(super) landmarks: u16,

@@ -65,7 +65,7 @@ use pathing::classes::{ClassFileError, ClassSet, ObstructionMode};
 use pathing::decimal::parse_fixed;
 use pathing::grid_text::parse_grid_text;
 use pathing::movingai::{ParseError, parse_map};
-use pathing::passability::{NavArea, Obstruction, ObstructionFlags, WorldDesc};
+use pathing::passability::{NavArea, Obstruction, ObstructionFlags, ObstructionId, WorldDesc};
 use pathing::polygon::{ConfigError, PolygonConfig};
 use pathing::refworld::{RefWorldParams, generate};
 use pathing::terrain::{GridSpec, MapBorder, Terrain};
@@ -186,7 +186,7 @@ pub struct Scenario {
     /// The world's geometry, built at parse time; [`Scenario::world`] clones it.
     desc: WorldDesc,
     /// The map's own obstructions (a generated map's buildings and trees).
-    map_obstructions: Vec<(u32, Obstruction)>,
+    map_obstructions: Vec<(ObstructionId, Obstruction)>,
     /// The waypoint networks of the map (scenario coordinates), by class.
     waypoints: Vec<WaypointNet>,
     /// Scenario coordinates are world coordinates plus this (the south-west corner of a grid-text
@@ -195,7 +195,7 @@ pub struct Scenario {
     obstructions: Vec<InitialObstruction>,
     obstruction_names: Vec<String>,
     /// Per obstruction name, its id when it is an initial obstruction.
-    obstruction_initial: Vec<Option<u32>>,
+    obstruction_initial: Vec<Option<ObstructionId>>,
     group_names: Vec<String>,
     /// Formation names, in the order their `form_group` entries appear.
     formation_names: Vec<String>,
@@ -321,7 +321,7 @@ impl Scenario {
             let square = self.world_square(&o.square);
             let square = pathing::raster::editor_square(square.x, square.z, square.w, square.h, square.degrees)
                 .map_err(|e| SetupError::Settings(format!("obstruction {}: {e}", o.id)))?;
-            obstructions.push((o.id, Obstruction { square, flags: ObstructionFlags(o.flags) }));
+            obstructions.push((ObstructionId(o.id), Obstruction { square, flags: ObstructionFlags(o.flags) }));
         }
         let mut world = World::new(self.desc.clone(), obstructions, self.settings)?;
         for net in &self.waypoints {

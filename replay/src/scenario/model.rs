@@ -135,7 +135,7 @@ pub(super) struct Names {
     pub(super) obstruction_names: Vec<String>,
     /// Turn from which a name is usable (initial: 0; placed on turn t: t + 1).
     pub(super) obstruction_ready: Vec<u32>,
-    pub(super) obstruction_initial: Vec<Option<u32>>,
+    pub(super) obstruction_initial: Vec<Option<ObstructionId>>,
     pub(super) formations: BTreeMap<String, usize>,
     pub(super) formation_names: Vec<String>,
     /// Turn from which a formation name is usable (formed on turn t: t + 1).

@@ -43,7 +43,7 @@ fn parse_root(cx: &Cx, root: Root, resolve: &mut dyn FnMut(&str) -> Result<Strin
     };
     let map = parse_map_field(cx, root.map, "map", &classes, resolve)?;
     let mut names = Names::default();
-    let first_id = map.obstructions.iter().map(|(id, _)| id.saturating_add(1)).max().unwrap_or(1);
+    let first_id = map.obstructions.iter().map(|(id, _)| id.0.saturating_add(1)).max().unwrap_or(1);
     let obstructions = match root.obstructions {
         Some(list) => parse_obstructions(cx, list.0, "obstructions", first_id, &mut names)?,
         None => Vec::new(),
@@ -328,7 +328,7 @@ pub(super) fn define_obstruction(cx: &Cx, name: &Name, path: &str, ready: u32, i
     names.obstructions.insert(name.to_string(), index);
     names.obstruction_names.push(name.to_string());
     names.obstruction_ready.push(ready);
-    names.obstruction_initial.push(initial);
+    names.obstruction_initial.push(initial.map(ObstructionId));
     Ok(index)
 }
 

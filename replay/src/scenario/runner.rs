@@ -18,7 +18,7 @@ pub struct ScriptRunner<'a> {
     /// Entity ids per group, learned from `Spawned` events; removed units are dropped.
     groups: Vec<Vec<EntityId>>,
     /// Id per obstruction name, once known.
-    obstruction_ids: Vec<Option<u32>>,
+    obstruction_ids: Vec<Option<ObstructionId>>,
     /// Id per formation name, once formed.
     formation_ids: Vec<Option<FormationId>>,
     /// Entries issued for `issued_turn`, in application order, awaiting `observe`.
@@ -155,11 +155,11 @@ impl<'a> ScriptRunner<'a> {
         self.formation_ids[k].unwrap_or(FormationId(u32::MAX))
     }
 
-    fn obstruction(&self, r: ObsRef) -> u32 {
+    fn obstruction(&self, r: ObsRef) -> ObstructionId {
         match r {
-            ObsRef::Id(id) => id,
+            ObsRef::Id(id) => ObstructionId(id),
             // Never handed out by the world, so a name whose placement was refused is rejected.
-            ObsRef::Named(k) => self.obstruction_ids[k].unwrap_or(u32::MAX),
+            ObsRef::Named(k) => self.obstruction_ids[k].unwrap_or(ObstructionId(u32::MAX)),
         }
     }
 

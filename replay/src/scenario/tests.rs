@@ -65,7 +65,7 @@ fn every_example_parses_and_builds_its_world() {
     let skirmish = Scenario::load(&example_path("skirmish.json")).unwrap();
     let world = skirmish.world().unwrap();
     // The generated map's 16 obstructions, then the wall pieces and the gate as ids 17, 18, 19.
-    let ids: Vec<u32> = world.nav().obstructions().keys().copied().collect();
+    let ids: Vec<u32> = world.nav().obstructions().keys().map(|id| id.0).collect();
     assert_eq!(ids.len(), 19, "{ids:?}");
     assert_eq!(ids[16..], [17, 18, 19]);
     assert_eq!(skirmish.settings().players, 2);

@@ -10,7 +10,7 @@ fn square(x: i32, z: i32, hw2: i32, hh2: i32, deg: i32) -> Square {
     oriented_square(WorldPos::from_int(x, z), Fixed::from_num(hw2) / 2, Fixed::from_num(hh2) / 2, Fixed::from_num(deg)).unwrap()
 }
 
-fn small_world(seed: u64) -> (WorldDesc, Vec<(u32, Obstruction)>) {
+fn small_world(seed: u64) -> (WorldDesc, Vec<(ObstructionId, Obstruction)>) {
     let mut p = RefWorldParams::scaled(24, seed);
     p.circular = seed % 2 == 1;
     generate(&p)
@@ -146,19 +146,19 @@ proptest! {
             match op {
                 Op::Add { x, z, hw2, hh2, deg } => {
                     let o = Obstruction { square: square(x, z, hw2, hh2, deg), flags: ObstructionFlags(1 + (x % 3) as u8) };
-                    match world.add_obstruction(next_id, o) {
+                    match world.add_obstruction(ObstructionId(next_id), o) {
                         Ok(()) => next_id += 1,
                         Err(e) => prop_assert!(matches!(e, WorldError::ZeroSize | WorldError::OffMap), "{e}"),
                     }
                 }
                 Op::Remove(pick) => {
-                    let ids: Vec<u32> = world.obstructions().keys().copied().collect();
+                    let ids: Vec<ObstructionId> = world.obstructions().keys().copied().collect();
                     if !ids.is_empty() {
                         world.remove_obstruction(ids[pick % ids.len()]).unwrap();
                     }
                 }
                 Op::Move { pick, dx, dz, deg } => {
-                    let ids: Vec<u32> = world.obstructions().keys().copied().collect();
+                    let ids: Vec<ObstructionId> = world.obstructions().keys().copied().collect();
                     if !ids.is_empty() {
                         let id = ids[pick % ids.len()];
                         let old = world.obstructions()[&id];
@@ -199,12 +199,12 @@ fn refused_changes_say_why_and_change_nothing() {
     let mut world = NavWorld::build(desc, obstructions).unwrap();
     let before = world.obstructions().len();
     let o = |sq| Obstruction { square: sq, flags: ObstructionFlags::STATIC };
-    assert_eq!(world.add_obstruction(1, o(square(40, 40, 4, 4, 0))), Err(WorldError::DuplicateId(1)));
-    assert_eq!(world.add_obstruction(99_999, o(square(40, 40, 0, 0, 0))), Err(WorldError::ZeroSize));
-    assert_eq!(world.add_obstruction(99_999, o(square(-500, 40, 4, 4, 0))), Err(WorldError::OffMap));
+    assert_eq!(world.add_obstruction(ObstructionId(1), o(square(40, 40, 4, 4, 0))), Err(WorldError::DuplicateId(ObstructionId(1))));
+    assert_eq!(world.add_obstruction(ObstructionId(99_999), o(square(40, 40, 0, 0, 0))), Err(WorldError::ZeroSize));
+    assert_eq!(world.add_obstruction(ObstructionId(99_999), o(square(-500, 40, 4, 4, 0))), Err(WorldError::OffMap));
     let far = Square::axis_aligned(WorldPos::from_int(1 << 20, 0), Fixed::ONE, Fixed::ONE).unwrap();
-    assert_eq!(world.add_obstruction(99_999, o(far)), Err(WorldError::OutOfRange));
-    assert_eq!(world.remove_obstruction(99_999), Err(WorldError::UnknownId(99_999)));
+    assert_eq!(world.add_obstruction(ObstructionId(99_999), o(far)), Err(WorldError::OutOfRange));
+    assert_eq!(world.remove_obstruction(ObstructionId(99_999)), Err(WorldError::UnknownId(ObstructionId(99_999))));
     assert_eq!(world.set_area_available("gate", true), Err(WorldError::UnknownArea("gate".into())));
     assert_eq!(world.obstructions().len(), before);
     assert!(!world.has_pending());
@@ -353,7 +353,7 @@ fn toggling_an_area_updates_like_a_rebuild() {
     assert!(reach(&world), "the open door joins hall and vault");
     assert_matches_rebuild(&world);
     world.set_area_available("door", false).unwrap();
-    world.add_obstruction(5, Obstruction { square: square(8, 4, 2, 2, 10), flags: ObstructionFlags::STATIC }).unwrap();
+    world.add_obstruction(ObstructionId(5), Obstruction { square: square(8, 4, 2, 2, 10), flags: ObstructionFlags::STATIC }).unwrap();
     world.update();
     assert!(!reach(&world));
     assert_matches_rebuild(&world);
