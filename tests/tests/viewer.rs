@@ -450,6 +450,19 @@ fn the_viewer_page_runs_in_headless_chromium() {
         let result: Value = serde_json::from_str(&rest[..rest.find(marker).unwrap()]).unwrap();
         assert_eq!(result["errors"], serde_json::json!([]), "{name}: the page logs no error: {result}");
         assert_eq!(result["done"], true);
+        // The page opens on the frame the data names (the first turn with units), and the
+        // divergence buttons go to the first diverging turn and the first differing state.
+        let html = std::fs::read_to_string(&html_path).unwrap();
+        let data = page_data(&html);
+        assert_eq!(result["opened"], data["start"], "{name}: the page opens on its start frame: {result}");
+        let div = &data["div"];
+        if name == "diverging" {
+            assert_eq!(result["to_div"], div["turn"], "{name}: 'go to turn' shows the diverging turn: {result}");
+            let after = div["state_after"].as_u64().map(|t| t + 1);
+            assert_eq!(result["after_div"].as_u64(), after, "{name}: 'first differing state' shows the turn after it: {result}");
+        } else {
+            assert_eq!((&result["to_div"], &result["after_div"]), (&Value::Null, &Value::Null), "{name}: no divergence buttons");
+        }
         assert_eq!(result["changed"], true, "{name}: moving the slider changes the picture: {result}");
         let hover = &result["hover"];
         assert_eq!(hover["highlighted"], true, "{name}: hovering a unit picks it: {result}");
