@@ -31,7 +31,7 @@ use std::error::Error;
 use std::io::Write;
 
 use pathing::refworld::{RefWorldParams, generate};
-use pathing::{Fixed, WorldPos};
+use pathing::{Fixed, PassClass, WorldPos};
 use replay::format::ReplayWriter;
 use replay::scenario::Scenario;
 use sim::EntityId;
@@ -52,8 +52,8 @@ pub const GAME_SEED: u64 = 7;
 /// A keyframe (a whole snapshot) in the replays every this many turns.
 pub const KEYFRAME_EVERY: u32 = 10;
 /// Class indices of `ClassSet::zero_ad_defaults`, the generator's classes.
-const INFANTRY: u8 = 0;
-const BUILDING_LAND: u8 = 4;
+const INFANTRY: PassClass = PassClass::of(0);
+const BUILDING_LAND: PassClass = PassClass::of(4);
 
 /// The game settings. Every peer must use the same ones: they are hashed.
 pub fn settings() -> Settings {

@@ -32,7 +32,7 @@ use pathing::passability::{NavArea, Obstruction, ObstructionFlags, ObstructionId
 use pathing::polygon::Polygon;
 use pathing::terrain::{CellKind, GridSpec, MapBorder, Terrain};
 use pathing::waypoints::WaypointPriority;
-use pathing::{COORD_LIMIT, Fixed, WorldPos};
+use pathing::{COORD_LIMIT, Fixed, PassClass, WorldPos};
 use sim::EntityId;
 use sim::command::{Command, CommandKind, Event, GoalSpec, PlayerId, RejectReason, SquareSpec, Target};
 use sim::formation::{FormationId, Layout};
@@ -252,8 +252,10 @@ fn square(b: &mut Bytes, size: (i64, i64)) -> SquareSpec {
 }
 
 /// A class index: the eight built-in classes, mostly movement ones, and some that do not exist.
-fn class(b: &mut Bytes) -> u8 {
-    b.pick(&[0, 0, 0, 1, 1, 2, 3, 4, 5, 6, 7, 8, 15, 16, 255])
+/// A class index: mostly defined ones, sometimes one the grid does not define (a class at or above
+/// `MAX_CLASSES` cannot be written in a command at all: it fails to decode).
+fn class(b: &mut Bytes) -> PassClass {
+    PassClass::of(b.pick(&[0, 0, 0, 1, 1, 2, 3, 4, 5, 6, 7, 8, 14, 15]))
 }
 
 fn command_kind(b: &mut Bytes, known: &Known, setup: &Setup) -> CommandKind {

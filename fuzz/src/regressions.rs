@@ -96,7 +96,7 @@ fn place_building_refuses_the_exhausted_obstruction_id() {
     let cmd = |seq: u32, kind: CommandKind| Command { turn: 0, player: sim::PlayerId(1), seq, kind };
     let report = world.step(&[
         cmd(0, CommandKind::PlaceObstruction { square: at(8), flags: 3 }),
-        cmd(1, CommandKind::PlaceBuilding { class: 4, square: at(16), builder: None }),
+        cmd(1, CommandKind::PlaceBuilding { class: pathing::PassClass::of(4), square: at(16), builder: None }),
         cmd(2, CommandKind::PlaceObstruction { square: at(24), flags: 3 }),
     ]);
     assert_eq!(

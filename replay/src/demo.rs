@@ -187,8 +187,7 @@ pub fn run_demo(options: &DemoOptions, progress: &(dyn Fn(&str) + Sync)) -> Resu
     let classes = scenario.classes();
     let mut units_by_class: Vec<(String, u32)> = Vec::new();
     for unit in world.units() {
-        let name =
-            pathing::PassClass::new(unit.class).and_then(|c| classes.get(c)).map_or_else(|| unit.class.to_string(), |d| d.name.clone());
+        let name = classes.get(unit.class).map_or_else(|| unit.class.to_string(), |d| d.name.clone());
         match units_by_class.iter_mut().find(|(n, _)| *n == name) {
             Some(entry) => entry.1 += 1,
             None => units_by_class.push((name, 1)),

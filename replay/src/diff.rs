@@ -546,7 +546,13 @@ mod tests {
             turn: 0,
             player,
             seq: 0,
-            kind: CommandKind::Spawn { class: 0, at: WorldPos::from_int(30, 30), count, radius: Fixed::ONE / 2, speed: Fixed::from_num(8) },
+            kind: CommandKind::Spawn {
+                class: pathing::PassClass::of(0),
+                at: WorldPos::from_int(30, 30),
+                count,
+                radius: Fixed::ONE / 2,
+                speed: Fixed::from_num(8),
+            },
         };
         let report = world.step(&[spawn(PlayerId(1), 3), spawn(PlayerId(2), 2)]);
         let units: Vec<EntityId> =

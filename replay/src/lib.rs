@@ -52,7 +52,7 @@
 //!
 //! ```
 //! use pathing::refworld::{RefWorldParams, generate};
-//! use pathing::{Fixed, WorldPos};
+//! use pathing::{Fixed, PassClass, WorldPos};
 //! use replay::format::ReplayWriter;
 //! use replay::record::header_for;
 //! use replay::scenario::Scenario;
@@ -68,12 +68,12 @@
 //! assert_eq!(world.state_hash(), scenario.world().unwrap().state_hash());
 //!
 //! let mut writer = ReplayWriter::new(Vec::new(), header_for(&scenario, &mut world, 5)).unwrap();
-//! let spawn = CommandKind::Spawn { class: 0, at: WorldPos::from_int(30, 30), count: 3, radius: Fixed::ONE / 2, speed: Fixed::from_num(8) };
+//! let spawn = CommandKind::Spawn { class: PassClass::of(0), at: WorldPos::from_int(30, 30), count: 3, radius: Fixed::ONE / 2, speed: Fixed::from_num(8) };
 //! for turn in 0..12 {
 //!     if writer.keyframe_due(&world) {
 //!         writer.keyframe(&world).unwrap();
 //!     }
-//!     let commands = if turn == 0 { vec![Command { turn, player: 1, seq: 0, kind: spawn.clone() }] } else { Vec::new() };
+//!     let commands = if turn == 0 { vec![Command { turn, player: sim::PlayerId(1), seq: 0, kind: spawn.clone() }] } else { Vec::new() };
 //!     let report = world.step(&commands);
 //!     writer.turn(&commands, &report).unwrap();
 //! }

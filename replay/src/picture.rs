@@ -582,7 +582,7 @@ pub fn draw(world: &World, options: &Options) -> Canvas {
             let (x, y) = map.px(u.pos);
             let r = (metres(u.radius) * map.per_metre).max(1.5);
             canvas.fill_circle(x, y, r, player_colour(u.owner));
-            if PassClass::new(u.class) != Some(land) {
+            if u.class != land {
                 canvas.ring(x, y, r + 1.0, 1.0, RING);
             } else if r >= 3.0 {
                 canvas.ring(x, y, r, 1.0, darker(player_colour(u.owner)));

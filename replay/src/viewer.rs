@@ -480,7 +480,7 @@ impl Capture {
                     self.game.units.push(Track {
                         id: u.id.to_string(),
                         o: u.owner.0,
-                        c: u.class,
+                        c: u.class.index(),
                         r: q(u.radius, cell),
                         f: frame,
                         x: vec![x],

@@ -119,7 +119,7 @@ fn run(scenario: Scenario, units: usize, turns: u32, threads: usize) -> Run {
             player: PlayerId(player),
             seq: n as u32,
             kind: CommandKind::Spawn {
-                class: 0,
+                class: pathing::PassClass::of(0),
                 at: WorldPos::from_int(x, z),
                 count: 1,
                 radius: Fixed::from_num(1) / 2,

@@ -82,7 +82,7 @@ fn run(params: &RefWorldParams, formations: u32, per_formation: u16, max_turns: 
             player: PlayerId((g + 1) as u8),
             seq: g,
             kind: CommandKind::Spawn {
-                class: 0,
+                class: PassClass::of(0),
                 at: WorldPos::from_int(x as i32, z as i32),
                 count: per_formation,
                 radius: Fixed::from_num(1) / 2,
@@ -138,7 +138,7 @@ fn run(params: &RefWorldParams, formations: u32, per_formation: u16, max_turns: 
             }
         }
         for u in world.units() {
-            let pass = world.nav().class_nav(PassClass::new(u.class).expect("class")).expect("movement class").pass_map();
+            let pass = world.nav().class_nav(u.class).expect("movement class").pass_map();
             if !pass.is_passable(world.navcell_of(u.pos)) && !u.escape {
                 out.on_impassable += 1;
             }

@@ -27,7 +27,7 @@ use common::ms;
 use pathing::classes::ClassSet;
 use pathing::passability::WorldDesc;
 use pathing::refworld::{RefWorldParams, generate};
-use pathing::{Fixed, WorldPos};
+use pathing::{Fixed, PassClass, WorldPos};
 use sim::command::{Command, CommandKind, Event, GoalSpec};
 use sim::world::{Phase, Settings, World};
 use sim::{EntityId, PlayerId, SimRng};
@@ -84,7 +84,13 @@ fn run(map: &Map, groups: u32, per_group: u16, turns: u32, threads: usize, landm
             turn: 0,
             player: PlayerId(player),
             seq: g,
-            kind: CommandKind::Spawn { class: 0, at, count: per_group, radius: Fixed::from_num(1) / 2, speed: Fixed::from_num(9) },
+            kind: CommandKind::Spawn {
+                class: PassClass::of(0),
+                at,
+                count: per_group,
+                radius: Fixed::from_num(1) / 2,
+                speed: Fixed::from_num(9),
+            },
         });
     }
     let mut group_units: Vec<Vec<EntityId>> = vec![Vec::new(); groups as usize];

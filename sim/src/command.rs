@@ -5,7 +5,7 @@
 //! whatever order they arrived in. A command the world cannot carry out is rejected with a reason
 //! (an [`Event::Rejected`]) and changes nothing.
 
-use pathing::{Fixed, ObstructionId, WorldPos};
+use pathing::{Fixed, ObstructionId, PassClass, WorldPos};
 use serde::{Deserialize, Serialize};
 
 use crate::formation::{FormationId, Layout};
@@ -112,7 +112,7 @@ pub enum CommandKind {
     /// positions around `at` (spawn rings, as from a building of half-size 0).
     Spawn {
         /// Passability class index.
-        class: u8,
+        class: PassClass,
         /// Where.
         at: WorldPos,
         /// How many. `[Limit: 1..=256]`
@@ -155,7 +155,7 @@ pub enum CommandKind {
     /// `builder`, is ordered out of the way (foundation dispersal).
     PlaceBuilding {
         /// The building's passability class index.
-        class: u8,
+        class: PassClass,
         /// The footprint.
         square: SquareSpec,
         /// The unit that builds it, which never has to move.
@@ -234,7 +234,7 @@ pub enum CommandKind {
     /// sets one waypoint.
     SetWaypointPriorities {
         /// The class (it must have a waypoint network).
-        class: u8,
+        class: PassClass,
         /// Start again from a neutral table.
         reset: bool,
         /// The changes, applied in order. `[Limit: ≤ MAX_NET_WAYPOINTS entries]`
@@ -460,7 +460,7 @@ pub enum RejectReason {
     /// Only the world itself (player 0) may send this command (map data).
     WorldOnly,
     /// The class has no waypoint network.
-    NoWaypointNet(u8),
+    NoWaypointNet(PassClass),
 }
 
 /// Something that happened during a turn, in the order it happened.
@@ -595,7 +595,7 @@ mod tests {
         let priority = PriorityEntry { waypoint: 2, priority: pathing::waypoints::WaypointPriority::Open { extra_cost: 5 } };
         let cases = [
             (
-                CommandKind::Spawn { class: 1, at: p, count: 9, radius: metres(1), speed: metres(16) },
+                CommandKind::Spawn { class: PassClass::of(1), at: p, count: 9, radius: metres(1), speed: metres(16) },
                 "spawn 9 of class 1 at (10, 20.5) radius 0.5 speed 8",
             ),
             (
@@ -608,7 +608,7 @@ mod tests {
             ),
             (CommandKind::PlaceObstruction { square, flags: 3 }, "place obstruction (10, 20.5) 4×3 45° flags 0x03"),
             (
-                CommandKind::PlaceBuilding { class: 4, square, builder: Some(id(5, 0)) },
+                CommandKind::PlaceBuilding { class: PassClass::of(4), square, builder: Some(id(5, 0)) },
                 "place building of class 4 (10, 20.5) 4×3 45° builder 5v0",
             ),
             (CommandKind::SetObstructionFlags { id: ObstructionId(7), flags: 0 }, "set obstruction 7 flags 0x00"),
@@ -626,11 +626,11 @@ mod tests {
             (CommandKind::SetLayout { formation: FormationId(2), layout: Layout::Box }, "set formation 2 layout box"),
             (CommandKind::Disband { formation: FormationId(2) }, "disband formation 2"),
             (
-                CommandKind::SetWaypoints { net: WaypointNet { class: 0, range: 64, points: vec![p, p] } },
+                CommandKind::SetWaypoints { net: WaypointNet { class: PassClass::of(0), range: 64, points: vec![p, p] } },
                 "set waypoints of class 0: 2 points, range 64",
             ),
             (
-                CommandKind::SetWaypointPriorities { class: 0, reset: true, entries: vec![priority] },
+                CommandKind::SetWaypointPriorities { class: PassClass::of(0), reset: true, entries: vec![priority] },
                 "set waypoint priorities of class 0: reset, 2 open +5",
             ),
             (CommandKind::MoveByWaypoints { units: vec![id(1, 0)], goal: p, queue: false }, "move by waypoints 1v0 → (10, 20.5)"),

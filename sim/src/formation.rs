@@ -5,15 +5,15 @@
 //!
 //! ```
 //! use pathing::refworld::{RefWorldParams, generate};
-//! use pathing::{Fixed, WorldPos};
+//! use pathing::{Fixed, PassClass, WorldPos};
 //! use sim::command::{Command, CommandKind, Event, GoalSpec};
 //! use sim::formation::Layout;
 //! use sim::world::{Settings, World};
 //!
 //! let (desc, obstructions) = generate(&RefWorldParams::scaled(16, 1));
 //! let mut world = World::new(desc, obstructions, Settings::default()).unwrap();
-//! let cmd = |turn, kind| Command { turn, player: 1, seq: 0, kind };
-//! let spawn = CommandKind::Spawn { class: 0, at: WorldPos::from_int(30, 30), count: 9, radius: Fixed::ONE / 2, speed: Fixed::from_num(8) };
+//! let cmd = |turn, kind| Command { turn, player: sim::PlayerId(1), seq: 0, kind };
+//! let spawn = CommandKind::Spawn { class: PassClass::of(0), at: WorldPos::from_int(30, 30), count: 9, radius: Fixed::ONE / 2, speed: Fixed::from_num(8) };
 //! let report = world.step(&[cmd(0, spawn)]);
 //! let units: Vec<_> = report.events.iter().filter_map(|e| match e { Event::Spawned { unit } => Some(*unit), _ => None }).collect();
 //!
@@ -73,7 +73,7 @@
 //! and the goal never move), repeated until every pair is at least the size apart (the start and
 //! the goal themselves may stay closer).
 
-use pathing::{Fixed, Vec2, WorldPos};
+use pathing::{Fixed, PassClass, Vec2, WorldPos};
 use serde::{Deserialize, Serialize};
 
 use crate::command::{GoalSpec, PlayerId};
@@ -244,7 +244,7 @@ impl Formation {
 pub struct Profile {
     /// The class of the member with the largest clearance (ties: the lowest class index); the
     /// formation's path and flow field are for it (0 A.D.'s rule).
-    pub class: u8,
+    pub class: PassClass,
     /// The slowest member's speed: the formation's speed. `[Units: metres per second]`
     pub speed: Fixed,
     /// The largest member radius. `[Units: metres]`

@@ -31,7 +31,7 @@
 //!
 //! ```
 //! use pathing::refworld::{RefWorldParams, generate};
-//! use pathing::{Fixed, WorldPos};
+//! use pathing::{Fixed, PassClass, WorldPos};
 //! use sim::command::{Command, CommandKind, Event, GoalSpec};
 //! use sim::world::{Settings, World};
 //!
@@ -40,13 +40,13 @@
 //! let mut world = World::new(desc, obstructions, Settings::default()).unwrap();
 //!
 //! // Turn 0: player 1 spawns two units.
-//! let spawn = CommandKind::Spawn { class: 0, at: WorldPos::from_int(30, 30), count: 2, radius: Fixed::ONE / 2, speed: Fixed::from_num(8) };
-//! let report = world.step(&[Command { turn: 0, player: 1, seq: 0, kind: spawn }]);
+//! let spawn = CommandKind::Spawn { class: PassClass::of(0), at: WorldPos::from_int(30, 30), count: 2, radius: Fixed::ONE / 2, speed: Fixed::from_num(8) };
+//! let report = world.step(&[Command { turn: 0, player: sim::PlayerId(1), seq: 0, kind: spawn }]);
 //! let units: Vec<_> = report.events.iter().filter_map(|e| match e { Event::Spawned { unit } => Some(*unit), _ => None }).collect();
 //!
 //! // Turn 1: send them somewhere; the path is computed and they start walking this turn.
 //! let go = CommandKind::Move { units: units.clone(), goal: GoalSpec::Point(WorldPos::from_int(40, 36)), queue: false };
-//! world.step(&[Command { turn: 1, player: 1, seq: 1, kind: go }]);
+//! world.step(&[Command { turn: 1, player: sim::PlayerId(1), seq: 1, kind: go }]);
 //!
 //! // A snapshot continues exactly like the original.
 //! let mut copy = World::load(&world.save()).unwrap();

@@ -368,8 +368,8 @@ fn offset(p: WorldPos, (dx, dz): (i128, i128)) -> WorldPos {
 /// Whether a unit of `class` may be moved straight from `from` to `to` by the push-apart or a
 /// nudge: it stands on a passable navcell, and the step touches only passable navcells (so never
 /// onto an unwalkable one, and never through a wall).
-fn may_shift(nav: &pathing::passability::NavWorld, class: u8, from: WorldPos, to: WorldPos) -> bool {
-    let Some(class_nav) = PassClass::new(class).and_then(|c| nav.class_nav(c)) else { return false };
+fn may_shift(nav: &pathing::passability::NavWorld, class: PassClass, from: WorldPos, to: WorldPos) -> bool {
+    let Some(class_nav) = nav.class_nav(class) else { return false };
     let pass = class_nav.pass_map();
     pass.is_passable(crate::world::grid_navcell(nav.grid(), from)) && segment_clear(pass, from, to)
 }
@@ -456,7 +456,7 @@ pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
     // (standing unit, the position and owner of the unit walking into it)
     let mut nudges: Vec<(EntityId, WorldPos, PlayerId)> = Vec::new();
     for unit in units.iter_mut().flatten() {
-        let Some(class_nav) = PassClass::new(unit.class).and_then(|c| nav.class_nav(c)) else { continue };
+        let Some(class_nav) = nav.class_nav(unit.class) else { continue };
         let pass = class_nav.pass_map();
         let stuck = !pass.is_passable(navcell(unit.pos));
         if steered.get(unit.id.index as usize).copied().unwrap_or(false) {

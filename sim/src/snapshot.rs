@@ -36,7 +36,7 @@ use pathing::classes::ClassSet;
 use pathing::passability::{NavArea, Obstruction, ObstructionFlags, ObstructionId, WorldDesc};
 use pathing::polygon::Polygon;
 use pathing::terrain::{CellKind, GridSpec, MapBorder, Terrain};
-use pathing::{Fixed, Square, Vec2, WorldPos};
+use pathing::{Fixed, PassClass, Square, Vec2, WorldPos};
 use serde::{Deserialize, Serialize};
 
 use crate::formation::{Formation, FormationId};
@@ -193,7 +193,7 @@ pub struct SnapshotData {
     pub waypoint_nets: Vec<crate::waypoint::WaypointNet>,
     /// The players' waypoint priority tables: player, class, one priority per waypoint of the
     /// class's net; by `(player, class)`.
-    pub waypoint_tables: Vec<(PlayerId, u8, Vec<pathing::waypoints::WaypointPriority>)>,
+    pub waypoint_tables: Vec<(PlayerId, PassClass, Vec<pathing::waypoints::WaypointPriority>)>,
 }
 
 fn bits(v: Fixed) -> i64 {

@@ -5,7 +5,7 @@
 //!
 //! ```
 //! use pathing::refworld::{RefWorldParams, generate};
-//! use pathing::{Fixed, WorldPos};
+//! use pathing::{Fixed, PassClass, WorldPos};
 //! use sim::command::{Command, CommandKind, Event};
 //! use sim::waypoint::WaypointNet;
 //! use sim::world::{Settings, World};
@@ -14,10 +14,10 @@
 //! let mut world = World::new(desc, obstructions, Settings::default()).unwrap();
 //! // Map data: a lattice of waypoints every 16 m for class 0, joined within 24 m of walking.
 //! let points = (0..7).flat_map(|i| (0..7).map(move |j| WorldPos::from_int(16 + 16 * i, 16 + 16 * j))).collect();
-//! world.set_waypoints(WaypointNet { class: 0, range: 24, points }).unwrap();
+//! world.set_waypoints(WaypointNet { class: PassClass::of(0), range: 24, points }).unwrap();
 //!
-//! let cmd = |turn, kind| Command { turn, player: 1, seq: 0, kind };
-//! let spawn = CommandKind::Spawn { class: 0, at: WorldPos::from_int(14, 14), count: 1, radius: Fixed::ONE / 2, speed: Fixed::from_num(8) };
+//! let cmd = |turn, kind| Command { turn, player: sim::PlayerId(1), seq: 0, kind };
+//! let spawn = CommandKind::Spawn { class: PassClass::of(0), at: WorldPos::from_int(14, 14), count: 1, radius: Fixed::ONE / 2, speed: Fixed::from_num(8) };
 //! let report = world.step(&[cmd(0, spawn)]);
 //! let [Event::Spawned { unit }] = report.events[..] else { panic!() };
 //!
@@ -77,7 +77,7 @@
 //! route, 0 when it moves locally. A command that would give a unit more than
 //! [`crate::world::MAX_ORDERS`] orders is refused.
 
-use pathing::{Fixed, WorldPos};
+use pathing::{Fixed, PassClass, WorldPos};
 use serde::{Deserialize, Serialize};
 
 /// Most waypoints in one network.
@@ -121,7 +121,7 @@ pub const WAYPOINT_RADIUS: Fixed = Fixed::const_from_int(3);
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct WaypointNet {
     /// The passability class whose units use it (a movement class).
-    pub class: u8,
+    pub class: PassClass,
     /// Two waypoints are joined when a path of at most this length joins them.
     /// `[Units: metres] [Limit: 1..=MAX_NET_RANGE]`
     pub range: u32,

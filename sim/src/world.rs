@@ -120,7 +120,7 @@ pub struct Unit {
     /// Its player.
     pub owner: PlayerId,
     /// Its passability class index.
-    pub class: u8,
+    pub class: PassClass,
     /// Where it stands.
     pub pos: WorldPos,
     /// Half-size of its obstruction square.
@@ -205,7 +205,7 @@ fn unit_static_bytes(u: &Unit, out: &mut Vec<u8>) {
     out.extend_from_slice(&u.id.index.to_le_bytes());
     out.extend_from_slice(&u.id.generation.to_le_bytes());
     out.push(u.owner.0);
-    out.push(u.class);
+    out.push(u.class.index());
     for v in [u.radius, u.speed] {
         out.extend_from_slice(&v.to_bits().to_le_bytes());
     }
@@ -859,18 +859,20 @@ impl World {
     fn place_building(
         &mut self,
         player: PlayerId,
-        class: u8,
+        class: PassClass,
         square: &crate::command::SquareSpec,
         builder: Option<EntityId>,
         events: &mut Vec<Event>,
     ) -> Result<(), RejectReason> {
-        let pass = PassClass::new(class).filter(|_| class < self.nav.classes().len()).ok_or(RejectReason::BadClass)?;
+        if class.index() >= self.nav.classes().len() {
+            return Err(RejectReason::BadClass);
+        }
         if let Some(b) = builder {
             self.check_units(player, &[b])?;
         }
         let sq =
             pathing::raster::editor_square(square.x, square.z, square.w, square.h, square.degrees).map_err(|_| RejectReason::OutOfRange)?;
-        self.nav.check_building_placement(pass, &sq).map_err(|e| RejectReason::Placement(e.to_string()))?;
+        self.nav.check_building_placement(class, &sq).map_err(|e| RejectReason::Placement(e.to_string()))?;
         let id = self.obstruction_id()?;
         self.nav
             .add_obstruction(id, Obstruction { square: sq, flags: ObstructionFlags::STATIC })
@@ -881,7 +883,7 @@ impl World {
         let live: Vec<(EntityId, pathing::placement::DispersalUnit)> = self
             .units()
             .filter_map(|u| {
-                let def = self.nav.classes().get(PassClass::new(u.class)?)?;
+                let def = self.nav.classes().get(u.class)?;
                 Some((u.id, pathing::placement::DispersalUnit { pos: u.pos, clearance: def.clearance }))
             })
             .collect();
@@ -935,15 +937,14 @@ impl World {
     fn spawn(
         &mut self,
         player: PlayerId,
-        class: u8,
+        class: PassClass,
         at: WorldPos,
         count: u16,
         radius: Fixed,
         speed: Fixed,
         events: &mut Vec<Event>,
     ) -> Result<(), RejectReason> {
-        let pass = pathing::PassClass::new(class).ok_or(RejectReason::BadClass)?;
-        if class >= self.nav.classes().len() || self.nav.class_nav(pass).is_none() {
+        if class.index() >= self.nav.classes().len() || self.nav.class_nav(class).is_none() {
             return Err(RejectReason::BadClass);
         }
         if !(1..=256).contains(&count)
@@ -972,7 +973,7 @@ impl World {
         let mut shapes: Vec<UnitShape> = self.units().filter(|u| near(u.pos)).map(|u| UnitShape { pos: u.pos, radius: u.radius }).collect();
         let mut placed = Vec::new();
         for _ in 0..count {
-            let pos = self.nav.pick_spawn_point(pass, &origin, radius, &shapes).ok_or(RejectReason::NoRoom)?;
+            let pos = self.nav.pick_spawn_point(class, &origin, radius, &shapes).ok_or(RejectReason::NoRoom)?;
             let pos = crate::motion::off_grid_lines(pos, self.nav.grid().cell_size());
             shapes.push(UnitShape { pos, radius });
             placed.push(pos);
@@ -1120,7 +1121,7 @@ impl World {
             if slot.is_some() {
                 return Err(invalid(format!("{what}: stored twice")));
             }
-            let movement = PassClass::new(unit.class).and_then(|c| world.nav.class_nav(c)).is_some();
+            let movement = world.nav.class_nav(unit.class).is_some();
             if !movement {
                 return Err(invalid(format!("{what}: class {} is not a movement class", unit.class)));
             }

@@ -103,7 +103,7 @@ fn check_turn(world: &World, report: &sim::world::TurnReport) -> Result<(), Stri
 fn check_turn_since(world: &World, report: &sim::world::TurnReport, before: &[(EntityId, WorldPos)]) -> Result<(), String> {
     world.check_invariants()?;
     for u in world.units() {
-        let pass = world.nav().class_nav(PassClass::new(u.class).unwrap()).unwrap().pass_map();
+        let pass = world.nav().class_nav(u.class).unwrap().pass_map();
         let built_over = before.iter().any(|&(id, p)| id == u.id && !pass.is_passable(world.navcell_of(p)));
         if !pass.is_passable(world.navcell_of(u.pos)) && !u.escape && !built_over {
             return Err(format!("unit {:?} stands on an impassable navcell at {:?}", u.id, u.pos));
@@ -117,10 +117,10 @@ fn check_turn_since(world: &World, report: &sim::world::TurnReport, before: &[(E
     for f in world.formations() {
         let (Some(inputs), Some(field)) = (f.field_inputs(), world.formation_field(f.id)) else { continue };
         // The class of the member with the largest clearance, ties to the lowest index.
-        let clearance = |c: u8| world.nav().classes().get(PassClass::new(c).unwrap()).unwrap().clearance;
+        let clearance = |c: PassClass| world.nav().classes().get(c).unwrap().clearance;
         let class =
             f.members().iter().map(|&m| world.unit(m).unwrap().class).min_by_key(|&c| (std::cmp::Reverse(clearance(c)), c)).unwrap();
-        let map = world.nav().class_nav(PassClass::new(class).unwrap()).unwrap().pass_map();
+        let map = world.nav().class_nav(class).unwrap().pass_map();
         let mut fresh = pathing::flow_field::FlowField::new();
         fresh.build(map, inputs.region, &pathing::flow_field::FlowGoal::Cell(inputs.goal));
         if (fresh.stats(), fresh.render_ascii()) != (field.stats(), field.render_ascii()) {
@@ -175,7 +175,7 @@ fn run(rows: &[&str], turns: u32, frames: &[u32], threads: usize, script: Script
 }
 
 fn spawn(turn: u32, player: u8, seq: u32, x: i32, z: i32, count: u16) -> Command {
-    cmd(turn, player, seq, CommandKind::Spawn { class: 0, at: at(x, z), count, radius: Fixed::ONE / 2, speed: m(6) })
+    cmd(turn, player, seq, CommandKind::Spawn { class: PassClass::of(0), at: at(x, z), count, radius: Fixed::ONE / 2, speed: m(6) })
 }
 
 fn ids(world: &World, player: u8) -> Vec<EntityId> {

@@ -136,7 +136,7 @@ fn run(rows: &[&str], turns: u32, frames: &[u32], script: &dyn Fn(u32, &World) -
 fn check_turn(world: &World) -> Result<(), String> {
     world.check_invariants()?;
     for u in world.units() {
-        let pass = world.nav().class_nav(PassClass::new(u.class).unwrap()).unwrap().pass_map();
+        let pass = world.nav().class_nav(u.class).unwrap().pass_map();
         if !pass.is_passable(world.navcell_of(u.pos)) && !u.escape {
             return Err(format!("unit {:?} stands on an impassable navcell at {:?}", u.id, u.pos));
         }
@@ -164,7 +164,7 @@ fn worst_overlap(world: &World) -> i64 {
 }
 
 fn spawn(turn: u32, player: u8, seq: u32, x: i32, z: i32, count: u16) -> Command {
-    cmd(turn, player, seq, CommandKind::Spawn { class: 0, at: at(x, z), count, radius: Fixed::ONE / 2, speed: m(6) })
+    cmd(turn, player, seq, CommandKind::Spawn { class: PassClass::of(0), at: at(x, z), count, radius: Fixed::ONE / 2, speed: m(6) })
 }
 
 fn go(turn: u32, player: u8, seq: u32, units: Vec<EntityId>, goal: GoalSpec) -> Command {
@@ -285,7 +285,7 @@ fn unit_boxed_in_gives_up() {
                         2,
                         n as u32,
                         CommandKind::Spawn {
-                            class: 0,
+                            class: PassClass::of(0),
                             at: at_dm(85 + dx * 12, 45 + dz * 12),
                             count: 1,
                             radius: Fixed::ONE / 2,

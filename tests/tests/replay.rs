@@ -226,7 +226,13 @@ fn the_replay_layout_is_pinned_to_its_format_version() {
     let id = sim::EntityId { index: 7, generation: 2 };
     let square = SquareSpec { x: Fixed::from_num(3), z: Fixed::from_num(4), w: Fixed::ONE, h: Fixed::ONE, degrees: Fixed::from_num(30) };
     let kinds = vec![
-        CommandKind::Spawn { class: 1, at: WorldPos::from_int(5, 6), count: 3, radius: Fixed::ONE / 2, speed: Fixed::from_num(8) },
+        CommandKind::Spawn {
+            class: pathing::PassClass::of(1),
+            at: WorldPos::from_int(5, 6),
+            count: 3,
+            radius: Fixed::ONE / 2,
+            speed: Fixed::from_num(8),
+        },
         CommandKind::Move { units: vec![id], goal: GoalSpec::Point(WorldPos::from_int(1, 2)), queue: true },
         CommandKind::Move {
             units: vec![id],
@@ -247,7 +253,7 @@ fn the_replay_layout_is_pinned_to_its_format_version() {
         CommandKind::Remove { units: vec![id] },
         CommandKind::Stop { units: vec![id] },
         CommandKind::PlaceObstruction { square, flags: 3 },
-        CommandKind::PlaceBuilding { class: 2, square, builder: Some(id) },
+        CommandKind::PlaceBuilding { class: pathing::PassClass::of(2), square, builder: Some(id) },
         CommandKind::SetObstructionFlags { id: pathing::ObstructionId(4), flags: 1 },
         CommandKind::RemoveObstruction { id: pathing::ObstructionId(4) },
         CommandKind::SetArea { name: "gate".into(), available: false },
@@ -257,10 +263,14 @@ fn the_replay_layout_is_pinned_to_its_format_version() {
         CommandKind::SetLayout { formation: FormationId(3), layout: Layout::Loose },
         CommandKind::Disband { formation: FormationId(3) },
         CommandKind::SetWaypoints {
-            net: sim::waypoint::WaypointNet { class: 0, range: 48, points: vec![WorldPos::from_int(1, 2), WorldPos::from_int(60, 2)] },
+            net: sim::waypoint::WaypointNet {
+                class: pathing::PassClass::of(0),
+                range: 48,
+                points: vec![WorldPos::from_int(1, 2), WorldPos::from_int(60, 2)],
+            },
         },
         CommandKind::SetWaypointPriorities {
-            class: 0,
+            class: pathing::PassClass::of(0),
             reset: true,
             entries: vec![
                 sim::waypoint::PriorityEntry { waypoint: 1, priority: pathing::waypoints::WaypointPriority::Open { extra_cost: 5 } },

@@ -2,7 +2,7 @@
 //! arrivals, rejections, and random command streams that must never panic.
 
 use pathing::refworld::{RefWorldParams, generate};
-use pathing::{Fixed, WorldPos};
+use pathing::{Fixed, PassClass, WorldPos};
 use proptest::prelude::*;
 use sim::command::{Command, CommandKind, Event, GoalSpec, RejectReason, SquareSpec, Target};
 use sim::world::{Settings, World};
@@ -33,8 +33,8 @@ fn script(turn: u32, units: &[EntityId]) -> Vec<Command> {
     let m = |n: i32| Fixed::from_num(n);
     match turn {
         0 => vec![
-            cmd(0, 1, 0, CommandKind::Spawn { class: 0, at: at(40, 60), count: 24, radius: m(1) / 2, speed: m(15) }),
-            cmd(0, 2, 0, CommandKind::Spawn { class: 1, at: at(210, 190), count: 24, radius: m(3) / 2, speed: m(12) }),
+            cmd(0, 1, 0, CommandKind::Spawn { class: PassClass::of(0), at: at(40, 60), count: 24, radius: m(1) / 2, speed: m(15) }),
+            cmd(0, 2, 0, CommandKind::Spawn { class: PassClass::of(1), at: at(210, 190), count: 24, radius: m(3) / 2, speed: m(12) }),
         ],
         1 => (0..48usize)
             .map(|n| {
@@ -133,7 +133,12 @@ fn the_hash_sequence_is_pinned() {
 #[test]
 fn invalid_commands_are_rejected_and_change_nothing() {
     let mut w = world(1);
-    let r = w.step(&[cmd(0, 1, 0, CommandKind::Spawn { class: 0, at: at(40, 60), count: 2, radius: Fixed::ONE, speed: Fixed::ONE })]);
+    let r = w.step(&[cmd(
+        0,
+        1,
+        0,
+        CommandKind::Spawn { class: PassClass::of(0), at: at(40, 60), count: 2, radius: Fixed::ONE, speed: Fixed::ONE },
+    )]);
     let mine: Vec<EntityId> = r.events.iter().filter_map(|e| if let Event::Spawned { unit } = e { Some(*unit) } else { None }).collect();
     assert_eq!(mine.len(), 2);
     let before = w.state_hash();
@@ -144,11 +149,11 @@ fn invalid_commands_are_rejected_and_change_nothing() {
         (cmd(1, 2, 1, CommandKind::Stop { units: mine.clone() }), RejectReason::NotOwned(mine[0])),
         (cmd(1, 1, 2, CommandKind::Stop { units: vec![mine[0], ghost] }), RejectReason::UnknownEntity(ghost)),
         (
-            cmd(1, 1, 3, CommandKind::Spawn { class: 4, at: at(40, 60), count: 1, radius: Fixed::ONE, speed: Fixed::ONE }),
+            cmd(1, 1, 3, CommandKind::Spawn { class: PassClass::of(4), at: at(40, 60), count: 1, radius: Fixed::ONE, speed: Fixed::ONE }),
             RejectReason::BadClass,
         ),
         (
-            cmd(1, 1, 4, CommandKind::Spawn { class: 0, at: at(40, 60), count: 0, radius: Fixed::ONE, speed: Fixed::ONE }),
+            cmd(1, 1, 4, CommandKind::Spawn { class: PassClass::of(0), at: at(40, 60), count: 0, radius: Fixed::ONE, speed: Fixed::ONE }),
             RejectReason::OutOfRange,
         ),
         (
@@ -176,7 +181,12 @@ fn invalid_commands_are_rejected_and_change_nothing() {
     assert_eq!(rejected, want);
     // Nothing changed but the turn counter: the same world stepped with no commands hashes alike.
     let mut twin = world(1);
-    twin.step(&[cmd(0, 1, 0, CommandKind::Spawn { class: 0, at: at(40, 60), count: 2, radius: Fixed::ONE, speed: Fixed::ONE })]);
+    twin.step(&[cmd(
+        0,
+        1,
+        0,
+        CommandKind::Spawn { class: PassClass::of(0), at: at(40, 60), count: 2, radius: Fixed::ONE, speed: Fixed::ONE },
+    )]);
     assert_eq!(twin.state_hash(), before);
     twin.step(&[]);
     assert_eq!(twin.state_hash(), w.state_hash());
@@ -187,7 +197,7 @@ fn arb_command(turn: u32) -> impl Strategy<Value = Command> {
     let ids = proptest::collection::vec((0..40u32, 0..3u32).prop_map(|(index, generation)| EntityId { index, generation }), 0..6);
     let kind = prop_oneof![
         (0..9u8, pos.clone(), 0..40u16, 0..5i32, 0..20i32).prop_map(|(class, at, count, r, s)| CommandKind::Spawn {
-            class,
+            class: PassClass::of(class),
             at,
             count,
             radius: Fixed::from_num(r) / 2,
@@ -212,7 +222,7 @@ fn arb_command(turn: u32) -> impl Strategy<Value = Command> {
         (0..1200u32, 0..4u8).prop_map(|(id, flags)| CommandKind::SetObstructionFlags { id: pathing::ObstructionId(id), flags }),
         (0..9u8, 0..300i32, 0..300i32, 0..30i32, 0..30i32, proptest::option::of((0..40u32, 0..2u32))).prop_map(|(class, x, z, w, h, b)| {
             CommandKind::PlaceBuilding {
-                class,
+                class: PassClass::of(class),
                 square: SquareSpec {
                     x: Fixed::from_num(x),
                     z: Fixed::from_num(z),
@@ -263,7 +273,18 @@ fn a_divergence_is_located_to_its_component_and_entity_range() {
     let mut a = world(1);
     let mut b = world(1);
     let spawn = |n| {
-        cmd(0, 1, n, CommandKind::Spawn { class: 0, at: at(40 + 30 * n as i32, 60), count: 100, radius: Fixed::ONE / 2, speed: Fixed::ONE })
+        cmd(
+            0,
+            1,
+            n,
+            CommandKind::Spawn {
+                class: PassClass::of(0),
+                at: at(40 + 30 * n as i32, 60),
+                count: 100,
+                radius: Fixed::ONE / 2,
+                speed: Fixed::ONE,
+            },
+        )
     };
     let commands = [spawn(0), spawn(1)];
     a.step(&commands);
@@ -388,7 +409,13 @@ fn snapshot_fuzz_seeds_load() {
                     0,
                     1,
                     0,
-                    CommandKind::Spawn { class: 0, at: at(30, 30), count: 3, radius: Fixed::ONE / 2, speed: Fixed::from_num(5) },
+                    CommandKind::Spawn {
+                        class: PassClass::of(0),
+                        at: at(30, 30),
+                        count: 3,
+                        radius: Fixed::ONE / 2,
+                        speed: Fixed::from_num(5),
+                    },
                 )],
                 1 => vec![cmd(1, 1, 0, CommandKind::Move { units: units.clone(), goal: GoalSpec::Point(at(40, 35)), queue: false })],
                 _ => Vec::new(),
@@ -410,7 +437,12 @@ fn snapshot_fuzz_seeds_load() {
         )
         .unwrap();
         let mut w = World::new(desc, Vec::new(), Settings::default()).unwrap();
-        w.step(&[cmd(0, 1, 0, CommandKind::Spawn { class: 0, at: at(2, 2), count: 2, radius: Fixed::ONE / 2, speed: Fixed::from_num(5) })]);
+        w.step(&[cmd(
+            0,
+            1,
+            0,
+            CommandKind::Spawn { class: PassClass::of(0), at: at(2, 2), count: 2, radius: Fixed::ONE / 2, speed: Fixed::from_num(5) },
+        )]);
         std::fs::write(dir.join("painted0.bin"), w.save()).unwrap();
     }
     let mut n = 0;
@@ -431,9 +463,9 @@ fn snapshot_fuzz_seeds_load() {
 fn buildings_disperse_the_units_in_their_way_and_gates_open() {
     let mut w = world(1);
     let m = |n: i32| Fixed::from_num(n);
-    let land = 4; // building-land
+    let land = PassClass::of(4); // building-land
     // The first spot on a stride where the footprint is valid.
-    let land_class = pathing::PassClass::new(land).unwrap();
+    let land_class = land;
     let (cx, cz) = (20..230)
         .step_by(10)
         .flat_map(|z| (20..230).step_by(10).map(move |x| (x, z)))
@@ -446,7 +478,7 @@ fn buildings_disperse_the_units_in_their_way_and_gates_open() {
         0,
         1,
         0,
-        CommandKind::Spawn { class: 0, at: at(cx, cz), count: 12, radius: Fixed::ONE / 2, speed: Fixed::from_num(6) },
+        CommandKind::Spawn { class: PassClass::of(0), at: at(cx, cz), count: 12, radius: Fixed::ONE / 2, speed: Fixed::from_num(6) },
     )]);
     let units: Vec<EntityId> = r.events.iter().filter_map(|e| if let Event::Spawned { unit } = e { Some(*unit) } else { None }).collect();
     assert_eq!(units.len(), 12);
@@ -463,7 +495,7 @@ fn buildings_disperse_the_units_in_their_way_and_gates_open() {
         2,
         1,
         0,
-        CommandKind::Spawn { class: 0, at: at(cx + 14, cz), count: 1, radius: Fixed::ONE / 2, speed: Fixed::from_num(6) },
+        CommandKind::Spawn { class: PassClass::of(0), at: at(cx + 14, cz), count: 1, radius: Fixed::ONE / 2, speed: Fixed::from_num(6) },
     )]);
     let Event::Spawned { unit: builder } = r.events[0] else { panic!("{:?}", r.events) };
     let r = w.step(&[cmd(3, 1, 0, CommandKind::PlaceBuilding { class: land, square: house, builder: Some(builder) })]);
@@ -489,13 +521,18 @@ fn buildings_disperse_the_units_in_their_way_and_gates_open() {
     assert!(!w.nav().grid().is_passable(centre, class0));
     w.step(&[cmd(25, 0, 0, CommandKind::SetObstructionFlags { id, flags: 2 })]);
     assert!(w.nav().grid().is_passable(centre, class0), "the open gate no longer blocks units");
-    assert!(!w.nav().grid().is_passable(centre, pathing::PassClass::new(land).unwrap()), "but still blocks foundations");
+    assert!(!w.nav().grid().is_passable(centre, land), "but still blocks foundations");
 }
 
 #[test]
 fn removed_units_leave_stale_ids_that_are_rejected() {
     let mut w = world(1);
-    let r = w.step(&[cmd(0, 1, 0, CommandKind::Spawn { class: 0, at: at(40, 60), count: 3, radius: Fixed::ONE / 2, speed: Fixed::ONE })]);
+    let r = w.step(&[cmd(
+        0,
+        1,
+        0,
+        CommandKind::Spawn { class: PassClass::of(0), at: at(40, 60), count: 3, radius: Fixed::ONE / 2, speed: Fixed::ONE },
+    )]);
     let units: Vec<EntityId> = r.events.iter().filter_map(|e| if let Event::Spawned { unit } = e { Some(*unit) } else { None }).collect();
     let r = w.step(&[cmd(1, 1, 0, CommandKind::Remove { units: vec![units[1], units[1]] })]);
     assert!(r.events.is_empty(), "{:?}", r.events);
@@ -504,7 +541,12 @@ fn removed_units_leave_stale_ids_that_are_rejected() {
     let r = w.step(&[cmd(2, 1, 0, CommandKind::Stop { units: vec![units[1]] })]);
     assert_eq!(r.events, vec![Event::Rejected { command: (2, PlayerId(1), 0), reason: RejectReason::UnknownEntity(units[1]) }]);
     // The slot is reused with a new generation; the stale id still names nothing.
-    let r = w.step(&[cmd(3, 1, 0, CommandKind::Spawn { class: 0, at: at(40, 60), count: 1, radius: Fixed::ONE / 2, speed: Fixed::ONE })]);
+    let r = w.step(&[cmd(
+        3,
+        1,
+        0,
+        CommandKind::Spawn { class: PassClass::of(0), at: at(40, 60), count: 1, radius: Fixed::ONE / 2, speed: Fixed::ONE },
+    )]);
     let Event::Spawned { unit } = r.events[0] else { panic!("{:?}", r.events) };
     assert_eq!(unit.index, units[1].index);
     assert_ne!(unit, units[1]);
@@ -523,7 +565,7 @@ fn review_cases_same_turn_grid_off_map_goals_id_exhaustion_and_checked_snapshots
             0,
             CommandKind::PlaceObstruction { square: SquareSpec { x: m(40), z: m(60), w: m(10), h: m(10), degrees: m(0) }, flags: 3 },
         ),
-        cmd(0, 1, 0, CommandKind::Spawn { class: 0, at: at(40, 60), count: 3, radius: Fixed::ONE / 2, speed: Fixed::ONE }),
+        cmd(0, 1, 0, CommandKind::Spawn { class: PassClass::of(0), at: at(40, 60), count: 3, radius: Fixed::ONE / 2, speed: Fixed::ONE }),
     ]);
     let class0 = pathing::PassClass::new(0).unwrap();
     for u in w.units() {

@@ -7,7 +7,7 @@ use pathing::classes::{ClassDef, ClassSet, ObstructionMode};
 use pathing::passability::WorldDesc;
 use pathing::terrain::CellKind;
 use pathing::waypoints::WaypointPriority;
-use pathing::{Fixed, Goal, Navcell, PassMap, SearchLimits, SearchScratch, WorldPos, find_path_astar};
+use pathing::{Fixed, Goal, Navcell, PassClass, PassMap, SearchLimits, SearchScratch, WorldPos, find_path_astar};
 use sim::command::{Command, CommandKind, Event, GoalSpec, RejectReason, SquareSpec};
 use sim::waypoint::{PriorityEntry, WAYPOINT_RADIUS, WaypointNet};
 use sim::world::{Settings, World};
@@ -46,7 +46,7 @@ fn net() -> WaypointNet {
             points.push(WorldPos::new(Fixed::from_num(x) + Fixed::ONE / 2, Fixed::from_num(z) + Fixed::ONE / 2));
         }
     }
-    WaypointNet { class: 0, range: RANGE, points }
+    WaypointNet { class: PassClass::of(0), range: RANGE, points }
 }
 
 fn world() -> World {
@@ -59,7 +59,7 @@ fn cmd(turn: u32, player: u8, kind: CommandKind) -> Command {
     Command { turn, player: PlayerId(player), seq: 0, kind }
 }
 
-fn spawn(world: &mut World, class: u8, at: WorldPos) -> EntityId {
+fn spawn(world: &mut World, class: PassClass, at: WorldPos) -> EntityId {
     let kind = CommandKind::Spawn { class, at, count: 1, radius: Fixed::ONE / 2, speed: Fixed::from_num(16) };
     let report = world.step(&[cmd(world.turn(), 1, kind)]);
     let [Event::Spawned { unit }] = report.events[..] else { panic!("{:?}", report.events) };
@@ -150,7 +150,7 @@ fn oracle_route(map: &PassMap, net: &WaypointNet, priorities: &[WaypointPriority
 /// The waypoint ids of a unit's circle orders, checking their form (circles of the waypoint radius
 /// on the net's points, then one point order at the goal).
 fn routed_ids(world: &World, unit: EntityId, goal: WorldPos) -> Vec<u32> {
-    let net = world.waypoint_net(0).unwrap();
+    let net = world.waypoint_net(PassClass::of(0)).unwrap();
     let orders = &world.unit(unit).unwrap().orders;
     assert_eq!(orders.last(), Some(&GoalSpec::Point(goal)), "{orders:?}");
     orders[..orders.len() - 1]
@@ -186,11 +186,11 @@ fn a_route_by_waypoints_is_the_oracles_best_route() {
     let map = land_map(&world);
     let mut routed = 0;
     for (k, &from) in starts.iter().enumerate() {
-        let unit = spawn(&mut world, 0, from);
+        let unit = spawn(&mut world, PassClass::of(0), from);
         let from = world.unit(unit).unwrap().pos;
         let goal = goals[k % goals.len()];
         let report = world.step(&[cmd(world.turn(), 1, CommandKind::MoveByWaypoints { units: vec![unit], goal, queue: false })]);
-        let expected = oracle_route(&map, world.waypoint_net(0).unwrap(), &[], from, goal).unwrap_or_default();
+        let expected = oracle_route(&map, world.waypoint_net(PassClass::of(0)).unwrap(), &[], from, goal).unwrap_or_default();
         assert_eq!(routed_ids(&world, unit, goal), expected, "unit from {from:?} to {goal:?}");
         assert_eq!(route_event(&report.events, unit), expected.len() as u32);
         routed += usize::from(!expected.is_empty());
@@ -203,7 +203,7 @@ fn a_route_by_waypoints_is_the_oracles_best_route() {
 #[test]
 fn a_unit_walks_its_route_to_the_goal() {
     let mut world = world();
-    let unit = spawn(&mut world, 0, pos(4, 4));
+    let unit = spawn(&mut world, PassClass::of(0), pos(4, 4));
     let goal = pos(6, 114);
     let report = world.step(&[cmd(world.turn(), 1, CommandKind::MoveByWaypoints { units: vec![unit], goal, queue: false })]);
     assert!(route_event(&report.events, unit) > 10, "the serpentine needs a long route");
@@ -226,13 +226,13 @@ fn a_unit_walks_its_route_to_the_goal() {
 fn units_move_locally_when_no_route_applies() {
     let mut world = world();
     // Near the goal: one leg reaches.
-    let near = spawn(&mut world, 0, pos(40, 40));
+    let near = spawn(&mut world, PassClass::of(0), pos(40, 40));
     let goal = pos(50, 45);
     let report = world.step(&[cmd(world.turn(), 1, CommandKind::MoveByWaypoints { units: vec![near], goal, queue: false })]);
     assert_eq!(route_event(&report.events, near), 0);
     assert_eq!(world.unit(near).unwrap().orders, vec![GoalSpec::Point(goal)]);
     // A class without a network.
-    let other = spawn(&mut world, 1, pos(4, 4));
+    let other = spawn(&mut world, PassClass::of(1), pos(4, 4));
     let goal = pos(6, 114);
     let report = world.step(&[cmd(world.turn(), 1, CommandKind::MoveByWaypoints { units: vec![other], goal, queue: false })]);
     assert_eq!(route_event(&report.events, other), 0);
@@ -256,7 +256,7 @@ fn the_graph_follows_the_grid_and_equals_a_fresh_build() {
     let mut world = world();
     let fresh = |world: &World| {
         let nav = world.nav().class_nav(pathing::PassClass::new(0).unwrap()).unwrap();
-        let net = world.waypoint_net(0).unwrap();
+        let net = world.waypoint_net(PassClass::of(0)).unwrap();
         let cells = net.points.iter().map(|&p| world.navcell_of(p)).collect();
         let params = pathing::waypoints::GraphParams {
             range: pathing::waypoints::range_of_metres(RANGE, Fixed::ONE),
@@ -264,39 +264,40 @@ fn the_graph_follows_the_grid_and_equals_a_fresh_build() {
         };
         pathing::waypoints::WaypointGraph::build(nav, cells, &params, &mut pathing::waypoints::WaypointScratch::new()).unwrap()
     };
-    let before = world.waypoint_graph(0).unwrap().clone();
+    let before = world.waypoint_graph(PassClass::of(0)).unwrap().clone();
     let report = world.step(&[cmd(0, 0, plug())]);
     let [Event::ObstructionPlaced { id }] = report.events[..] else { panic!("{:?}", report.events) };
-    let plugged = world.waypoint_graph(0).unwrap().clone();
+    let plugged = world.waypoint_graph(PassClass::of(0)).unwrap().clone();
     assert_eq!(plugged, fresh(&world));
     assert!(plugged.n_edges() < before.n_edges(), "the building cuts edges");
     // A unit below wall 2 bound above it now goes round by the right gap only.
-    let unit = spawn(&mut world, 0, pos(5, 45));
+    let unit = spawn(&mut world, PassClass::of(0), pos(5, 45));
     let goal = pos(5, 75);
     world.step(&[cmd(world.turn(), 1, CommandKind::MoveByWaypoints { units: vec![unit], goal, queue: false })]);
     let from = world.unit(unit).unwrap().pos;
-    let expected = oracle_route(&land_map(&world), world.waypoint_net(0).unwrap(), &[], from, goal).unwrap();
+    let expected = oracle_route(&land_map(&world), world.waypoint_net(PassClass::of(0)).unwrap(), &[], from, goal).unwrap();
     assert_eq!(routed_ids(&world, unit, goal), expected);
-    let net = world.waypoint_net(0).unwrap();
+    let net = world.waypoint_net(PassClass::of(0)).unwrap();
     assert!(expected.iter().any(|&w| net.points[w as usize].x > Fixed::from_num(100)), "round by the right: {expected:?}");
     // The building goes: the graph is the original one again.
     world.step(&[cmd(world.turn(), 0, CommandKind::RemoveObstruction { id })]);
-    assert_eq!(world.waypoint_graph(0).unwrap(), &before);
+    assert_eq!(world.waypoint_graph(PassClass::of(0)).unwrap(), &before);
 }
 
 #[test]
 fn priorities_steer_a_players_routes_and_no_one_elses() {
     let mut world = world();
-    let mine = spawn(&mut world, 0, pos(5, 45));
+    let mine = spawn(&mut world, PassClass::of(0), pos(5, 45));
     let theirs = {
-        let kind = CommandKind::Spawn { class: 0, at: pos(7, 45), count: 1, radius: Fixed::ONE / 2, speed: Fixed::from_num(16) };
+        let kind =
+            CommandKind::Spawn { class: PassClass::of(0), at: pos(7, 45), count: 1, radius: Fixed::ONE / 2, speed: Fixed::from_num(16) };
         let report = world.step(&[cmd(world.turn(), 2, kind)]);
         let [Event::Spawned { unit }] = report.events[..] else { panic!("{:?}", report.events) };
         unit
     };
     let goal = pos(5, 75);
     // Player 1 excludes the waypoints of the left gap of wall 2 (x = 5 and 15, z = 55 and 65).
-    let net = world.waypoint_net(0).unwrap().clone();
+    let net = world.waypoint_net(PassClass::of(0)).unwrap().clone();
     let gap: Vec<u32> = (0..net.points.len() as u32)
         .filter(|&k| {
             let p = net.points[k as usize];
@@ -307,12 +308,17 @@ fn priorities_steer_a_players_routes_and_no_one_elses() {
     let entries: Vec<PriorityEntry> = gap.iter().map(|&w| PriorityEntry { waypoint: w, priority: WaypointPriority::Excluded }).collect();
     let turn = world.turn();
     let report = world.step(&[
-        Command { turn, player: PlayerId(1), seq: 0, kind: CommandKind::SetWaypointPriorities { class: 0, reset: false, entries } },
+        Command {
+            turn,
+            player: PlayerId(1),
+            seq: 0,
+            kind: CommandKind::SetWaypointPriorities { class: PassClass::of(0), reset: false, entries },
+        },
         Command { turn, player: PlayerId(1), seq: 1, kind: CommandKind::MoveByWaypoints { units: vec![mine], goal, queue: false } },
         Command { turn, player: PlayerId(2), seq: 0, kind: CommandKind::MoveByWaypoints { units: vec![theirs], goal, queue: false } },
     ]);
     assert!(report.events.iter().all(|e| !matches!(e, Event::Rejected { .. })), "{:?}", report.events);
-    let table = world.waypoint_priorities(PlayerId(1), 0).unwrap().entries().to_vec();
+    let table = world.waypoint_priorities(PlayerId(1), PassClass::of(0)).unwrap().entries().to_vec();
     let map = land_map(&world);
     for (unit, priorities) in [(mine, table.clone()), (theirs, Vec::new())] {
         let from = world.unit(unit).unwrap().pos;
@@ -324,24 +330,28 @@ fn priorities_steer_a_players_routes_and_no_one_elses() {
     assert!(routes[1].iter().any(|w| gap.contains(w)), "player 2 takes the short way through the left gap: {:?}", routes[1]);
     // Replacing the network drops the tables written for it.
     world.step(&[cmd(world.turn(), 0, CommandKind::SetWaypoints { net: net.clone() })]);
-    assert!(world.waypoint_priorities(PlayerId(1), 0).is_none());
+    assert!(world.waypoint_priorities(PlayerId(1), PassClass::of(0)).is_none());
 }
 
 #[test]
 fn waypoint_commands_are_checked() {
     let mut world = world();
-    let unit = spawn(&mut world, 0, pos(4, 4));
+    let unit = spawn(&mut world, PassClass::of(0), pos(4, 4));
     let turn = world.turn();
-    let far = WaypointNet { class: 0, range: RANGE, points: vec![pos(500, 5)] };
+    let far = WaypointNet { class: PassClass::of(0), range: RANGE, points: vec![pos(500, 5)] };
     let kinds = [
         (1, CommandKind::SetWaypoints { net: net() }, RejectReason::WorldOnly),
         (0, CommandKind::SetWaypoints { net: WaypointNet { range: 0, ..net() } }, RejectReason::OutOfRange),
-        (0, CommandKind::SetWaypoints { net: WaypointNet { class: 9, ..net() } }, RejectReason::BadClass),
-        (1, CommandKind::SetWaypointPriorities { class: 1, reset: true, entries: Vec::new() }, RejectReason::NoWaypointNet(1)),
+        (0, CommandKind::SetWaypoints { net: WaypointNet { class: PassClass::of(9), ..net() } }, RejectReason::BadClass),
+        (
+            1,
+            CommandKind::SetWaypointPriorities { class: PassClass::of(1), reset: true, entries: Vec::new() },
+            RejectReason::NoWaypointNet(PassClass::of(1)),
+        ),
         (
             1,
             CommandKind::SetWaypointPriorities {
-                class: 0,
+                class: PassClass::of(0),
                 reset: false,
                 entries: vec![PriorityEntry { waypoint: 144, priority: WaypointPriority::Excluded }],
             },
@@ -357,7 +367,7 @@ fn waypoint_commands_are_checked() {
     let report = world.step(&[cmd(world.turn(), 0, CommandKind::SetWaypoints { net: far })]);
     assert!(matches!(&report.events[..], [Event::Rejected { reason: RejectReason::World(_), .. }]), "{:?}", report.events);
     assert!(turn < world.turn());
-    assert_eq!(world.waypoint_net(0), Some(&net()), "refused commands changed nothing");
+    assert_eq!(world.waypoint_net(PassClass::of(0)), Some(&net()), "refused commands changed nothing");
 }
 
 /// Two units on long routes, a building dropped on the route half-way, priorities changed; run
@@ -373,7 +383,7 @@ fn routes_replay_bit_for_bit_through_saves_and_threads() {
                 25,
                 1,
                 CommandKind::SetWaypointPriorities {
-                    class: 0,
+                    class: PassClass::of(0),
                     reset: false,
                     entries: vec![PriorityEntry { waypoint: 3, priority: WaypointPriority::Open { extra_cost: 40 } }],
                 },
@@ -384,17 +394,18 @@ fn routes_replay_bit_for_bit_through_saves_and_threads() {
     };
     let run = |reload: bool| -> Vec<[u8; 32]> {
         let mut world = world();
-        let kind = CommandKind::Spawn { class: 0, at: pos(4, 4), count: 2, radius: Fixed::ONE / 2, speed: Fixed::from_num(12) };
+        let kind =
+            CommandKind::Spawn { class: PassClass::of(0), at: pos(4, 4), count: 2, radius: Fixed::ONE / 2, speed: Fixed::from_num(12) };
         let report = world.step(&[cmd(0, 1, kind)]);
         let units: Vec<EntityId> =
             report.events.iter().filter_map(|e| if let Event::Spawned { unit } = e { Some(*unit) } else { None }).collect();
         let mut hashes = Vec::new();
         for t in 0..120 {
             if reload && t % 15 == 7 {
-                let graph = world.waypoint_graph(0).unwrap().clone();
+                let graph = world.waypoint_graph(PassClass::of(0)).unwrap().clone();
                 world = World::load(&world.save()).unwrap();
                 world.set_threads(2).unwrap();
-                assert_eq!(world.waypoint_graph(0).unwrap(), &graph, "the loaded graph is the one kept up to date");
+                assert_eq!(world.waypoint_graph(PassClass::of(0)).unwrap(), &graph, "the loaded graph is the one kept up to date");
             }
             let commands: Vec<Command> = script(t, &units).into_iter().map(|c| Command { turn: world.turn(), ..c }).collect();
             hashes.push(world.step(&commands).hash);
@@ -413,11 +424,16 @@ fn waypoint_fuzz_seed_loads() {
     let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus/snapshot/waypoints.bin");
     if std::env::var("PHALANX_WRITE_FUZZ_SEEDS").is_ok() {
         let mut world = world();
-        let unit = spawn(&mut world, 0, pos(4, 4));
+        let unit = spawn(&mut world, PassClass::of(0), pos(4, 4));
         let entries = vec![PriorityEntry { waypoint: 5, priority: WaypointPriority::Open { extra_cost: 9 } }];
         let turn = world.turn();
         world.step(&[
-            Command { turn, player: PlayerId(1), seq: 0, kind: CommandKind::SetWaypointPriorities { class: 0, reset: false, entries } },
+            Command {
+                turn,
+                player: PlayerId(1),
+                seq: 0,
+                kind: CommandKind::SetWaypointPriorities { class: PassClass::of(0), reset: false, entries },
+            },
             Command {
                 turn,
                 player: PlayerId(1),
@@ -429,8 +445,8 @@ fn waypoint_fuzz_seed_loads() {
         std::fs::write(&path, world.save()).unwrap();
     }
     let mut world = World::load(&std::fs::read(&path).unwrap()).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    assert_eq!(world.waypoint_net(0), Some(&net()));
-    assert!(world.waypoint_priorities(PlayerId(1), 0).is_some());
+    assert_eq!(world.waypoint_net(PassClass::of(0)), Some(&net()));
+    assert!(world.waypoint_priorities(PlayerId(1), PassClass::of(0)).is_some());
     world.step(&[]);
     world.check_invariants().unwrap();
 }
@@ -440,7 +456,7 @@ fn waypoint_fuzz_seed_loads() {
 #[test]
 fn queued_orders_stop_at_the_limit() {
     let mut world = world();
-    let unit = spawn(&mut world, 0, pos(4, 4));
+    let unit = spawn(&mut world, PassClass::of(0), pos(4, 4));
     let (a, b) = (pos(6, 114), pos(4, 4));
     let mut refused = false;
     for k in 0..40 {
@@ -470,11 +486,14 @@ fn networks_beyond_the_work_limits_are_refused() {
     let mut world = World::new(fine, Vec::new(), Settings::default()).unwrap();
     let points = vec![pos(5, 5), pos(50, 50)];
     // 40 m of 1/4 m navcells is 160 navcells: more than 128.
-    assert_eq!(world.set_waypoints(WaypointNet { class: 0, range: 40, points: points.clone() }), Err(RejectReason::OutOfRange));
-    world.set_waypoints(WaypointNet { class: 0, range: 32, points }).unwrap();
+    assert_eq!(
+        world.set_waypoints(WaypointNet { class: PassClass::of(0), range: 40, points: points.clone() }),
+        Err(RejectReason::OutOfRange)
+    );
+    world.set_waypoints(WaypointNet { class: PassClass::of(0), range: 32, points }).unwrap();
     // 1024 waypoints 1 m apart within 32 m of each other: far more than 4096 candidate pairs.
     let dense: Vec<WorldPos> = (0..1024).map(|k| pos(5 + k % 32, 5 + k / 32)).collect();
-    let refused = world.set_waypoints(WaypointNet { class: 0, range: 32, points: dense });
+    let refused = world.set_waypoints(WaypointNet { class: PassClass::of(0), range: 32, points: dense });
     assert!(matches!(refused, Err(RejectReason::World(ref m)) if m.contains("pairs")), "{refused:?}");
 }
 
@@ -488,7 +507,13 @@ fn route_planning_per_turn_is_bounded() {
     let mut units = Vec::new();
     for k in 0..14 {
         for z in [4, 20, 44] {
-            let kind = CommandKind::Spawn { class: 0, at: pos(4 + 8 * k, z), count: 2, radius: Fixed::ONE / 4, speed: Fixed::from_num(8) };
+            let kind = CommandKind::Spawn {
+                class: PassClass::of(0),
+                at: pos(4 + 8 * k, z),
+                count: 2,
+                radius: Fixed::ONE / 4,
+                speed: Fixed::from_num(8),
+            };
             let report = world.step(&[cmd(world.turn(), 1, kind)]);
             units.extend(report.events.iter().filter_map(|e| if let Event::Spawned { unit } = e { Some(*unit) } else { None }));
         }

@@ -20,13 +20,27 @@ pub const MAX_CELL_SIZE: Fixed = Fixed::const_from_int(256);
 pub const MAX_CLASSES: u8 = 16;
 
 /// A passability class: an index into the class bits of every navcell. `[Limit: < 16]`
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+///
+/// It serializes as its `u8`; reading one at or above [`MAX_CLASSES`] is an error, so a command or
+/// snapshot never holds a class no grid could have (a class the grid does not define is still
+/// possible, and refused where it is used).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(try_from = "u8", into = "u8")]
 pub struct PassClass(u8);
 
 impl PassClass {
     /// The class with this index, if it is below [`MAX_CLASSES`].
     pub const fn new(index: u8) -> Option<Self> {
         if index < MAX_CLASSES { Some(Self(index)) } else { None }
+    }
+
+    /// The class with this index, for constants and literals.
+    ///
+    /// # Panics
+    /// When `index` is not below [`MAX_CLASSES`] (at compile time in a constant).
+    pub const fn of(index: u8) -> Self {
+        assert!(index < MAX_CLASSES, "a passability class index is below 16");
+        Self(index)
     }
 
     /// The class index.
@@ -37,6 +51,27 @@ impl PassClass {
     /// The class bit in a navcell's mask.
     pub const fn bit(self) -> u16 {
         1 << self.0
+    }
+}
+
+impl TryFrom<u8> for PassClass {
+    type Error = String;
+
+    fn try_from(index: u8) -> Result<Self, String> {
+        Self::new(index).ok_or_else(|| format!("expected a passability class below {MAX_CLASSES}, found {index}"))
+    }
+}
+
+impl From<PassClass> for u8 {
+    fn from(class: PassClass) -> u8 {
+        class.0
+    }
+}
+
+/// `3`: the class index, as every tool prints a class.
+impl std::fmt::Display for PassClass {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)
     }
 }
 

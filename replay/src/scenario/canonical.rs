@@ -16,7 +16,7 @@ pub(super) fn square_json(s: &SquareSpec) -> String {
 
 pub(super) fn write_canonical(sc: &Scenario) -> String {
     let mut out = String::new();
-    let class_name = |class: u8| PassClass::new(class).and_then(|c| sc.classes.get(c)).map_or_else(String::new, |d| json_string(&d.name));
+    let class_name = |class: PassClass| sc.classes.get(class).map_or_else(String::new, |d| json_string(&d.name));
     let _ = writeln!(out, "{{");
     let _ = writeln!(out, "  \"format\": \"{FORMAT_NAME}\",");
     let _ = writeln!(out, "  \"version\": {SCENARIO_VERSION},");
@@ -67,7 +67,9 @@ pub(super) fn write_canonical(sc: &Scenario) -> String {
         MapKind::Polygons { text } => format!("\"polygons\": {{\"text\": {}}}", json_string(text)),
         MapKind::Terrain(t) => terrain_json(t),
     };
-    let names = |mask: u16| (0..16u8).filter(|k| mask & (1 << k) != 0).map(class_name).collect::<Vec<String>>().join(", ");
+    let names = |mask: u16| {
+        (0..MAX_CLASSES).filter_map(PassClass::new).filter(|c| mask & c.bit() != 0).map(class_name).collect::<Vec<String>>().join(", ")
+    };
     // Written only when there are any, so the canonical text of a scenario without them stays.
     let landmarks = if sc.landmarks == 0 { String::new() } else { format!(", \"landmarks\": [{}]", names(sc.landmarks)) };
     let _ = writeln!(out, "  \"map\": {{{kind}, \"jump_tables\": [{}]{landmarks}}},", names(sc.jump_tables));
@@ -185,7 +187,7 @@ pub(super) fn goal_json(sc: &Scenario, goal: &Goal) -> String {
 }
 
 pub(super) fn action_json(sc: &Scenario, action: &Action) -> String {
-    let class_name = |class: u8| PassClass::new(class).and_then(|c| sc.classes.get(c)).map_or_else(String::new, |d| json_string(&d.name));
+    let class_name = |class: PassClass| sc.classes.get(class).map_or_else(String::new, |d| json_string(&d.name));
     let groups = |units: &[usize]| units.iter().map(|&g| json_string(&sc.group_names[g])).collect::<Vec<_>>().join(", ");
     let obs = |r: ObsRef| match r {
         ObsRef::Named(k) => json_string(&sc.obstruction_names[k]),

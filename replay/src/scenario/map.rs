@@ -159,7 +159,7 @@ fn class_mask(
     for (k, item) in list.iter().enumerate() {
         let item_path = format!("{p}[{k}]");
         let class = parse_class(cx, item, &item_path, classes)?;
-        let def = PassClass::new(class).and_then(|c| classes.get(c));
+        let def = classes.get(class);
         if def.is_some_and(|d| d.obstructions == ObstructionMode::Foundation) {
             if drop_foundation {
                 continue; // what versions before 4 did with them: no table, so no bit
@@ -170,7 +170,7 @@ fn class_mask(
                 format!("expected a movement class, found the foundation class {name:?} (only movement classes search)"),
             ));
         }
-        mask |= 1 << class;
+        mask |= class.bit();
     }
     if cells * u64::from(mask.count_ones()) > limit {
         return Err(cx.err(

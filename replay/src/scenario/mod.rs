@@ -70,7 +70,7 @@ use pathing::polygon::{ConfigError, PolygonConfig};
 use pathing::refworld::{RefWorldParams, generate};
 use pathing::terrain::{GridSpec, MapBorder, Terrain};
 use pathing::waypoints::WaypointPriority;
-use pathing::{Fixed, MAX_CELL_SIZE, PassClass, WorldPos};
+use pathing::{Fixed, MAX_CELL_SIZE, MAX_CLASSES, PassClass, WorldPos};
 use sim::EntityId;
 use sim::command::{Command, CommandKind, Event, GoalSpec, PlayerId, SquareSpec, Target};
 use sim::formation::{FormationId, Layout};

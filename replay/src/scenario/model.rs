@@ -80,7 +80,7 @@ pub(super) enum Goal {
 #[derive(Clone, Debug)]
 pub(super) struct SpawnSpec {
     pub(super) group: Option<usize>,
-    pub(super) class: u8,
+    pub(super) class: PassClass,
     pub(super) at: WorldPos,
     pub(super) count: u16,
     pub(super) radius: Fixed,
@@ -94,7 +94,7 @@ pub(super) enum Action {
     Stop { units: Vec<usize> },
     Remove { units: Vec<usize> },
     PlaceObstruction { name: Option<usize>, square: SquareSpec, flags: u8 },
-    PlaceBuilding { name: Option<usize>, class: u8, square: SquareSpec, builder: Option<usize> },
+    PlaceBuilding { name: Option<usize>, class: PassClass, square: SquareSpec, builder: Option<usize> },
     SetObstructionFlags { target: ObsRef, flags: u8 },
     RemoveObstruction { target: ObsRef },
     SetArea { name: String, available: bool },
@@ -104,7 +104,7 @@ pub(super) enum Action {
     SetLayout { formation: usize, layout: Layout },
     Disband { formation: usize },
     SetWaypoints(WaypointNet),
-    SetWaypointPriorities { class: u8, reset: bool, entries: Vec<PriorityEntry> },
+    SetWaypointPriorities { class: PassClass, reset: bool, entries: Vec<PriorityEntry> },
     MoveByWaypoints { units: Vec<usize>, goal: WorldPos, queue: bool },
 }
 

@@ -265,15 +265,16 @@ fn parse_classes(
 }
 
 /// A class by name or index.
-pub(super) fn parse_class(cx: &Cx, value: &Value, path: &str, classes: &ClassSet) -> Res<u8> {
+pub(super) fn parse_class(cx: &Cx, value: &Value, path: &str, classes: &ClassSet) -> Res<PassClass> {
     match value {
-        Value::String(name) => classes.by_name(name).map(PassClass::index).map_err(|_| {
+        Value::String(name) => classes.by_name(name).map_err(|_| {
             let list = classes.iter().map(|(_, d)| format!("{:?}", d.name)).collect::<Vec<_>>().join(", ");
             cx.err(path, format!("unknown class {name:?}, expected one of {list}"))
         }),
         Value::Number(_) => {
             let max = u64::from(classes.len().saturating_sub(1));
-            Ok(cx.uint(value, path, max)? as u8)
+            let index = cx.uint(value, path, max)? as u8;
+            PassClass::new(index).ok_or_else(|| cx.err(path, format!("expected a class index below {MAX_CLASSES}, found {index}")))
         }
         other => Err(cx.err(path, format!("expected a class name or index, found {}", kind(other)))),
     }
@@ -385,14 +386,13 @@ pub(super) fn parse_spawn_fields(cx: &Cx, path: &str, f: SpawnFields, classes: &
         Some(v) => {
             let p = join(path, "class");
             let class = parse_class(cx, v, &p, classes)?;
-            let movement =
-                PassClass::new(class).and_then(|c| classes.get(c)).is_some_and(|d| d.obstructions != ObstructionMode::Foundation);
+            let movement = classes.get(class).is_some_and(|d| d.obstructions != ObstructionMode::Foundation);
             if !movement {
                 return Err(cx.err(&p, "expected a movement class (a foundation class is for buildings)"));
             }
             class
         }
-        None => 0,
+        None => PassClass::of(0),
     };
     let count = f.count.map_or(1, |c| c.get());
     let radius = f.radius.unwrap_or(DEFAULT_RADIUS);

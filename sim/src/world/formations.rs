@@ -166,11 +166,11 @@ impl World {
     /// The members' class, speed and size ([`Profile`]); `None` when a member is gone (never for
     /// a formation that keeps the invariants).
     fn profile(&self, members: &[EntityId]) -> Option<Profile> {
-        let mut best: Option<(Fixed, u8)> = None;
+        let mut best: Option<(Fixed, PassClass)> = None;
         let (mut speed, mut radius) = (Fixed::MAX, Fixed::ZERO);
         for &id in members {
             let u = self.unit(id)?;
-            let clearance = PassClass::new(u.class).and_then(|c| self.nav.classes().get(c)).map_or(Fixed::ZERO, |c| c.clearance);
+            let clearance = self.nav.classes().get(u.class).map_or(Fixed::ZERO, |c| c.clearance);
             // Largest clearance, ties to the lowest class index.
             if best.is_none_or(|(c, k)| clearance > c || (clearance == c && u.class < k)) {
                 best = Some((clearance, u.class));
@@ -386,7 +386,7 @@ impl World {
         let f = self.formations.get(&id).filter(|f| f.state == FormationState::WaitingForPath)?;
         let goal = goal_of(f.goal.as_ref()?)?;
         let profile = self.profile(&f.members)?;
-        let pass = self.nav.class_nav(PassClass::new(profile.class)?)?.pass_map();
+        let pass = self.nav.class_nav(profile.class)?.pass_map();
         let average = self.average_position(&f.members);
         let pos = if pass.is_passable(self.navcell_of(average)) {
             average
@@ -538,7 +538,7 @@ impl World {
         let diagonal = unit_vector_degrees(Fixed::from_num(45));
         let (c, s) = (raw(diagonal.x), raw(diagonal.z));
         let directions = [facing, rotate(facing, c, s), rotate(facing, c, -s)];
-        let Some(class) = PassClass::new(profile.class) else { return };
+        let class = profile.class;
         let cell = raw(self.nav.grid().cell_size()).max(1);
         let left = Vec2::new(-f.facing.z, f.facing.x);
         let (hw, hh) = (Fixed::from_bits(width.to_bits() / 2), Fixed::from_bits(depth.to_bits() / 2));
@@ -584,7 +584,7 @@ impl World {
     /// Keeps the formation's flow field current (step 5 of the module documentation) and returns
     /// it, built; `None` when the formation's class has no navigation layer.
     fn field_for(&mut self, f: &mut Formation, profile: &Profile) -> Option<&FlowField> {
-        let class_nav = self.nav.class_nav(PassClass::new(profile.class)?)?;
+        let class_nav = self.nav.class_nav(profile.class)?;
         let map = class_nav.pass_map();
         let navcell = |p: WorldPos| grid_navcell(self.nav.grid(), p);
         let positions: Vec<WorldPos> = f.members.iter().filter_map(|&id| self.unit(id)).map(|u| u.pos).collect();
@@ -638,7 +638,7 @@ impl World {
         let mut remaining: u64 = 0;
         for (k, &id) in f.members.iter().enumerate() {
             let Some(u) = self.units.get(id.index as usize).and_then(Option::as_ref).filter(|u| u.id == id) else { continue };
-            let Some(pass) = PassClass::new(u.class).and_then(|c| self.nav.class_nav(c)).map(|c| c.pass_map()) else { continue };
+            let Some(pass) = self.nav.class_nav(u.class).map(|c| c.pass_map()) else { continue };
             let (num, den) = RUN_MULTIPLIER;
             let budget = raw(u.speed) * i128::from(self.settings.turn_ms) * num / (1000 * den);
             let field = field.as_ref().map(|c| &c.field);

@@ -66,7 +66,7 @@ pub(crate) enum OrderGoal {
 
 /// A long-range search to make.
 pub(super) struct LongJob {
-    pub(super) class: u8,
+    pub(super) class: PassClass,
     pub(super) pos: WorldPos,
     pub(super) cell: Navcell,
     pub(super) goal: Goal,
@@ -76,7 +76,7 @@ pub(super) struct LongJob {
 
 /// A short-range search to make.
 struct ShortJob {
-    class: u8,
+    class: PassClass,
     pos: WorldPos,
     radius: Fixed,
     goal: Goal,
@@ -144,7 +144,7 @@ impl World {
             }
             Target::Obstruction(id) => {
                 let Some(o) = self.nav.obstructions().get(&id) else { return OrderGoal::Gone };
-                let clearance = PassClass::new(unit.class).and_then(|c| self.nav.classes().get(c)).map_or(Fixed::ZERO, |c| c.clearance);
+                let clearance = self.nav.classes().get(unit.class).map_or(Fixed::ZERO, |c| c.clearance);
                 let sq = o.square;
                 let grown =
                     |by: Fixed| Square::new(sq.center(), sq.hw() + grow(by + clearance), sq.hh() + grow(by + clearance), sq.u(), sq.v());
@@ -261,7 +261,7 @@ impl World {
                     None => Outcome::Failed,
                 },
                 Some(Job::Short(job)) => {
-                    let Some(class_nav) = PassClass::new(job.class).and_then(|c| nav.class_nav(c)) else { return Outcome::Failed };
+                    let Some(class_nav) = nav.class_nav(job.class) else { return Outcome::Failed };
                     let map = class_nav.pass_map();
                     let mut query = ShortQuery {
                         start: job.pos,
@@ -421,7 +421,7 @@ impl World {
 /// shortcuts between points that see each other, never touching an impassable navcell. An escape
 /// path stays as it is.
 fn run_long(nav: &NavWorld, job: &LongJob, ws: &mut Workspace) -> Option<(PathStatus, Vec<WorldPos>)> {
-    let class_nav = nav.class_nav(PassClass::new(job.class)?)?;
+    let class_nav = nav.class_nav(job.class)?;
     let cell_size = nav.grid().cell_size();
     let limits = SearchLimits { node_budget: PATH_NODE_BUDGET };
     let status = pathing::find_path(class_nav, job.cell, &job.goal, &limits, &mut ws.search, &mut ws.path).status;

@@ -29,9 +29,9 @@ pub(crate) struct Net {
 #[derive(Debug, Default)]
 pub(crate) struct Waypoints {
     /// By class.
-    pub(crate) nets: BTreeMap<u8, Net>,
+    pub(crate) nets: BTreeMap<PassClass, Net>,
     /// By (player, class); entries in waypoint-id order.
-    pub(crate) tables: BTreeMap<(PlayerId, u8), PriorityTable>,
+    pub(crate) tables: BTreeMap<(PlayerId, PassClass), PriorityTable>,
     /// Workspace for builds, updates and routes (never state).
     scratch: pathing::waypoints::WaypointScratch,
     /// Routes planned from a new start in the current turn's commands; reset when a turn starts,
@@ -40,7 +40,7 @@ pub(crate) struct Waypoints {
 }
 
 /// What the snapshot stores of the priority tables: player, class, one priority per waypoint.
-pub(crate) type StoredTable = (PlayerId, u8, Vec<WaypointPriority>);
+pub(crate) type StoredTable = (PlayerId, PassClass, Vec<WaypointPriority>);
 
 impl Waypoints {
     /// The digest of the `waypoints` component: the nets and the tables, in key order.
@@ -79,23 +79,27 @@ impl World {
     }
 
     /// The waypoint network of a class, if it has one.
-    pub fn waypoint_net(&self, class: u8) -> Option<&WaypointNet> {
+    pub fn waypoint_net(&self, class: PassClass) -> Option<&WaypointNet> {
         self.waypoints.nets.get(&class).map(|n| &n.spec)
     }
 
     /// The graph of a class's waypoint network (derived from the net and the grid), if it has one.
-    pub fn waypoint_graph(&self, class: u8) -> Option<&WaypointGraph> {
+    pub fn waypoint_graph(&self, class: PassClass) -> Option<&WaypointGraph> {
         self.waypoints.nets.get(&class).map(|n| &n.graph)
     }
 
     /// A player's priority table for a class, if it set one.
-    pub fn waypoint_priorities(&self, player: PlayerId, class: u8) -> Option<&PriorityTable> {
+    pub fn waypoint_priorities(&self, player: PlayerId, class: PassClass) -> Option<&PriorityTable> {
         self.waypoints.tables.get(&(player, class))
     }
 
     /// The class index as a movement class of this world.
-    fn movement_class(&self, class: u8) -> Result<PassClass, RejectReason> {
-        PassClass::new(class).filter(|c| class < self.nav.classes().len() && self.nav.class_nav(*c).is_some()).ok_or(RejectReason::BadClass)
+    fn movement_class(&self, class: PassClass) -> Result<PassClass, RejectReason> {
+        if class.index() < self.nav.classes().len() && self.nav.class_nav(class).is_some() {
+            Ok(class)
+        } else {
+            Err(RejectReason::BadClass)
+        }
     }
 
     /// Builds the graph of a net on the current grid.
@@ -133,7 +137,7 @@ impl World {
     pub(super) fn set_waypoint_priorities(
         &mut self,
         player: PlayerId,
-        class: u8,
+        class: PassClass,
         reset: bool,
         entries: &[PriorityEntry],
     ) -> Result<(), RejectReason> {
@@ -168,8 +172,8 @@ impl World {
         let mut seen = crate::lookup::LookupSet::with_capacity(units.len());
         // Per (class, start block): the route, so a group standing together is routed once per
         // block. Per class: the last waypoint, nearest the goal.
-        let mut routes: crate::lookup::LookupMap<(u8, u16, u16), Vec<WorldPos>> = crate::lookup::LookupMap::with_capacity(0);
-        let mut last_cache: BTreeMap<u8, Option<WaypointReach>> = BTreeMap::new();
+        let mut routes: crate::lookup::LookupMap<(PassClass, u16, u16), Vec<WorldPos>> = crate::lookup::LookupMap::with_capacity(0);
+        let mut last_cache: BTreeMap<PassClass, Option<WaypointReach>> = BTreeMap::new();
         let mut planned: Vec<(EntityId, Vec<GoalSpec>, u32)> = Vec::with_capacity(units.len());
         for &id in units {
             if !seen.insert(id) {
@@ -215,10 +219,10 @@ impl World {
     fn route_for(
         &mut self,
         player: PlayerId,
-        class: u8,
+        class: PassClass,
         from: WorldPos,
         goal: WorldPos,
-        last_cache: &mut BTreeMap<u8, Option<WaypointReach>>,
+        last_cache: &mut BTreeMap<PassClass, Option<WaypointReach>>,
     ) -> Vec<WorldPos> {
         let Waypoints { nets, tables, scratch, starts_this_turn } = &mut self.waypoints;
         let Some(net) = nets.get(&class) else { return Vec::new() };
@@ -255,7 +259,7 @@ impl World {
 
     /// Rebuilds the graphs of loaded nets and checks the loaded tables.
     pub(super) fn load_waypoints(&mut self, nets: Vec<WaypointNet>, tables: Vec<super::waypoints::StoredTable>) -> Result<(), String> {
-        let mut last: Option<u8> = None;
+        let mut last: Option<PassClass> = None;
         for net in nets {
             if last.is_some_and(|c| c >= net.class) || net.points.is_empty() {
                 return Err(format!("waypoint net of class {}: out of class order, repeated or empty", net.class));
@@ -264,7 +268,7 @@ impl World {
             let class = net.class;
             self.set_waypoints(net).map_err(|e| format!("waypoint net of class {class}: {e:?}"))?;
         }
-        let mut last: Option<(PlayerId, u8)> = None;
+        let mut last: Option<(PlayerId, PassClass)> = None;
         for (player, class, entries) in tables {
             let n = self.waypoints.nets.get(&class).map(|n| n.spec.points.len());
             if last.is_some_and(|k| k >= (player, class)) || n != Some(entries.len()) || player.0 > self.settings.players {
@@ -281,7 +285,7 @@ impl World {
     /// table has one entry per waypoint of its class's net.
     pub(super) fn check_waypoints(&self) -> Result<(), String> {
         for (&class, net) in &self.waypoints.nets {
-            if net.spec.class != class || net.graph.class().index() != class || net.graph.n_waypoints() as usize != net.spec.points.len() {
+            if net.spec.class != class || net.graph.class() != class || net.graph.n_waypoints() as usize != net.spec.points.len() {
                 return Err(format!("the waypoint graph of class {class} does not belong to its net"));
             }
         }
