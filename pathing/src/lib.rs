@@ -128,8 +128,8 @@ mod hierarchy;
 mod local;
 mod routes;
 mod search;
-#[cfg(test)]
-mod test_support;
+#[cfg(any(test, feature = "test-support"))]
+pub mod test_support;
 
 // The public modules keep the short paths other crates name them by (`pathing::terrain::Terrain`);
 // the folders above only group them by design, so each item has one public path.
