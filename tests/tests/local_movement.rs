@@ -11,11 +11,11 @@ use std::fmt::Write as _;
 
 use pathing::passability::ObstructionFlags;
 use pathing::{Fixed, PassClass, WorldPos};
-use phalanx_tests::sim_maps::world_from;
 use proptest::prelude::*;
 use sim::EntityId;
 use sim::command::{Command, CommandKind, Event, GoalSpec, SquareSpec, Target};
 use sim::motion::OVERLAP_TOLERANCE;
+use sim::test_support::world_from;
 use sim::world::{UnitState, World};
 
 fn m(n: i32) -> Fixed {
