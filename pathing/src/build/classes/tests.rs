@@ -105,7 +105,7 @@ fn rule_errors_name_the_rule_and_where_the_class_starts() {
             ClassProblem::EmptyRange { name: "a".into(), field: "minShoreDistance", min: metres(9), max: metres(8) },
             2,
         ),
-        (file(&[]), ClassProblem::NoClasses, 1),
+        (file(&[]), ClassProblem::NoClasses, 3),
         (file(&(0..17).map(|k| class(&format!("c{k}"), "")).collect::<Vec<_>>()), ClassProblem::TooManyClasses { index: 16 }, 18),
     ];
     for (text, problem, line) in cases {
@@ -113,8 +113,8 @@ fn rule_errors_name_the_rule_and_where_the_class_starts() {
         let ClassFileError::Invalid { at: Some(at), path, problem: found } = &err else { panic!("{text}: {err:?}") };
         assert_eq!(found, &problem, "{text}");
         assert_eq!(at.line, line, "{text}: {err}");
-        // Each class of `file` starts a line; an empty list's `[` is the 13th byte.
-        assert_eq!(at.column, if problem == ClassProblem::NoClasses { 13 } else { 1 }, "{text}: {err}");
+        // Each class of `file` starts a line, and so does the `]` that closes an empty list.
+        assert_eq!(at.column, 1, "{text}: {err}");
         let message = err.to_string();
         // The JSON path names the class (the list itself when it is empty).
         let expected_path = match &problem {
