@@ -233,7 +233,7 @@ pub enum ClassFileError {
     /// The file is well formed but a class breaks a rule of [`ClassSet`].
     Invalid {
         /// Where the offending class definition starts in the file (its `{`; for an empty list,
-        /// the list's `[`); `None` when the classes did not come from a file ([`ClassSet::new`]).
+        /// the `]` that closes it); `None` when the classes did not come from a file ([`ClassSet::new`]).
         at: Option<TextPos>,
         /// The JSON path of the offending class (`classes[2]`, or `classes` for an empty list);
         /// empty when the classes did not come from a file.
@@ -341,8 +341,9 @@ impl ClassSet {
     ///
     /// # Errors
     /// [`ClassFileError::Syntax`] for malformed text, [`ClassFileError::Invalid`] (with the position
-    /// where the offending class starts, or of the list's `[` when it is empty) when a class breaks a
-    /// rule of the set. Both carry the 1-based line and column and say what was expected.
+    /// where the offending class starts, or of the `]` that closes the list when it is empty) when a
+    /// class breaks a rule of the set. Both carry the 1-based line and column and the JSON path, and
+    /// say what was expected.
     pub fn parse_json(text: &str) -> Result<Self, ClassFileError> {
         let file: RawFile = from_json(text).map_err(ClassFileError::Syntax)?;
         let classes: Vec<ClassDef> = file.classes.into_iter().map(RawClass::into_def).collect();
