@@ -128,13 +128,13 @@ mod hierarchy;
 mod local;
 mod routes;
 mod search;
-#[cfg(test)]
-mod test_support;
+#[cfg(any(test, feature = "test-support"))]
+pub mod test_support;
 
 // The public modules keep the short paths other crates name them by (`pathing::terrain::Terrain`);
 // the folders above only group them by design, so each item has one public path.
 pub use build::{classes, passability, placement, polygon, raster, refworld, terrain};
-pub use formats::{grid_text, movingai};
+pub use formats::{grid_text, json, movingai};
 pub use geometry::{decimal, trig};
 pub use grid::cost;
 pub use local::{collide, flow_field, short_range};

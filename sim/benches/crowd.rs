@@ -25,12 +25,9 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::ms;
-use pathing::classes::ClassSet;
-use pathing::passability::{Obstruction, ObstructionFlags, WorldDesc};
-use pathing::raster::oriented_square;
-use pathing::terrain::{GridSpec, Terrain};
 use pathing::{Fixed, WorldPos};
 use sim::command::{Command, CommandKind, Event, GoalSpec, PlayerId};
+use sim::test_support::{Wall, flat_world};
 use sim::world::{Settings, World};
 
 const W: i32 = 256;
@@ -43,7 +40,7 @@ enum Scenario {
 }
 
 /// Wall rectangles `(x0, z0, x1, z1)` in metres.
-fn walls(scenario: Scenario) -> Vec<(i32, i32, i32, i32)> {
+fn walls(scenario: Scenario) -> Vec<Wall> {
     let mut out = vec![(0, 0, W, 1), (0, H - 1, W, H), (0, 0, 1, H), (W - 1, 0, W, H)];
     if scenario == Scenario::Chokepoint {
         out.push((127, 0, 129, 58));
@@ -53,21 +50,7 @@ fn walls(scenario: Scenario) -> Vec<(i32, i32, i32, i32)> {
 }
 
 fn world(scenario: Scenario, threads: usize) -> World {
-    let terrain =
-        Terrain::flat((W / 4) as u32, (H / 4) as u32, Fixed::from_num(4), Fixed::from_num(12), Fixed::ZERO).expect("flat terrain");
-    let desc = WorldDesc::new(GridSpec { width: W as u32, height: H as u32, cell_size: Fixed::ONE }, ClassSet::zero_ad_defaults(), terrain);
-    let obstructions = walls(scenario)
-        .into_iter()
-        .enumerate()
-        .map(|(n, (x0, z0, x1, z1))| {
-            let centre = WorldPos::new(Fixed::from_num(x0 + x1) / 2, Fixed::from_num(z0 + z1) / 2);
-            let square = oriented_square(centre, Fixed::from_num(x1 - x0) / 2, Fixed::from_num(z1 - z0) / 2, Fixed::ZERO).expect("wall");
-            (pathing::ObstructionId(n as u32 + 1), Obstruction { square, flags: ObstructionFlags::STATIC })
-        })
-        .collect();
-    let mut w = World::new(desc, obstructions, Settings { seed: 9, players: 2, ..Settings::default() }).expect("crowd world");
-    w.set_threads(threads).expect("thread pool");
-    w
+    flat_world(W as u32, H as u32, &walls(scenario), Settings { seed: 9, players: 2, ..Settings::default() }, threads)
 }
 
 /// The spawn points of a block `cols × rows`, 2 m apart, with its south-west corner at `(x, z)`.

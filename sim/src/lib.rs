@@ -67,6 +67,8 @@ pub mod motion;
 mod rng;
 pub mod snapshot;
 pub mod state_hash;
+#[cfg(feature = "test-support")]
+pub mod test_support;
 pub mod waypoint;
 pub mod world;
 

@@ -16,10 +16,10 @@ use pathing::classes::ClassSet;
 use pathing::passability::{ObstructionFlags, WorldDesc};
 use pathing::terrain::{GridSpec, Terrain};
 use pathing::{Fixed, PassClass, WorldPos};
-use phalanx_tests::sim_maps::world_from;
 use proptest::prelude::*;
 use sim::command::{Command, CommandKind, Event, GoalSpec, RejectReason};
 use sim::formation::{FormationId, FormationState, Layout};
+use sim::test_support::world_from;
 use sim::world::{Settings, UnitState, World};
 use sim::{EntityId, PlayerId};
 

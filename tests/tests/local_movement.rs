@@ -11,10 +11,10 @@ use std::fmt::Write as _;
 
 use pathing::passability::ObstructionFlags;
 use pathing::{Fixed, PassClass, WorldPos};
-use phalanx_tests::sim_maps::world_from;
 use proptest::prelude::*;
 use sim::command::{Command, CommandKind, Event, GoalSpec, SquareSpec, Target};
 use sim::motion::OVERLAP_TOLERANCE;
+use sim::test_support::world_from;
 use sim::world::{UnitState, World};
 use sim::{EntityId, PlayerId};
 

@@ -3,6 +3,7 @@
 //! (checked against A*), and incremental updates of everything derived from the grid (checked
 //! against a rebuild).
 
+use pathing::test_support::{Edit, edits_equal_a_rebuild};
 use pathing::{
     CellRect, ClassNav, Fixed, Goal, GoalReach, GoalShape, NavGrid, Navcell, PartialReason, PassMap, Path, PathStatus, SearchLimits,
     SearchScratch, WorldPos,
@@ -102,29 +103,27 @@ proptest! {
         let mut nav = ClassNav::build(&grid, CLASS);
         let mut scratch = SearchScratch::new();
         let (mut a, mut b) = (Path::new(), Path::new());
-        for (x, y, rw, rh, passable) in edits {
-            let (i0, j0) = (x % w, y % h);
-            let (i1, j1) = ((i0 + rw).min(w), (j0 + rh).min(h));
-            for j in j0..j1 {
-                for i in i0..i1 {
-                    grid.set_passable(Navcell::new(i as u16, j as u16), CLASS, passable);
-                }
-            }
+        let update = |nav: &mut ClassNav, grid: &NavGrid, r: CellRect, (_, _, rw, rh, _): Edit| {
             if rw * rh <= 6 {
                 // Small edits go through the list-of-navcells form.
-                let cells: Vec<Navcell> = (j0..j1).flat_map(|j| (i0..i1).map(move |i| Navcell::new(i as u16, j as u16))).collect();
-                nav.update_cells(&grid, &cells);
+                let cells: Vec<Navcell> = (r.j0..r.j1).flat_map(|j| (r.i0..r.i1).map(move |i| Navcell::new(i as u16, j as u16))).collect();
+                nav.update_cells(grid, &cells);
             } else {
-                nav.update_rect(&grid, CellRect::new(i0, j0, i1, j1));
+                nav.update_rect(grid, r);
             }
-            let rebuilt = ClassNav::build(&grid, CLASS);
-            prop_assert!(nav == rebuilt, "incremental data differs from a rebuild after editing {:?}", (i0, j0, i1, j1));
+        };
+        // Query answers agree too.
+        let answers_agree = |nav: &ClassNav, rebuilt: &ClassNav, (x, y, _, _, _): Edit| {
             let start = Navcell::new((x / 7 % w) as u16, (y / 7 % h) as u16);
-            let one = pathing::find_path(&nav, start, &goal, &SearchLimits::UNLIMITED, &mut scratch, &mut a);
-            let two = pathing::find_path(&rebuilt, start, &goal, &SearchLimits::UNLIMITED, &mut scratch, &mut b);
-            prop_assert_eq!(one, two);
-            prop_assert_eq!(&a, &b);
-        }
+            let one = pathing::find_path(nav, start, &goal, &SearchLimits::UNLIMITED, &mut scratch, &mut a);
+            let two = pathing::find_path(rebuilt, start, &goal, &SearchLimits::UNLIMITED, &mut scratch, &mut b);
+            if one != two || a != b {
+                return Err(format!("answers differ from a rebuild's from {start:?}: {one:?} {a:?} against {two:?} {b:?}"));
+            }
+            Ok(())
+        };
+        edits_equal_a_rebuild(&mut grid, CLASS, &mut nav, &edits, |g| ClassNav::build(g, CLASS), update, answers_agree)
+            .map_err(TestCaseError::fail)?;
     }
 }
 

@@ -154,11 +154,12 @@ fn parse_err(json: &str) -> ConfigError {
 #[track_caller]
 fn assert_json_error(json: &str, line: usize, expected: &str) {
     match parse_err(json) {
-        ConfigError::Json { line: got, column, message } => {
+        ConfigError::Json { line: got, column, path, message } => {
             assert_eq!(got, line, "{message}");
             assert!(message.contains(expected), "{message:?} should mention {expected:?}");
-            let shown = ConfigError::Json { line: got, column, message }.to_string();
-            assert!(shown.starts_with(&format!("line {line}, column {column}: ")), "{shown}");
+            let at = if path.is_empty() { String::new() } else { format!("at {path}: ") };
+            let shown = ConfigError::Json { line: got, column, path, message }.to_string();
+            assert!(shown.starts_with(&format!("{line}:{column}: {at}")), "{shown}");
         }
         other => panic!("expected a JSON error, got {other:?}"),
     }
@@ -211,12 +212,36 @@ fn malformed_json_and_bad_values_give_the_line_and_what_was_expected() {
 }
 
 #[test]
+fn a_polygon_config_error_names_the_json_path() {
+    let area = r#"{ "name": "a", "polygon": [[0, 0], [4, 0], [0, 4]] }"#;
+    let cases = [
+        (
+            format!("{{\n \"areas\": [{area}, {{ \"name\": \"b\", \"polygon\": [[0, 0], [4, 0], [0, \"x\"]] }}]\n}}"),
+            "areas[1].polygon[2][1]",
+        ),
+        (format!("{{ \"areas\": [{area}], \"obstacles\": [{{ \"name\": \"o\", \"colour\": 1 }}] }}"), "obstacles[0].colour"),
+        (format!("{{ \"cellSize\": 0, \"areas\": [{area}] }}"), "cellSize"),
+        (format!("{{ \"boundaryPadding\": -1, \"areas\": [{area}] }}"), "boundaryPadding"),
+        ("{ \"areas\": [] }".to_string(), "areas"),
+        (format!("{{ \"areas\": [{area}] }} x"), ""),
+    ];
+    for (json, path) in cases {
+        let err = parse_err(&json);
+        let ConfigError::Json { path: found, line, column, .. } = &err else { panic!("{json}: {err:?}") };
+        assert_eq!(found, path, "{json}: {err}");
+        let at = if path.is_empty() { String::new() } else { format!("at {path}: ") };
+        assert!(err.to_string().starts_with(&format!("{line}:{column}: {at}")), "{err}");
+    }
+}
+
+#[test]
 fn bad_polygons_name_the_shape_and_the_problem() {
     let few = parse_err("{\n \"areas\": [\n  { \"name\": \"hall\", \"polygon\": [[0, 0], [4, 0]] }\n ]\n}");
-    let ConfigError::BadPolygon { line, column, shape, index, ref name, error } = few else { panic!("{few:?}") };
+    let ConfigError::BadPolygon { line, column, ref path, shape, index, ref name, error } = few else { panic!("{few:?}") };
     assert_eq!((line, shape, index, name.as_str(), error), (3, ShapeKind::Area, 0, "hall", PolygonError::TooFewPoints { n: 2 }));
+    assert_eq!(path, "areas[0]");
     assert!(column > 1);
-    assert_eq!(few.to_string(), format!("line 3, column {column}: area 0 (\"hall\"): polygon has 2 points, expected at least 3"));
+    assert_eq!(few.to_string(), format!("3:{column}: at areas[0]: area 0 (\"hall\"): polygon has 2 points, expected at least 3"));
     assert!(std::error::Error::source(&few).is_some());
 
     let bow_tie = parse_err(
@@ -225,7 +250,7 @@ fn bad_polygons_name_the_shape_and_the_problem() {
     assert!(
         matches!(
             &bow_tie,
-            ConfigError::BadPolygon { line: 5, shape: ShapeKind::Obstacle, index: 1, name, error: PolygonError::SelfIntersecting { edge_a: 0, edge_b: 2 }, .. } if name == "tie"
+            ConfigError::BadPolygon { line: 5, path, shape: ShapeKind::Obstacle, index: 1, name, error: PolygonError::SelfIntersecting { edge_a: 0, edge_b: 2 }, .. } if name == "tie" && path == "obstacles[1]"
         ),
         "{bow_tie:?}"
     );
@@ -240,7 +265,7 @@ fn bad_polygons_name_the_shape_and_the_problem() {
         "{\n \"areas\": [\n  { \"name\": \"a\", \"polygon\": [[0, 0], [4, 0], [0, 4]] },\n  { \"name\": \"b\", \"polygon\": [[0, 0], [4, 0], [0, 4]] },\n  { \"name\": \"a\", \"polygon\": [[0, 0], [4, 0], [0, 4]] }\n ]\n}",
     );
     assert!(
-        matches!(&duplicate, ConfigError::DuplicateAreaName { line: 5, index: 2, first_index: 0, name, .. } if name == "a"),
+        matches!(&duplicate, ConfigError::DuplicateAreaName { line: 5, path, index: 2, first_index: 0, name, .. } if name == "a" && path == "areas[2]"),
         "{duplicate:?}"
     );
     assert!(duplicate.to_string().contains("area 2 repeats the name \"a\" of area 0"), "{duplicate}");

@@ -2,6 +2,7 @@
 //! They pin the tie-break of both searches (which of several equal-cost paths is returned) and show
 //! the no-corner-cutting rule at work. Legend: see `pathing::render_ascii`.
 
+use pathing::test_support::{drawn_cells, map_from};
 use pathing::{
     Fixed, Goal, Layers, NavGrid, Navcell, PassMap, Path, SearchLimits, SearchOutcome, SearchScratch, Square, Vec2, WorldPos, render_ascii,
 };
@@ -9,24 +10,15 @@ use pathing::{
 /// Parses a picture (north row first): `#` blocked, `S` start, `G` point goal, anything else passable.
 fn parse(picture: &str) -> (PassMap, Navcell, Option<Navcell>) {
     let rows: Vec<&str> = picture.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
-    let (w, h) = (rows[0].len() as u32, rows.len() as u32);
-    let class = pathing::PassClass::new(0).unwrap();
-    let mut grid = NavGrid::new(w, h, 1, Fixed::ONE).unwrap();
     let (mut start, mut goal) = (None, None);
-    for (k, row) in rows.iter().enumerate() {
-        assert_eq!(row.len() as u32, w, "ragged picture");
-        let j = (h - 1 - k as u32) as u16;
-        for (i, ch) in row.chars().enumerate() {
-            let cell = Navcell::new(i as u16, j);
-            grid.set_passable(cell, class, ch != '#');
-            match ch {
-                'S' => start = Some(cell),
-                'G' => goal = Some(cell),
-                _ => {}
-            }
+    for (cell, ch) in drawn_cells(&rows) {
+        match ch {
+            'S' => start = Some(cell),
+            'G' => goal = Some(cell),
+            _ => {}
         }
     }
-    (PassMap::build(&grid, class), start.expect("picture has an S"), goal)
+    (map_from(&rows), start.expect("picture has an S"), goal)
 }
 
 /// Runs both searches on a picture and renders each result; the only caller of the search API here.

@@ -19,10 +19,10 @@
 //! `0..=`[`MAX_CLEARANCE`], every bound is within ±[`WORLD_LIMIT`], the slope bound is not negative,
 //! and no minimum is above its maximum.
 
-use crate::geometry::decimal::{JsonFixed, WORLD_LIMIT};
+use crate::formats::json::{JsonError, from_json, locate};
+use crate::geometry::decimal::{JsonFixed, WORLD_LIMIT, deserialize_some_fixed};
 use crate::geometry::{Fixed, div_ceil, raw};
 use crate::grid::nav_grid::{MAX_CLASSES, PassClass};
-use serde::Deserializer;
 use serde::{Deserialize, Serialize};
 
 /// Largest clearance a class may have. Expansion by clearance `c` navcells costs time proportional
@@ -229,19 +229,15 @@ pub enum ClassFileError {
     /// The text is not JSON of the expected shape: a syntax error, an unknown field, a missing
     /// `name` or `obstructions`, a wrong type, an unknown shape or obstruction mode, or a number
     /// that is not a plain decimal within ±[`WORLD_LIMIT`].
-    Syntax {
-        /// 1-based line of the error.
-        line: usize,
-        /// 1-based column of the error.
-        column: usize,
-        /// What was expected there (serde's message, without its position).
-        expected: String,
-    },
+    Syntax(JsonError),
     /// The file is well formed but a class breaks a rule of [`ClassSet`].
     Invalid {
         /// Where the offending class definition starts in the file (its `{`; for an empty list,
-        /// the list's `[`); `None` when the classes did not come from a file ([`ClassSet::new`]).
+        /// the `]` that closes it); `None` when the classes did not come from a file ([`ClassSet::new`]).
         at: Option<TextPos>,
+        /// The JSON path of the offending class (`classes[2]`, or `classes` for an empty list);
+        /// empty when the classes did not come from a file.
+        path: String,
         /// The rule broken.
         problem: ClassProblem,
     },
@@ -255,9 +251,9 @@ pub enum ClassFileError {
 impl std::fmt::Display for ClassFileError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            ClassFileError::Syntax { line, column, expected } => write!(f, "line {line}, column {column}: {expected}"),
-            ClassFileError::Invalid { at: Some(pos), problem } => write!(f, "line {}, column {}: {problem}", pos.line, pos.column),
-            ClassFileError::Invalid { at: None, problem } => write!(f, "{problem}"),
+            ClassFileError::Syntax(error) => write!(f, "{error}"),
+            ClassFileError::Invalid { at: Some(pos), path, problem } => write!(f, "{}:{}: at {path}: {problem}", pos.line, pos.column),
+            ClassFileError::Invalid { at: None, problem, .. } => write!(f, "{problem}"),
             ClassFileError::UnknownClass { name } => write!(f, "expected the name of a passability class, found {name:?}"),
         }
     }
@@ -288,7 +284,7 @@ impl ClassSet {
     /// # Errors
     /// [`ClassFileError::Invalid`] (with no position) naming the first rule broken.
     pub fn new(classes: Vec<ClassDef>) -> Result<Self, ClassFileError> {
-        check_all(&classes).map_err(|(_, problem)| ClassFileError::Invalid { at: None, problem })?;
+        check_all(&classes).map_err(|(_, problem)| ClassFileError::Invalid { at: None, path: String::new(), problem })?;
         Ok(Self { classes })
     }
 
@@ -345,18 +341,17 @@ impl ClassSet {
     ///
     /// # Errors
     /// [`ClassFileError::Syntax`] for malformed text, [`ClassFileError::Invalid`] (with the position
-    /// where the offending class starts, or of the list's `[` when it is empty) when a class breaks a
-    /// rule of the set. Both carry the 1-based line and column and say what was expected.
+    /// where the offending class starts, or of the `]` that closes the list when it is empty) when a
+    /// class breaks a rule of the set. Both carry the 1-based line and column and the JSON path, and
+    /// say what was expected.
     pub fn parse_json(text: &str) -> Result<Self, ClassFileError> {
-        let file: RawFile = serde_json::from_str(text).map_err(|err| {
-            let (line, column) = (err.line(), err.column());
-            let message = err.to_string();
-            let suffix = format!(" at line {line} column {column}");
-            let expected = message.strip_suffix(&suffix).unwrap_or(&message).to_string();
-            ClassFileError::Syntax { line, column, expected }
-        })?;
+        let file: RawFile = from_json(text).map_err(ClassFileError::Syntax)?;
         let classes: Vec<ClassDef> = file.classes.into_iter().map(RawClass::into_def).collect();
-        check_all(&classes).map_err(|(index, problem)| ClassFileError::Invalid { at: class_position(text, index), problem })?;
+        check_all(&classes).map_err(|(index, problem)| {
+            let path = index.map_or_else(|| "classes".to_string(), |k| format!("classes[{k}]"));
+            let at = locate(text, &path).map(|(line, column)| TextPos { line, column });
+            ClassFileError::Invalid { at, path, problem }
+        })?;
         Ok(Self { classes })
     }
 
@@ -521,48 +516,6 @@ fn check_all(classes: &[ClassDef]) -> Result<(), (Option<usize>, ClassProblem)> 
     Ok(())
 }
 
-/// Where class `index` starts in a class file that parsed (its `{`), or with `None` where the
-/// class list starts (its `[`). The file is valid JSON whose top-level object has only the
-/// `classes` key and whose classes hold only scalars, so the list is the only `[` at depth 2 and
-/// its classes are the only `{` at depth 3.
-fn class_position(text: &str, index: Option<usize>) -> Option<TextPos> {
-    let (mut depth, mut in_string, mut escaped, mut seen) = (0usize, false, false, 0usize);
-    for (pos, byte) in text.bytes().enumerate() {
-        if in_string {
-            if escaped {
-                escaped = false;
-            } else if byte == b'\\' {
-                escaped = true;
-            } else if byte == b'"' {
-                in_string = false;
-            }
-            continue;
-        }
-        match byte {
-            b'"' => in_string = true,
-            b'{' | b'[' => {
-                depth += 1;
-                let hit = match index {
-                    None => byte == b'[' && depth == 2,
-                    Some(k) if byte == b'{' && depth == 3 => {
-                        seen += 1;
-                        seen == k + 1
-                    }
-                    Some(_) => false,
-                };
-                if hit {
-                    let line_start = text[..pos].rfind('\n').map_or(0, |n| n + 1);
-                    let line = 1 + text[..line_start].matches('\n').count();
-                    return Some(TextPos { line, column: pos - line_start + 1 });
-                }
-            }
-            b'}' | b']' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-    }
-    None
-}
-
 /// A class as written in a file; unchecked.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -572,22 +525,17 @@ struct RawClass {
     clearance: Option<JsonFixed>,
     #[serde(default)]
     shape: Option<ClearanceShape>,
-    #[serde(default, deserialize_with = "some_fixed")]
+    #[serde(default, deserialize_with = "deserialize_some_fixed")]
     max_slope: Option<Fixed>,
-    #[serde(default, deserialize_with = "some_fixed")]
+    #[serde(default, deserialize_with = "deserialize_some_fixed")]
     min_water_depth: Option<Fixed>,
-    #[serde(default, deserialize_with = "some_fixed")]
+    #[serde(default, deserialize_with = "deserialize_some_fixed")]
     max_water_depth: Option<Fixed>,
-    #[serde(default, deserialize_with = "some_fixed")]
+    #[serde(default, deserialize_with = "deserialize_some_fixed")]
     min_shore_distance: Option<Fixed>,
-    #[serde(default, deserialize_with = "some_fixed")]
+    #[serde(default, deserialize_with = "deserialize_some_fixed")]
     max_shore_distance: Option<Fixed>,
     obstructions: ObstructionMode,
-}
-
-/// A present bound: a number, not `null` (leave the field out for "no bound").
-fn some_fixed<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Fixed>, D::Error> {
-    JsonFixed::deserialize(deserializer).map(|v| Some(v.0))
 }
 
 impl RawClass {

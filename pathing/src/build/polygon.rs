@@ -20,10 +20,10 @@
 use std::collections::BTreeMap;
 
 use serde::Deserialize;
-use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 
 use crate::formats::grid_text::{GridText, WALKABLE, format_fixed};
-use crate::geometry::decimal::{JsonFixed, WORLD_LIMIT};
+use crate::formats::json::{JsonError, from_json, locate};
+use crate::geometry::decimal::{JsonFixed, WORLD_LIMIT, deserialize_some_fixed};
 use crate::geometry::{Fixed, WorldPos, cross_raw, div_ceil, div_floor, raw};
 use crate::grid::nav_grid::{MAX_CELL_SIZE, MAX_SIDE, NavGrid};
 use crate::grid::navcell::{CellRect, Navcell};
@@ -653,7 +653,8 @@ impl std::fmt::Display for ShapeKind {
 }
 
 /// Why a polygon config could not be read or built. Lines and columns are 1-based, as `serde_json`
-/// reports them; for a value that parses but is invalid they point just after that value.
+/// reports them; for a value that parses but is invalid they point just after that value, or just
+/// inside it when it is an object or a list. `Display` gives `line:column: at PATH: message`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ConfigError {
     /// Malformed JSON, a missing, unknown or repeated field, a value of the wrong type, or a number
@@ -663,6 +664,8 @@ pub enum ConfigError {
         line: usize,
         /// 1-based column.
         column: usize,
+        /// The JSON path of the value (`areas[2].polygon`); empty for the text as a whole.
+        path: String,
         /// What was wrong, without the position.
         message: String,
     },
@@ -672,6 +675,8 @@ pub enum ConfigError {
         line: usize,
         /// 1-based column.
         column: usize,
+        /// The JSON path of the shape (`obstacles[1]`).
+        path: String,
         /// Which list the shape is in.
         shape: ShapeKind,
         /// Its 0-based position in that list.
@@ -687,6 +692,8 @@ pub enum ConfigError {
         line: usize,
         /// 1-based column.
         column: usize,
+        /// The JSON path of the second area with the name (`areas[2]`).
+        path: String,
         /// 0-based position of the second area with the name.
         index: usize,
         /// 0-based position of the first.
@@ -708,26 +715,42 @@ pub enum ConfigError {
     },
 }
 
+impl ConfigError {
+    /// What is wrong, without the position and the JSON path.
+    pub fn message(&self) -> String {
+        match self {
+            ConfigError::Json { message, .. } => message.clone(),
+            ConfigError::BadPolygon { shape, index, name, error, .. } => format!("{shape} {index} ({name:?}): {error}"),
+            ConfigError::DuplicateAreaName { index, first_index, name, .. } => {
+                format!("area {index} repeats the name {name:?} of area {first_index}; expected unique area names")
+            }
+            ConfigError::GridTooLarge { width, depth } => format!(
+                "the areas need a {width}x{depth} navcell grid; expected at most {MAX_SIDE} on each axis and {MAX_CONFIG_CELLS} in all (use a larger cellSize)"
+            ),
+            ConfigError::UnknownArea { name } => format!("no area is named {name:?}"),
+        }
+    }
+
+    /// An error about the value at `path` of `text`, where [`locate`] finds it.
+    fn json_at(text: &str, path: &str, message: String) -> Self {
+        let JsonError { line, column, path, message } = JsonError::at(text, path, message);
+        ConfigError::Json { line, column, path, message }
+    }
+}
+
 impl std::fmt::Display for ConfigError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            ConfigError::Json { line, column, message } => write!(f, "line {line}, column {column}: {message}"),
-            ConfigError::BadPolygon { line, column, shape, index, name, error } => {
-                write!(f, "line {line}, column {column}: {shape} {index} ({name:?}): {error}")
+            ConfigError::Json { line, column, path, .. }
+            | ConfigError::BadPolygon { line, column, path, .. }
+            | ConfigError::DuplicateAreaName { line, column, path, .. } => {
+                write!(f, "{line}:{column}: ")?;
+                if !path.is_empty() {
+                    write!(f, "at {path}: ")?;
+                }
+                f.write_str(&self.message())
             }
-            ConfigError::DuplicateAreaName { line, column, index, first_index, name } => {
-                write!(
-                    f,
-                    "line {line}, column {column}: area {index} repeats the name {name:?} of area {first_index}; expected unique area names"
-                )
-            }
-            ConfigError::GridTooLarge { width, depth } => {
-                write!(
-                    f,
-                    "the areas need a {width}x{depth} navcell grid; expected at most {MAX_SIDE} on each axis and {MAX_CONFIG_CELLS} in all (use a larger cellSize)"
-                )
-            }
-            ConfigError::UnknownArea { name } => write!(f, "no area is named {name:?}"),
+            ConfigError::GridTooLarge { .. } | ConfigError::UnknownArea { .. } => f.write_str(&self.message()),
         }
     }
 }
@@ -826,17 +849,28 @@ pub struct PolygonConfig {
     obstacles: Vec<Obstacle>,
 }
 
-/// The structured part of an error found while deserializing, handed out past `serde_json` (which
-/// only carries a message and a position).
-#[derive(Clone, Debug)]
-enum Detail {
-    Polygon { shape: ShapeKind, index: usize, name: String, error: PolygonError },
-    DuplicateAreaName { index: usize, first_index: usize, name: String },
+/// A config file as written; checked by [`PolygonConfig::parse_json`].
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase", expecting = "a polygon config object")]
+struct RawConfig {
+    #[serde(default, deserialize_with = "deserialize_some_fixed")]
+    cell_size: Option<Fixed>,
+    #[serde(default, deserialize_with = "deserialize_some_fixed")]
+    agent_radius: Option<Fixed>,
+    #[serde(default, deserialize_with = "deserialize_some_fixed")]
+    object_padding: Option<Fixed>,
+    #[serde(default, deserialize_with = "deserialize_some_fixed")]
+    boundary_padding: Option<Fixed>,
+    #[serde(default, deserialize_with = "deserialize_some_fixed")]
+    floor_y: Option<Fixed>,
+    areas: Vec<RawArea>,
+    #[serde(default)]
+    obstacles: Vec<RawObstacle>,
 }
 
 /// An `areas` entry as written.
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "an area object with a name and a polygon")]
 struct RawArea {
     name: String,
     #[serde(default = "available_by_default")]
@@ -850,190 +884,20 @@ fn available_by_default() -> bool {
 
 /// An `obstacles` entry as written.
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "an obstacle object with a name and a polygon")]
 struct RawObstacle {
     name: String,
     polygon: Vec<[JsonFixed; 2]>,
 }
 
-/// Reads an `areas` or `obstacles` array entry by entry.
-struct ShapeListSeed<'a> {
-    shape: ShapeKind,
-    detail: &'a mut Option<Detail>,
-}
-
-/// One list entry, validated.
-enum Shape {
-    Area(Area),
-    Obstacle(Obstacle),
-}
-
-impl<'de> DeserializeSeed<'de> for ShapeListSeed<'_> {
-    type Value = Vec<Shape>;
-
-    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
-        deserializer.deserialize_seq(self)
-    }
-}
-
-impl<'de> Visitor<'de> for ShapeListSeed<'_> {
-    type Value = Vec<Shape>;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "an array of {} objects", self.shape)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let mut out = Vec::new();
-        let mut names: BTreeMap<String, usize> = BTreeMap::new();
-        loop {
-            let seed = EntrySeed { shape: self.shape, index: out.len(), detail: &mut *self.detail, names: &mut names };
-            match seq.next_element_seed(seed)? {
-                Some(entry) => out.push(entry),
-                None => return Ok(out),
-            }
-        }
-    }
-}
-
-/// One entry of an `areas` or `obstacles` array. It is validated inside the entry's own map visit,
-/// so that `serde_json` reports the error just after the entry's closing brace.
-struct EntrySeed<'a> {
-    shape: ShapeKind,
-    /// Position in its list.
-    index: usize,
-    detail: &'a mut Option<Detail>,
-    /// Area names seen so far, with their positions.
-    names: &'a mut BTreeMap<String, usize>,
-}
-
-impl<'de> DeserializeSeed<'de> for EntrySeed<'_> {
-    type Value = Shape;
-
-    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
-        let fields: &'static [&'static str] =
-            if self.shape == ShapeKind::Area { &["name", "available", "polygon"] } else { &["name", "polygon"] };
-        deserializer.deserialize_struct("entry", fields, self)
-    }
-}
-
-impl<'de> Visitor<'de> for EntrySeed<'_> {
-    type Value = Shape;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "an {} object with a name and a polygon", self.shape)
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-        let fields = de::value::MapAccessDeserializer::new(map);
-        let (name, available, points) = match self.shape {
-            ShapeKind::Area => {
-                let a = RawArea::deserialize(fields)?;
-                (a.name, a.available, a.polygon)
-            }
-            ShapeKind::Obstacle => {
-                let o = RawObstacle::deserialize(fields)?;
-                (o.name, true, o.polygon)
-            }
-        };
-        let (shape, index) = (self.shape, self.index);
-        let vertices = points.iter().map(|[x, z]| WorldPos::new(x.0, z.0)).collect();
-        let polygon = match Polygon::new(vertices) {
-            Ok(polygon) => polygon,
-            Err(error) => {
-                let message = format!("{shape} {index} ({name:?}): {error}");
-                *self.detail = Some(Detail::Polygon { shape, index, name, error });
-                return Err(de::Error::custom(message));
-            }
-        };
-        if shape == ShapeKind::Obstacle {
-            return Ok(Shape::Obstacle(Obstacle { name, polygon }));
-        }
-        if let Some(&first_index) = self.names.get(&name) {
-            let message = format!("area {index} repeats the name {name:?} of area {first_index}; expected unique area names");
-            *self.detail = Some(Detail::DuplicateAreaName { index, first_index, name });
-            return Err(de::Error::custom(message));
-        }
-        self.names.insert(name.clone(), index);
-        Ok(Shape::Area(Area { name, available, polygon }))
-    }
-}
-
-/// The top-level object, read by hand so that the list seeds can report structured errors.
-struct ConfigSeed<'a> {
-    detail: &'a mut Option<Detail>,
-}
-
-const FIELDS: &[&str] = &["cellSize", "agentRadius", "objectPadding", "boundaryPadding", "floorY", "areas", "obstacles"];
-
-impl<'de> DeserializeSeed<'de> for ConfigSeed<'_> {
-    type Value = PolygonConfig;
-
-    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
-        deserializer.deserialize_struct("PolygonConfig", FIELDS, self)
-    }
-}
-
-impl<'de> Visitor<'de> for ConfigSeed<'_> {
-    type Value = PolygonConfig;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("a polygon config object")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let (mut cell_size, mut agent_radius, mut object_padding, mut boundary_padding, mut floor_y) = (None, None, None, None, None);
-        let (mut areas, mut obstacles) = (None, None);
-        while let Some(key) = map.next_key::<String>()? {
-            // Each key once; its value read as a Fixed or as a list of shapes.
-            let number = match key.as_str() {
-                "cellSize" => &mut cell_size,
-                "agentRadius" => &mut agent_radius,
-                "objectPadding" => &mut object_padding,
-                "boundaryPadding" => &mut boundary_padding,
-                "floorY" => &mut floor_y,
-                "areas" | "obstacles" => {
-                    let (shape, list) = if key == "areas" { (ShapeKind::Area, &mut areas) } else { (ShapeKind::Obstacle, &mut obstacles) };
-                    if list.is_some() {
-                        return Err(de::Error::custom(format_args!("duplicate field `{key}`")));
-                    }
-                    *list = Some(map.next_value_seed(ShapeListSeed { shape, detail: &mut *self.detail })?);
-                    continue;
-                }
-                _ => return Err(de::Error::unknown_field(&key, FIELDS)),
-            };
-            if number.is_some() {
-                return Err(de::Error::custom(format_args!("duplicate field `{key}`")));
-            }
-            let value = map.next_value::<JsonFixed>()?.0;
-            if key == "cellSize" && (value <= Fixed::ZERO || value > MAX_CELL_SIZE) {
-                return Err(de::Error::custom(format_args!("expected `cellSize` in (0, {MAX_CELL_SIZE}], found {value}")));
-            }
-            if key != "cellSize" && key != "floorY" && value < Fixed::ZERO {
-                return Err(de::Error::custom(format_args!("expected `{key}` ≥ 0, found {value}")));
-            }
-            *number = Some(value);
-        }
-        let areas: Vec<Area> = areas
-            .ok_or_else(|| de::Error::missing_field("areas"))?
-            .into_iter()
-            .filter_map(|s| if let Shape::Area(a) = s { Some(a) } else { None })
-            .collect();
-        if areas.is_empty() {
-            return Err(de::Error::custom("expected at least one entry in `areas`"));
-        }
-        let obstacles: Vec<Obstacle> =
-            obstacles.unwrap_or_default().into_iter().filter_map(|s| if let Shape::Obstacle(o) = s { Some(o) } else { None }).collect();
-        Ok(PolygonConfig {
-            cell_size: cell_size.unwrap_or(DEFAULT_CELL_SIZE),
-            agent_radius: agent_radius.unwrap_or(DEFAULT_AGENT_RADIUS),
-            object_padding: object_padding.unwrap_or(DEFAULT_OBJECT_PADDING),
-            boundary_padding: boundary_padding.unwrap_or(Fixed::ZERO),
-            floor_y: floor_y.unwrap_or(Fixed::ZERO),
-            areas,
-            obstacles,
-        })
-    }
+/// The polygon of entry `index` of the `shape` list, or the error that names it.
+fn check_polygon(text: &str, shape: ShapeKind, index: usize, name: &str, points: &[[JsonFixed; 2]]) -> Result<Polygon, ConfigError> {
+    let vertices = points.iter().map(|[x, z]| WorldPos::new(x.0, z.0)).collect();
+    Polygon::new(vertices).map_err(|error| {
+        let path = format!("{}[{index}]", if shape == ShapeKind::Area { "areas" } else { "obstacles" });
+        let (line, column) = locate(text, &path).unwrap_or((1, 1));
+        ConfigError::BadPolygon { line, column, path, shape, index, name: name.to_string(), error }
+    })
 }
 
 impl PolygonConfig {
@@ -1048,26 +912,46 @@ impl PolygonConfig {
     /// [`ConfigError::Json`], [`ConfigError::BadPolygon`] or [`ConfigError::DuplicateAreaName`], with
     /// the line and column.
     pub fn parse_json(text: &str) -> Result<PolygonConfig, ConfigError> {
-        let mut detail = None;
-        let mut deserializer = serde_json::Deserializer::from_str(text);
-        let result = ConfigSeed { detail: &mut detail }.deserialize(&mut deserializer).and_then(|config| {
-            deserializer.end()?;
-            Ok(config)
-        });
-        result.map_err(|err| {
-            let (line, column) = (err.line(), err.column());
-            match detail {
-                Some(Detail::Polygon { shape, index, name, error }) => ConfigError::BadPolygon { line, column, shape, index, name, error },
-                Some(Detail::DuplicateAreaName { index, first_index, name }) => {
-                    ConfigError::DuplicateAreaName { line, column, index, first_index, name }
-                }
-                None => {
-                    let text = err.to_string();
-                    let suffix = format!(" at line {line} column {column}");
-                    let message = text.strip_suffix(&suffix).unwrap_or(&text).to_string();
-                    ConfigError::Json { line, column, message }
-                }
+        let raw: RawConfig =
+            from_json(text).map_err(|JsonError { line, column, path, message }| ConfigError::Json { line, column, path, message })?;
+        if let Some(value) = raw.cell_size.filter(|&v| v <= Fixed::ZERO || v > MAX_CELL_SIZE) {
+            return Err(ConfigError::json_at(text, "cellSize", format!("expected `cellSize` in (0, {MAX_CELL_SIZE}], found {value}")));
+        }
+        for (key, value) in
+            [("agentRadius", raw.agent_radius), ("objectPadding", raw.object_padding), ("boundaryPadding", raw.boundary_padding)]
+        {
+            if let Some(value) = value.filter(|&v| v < Fixed::ZERO) {
+                return Err(ConfigError::json_at(text, key, format!("expected `{key}` ≥ 0, found {value}")));
             }
+        }
+        if raw.areas.is_empty() {
+            return Err(ConfigError::json_at(text, "areas", "expected at least one entry in `areas`".to_string()));
+        }
+        let mut names: BTreeMap<&str, usize> = BTreeMap::new();
+        let mut areas = Vec::with_capacity(raw.areas.len());
+        for (index, area) in raw.areas.iter().enumerate() {
+            let polygon = check_polygon(text, ShapeKind::Area, index, &area.name, &area.polygon)?;
+            if let Some(&first_index) = names.get(area.name.as_str()) {
+                let path = format!("areas[{index}]");
+                let (line, column) = locate(text, &path).unwrap_or((1, 1));
+                return Err(ConfigError::DuplicateAreaName { line, column, path, index, first_index, name: area.name.clone() });
+            }
+            names.insert(&area.name, index);
+            areas.push(Area { name: area.name.clone(), available: area.available, polygon });
+        }
+        let mut obstacles = Vec::with_capacity(raw.obstacles.len());
+        for (index, obstacle) in raw.obstacles.iter().enumerate() {
+            let polygon = check_polygon(text, ShapeKind::Obstacle, index, &obstacle.name, &obstacle.polygon)?;
+            obstacles.push(Obstacle { name: obstacle.name.clone(), polygon });
+        }
+        Ok(PolygonConfig {
+            cell_size: raw.cell_size.unwrap_or(DEFAULT_CELL_SIZE),
+            agent_radius: raw.agent_radius.unwrap_or(DEFAULT_AGENT_RADIUS),
+            object_padding: raw.object_padding.unwrap_or(DEFAULT_OBJECT_PADDING),
+            boundary_padding: raw.boundary_padding.unwrap_or(Fixed::ZERO),
+            floor_y: raw.floor_y.unwrap_or(Fixed::ZERO),
+            areas,
+            obstacles,
         })
     }
 

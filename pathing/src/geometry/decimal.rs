@@ -85,6 +85,16 @@ pub fn deserialize_opt_fixed<'de, D: Deserializer<'de>>(deserializer: D) -> Resu
     Option::<JsonFixed>::deserialize(deserializer).map(|v| v.map(|v| v.0))
 }
 
+/// `deserialize_with` helper for a key that may be left out but, when present, holds a number
+/// (`null` is refused): leaving the key out is how a file says "none". Use it with
+/// `#[serde(default)]`.
+///
+/// # Errors
+/// As [`parse_fixed`].
+pub fn deserialize_some_fixed<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Fixed>, D::Error> {
+    JsonFixed::deserialize(deserializer).map(|v| Some(v.0))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -276,20 +276,7 @@ impl PassMap {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn grid_from(rows: &[&str]) -> NavGrid {
-        let h = rows.len() as u32;
-        let w = rows[0].len() as u32;
-        let mut grid = NavGrid::new(w, h, 1, Fixed::ONE).unwrap();
-        let class = PassClass::new(0).unwrap();
-        for (k, row) in rows.iter().enumerate() {
-            let j = h - 1 - k as u32;
-            for (i, ch) in row.chars().enumerate() {
-                grid.set_passable(Navcell::new(i as u16, j as u16), class, ch != '#');
-            }
-        }
-        grid
-    }
+    use crate::test_support::{edits_equal_a_rebuild, grid_from};
 
     #[test]
     fn windows_read_across_word_boundaries() {
@@ -357,17 +344,8 @@ mod tests {
             let class = PassClass::new(0).unwrap();
             let mut grid = NavGrid::new(w, h, 1, Fixed::ONE).unwrap();
             let mut map = PassMap::build(&grid, class);
-            for (i0, j0, rw, rh, passable) in edits {
-                let (i0, j0) = (i0 % w, j0 % h);
-                let (i1, j1) = ((i0 + rw).min(w), (j0 + rh).min(h));
-                for j in j0..j1 {
-                    for i in i0..i1 {
-                        grid.set_passable(Navcell::new(i as u16, j as u16), class, passable);
-                    }
-                }
-                map.update_rect(&grid, CellRect::new(i0, j0, i1, j1));
-                proptest::prop_assert_eq!(&map, &PassMap::build(&grid, class));
-            }
+            edits_equal_a_rebuild(&mut grid, class, &mut map, &edits, |g| PassMap::build(g, class), |map, g, r, _| map.update_rect(g, r), |_, _, _| Ok(()))
+                .map_err(proptest::test_runner::TestCaseError::fail)?;
             map.check_invariants().map_err(proptest::test_runner::TestCaseError::fail)?;
         }
     }

@@ -185,22 +185,10 @@ proptest! {
         seed in any::<u64>(),
         edits in proptest::collection::vec((any::<u32>(), any::<u32>(), 1u32..30, 1u32..30, any::<bool>()), 1..10),
     ) {
-        let class = crate::test_support::CLASS;
         let mut grid = crate::test_support::random_grid(w, h, seed, 30);
-        let mut map = PassMap::build(&grid, class);
-        let mut hierarchy = Hierarchy::build(&map);
-        for (a, b, rw, rh, passable) in edits {
-            let (i0, j0) = (a % w, b % h);
-            let (i1, j1) = ((i0 + rw).min(w), (j0 + rh).min(h));
-            for j in j0..j1 {
-                for i in i0..i1 {
-                    grid.set_passable(Navcell::new(i as u16, j as u16), class, passable);
-                }
-            }
-            map.update_rect(&grid, CellRect::new(i0, j0, i1, j1));
-            hierarchy.update_rect(&map, CellRect::new(i0, j0, i1, j1));
-            prop_assert_eq!(&hierarchy, &Hierarchy::build(&map));
-        }
+        let update = |hierarchy: &mut Hierarchy, map: &PassMap, r: CellRect| hierarchy.update_rect(map, r);
+        let (hierarchy, map) =
+            crate::test_support::derived_edits_equal_a_rebuild(&mut grid, &edits, Hierarchy::build, update).map_err(TestCaseError::fail)?;
         // Components partition the passable navcells exactly like a flood fill (up to naming).
         let reference = flood_components(&map);
         let mut seen = std::collections::BTreeMap::new();

@@ -294,7 +294,7 @@ impl JumpTable {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Fixed, NavGrid, Navcell, PassClass};
+    use crate::{CellRect, Fixed, NavGrid, Navcell, PassClass};
     use proptest::prelude::*;
 
     fn random_map(w: u32, h: u32, seed: u64, density: u64) -> PassMap {
@@ -374,22 +374,9 @@ mod tests {
             seed in any::<u64>(),
             edits in proptest::collection::vec((any::<u32>(), any::<u32>(), 1u32..12, 1u32..12, any::<bool>()), 1..8),
         ) {
-            let class = crate::test_support::CLASS;
             let mut grid = crate::test_support::random_grid(w, h, seed, 25);
-            let mut map = PassMap::build(&grid, class);
-            let mut table = JumpTable::build(&map);
-            for (a, b, rw, rh, passable) in edits {
-                let (i0, j0) = (a % w, b % h);
-                let (i1, j1) = ((i0 + rw).min(w), (j0 + rh).min(h));
-                for j in j0..j1 {
-                    for i in i0..i1 {
-                        grid.set_passable(Navcell::new(i as u16, j as u16), class, passable);
-                    }
-                }
-                map.update_rect(&grid, CellRect::new(i0, j0, i1, j1));
-                table.update_rect(&map, CellRect::new(i0, j0, i1, j1));
-                prop_assert!(table == JumpTable::build(&map), "table differs from a rebuild after {:?}", (i0, j0, i1, j1));
-            }
+            let update = |table: &mut JumpTable, map: &PassMap, r: CellRect| table.update_rect(map, r);
+            crate::test_support::derived_edits_equal_a_rebuild(&mut grid, &edits, JumpTable::build, update).map_err(TestCaseError::fail)?;
         }
     }
 }

@@ -6,7 +6,7 @@ use std::fmt;
 use std::marker::PhantomData;
 
 use serde::Deserialize;
-use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
 use super::*;
@@ -174,93 +174,11 @@ impl<'de, const MAX: usize> Deserialize<'de> for Text<MAX> {
     }
 }
 
-/// Line and column of a value at a JSON path of `text` (which `serde_json` has accepted): the text
-/// is read again up to that value, which is refused there, so `serde_json` reports where it is.
-/// The position is just inside an object or array, and just after any other value.
+/// Line and column of a value at a JSON path of `text` (which `serde_json` has accepted), as
+/// `pathing::json::locate` finds it: just inside an object or array, just after any other value.
 pub(super) fn locate(text: &str, path: &str) -> Option<(u32, u32)> {
-    let segments = split_path(path)?;
-    let mut de = serde_json::Deserializer::from_str(text);
-    let err = Seek { rest: &segments }.deserialize(&mut de).err()?;
-    Some((u32::try_from(err.line()).ok()?, u32::try_from(err.column()).ok()?))
-}
-
-/// A step of a JSON path: an object's key or an array's index.
-enum Step<'p> {
-    Key(&'p str),
-    Index(usize),
-}
-
-/// `a.b[3].c` as steps; `None` when it is not such a path.
-fn split_path(path: &str) -> Option<Vec<Step<'_>>> {
-    let mut steps = Vec::new();
-    for part in path.split('.').filter(|p| !p.is_empty()) {
-        let (key, mut rest) = part.split_once('[').map_or((part, ""), |(k, r)| (k, r));
-        if !key.is_empty() {
-            steps.push(Step::Key(key));
-        }
-        while !rest.is_empty() {
-            let (index, after) = rest.split_once(']')?;
-            steps.push(Step::Index(index.parse().ok()?));
-            rest = after.strip_prefix('[').unwrap_or(after);
-        }
-    }
-    Some(steps)
-}
-
-/// Walks to the value at `rest` and fails there.
-struct Seek<'s, 'p> {
-    rest: &'s [Step<'p>],
-}
-
-const FOUND: &str = "found";
-
-impl<'de> DeserializeSeed<'de> for Seek<'_, '_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Seek<'_, '_> {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a value on the path")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let Some((Step::Key(want), rest)) = self.rest.split_first() else { return Err(de::Error::custom(FOUND)) };
-        while let Some(key) = map.next_key::<String>()? {
-            if key == *want {
-                return map.next_value_seed(Seek { rest });
-            }
-            map.next_value::<IgnoredAny>()?;
-        }
-        Err(de::Error::custom(FOUND))
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        let Some((Step::Index(want), rest)) = self.rest.split_first() else { return Err(de::Error::custom(FOUND)) };
-        for _ in 0..*want {
-            if seq.next_element::<IgnoredAny>()?.is_none() {
-                return Err(de::Error::custom(FOUND));
-            }
-        }
-        seq.next_element_seed(Seek { rest })?;
-        Err(de::Error::custom(FOUND))
-    }
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
-        Err(E::custom(FOUND))
-    }
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
-        Err(E::custom(FOUND))
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
-        Err(E::custom(FOUND))
-    }
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
-        Err(E::custom(FOUND))
-    }
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<(), E> {
-        Err(E::custom(FOUND))
-    }
+    let (line, column) = pathing::json::locate(text, path)?;
+    Some((u32::try_from(line).ok()?, u32::try_from(column).ok()?))
 }
 
 /// A `serde_json` error in `text` as a [`ScenarioError`] of `origin`: its line and column, and the

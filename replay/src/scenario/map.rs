@@ -99,18 +99,7 @@ pub(super) fn parse_map_field(
                 | ConfigError::DuplicateAreaName { line, column, .. } => (u32::try_from(*line).ok(), u32::try_from(*column).ok()),
                 _ => (None, None),
             };
-            let message = match &e {
-                ConfigError::Json { message, .. } => message.clone(),
-                other => {
-                    let text = other.to_string();
-                    // Drop the position prefix that Display adds; it is in line and column.
-                    match text.split_once(": ") {
-                        Some((head, rest)) if head.starts_with("line ") => rest.to_string(),
-                        _ => text,
-                    }
-                }
-            };
-            text_err(cx, &p, &src, (line, column), format!("polygon config: {message}"), Box::new(e))
+            text_err(cx, &p, &src, (line, column), format!("polygon config: {}", e.message()), Box::new(e))
         })?;
         let bounds = config.grid_bounds().map_err(|e| cx.err(&p, format!("polygon config: {e}")))?;
         check_cells(cx, &p, bounds.width, bounds.depth)?;

@@ -254,8 +254,8 @@ fn parse_classes(
         Err(e) => {
             let source = Box::new(e.clone());
             let (line, column, message) = match e {
-                ClassFileError::Syntax { line, column, expected } => (Some(line), Some(column), expected),
-                ClassFileError::Invalid { at, problem } => (at.map(|p| p.line), at.map(|p| p.column), problem.to_string()),
+                ClassFileError::Syntax(json) => (Some(json.line), Some(json.column), json.message),
+                ClassFileError::Invalid { at, problem, .. } => (at.map(|p| p.line), at.map(|p| p.column), problem.to_string()),
                 other => (None, None, other.to_string()),
             };
             let to_u32 = |v: Option<usize>| v.and_then(|v| u32::try_from(v).ok());

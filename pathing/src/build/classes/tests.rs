@@ -105,18 +105,26 @@ fn rule_errors_name_the_rule_and_where_the_class_starts() {
             ClassProblem::EmptyRange { name: "a".into(), field: "minShoreDistance", min: metres(9), max: metres(8) },
             2,
         ),
-        (file(&[]), ClassProblem::NoClasses, 1),
+        (file(&[]), ClassProblem::NoClasses, 3),
         (file(&(0..17).map(|k| class(&format!("c{k}"), "")).collect::<Vec<_>>()), ClassProblem::TooManyClasses { index: 16 }, 18),
     ];
     for (text, problem, line) in cases {
         let err = check(&text).unwrap_err();
-        let ClassFileError::Invalid { at: Some(at), problem: found } = &err else { panic!("{text}: {err:?}") };
+        let ClassFileError::Invalid { at: Some(at), path, problem: found } = &err else { panic!("{text}: {err:?}") };
         assert_eq!(found, &problem, "{text}");
         assert_eq!(at.line, line, "{text}: {err}");
-        // Each class of `file` starts a line; an empty list's `[` is the 13th byte.
-        assert_eq!(at.column, if problem == ClassProblem::NoClasses { 13 } else { 1 }, "{text}: {err}");
+        // Each class of `file` starts a line, and so does the `]` that closes an empty list.
+        assert_eq!(at.column, 1, "{text}: {err}");
         let message = err.to_string();
-        assert!(message.starts_with(&format!("line {line}, column ")) && message.contains("expected"), "{message}");
+        // The JSON path names the class (the list itself when it is empty).
+        let expected_path = match &problem {
+            ClassProblem::NoClasses => "classes".to_string(),
+            ClassProblem::DuplicateName { .. } => "classes[1]".to_string(),
+            ClassProblem::TooManyClasses { index } => format!("classes[{index}]"),
+            _ => "classes[0]".to_string(),
+        };
+        assert_eq!(path, &expected_path, "{text}: {err}");
+        assert!(message.starts_with(&format!("{line}:{}: at {expected_path}: expected", at.column)), "{message}");
     }
 }
 
@@ -136,11 +144,34 @@ fn syntax_errors_say_what_was_expected_where() {
     ];
     for (text, line, expected) in cases {
         let err = check(&text).unwrap_err();
-        let ClassFileError::Syntax { line: found_line, column, expected: message } = &err else { panic!("{text}: {err:?}") };
+        let ClassFileError::Syntax(JsonError { line: found_line, column, message, .. }) = &err else { panic!("{text}: {err:?}") };
         assert_eq!(*found_line, line, "{text}: {err}");
         assert!(*column >= 1);
         assert!(message.contains(expected), "{text}: {message}");
         assert!(!message.contains(" at line "), "the position is not repeated: {message}");
+    }
+}
+
+#[test]
+fn a_class_file_error_names_the_json_path() {
+    let cases = [
+        (file(&[class("a", ""), class("b", r#", "colour": 1"#)]), "classes[1].colour"),
+        (file(&[class("a", r#", "maxSlope": 1e3"#)]), "classes[0].maxSlope"),
+        ("{\"classes\": [\n{\"name\": 3}]}".to_string(), "classes[0].name"),
+        ("{\"classes\": [], \"version\": 2}".to_string(), "version"),
+        ("{\"classes\": [".to_string(), ""),
+    ];
+    for (text, path) in cases {
+        let err = check(&text).unwrap_err();
+        let ClassFileError::Syntax(json) = &err else { panic!("{text}: {err:?}") };
+        assert_eq!(json.path, path, "{text}: {err}");
+        let shown = err.to_string();
+        let prefix = if path.is_empty() {
+            format!("{}:{}: ", json.line, json.column)
+        } else {
+            format!("{}:{}: at {path}: ", json.line, json.column)
+        };
+        assert!(shown.starts_with(&prefix), "{shown}");
     }
 }
 
@@ -159,9 +190,12 @@ fn programmatic_sets_are_checked_too() {
     def.max_water_depth = Some(WORLD_LIMIT + Fixed::from_bits(1));
     let err = ClassSet::new(vec![def]).unwrap_err();
     assert!(
-        matches!(err, ClassFileError::Invalid { at: None, problem: ClassProblem::OutOfRange { field: "maxWaterDepth", .. } }),
+        matches!(err, ClassFileError::Invalid { at: None, problem: ClassProblem::OutOfRange { field: "maxWaterDepth", .. }, .. }),
         "{err:?}"
     );
     assert!(err.to_string().starts_with("expected maxWaterDepth within"), "{err}");
-    assert_eq!(ClassSet::new(Vec::new()).unwrap_err(), ClassFileError::Invalid { at: None, problem: ClassProblem::NoClasses });
+    assert_eq!(
+        ClassSet::new(Vec::new()).unwrap_err(),
+        ClassFileError::Invalid { at: None, path: String::new(), problem: ClassProblem::NoClasses }
+    );
 }

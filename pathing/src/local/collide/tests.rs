@@ -1,8 +1,7 @@
 //! Unit tests of the movement-line tests, against navcell-by-navcell and wide-integer oracles.
 
 use super::*;
-use crate::grid::nav_grid::NavGrid;
-use crate::test_support::{CLASS, random_grid, random_map};
+use crate::test_support::{CLASS, grid_with_cell, random_grid, random_map};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 
@@ -12,21 +11,6 @@ fn fx(bits: i64) -> Fixed {
 
 fn at(x: i64, z: i64) -> WorldPos {
     WorldPos::new(fx(x), fx(z))
-}
-
-/// A grid from rows of `.` (passable) and `#` (blocked), first row north, with the given navcell
-/// size in raw units.
-fn grid_from(rows: &[&str], cell_raw: i64) -> NavGrid {
-    let h = rows.len() as u32;
-    let w = rows[0].len() as u32;
-    let mut grid = NavGrid::new(w, h, 1, fx(cell_raw)).unwrap();
-    for (k, row) in rows.iter().enumerate() {
-        let j = h - 1 - k as u32;
-        for (i, ch) in row.chars().enumerate() {
-            grid.set_passable(Navcell::new(i as u16, j as u16), CLASS, ch != '#');
-        }
-    }
-    grid
 }
 
 // ---- Oracles: independent of the walk and of the slab test. ----
@@ -127,7 +111,7 @@ fn map_and_segment() -> impl Strategy<Value = (PassMap, i64, WorldPos, WorldPos)
 #[track_caller]
 fn check(rows: &[&str], from: (i64, i64), to: (i64, i64), expected: &str) {
     let cell = 1 << 16;
-    let grid = grid_from(rows, cell);
+    let grid = grid_with_cell(rows, fx(cell));
     let map = PassMap::build(&grid, CLASS);
     let (from, to) = (at(from.0, from.1), at(to.0, to.1));
     let touched: Vec<(i128, i128)> = walk_all(cell, from, to).into_iter().map(|(_, i, j)| (i, j)).collect();
@@ -221,7 +205,7 @@ fn a_start_on_a_blocked_edge_stays_put() {
 /// rounded point just before the shorter step first touches (0, 0), is clear.
 #[test]
 fn furthest_clear_point_pulls_back_when_rounding_crosses_a_corner() {
-    let grid = grid_from(&["...", "...", "#.."], 2);
+    let grid = grid_with_cell(&["...", "...", "#.."], fx(2));
     let map = PassMap::build(&grid, CLASS);
     let (from, to) = (at(1, 5), at(3, 0));
     assert_eq!(first_blocked(&map, from, to), Some(Navcell::new(1, u16::MAX)));

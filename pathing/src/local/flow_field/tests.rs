@@ -4,24 +4,12 @@
 use super::*;
 use crate::grid::nav_grid::NavGrid;
 use crate::search::driver::{Path, PathStatus, SearchLimits, SearchScratch};
-use crate::test_support::{CLASS, random_grid};
+use crate::test_support::{CLASS, grid_from, random_grid};
 use crate::{Square, Vec2, find_path_astar};
 use proptest::prelude::*;
 
 fn fx(raw_value: i64) -> Fixed {
     Fixed::from_bits(raw_value)
-}
-
-/// A grid from rows of text, north first: `#` impassable, anything else passable.
-fn grid_from(rows: &[&str]) -> NavGrid {
-    let (w, h) = (rows[0].len() as u32, rows.len() as u32);
-    let mut grid = NavGrid::new(w, h, 1, Fixed::ONE).unwrap();
-    for (k, row) in rows.iter().enumerate() {
-        for (i, ch) in row.chars().enumerate() {
-            grid.set_passable(Navcell::new(i as u16, (h - 1 - k as u32) as u16), CLASS, ch != '#');
-        }
-    }
-    grid
 }
 
 /// `grid` with navcell size `cell_raw` raw units and, when given, every navcell outside

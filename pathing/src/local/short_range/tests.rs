@@ -3,11 +3,9 @@
 
 use super::*;
 use crate::geometry::Vec2;
-use crate::grid::nav_grid::NavGrid;
-use crate::grid::navcell::Navcell;
 use crate::local::collide::{segment_clear, segment_hits_square};
 use crate::search::goal::Square;
-use crate::test_support::{CLASS, random_grid, random_map};
+use crate::test_support::{CLASS, map_from, random_grid, random_map};
 use proptest::prelude::*;
 
 const M: i64 = 1 << 16;
@@ -25,20 +23,6 @@ fn at(x: i64, z: i64) -> WorldPos {
 /// are all exact).
 fn m16(x: i64, z: i64) -> WorldPos {
     at(x * M / 16, z * M / 16)
-}
-
-/// A map from rows of `.` (passable) and `#` (blocked), first row north, navcells of 1 m.
-fn map_from(rows: &[&str]) -> PassMap {
-    let h = rows.len() as u32;
-    let w = rows[0].len() as u32;
-    let mut grid = NavGrid::new(w, h, 1, Fixed::ONE).unwrap();
-    for (k, row) in rows.iter().enumerate() {
-        let j = h - 1 - k as u32;
-        for (i, ch) in row.chars().enumerate() {
-            grid.set_passable(Navcell::new(i as u16, j as u16), CLASS, ch != '#');
-        }
-    }
-    PassMap::build(&grid, CLASS)
 }
 
 fn open_map(w: u32, h: u32) -> PassMap {

@@ -2,7 +2,7 @@
 //! against rebuilds.
 
 use super::*;
-use crate::test_support::{CLASS, random_grid};
+use crate::test_support::{CLASS, drawn_cells, grid_from, random_grid};
 use crate::{NavGrid, find_path_astar};
 use proptest::prelude::*;
 
@@ -283,20 +283,8 @@ proptest! {
 /// its legs. The only caller of the API in the example tests.
 #[track_caller]
 fn check(rows: &[&str], range_steps: u32, from: u32, to: u32, table: Option<&PriorityTable>, expected: &str) {
-    let (w, h) = (rows[0].len() as u32, rows.len() as u32);
-    let mut grid = NavGrid::new(w, h, 1, Fixed::ONE).expect("a valid test grid");
-    let mut found: Vec<(u8, Navcell)> = Vec::new();
-    for (r, line) in rows.iter().enumerate() {
-        let j = (h - 1 - r as u32) as u16;
-        for (i, ch) in line.bytes().enumerate() {
-            let cell = Navcell::new(i as u16, j);
-            match ch {
-                b'#' => grid.set_passable(cell, CLASS, false),
-                b'0'..=b'9' => found.push((ch - b'0', cell)),
-                _ => {}
-            }
-        }
-    }
+    let grid = grid_from(rows);
+    let mut found: Vec<(char, Navcell)> = drawn_cells(rows).filter(|&(_, ch)| ch.is_ascii_digit()).map(|(cell, ch)| (ch, cell)).collect();
     found.sort_unstable();
     let waypoints: Vec<Navcell> = found.iter().map(|&(_, c)| c).collect();
     let nav = ClassNav::build(&grid, CLASS);
