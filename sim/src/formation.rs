@@ -86,9 +86,9 @@ pub const MAX_MEMBERS: usize = 256;
 /// Room between neighbouring members' squares in a layout. `[Units: metres]`
 pub const LAYOUT_GAP: Fixed = Fixed::from_bits(1 << 15);
 
-/// Members of a moving formation walk at their speed times this fraction (0 A.D.'s run multiplier
+/// Members behind their slots walk at their speed times this fraction (0 A.D.'s run multiplier
 /// is 1.67), so they can catch up with slots that move at the formation's speed (the slowest
-/// member's walking speed). `[Units: numerator, denominator]`
+/// member's walking speed); the others walk at their speed. `[Units: numerator, denominator]`
 pub const RUN_MULTIPLIER: (i128, i128) = (3, 2);
 
 /// How far along the path, from the formation's position, its flow field reaches.

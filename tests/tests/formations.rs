@@ -441,8 +441,8 @@ fn busy_script(turn: u32, w: &World) -> Vec<Command> {
         16 => vec![cmd(16, 1, 0, CommandKind::SetLayout { formation: formation_of(1).unwrap(), layout: Layout::Column })],
         20 => vec![cmd(20, 1, 0, CommandKind::Move { units: vec![mine(1)[0]], goal: GoalSpec::Point(at(30, 30)), queue: false })],
         24 => vec![cmd(24, 1, 0, CommandKind::FormGroup { units: mine(1)[1..4].to_vec(), layout: Layout::Loose })],
-        26 => vec![cmd(
-            26,
+        30 => vec![cmd(
+            30,
             1,
             0,
             CommandKind::MoveFormation { formation: formation_of(1).unwrap(), goal: GoalSpec::Circle { center: at(20, 28), radius: m(3) } },
@@ -799,4 +799,55 @@ fn a_formation_with_a_reachable_goal_reports_no_partial_path() {
         let report = world.step(&script(turn, &world));
         assert!(!report.events.iter().any(|e| matches!(e, Event::FormationPathPartial { .. })), "turn {turn}");
     }
+}
+
+#[test]
+fn a_member_behind_its_slot_runs_and_one_ahead_of_it_walks() {
+    let field = open_field(40, 52);
+    let rows: Vec<&str> = field.iter().map(String::as_str).collect();
+    let mut world = world_from(&rows, 1);
+    // Two units on the two slots' lines, about 15 m south and 15 m north of the formation's
+    // position (their average); a new formation faces north, and its slots are 0.75 m west and
+    // east of its position (off the navcells' borders, so no waypoint is moved off one).
+    let (quarter, half) = (Fixed::ONE / 4, Fixed::ONE / 2);
+    let one = |seq, x, z| cmd(0, 1, seq, CommandKind::Spawn { class: 0, at: WorldPos::new(x, z), count: 1, radius: half, speed: m(6) });
+    world.step(&[one(0, m(19) + quarter, m(10) + half), one(1, m(20) + m(3) * quarter, m(40) + half)]);
+    let units = ids(&world, 1);
+    let (south, north) = (world.unit(units[0]).unwrap().pos, world.unit(units[1]).unwrap().pos);
+    world.step(&[cmd(1, 1, 0, CommandKind::FormGroup { units: units.clone(), layout: Layout::Box })]);
+    let f = first_formation(&world);
+    let slot_z = Fixed::from_bits((south.z.to_bits() + north.z.to_bits()) / 2);
+    assert_eq!(world.formation_slots(f), vec![WorldPos::new(south.x, slot_z), WorldPos::new(north.x, slot_z)]);
+    assert!(slot_z - south.z > m(14) && north.z - slot_z > m(14), "{south:?} {north:?}");
+    // One turn's walk at 6 m/s in 200 ms, and the run at 3/2 of it, raw and rounded down.
+    let walk = (6i128 << 16) * 200 / 1000;
+    let run = (6i128 << 16) * 200 * 3 / (1000 * 2);
+    let raw = |v: Fixed| i128::from(v.to_bits());
+    let (mut ran, mut walked) = (0, 0);
+    for turn in 2..40 {
+        let before: Vec<WorldPos> = units.iter().map(|&u| world.unit(u).unwrap().pos).collect();
+        world.step(&[]);
+        for (k, &u) in units.iter().enumerate() {
+            let pos = world.unit(u).unwrap().pos;
+            let slot = slot_z;
+            assert_eq!(pos.x, before[k].x, "turn {turn}: unit {k} left its slot's line");
+            let (step, left) = ((raw(pos.z) - raw(before[k].z)).abs(), (raw(slot) - raw(before[k].z)).abs());
+            // The unit south of its slot is behind it (the formation faces north): it runs.
+            let speed = if k == 0 { run } else { walk };
+            assert_eq!(step, speed.min(left), "turn {turn}: unit {k} moved {step} raw, {left} raw from its slot");
+            if step == run {
+                ran += 1;
+            }
+            if step == walk {
+                walked += 1;
+            }
+        }
+    }
+    assert!(ran >= 8 && walked >= 12, "{ran} running turns, {walked} walking turns");
+    assert!(world.formations().all(|f| f.state == FormationState::Idle), "the formation formed up");
+}
+
+/// An open field `w` × `h` metres with a wall round it.
+fn open_field(w: usize, h: usize) -> Vec<String> {
+    (0..h).map(|j| if j == 0 || j + 1 == h { "#".repeat(w) } else { format!("#{}#", ".".repeat(w - 2)) }).collect()
 }

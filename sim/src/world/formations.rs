@@ -60,7 +60,9 @@
 //!    A member off the field heads straight for the nearest navcell on it.
 //!
 //! Members then walk in the next turn's motion step with every rule of [`crate::motion`] (the grid
-//! check, standing units' cores, the push-apart), at [`RUN_MULTIPLIER`] times their speed. Members
+//! check, standing units' cores, the push-apart): at [`RUN_MULTIPLIER`] times their speed while
+//! their slot lies more than [`ARRIVE_DISTANCE`] ahead of them along the facing (behind it, they
+//! catch up), at their own speed otherwise ([`Steering`]). Members
 //! of a moving formation are walking units, so, as 0 A.D.'s control groups, they never block one
 //! another; only standing units block them.
 
@@ -120,6 +122,23 @@ fn vec_raw(v: Vec2) -> (i128, i128) {
 /// π/4 in radians, raw.
 const QUARTER_PI_RAW: i64 = 51_472;
 
+/// How the motion step moves a unit, by the formation phase's rules.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Steering {
+    /// Not steered by a formation: the ordinary rules.
+    Free,
+    /// A member at or ahead of its slot: its own speed.
+    Walk,
+    /// A member behind its slot: [`RUN_MULTIPLIER`] times its speed.
+    Run,
+}
+
+/// Whether a member at `pos` is behind its slot: the slot lies more than [`ARRIVE_DISTANCE`] ahead
+/// of it along the facing.
+fn behind_slot(facing: Vec2, pos: WorldPos, slot: WorldPos) -> bool {
+    dot(sub(slot, pos), vec_raw(facing)) >> 16 > raw(ARRIVE_DISTANCE)
+}
+
 impl World {
     /// A formation.
     pub fn formation(&self, id: FormationId) -> Option<&Formation> {
@@ -150,13 +169,21 @@ impl World {
         self.slots(f, &profile)
     }
 
-    /// By unit index: whether the unit is a member of a formation that steers it.
-    pub(super) fn steered_members(&self) -> Vec<bool> {
-        let mut out = vec![false; self.units.len()];
+    /// By unit index: whether the unit is a member of a formation that steers it, and whether it
+    /// runs: a member runs while its slot lies more than [`ARRIVE_DISTANCE`] ahead of it along the
+    /// formation's facing, and walks otherwise (step 6 of the module documentation). The slots are
+    /// those the formation phase of the last turn laid out, from saved state only.
+    pub(super) fn steered_members(&self) -> Vec<Steering> {
+        let mut out = vec![Steering::Free; self.units.len()];
         for f in self.formations.values().filter(|f| f.is_active()) {
-            for m in &f.members {
-                if let Some(slot) = out.get_mut(m.index as usize) {
-                    *slot = true;
+            let slots = self.profile(&f.members).map(|profile| self.slots(f, &profile)).unwrap_or_default();
+            for (k, m) in f.members.iter().enumerate() {
+                let behind = match (self.unit(*m), slots.get(k)) {
+                    (Some(u), Some(&slot)) => behind_slot(f.facing, u.pos, slot),
+                    _ => false,
+                };
+                if let Some(entry) = out.get_mut(m.index as usize) {
+                    *entry = if behind { Steering::Run } else { Steering::Walk };
                 }
             }
         }
