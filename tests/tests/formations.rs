@@ -851,3 +851,27 @@ fn a_member_behind_its_slot_runs_and_one_ahead_of_it_walks() {
 fn open_field(w: usize, h: usize) -> Vec<String> {
     (0..h).map(|j| if j == 0 || j + 1 == h { "#".repeat(w) } else { format!("#{}#", ".".repeat(w - 2)) }).collect()
 }
+
+#[test]
+fn members_stay_inside_the_movement_corridor_while_marching_and_arriving() {
+    let gap = march(Layout::Line, (14, 18), 24, GoalSpec::Point(at(66, 18)));
+    let u_turn = march(Layout::Box, (20, 14), 16, GoalSpec::Point(at(20, 30)));
+    let cases: [(&[&str], Script<'_>); 2] = [(GAP, &gap), (U_TURN, &u_turn)];
+    for (rows, script) in cases {
+        let mut world = world_from(rows, 1);
+        let mut checked = 0;
+        for turn in 0..130 {
+            world.step(&script(turn, &world));
+            for f in world.formations().filter(|f| f.is_active()) {
+                let corridor = world.formation_corridor(f.id).unwrap();
+                assert!(corridor.half_width() >= m(15));
+                for &member in f.members() {
+                    let pos = world.unit(member).unwrap().pos;
+                    assert!(corridor.contains(pos), "turn {turn}: member {member:?} at {pos:?} is outside {corridor:?}");
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 1000, "only {checked} positions checked");
+    }
+}

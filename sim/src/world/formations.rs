@@ -58,6 +58,11 @@
 //!    along the field's next steps (as many as it covers in a turn, at most [`STEER_STEPS`]),
 //!    from the farthest one it can see, so no member walks into a dead end or an impassable slot.
 //!    A member off the field heads straight for the nearest navcell on it.
+//! 7. **The movement corridor** (the pathfinder design's "centre spline" and "width"). The corridor
+//!    is the polyline `from`, then the path, with half the width the larger of half
+//!    [`FIELD_CORRIDOR`] and twice the footprint's width plus half its diagonal plus one turn's walk
+//!    (the farthest a slot lawfully gets from the line). A member's waypoint outside it is moved
+//!    onto its edge, on the way from the line's nearest point ([`Corridor::clamp`]).
 //!
 //! Members then walk in the next turn's motion step with every rule of [`crate::motion`] (the grid
 //! check, standing units' cores, the push-apart): at [`RUN_MULTIPLIER`] times their speed while
@@ -73,7 +78,7 @@ use pathing::{PassMap, Vec2};
 use super::plan::LongJob;
 use super::*;
 use crate::formation::{
-    ARRIVE_DISTANCE, ARRIVE_MAX_TURNS, ARRIVE_STALL_TURNS, FIELD_AHEAD, FIELD_CORRIDOR, FIELD_TRIGGER, FieldInputs, FormationState, Layout,
+    ARRIVE_DISTANCE, ARRIVE_MAX_TURNS, ARRIVE_STALL_TURNS, Corridor, FIELD_AHEAD, FIELD_CORRIDOR, FIELD_TRIGGER, FieldInputs, FormationState, Layout,
     MAX_MEMBERS, MAX_WAIT_TURNS, Profile, RUN_MULTIPLIER, STEER_STEPS, footprint, length, length_squared, local_to_world, moved, raw,
     rotate, slot_offsets, spacing, sub, unit, with_length,
 };
@@ -646,6 +651,25 @@ impl World {
         Some(&cached.field)
     }
 
+    /// A formation's movement corridor (step 7 of the module documentation).
+    pub fn formation_corridor(&self, id: FormationId) -> Option<Corridor> {
+        let f = self.formations.get(&id)?;
+        Some(self.corridor(f, &self.profile(&f.members)?))
+    }
+
+    /// The movement corridor: the polyline `from`, then the path, with half the width the larger
+    /// of half [`FIELD_CORRIDOR`] and twice the footprint's width plus half its diagonal plus one
+    /// turn's walk (the farthest a slot lawfully gets from the line).
+    fn corridor(&self, f: &Formation, profile: &Profile) -> Corridor {
+        let d = raw(profile.speed) * i128::from(self.settings.turn_ms) / 1000;
+        let (width, depth) = footprint(f.layout, f.members.len(), spacing(f.layout, profile.radius));
+        let lawful = 2 * raw(width) + length((raw(width), raw(depth))) / 2 + d;
+        let mut points = Vec::with_capacity(f.path.len() + 1);
+        points.push(f.from);
+        points.extend_from_slice(&f.path);
+        Corridor { points, half_width: lawful.max(raw(FIELD_CORRIDOR) / 2) }
+    }
+
     /// Gives every member its waypoints for the next turn (step 6 of the module documentation);
     /// for an arriving formation, returns whether it has arrived.
     fn steer(&mut self, f: &mut Formation, profile: &Profile) -> bool {
@@ -654,6 +678,7 @@ impl World {
             return false;
         }
         let slots = self.slots(f, profile);
+        let corridor = self.corridor(f, profile);
         // Take the field out of the cache for the loop over members (it goes back after).
         let field = match self.field_for(f, profile) {
             Some(_) => self.fields.remove(&f.id),
@@ -675,7 +700,8 @@ impl World {
             all_there &= distance <= raw(ARRIVE_DISTANCE);
             remaining = remaining.saturating_add(distance.min(1 << 32) as u64);
             let waypoints = if distance == 0 { Vec::new() } else { member_waypoints(field, pass, grid, u.pos, target, budget) };
-            let waypoints: Vec<WorldPos> = waypoints.into_iter().map(|p| crate::motion::off_grid_lines(p, cell_size)).collect();
+            let waypoints: Vec<WorldPos> =
+                waypoints.into_iter().map(|p| crate::motion::off_grid_lines(corridor.clamp(p), cell_size)).collect();
             if u.waypoints() != waypoints.as_slice() {
                 let unit = self.units[id.index as usize].as_mut().expect("looked up above");
                 unit.set_waypoints(waypoints);
