@@ -801,6 +801,131 @@ fn a_formation_with_a_reachable_goal_reports_no_partial_path() {
     }
 }
 
+/// An open field `w` × `h` metres with a wall round it.
+fn open_field(w: usize, h: usize) -> Vec<String> {
+    (0..h).map(|j| if j == 0 || j + 1 == h { "#".repeat(w) } else { format!("#{}#", ".".repeat(w - 2)) }).collect()
+}
+
+/// Runs two formations of players 1 and 2 (each `count` units spawned at its start, formed on turn
+/// 1 and sent to its goal on turn 3) for `turns` turns. Checks every turn that no member of one
+/// comes within the sum of the radii of a member of the other (exact squared distances); returns
+/// the turn each arrived (from turn 4 on), the per-turn hashes and the world, and prints the
+/// arrivals and the smallest clearance seen (with `--nocapture`).
+fn two_formations(
+    rows: &[String],
+    a: ((i32, i32), (i32, i32), Layout),
+    b: ((i32, i32), (i32, i32), Layout),
+    count: u16,
+    turns: u32,
+) -> ([Option<u32>; 2], Vec<[u8; 32]>, World) {
+    let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+    let mut world = world_from(&rows, 1);
+    let mut arrived = [None, None];
+    let mut hashes = Vec::new();
+    let mut clearance = i128::MAX;
+    let formation_of = |w: &World, player: u8| w.formations().find(|f| f.owner == player).map(|f| f.id);
+    for turn in 0..turns {
+        let commands = match turn {
+            0 => vec![spawn(0, 1, 0, a.0.0, a.0.1, count), spawn(0, 2, 0, b.0.0, b.0.1, count)],
+            1 => vec![
+                cmd(1, 1, 0, CommandKind::FormGroup { units: ids(&world, 1), layout: a.2 }),
+                cmd(1, 2, 0, CommandKind::FormGroup { units: ids(&world, 2), layout: b.2 }),
+            ],
+            3 => vec![
+                cmd(
+                    3,
+                    1,
+                    0,
+                    CommandKind::MoveFormation { formation: formation_of(&world, 1).unwrap(), goal: GoalSpec::Point(at(a.1.0, a.1.1)) },
+                ),
+                cmd(
+                    3,
+                    2,
+                    0,
+                    CommandKind::MoveFormation { formation: formation_of(&world, 2).unwrap(), goal: GoalSpec::Point(at(b.1.0, b.1.1)) },
+                ),
+            ],
+            _ => Vec::new(),
+        };
+        let report = world.step(&commands);
+        check_turn(&world, &report).unwrap_or_else(|e| panic!("turn {turn}: {e}"));
+        hashes.push(report.hash);
+        for e in &report.events {
+            match e {
+                Event::Rejected { reason, .. } => panic!("turn {turn}: command rejected: {reason:?}"),
+                Event::FormationArrived { formation } if turn > 3 => {
+                    let owner = world.formation(*formation).unwrap().owner;
+                    arrived[usize::from(owner - 1)].get_or_insert(turn);
+                }
+                _ => {}
+            }
+        }
+        let raw = |v: Fixed| i128::from(v.to_bits());
+        for p in world.units().filter(|u| u.owner == 1) {
+            for q in world.units().filter(|u| u.owner == 2) {
+                let (dx, dz) = (raw(p.pos.x) - raw(q.pos.x), raw(p.pos.z) - raw(q.pos.z));
+                let reach = raw(p.radius) + raw(q.radius);
+                clearance = clearance.min((dx * dx + dz * dz).isqrt() - reach);
+                assert!(
+                    dx * dx + dz * dz >= reach * reach,
+                    "turn {turn}: unit {:?} at {:?} and unit {:?} at {:?} are closer than their radii",
+                    p.id,
+                    p.pos,
+                    q.id,
+                    q.pos
+                );
+            }
+        }
+    }
+    println!(
+        "arrived at turns {arrived:?}; smallest clearance between the two players' units {} m",
+        metres(Fixed::from_bits(clearance as i64))
+    );
+    (arrived, hashes, world)
+}
+
+/// Both formations arrived, each with its position on its goal's navcell.
+fn assert_both_arrived(arrived: [Option<u32>; 2], world: &World, goals: [(i32, i32); 2]) {
+    assert!(arrived.iter().all(Option::is_some), "arrivals {arrived:?}");
+    for (player, goal) in [(1u8, goals[0]), (2, goals[1])] {
+        let f = world.formations().find(|f| f.owner == player).unwrap();
+        assert_eq!(f.state, FormationState::Idle);
+        assert_eq!(world.navcell_of(f.pos), world.navcell_of(at(goal.0, goal.1)), "formation of player {player}");
+    }
+}
+
+#[test]
+fn formations_meeting_head_on_pass_each_other_without_touching() {
+    let field = open_field(96, 48);
+    let a = ((16, 24), (80, 24), Layout::Box);
+    let b = ((80, 24), (16, 24), Layout::Box);
+    let (arrived, hashes, world) = two_formations(&field, a, b, 9, 160);
+    assert_both_arrived(arrived, &world, [a.1, b.1]);
+    let (again, rerun, _) = two_formations(&field, a, b, 9, 160);
+    assert_eq!((arrived, hashes), (again, rerun), "a second run differs");
+}
+
+#[test]
+fn formations_of_different_layouts_meeting_head_on_pass_each_other_without_touching() {
+    let field = open_field(96, 48);
+    let a = ((14, 22), (82, 26), Layout::Line);
+    let b = ((82, 26), (14, 22), Layout::Column);
+    let (arrived, _, world) = two_formations(&field, a, b, 12, 200);
+    assert_both_arrived(arrived, &world, [a.1, b.1]);
+}
+
+#[test]
+fn crossing_formations_do_not_walk_through_each_other() {
+    let field = open_field(96, 80);
+    // Each starts 32 m from the crossing: without giving way they would meet in it.
+    let a = ((16, 40), (80, 40), Layout::Box);
+    let b = ((48, 8), (48, 72), Layout::Box);
+    let (arrived, hashes, world) = two_formations(&field, a, b, 9, 200);
+    assert_both_arrived(arrived, &world, [a.1, b.1]);
+    let (again, rerun, _) = two_formations(&field, a, b, 9, 200);
+    assert_eq!((arrived, hashes), (again, rerun), "a second run differs");
+}
+
 #[test]
 fn a_member_behind_its_slot_runs_and_one_ahead_of_it_walks() {
     let field = open_field(40, 52);
@@ -845,11 +970,6 @@ fn a_member_behind_its_slot_runs_and_one_ahead_of_it_walks() {
     }
     assert!(ran >= 8 && walked >= 12, "{ran} running turns, {walked} walking turns");
     assert!(world.formations().all(|f| f.state == FormationState::Idle), "the formation formed up");
-}
-
-/// An open field `w` × `h` metres with a wall round it.
-fn open_field(w: usize, h: usize) -> Vec<String> {
-    (0..h).map(|j| if j == 0 || j + 1 == h { "#".repeat(w) } else { format!("#{}#", ".".repeat(w - 2)) }).collect()
 }
 
 #[test]
