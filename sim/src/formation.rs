@@ -86,9 +86,9 @@ pub const MAX_MEMBERS: usize = 256;
 /// Room between neighbouring members' squares in a layout. `[Units: metres]`
 pub const LAYOUT_GAP: Fixed = Fixed::from_bits(1 << 15);
 
-/// Members of a moving formation walk at their speed times this fraction (0 A.D.'s run multiplier
+/// Members behind their slots walk at their speed times this fraction (0 A.D.'s run multiplier
 /// is 1.67), so they can catch up with slots that move at the formation's speed (the slowest
-/// member's walking speed). `[Units: numerator, denominator]`
+/// member's walking speed); the others walk at their speed. `[Units: numerator, denominator]`
 pub const RUN_MULTIPLIER: (i128, i128) = (3, 2);
 
 /// How far along the path, from the formation's position, its flow field reaches.
@@ -119,6 +119,102 @@ pub const MAX_WAIT_TURNS: u8 = 8;
 
 /// Most navcell steps of the flow field a member is given as waypoints in one turn.
 pub const STEER_STEPS: usize = 8;
+
+/// A formation's movement corridor: the points within `half_width` of the polyline from the start
+/// of the straight line it follows through the rest of its path (the pathfinder design's "centre
+/// spline" and "width"; docs/formation-rules.md, "The movement corridor"). Members are kept inside
+/// it: a waypoint outside it is moved onto its edge.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Corridor {
+    /// The centre line, `from` first (one point when the formation has no path left).
+    pub(crate) points: Vec<WorldPos>,
+    /// Half the corridor's width, raw.
+    pub(crate) half_width: i128,
+}
+
+impl Corridor {
+    /// The centre line's points.
+    pub fn points(&self) -> &[WorldPos] {
+        &self.points
+    }
+
+    /// Half the corridor's width.
+    pub fn half_width(&self) -> Fixed {
+        Fixed::from_bits(self.half_width.clamp(0, i128::from(i64::MAX)) as i64)
+    }
+
+    /// Whether `p` lies in the corridor (exact: squared distances compared in wide integers).
+    pub fn contains(&self, p: WorldPos) -> bool {
+        let h2 = self.half_width * self.half_width;
+        if self.points.len() == 1 {
+            return length_squared(sub(p, self.points[0])) <= h2;
+        }
+        self.points.windows(2).any(|w| segment_within(w[0], w[1], p, self.half_width))
+    }
+
+    /// The nearest point of the centre line to `p` (the first segment's, on ties), rounded
+    /// towards −∞.
+    fn nearest_on_line(&self, p: WorldPos) -> WorldPos {
+        let mut best = (i128::MAX, self.points[0]);
+        for w in self.points.windows(2) {
+            let q = nearest_on_segment(w[0], w[1], p);
+            let d = length_squared(sub(p, q));
+            if d < best.0 {
+                best = (d, q);
+            }
+        }
+        if self.points.len() == 1 { self.points[0] } else { best.1 }
+    }
+
+    /// `p` when it lies in the corridor, else the point on the corridor's edge on the way from
+    /// the centre line's nearest point to `p` (that nearest point itself when rounding would put
+    /// the edge point outside).
+    pub fn clamp(&self, p: WorldPos) -> WorldPos {
+        if self.contains(p) {
+            return p;
+        }
+        let near = self.nearest_on_line(p);
+        // Two raw units inside the edge, so that rounding each coordinate cannot leave it.
+        let edge = moved(near, with_length(sub(p, near), (self.half_width - 2).max(0)));
+        if self.contains(edge) { edge } else { near }
+    }
+}
+
+/// The nearest point to `p` on the segment `a → b`, rounded towards −∞.
+fn nearest_on_segment(a: WorldPos, b: WorldPos, p: WorldPos) -> WorldPos {
+    let ab = sub(b, a);
+    let l2 = length_squared(ab);
+    let t = ab.0 * sub(p, a).0 + ab.1 * sub(p, a).1;
+    if l2 == 0 || t <= 0 {
+        return a;
+    }
+    if t >= l2 {
+        return b;
+    }
+    moved(a, ((ab.0 * t).div_euclid(l2), (ab.1 * t).div_euclid(l2)))
+}
+
+/// Whether `p` is within `h` (raw) of the segment `a → b`, exactly. Products too large for `i128`
+/// (positions millions of kilometres apart) count as farther.
+fn segment_within(a: WorldPos, b: WorldPos, p: WorldPos, h: i128) -> bool {
+    let (ab, ap) = (sub(b, a), sub(p, a));
+    let l2 = length_squared(ab);
+    let t = ab.0 * ap.0 + ab.1 * ap.1;
+    let h2 = h * h;
+    if l2 == 0 || t <= 0 {
+        return length_squared(ap) <= h2;
+    }
+    if t >= l2 {
+        return length_squared(sub(p, b)) <= h2;
+    }
+    // Distance from the line: |ab × ap| / |ab| ≤ h ⇔ (ab × ap)² ≤ h²·|ab|².
+    let cross = ab.0 * ap.1 - ab.1 * ap.0;
+    match (cross.checked_mul(cross), h2.checked_mul(l2)) {
+        (Some(lhs), Some(rhs)) => lhs <= rhs,
+        (None, _) => false,
+        (Some(_), None) => true,
+    }
+}
 
 /// A formation's id: a separate `u32` space, never reused (see the module documentation).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -457,6 +553,33 @@ mod tests {
         for w in out.windows(2) {
             assert!(length_squared(sub(w[1], w[0])) >= raw(size) * raw(size));
         }
+    }
+
+    #[test]
+    fn the_corridor_holds_points_within_its_half_width_of_the_line_and_clamps_others_onto_its_edge() {
+        // An L: east 20 m, then north 20 m, 3 m to either side.
+        let corridor = Corridor { points: vec![p(0, 0), p(20, 0), p(20, 20)], half_width: 3 << 16 };
+        assert_eq!(corridor.half_width(), Fixed::from_num(3));
+        // Exactly on the edge is inside, one raw unit beyond it is not.
+        assert!(corridor.contains(p(10, 3)) && corridor.contains(p(23, 10)) && corridor.contains(p(-3, 0)));
+        let beyond = WorldPos::new(Fixed::from_num(10), Fixed::from_bits((3 << 16) + 1));
+        assert!(!corridor.contains(beyond));
+        // Round the ends and the corner: circles. (22, -2) is √8 < 3 from the corner.
+        assert!(corridor.contains(p(22, -2)) && !corridor.contains(p(23, -1)) && !corridor.contains(p(-2, -3)));
+        // The inside of the bend is covered by both arms.
+        assert!(corridor.contains(p(17, 3)) && !corridor.contains(p(16, 4)));
+        // Inside: unchanged; outside: onto the edge, on the way from the nearest point of the line.
+        assert_eq!(corridor.clamp(p(10, 2)), p(10, 2));
+        assert_eq!(corridor.clamp(p(10, 9)), WorldPos::new(Fixed::from_num(10), Fixed::from_bits((3 << 16) - 2)));
+        assert_eq!(corridor.clamp(p(30, 12)), WorldPos::new(Fixed::from_bits((23 << 16) - 2), Fixed::from_num(12)));
+        for q in [p(40, -30), p(-7, 5), p(16, 4), p(100, 100)] {
+            let c = corridor.clamp(q);
+            assert!(corridor.contains(c), "{q:?} clamped to {c:?}");
+        }
+        // A corridor of one point is a circle.
+        let dot = Corridor { points: vec![p(5, 5)], half_width: 2 << 16 };
+        assert!(dot.contains(p(7, 5)) && !dot.contains(p(7, 6)));
+        assert!(dot.contains(dot.clamp(p(50, -40))));
     }
 
     #[test]

@@ -36,8 +36,9 @@
 //! A member of a formation that is not standing (`crate::formation`) is steered by its formation:
 //! at the end of each turn the formation phase gives it the waypoints of its next turn (its slot,
 //! or steps along the formation's flow field). It walks them here with exactly the rules above
-//! (the grid check, standing units' cores, the same stepping and waypoint popping), at
-//! [`crate::formation::RUN_MULTIPLIER`] times its speed, but it never plans a path, counts blocked
+//! (the grid check, standing units' cores, the same stepping and waypoint popping), at its speed,
+//! or at [`crate::formation::RUN_MULTIPLIER`] times it while it is behind its slot (the formation
+//! phase's `Steering`), but it never plans a path, counts blocked
 //! turns or gives up on its own: a member that cannot go on waits for its next waypoints. A member
 //! blocked by a standing unit of its own player nudges it, as any walker does. Members are walking
 //! units, so they never block one another (0 A.D.'s control groups); the push-apart treats them as
@@ -443,6 +444,7 @@ fn walk(
 
 /// Moves every unit for one turn (see the module documentation).
 pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
+    use crate::world::Steering;
     let crate::world::MotionParts { nav, units, requests, turn_ms, digests, static_dirty, motion, steered } = world.parts_mut();
     let grid = nav.grid();
     // As 0 A.D.'s movement filter: only units that are not walking block, and only with their
@@ -459,14 +461,16 @@ pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
         let Some(class_nav) = nav.class_nav(unit.class) else { continue };
         let pass = class_nav.pass_map();
         let stuck = !pass.is_passable(navcell(unit.pos));
-        if steered.get(unit.id.index as usize).copied().unwrap_or(false) {
-            // A member of a formation that steers it: it walks (runs) towards the waypoints its
-            // formation gave it, with every rule of movement, and never plans a path of its own.
+        let steering = steered.get(unit.id.index as usize).copied().unwrap_or(Steering::Free);
+        if steering != Steering::Free {
+            // A member of a formation that steers it: it walks towards the waypoints its formation
+            // gave it (runs, when it is behind its slot), with every rule of movement, and never
+            // plans a path of its own.
             if unit.waypoints().is_empty() {
                 continue;
             }
             digests.mark(unit.id.index);
-            let (num, den) = crate::formation::RUN_MULTIPLIER;
+            let (num, den) = if steering == Steering::Run { crate::formation::RUN_MULTIPLIER } else { (1, 1) };
             let budget = (i128::from(unit.speed.to_bits()) * i128::from(turn_ms) * num) / (1000 * den);
             let Walk { moved, blocker, .. } = walk(unit, budget, pass, grid, &index, motion, static_dirty);
             if let Some(other) = blocker

@@ -42,6 +42,7 @@ use crate::snapshot::SnapshotError;
 use crate::state_hash;
 
 mod formations;
+pub(crate) use formations::Steering;
 mod plan;
 #[cfg(feature = "desync-hook")]
 mod testing;
@@ -368,8 +369,8 @@ pub(crate) struct MotionParts<'a> {
     pub(crate) digests: &'a mut RangeDigests,
     pub(crate) static_dirty: &'a mut Vec<u32>,
     pub(crate) motion: &'a MotionSettings,
-    /// By unit index: whether the unit is a member of a formation that steers it.
-    pub(crate) steered: Vec<bool>,
+    /// By unit index: whether the unit is a member of a formation that steers it, and at which speed.
+    pub(crate) steered: Vec<crate::world::Steering>,
 }
 
 /// Borrowed private state, for the snapshot writer.

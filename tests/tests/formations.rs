@@ -441,8 +441,8 @@ fn busy_script(turn: u32, w: &World) -> Vec<Command> {
         16 => vec![cmd(16, 1, 0, CommandKind::SetLayout { formation: formation_of(1).unwrap(), layout: Layout::Column })],
         20 => vec![cmd(20, 1, 0, CommandKind::Move { units: vec![mine(1)[0]], goal: GoalSpec::Point(at(30, 30)), queue: false })],
         24 => vec![cmd(24, 1, 0, CommandKind::FormGroup { units: mine(1)[1..4].to_vec(), layout: Layout::Loose })],
-        26 => vec![cmd(
-            26,
+        30 => vec![cmd(
+            30,
             1,
             0,
             CommandKind::MoveFormation { formation: formation_of(1).unwrap(), goal: GoalSpec::Circle { center: at(20, 28), radius: m(3) } },
@@ -798,5 +798,207 @@ fn a_formation_with_a_reachable_goal_reports_no_partial_path() {
     for turn in 0..40 {
         let report = world.step(&script(turn, &world));
         assert!(!report.events.iter().any(|e| matches!(e, Event::FormationPathPartial { .. })), "turn {turn}");
+    }
+}
+
+/// An open field `w` × `h` metres with a wall round it.
+fn open_field(w: usize, h: usize) -> Vec<String> {
+    (0..h).map(|j| if j == 0 || j + 1 == h { "#".repeat(w) } else { format!("#{}#", ".".repeat(w - 2)) }).collect()
+}
+
+/// Runs two formations of players 1 and 2 (each `count` units spawned at its start, formed on turn
+/// 1 and sent to its goal on turn 3) for `turns` turns. Checks every turn that no member of one
+/// comes within the sum of the radii of a member of the other (exact squared distances); returns
+/// the turn each arrived (from turn 4 on), the per-turn hashes and the world, and prints the
+/// arrivals and the smallest clearance seen (with `--nocapture`).
+fn two_formations(
+    rows: &[String],
+    a: ((i32, i32), (i32, i32), Layout),
+    b: ((i32, i32), (i32, i32), Layout),
+    count: u16,
+    turns: u32,
+) -> ([Option<u32>; 2], Vec<[u8; 32]>, World) {
+    let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+    let mut world = world_from(&rows, 1);
+    let mut arrived = [None, None];
+    let mut hashes = Vec::new();
+    let mut clearance = i128::MAX;
+    let formation_of = |w: &World, player: u8| w.formations().find(|f| f.owner == PlayerId(player)).map(|f| f.id);
+    for turn in 0..turns {
+        let commands = match turn {
+            0 => vec![spawn(0, 1, 0, a.0.0, a.0.1, count), spawn(0, 2, 0, b.0.0, b.0.1, count)],
+            1 => vec![
+                cmd(1, 1, 0, CommandKind::FormGroup { units: ids(&world, 1), layout: a.2 }),
+                cmd(1, 2, 0, CommandKind::FormGroup { units: ids(&world, 2), layout: b.2 }),
+            ],
+            3 => vec![
+                cmd(
+                    3,
+                    1,
+                    0,
+                    CommandKind::MoveFormation { formation: formation_of(&world, 1).unwrap(), goal: GoalSpec::Point(at(a.1.0, a.1.1)) },
+                ),
+                cmd(
+                    3,
+                    2,
+                    0,
+                    CommandKind::MoveFormation { formation: formation_of(&world, 2).unwrap(), goal: GoalSpec::Point(at(b.1.0, b.1.1)) },
+                ),
+            ],
+            _ => Vec::new(),
+        };
+        let report = world.step(&commands);
+        check_turn(&world, &report).unwrap_or_else(|e| panic!("turn {turn}: {e}"));
+        hashes.push(report.hash);
+        for e in &report.events {
+            match e {
+                Event::Rejected { reason, .. } => panic!("turn {turn}: command rejected: {reason:?}"),
+                Event::FormationArrived { formation } if turn > 3 => {
+                    let owner = world.formation(*formation).unwrap().owner;
+                    arrived[usize::from(owner.0 - 1)].get_or_insert(turn);
+                }
+                _ => {}
+            }
+        }
+        let raw = |v: Fixed| i128::from(v.to_bits());
+        for p in world.units().filter(|u| u.owner == PlayerId(1)) {
+            for q in world.units().filter(|u| u.owner == PlayerId(2)) {
+                let (dx, dz) = (raw(p.pos.x) - raw(q.pos.x), raw(p.pos.z) - raw(q.pos.z));
+                let reach = raw(p.radius) + raw(q.radius);
+                clearance = clearance.min((dx * dx + dz * dz).isqrt() - reach);
+                assert!(
+                    dx * dx + dz * dz >= reach * reach,
+                    "turn {turn}: unit {:?} at {:?} and unit {:?} at {:?} are closer than their radii",
+                    p.id,
+                    p.pos,
+                    q.id,
+                    q.pos
+                );
+            }
+        }
+    }
+    println!(
+        "arrived at turns {arrived:?}; smallest clearance between the two players' units {} m",
+        metres(Fixed::from_bits(clearance as i64))
+    );
+    (arrived, hashes, world)
+}
+
+/// Both formations arrived, each with its position on its goal's navcell.
+fn assert_both_arrived(arrived: [Option<u32>; 2], world: &World, goals: [(i32, i32); 2]) {
+    assert!(arrived.iter().all(Option::is_some), "arrivals {arrived:?}");
+    for (player, goal) in [(1u8, goals[0]), (2, goals[1])] {
+        let f = world.formations().find(|f| f.owner == PlayerId(player)).unwrap();
+        assert_eq!(f.state, FormationState::Idle);
+        assert_eq!(world.navcell_of(f.pos), world.navcell_of(at(goal.0, goal.1)), "formation of player {player}");
+    }
+}
+
+#[test]
+fn formations_meeting_head_on_pass_each_other_without_touching() {
+    let field = open_field(96, 48);
+    let a = ((16, 24), (80, 24), Layout::Box);
+    let b = ((80, 24), (16, 24), Layout::Box);
+    let (arrived, hashes, world) = two_formations(&field, a, b, 9, 160);
+    assert_both_arrived(arrived, &world, [a.1, b.1]);
+    let (again, rerun, _) = two_formations(&field, a, b, 9, 160);
+    assert_eq!((arrived, hashes), (again, rerun), "a second run differs");
+}
+
+#[test]
+fn formations_of_different_layouts_meeting_head_on_pass_each_other_without_touching() {
+    let field = open_field(96, 48);
+    let a = ((14, 22), (82, 26), Layout::Line);
+    let b = ((82, 26), (14, 22), Layout::Column);
+    let (arrived, _, world) = two_formations(&field, a, b, 12, 200);
+    assert_both_arrived(arrived, &world, [a.1, b.1]);
+}
+
+#[test]
+fn crossing_formations_do_not_walk_through_each_other() {
+    let field = open_field(96, 80);
+    // Each starts 32 m from the crossing: without giving way they would meet in it.
+    let a = ((16, 40), (80, 40), Layout::Box);
+    let b = ((48, 8), (48, 72), Layout::Box);
+    let (arrived, hashes, world) = two_formations(&field, a, b, 9, 200);
+    assert_both_arrived(arrived, &world, [a.1, b.1]);
+    let (again, rerun, _) = two_formations(&field, a, b, 9, 200);
+    assert_eq!((arrived, hashes), (again, rerun), "a second run differs");
+}
+
+#[test]
+fn a_member_behind_its_slot_runs_and_one_ahead_of_it_walks() {
+    let field = open_field(40, 52);
+    let rows: Vec<&str> = field.iter().map(String::as_str).collect();
+    let mut world = world_from(&rows, 1);
+    // Two units on the two slots' lines, about 15 m south and 15 m north of the formation's
+    // position (their average); a new formation faces north, and its slots are 0.75 m west and
+    // east of its position (off the navcells' borders, so no waypoint is moved off one).
+    let (quarter, half) = (Fixed::ONE / 4, Fixed::ONE / 2);
+    let one = |seq, x, z| {
+        cmd(
+            0,
+            1,
+            seq,
+            CommandKind::Spawn { class: pathing::PassClass::of(0), at: WorldPos::new(x, z), count: 1, radius: half, speed: m(6) },
+        )
+    };
+    world.step(&[one(0, m(19) + quarter, m(10) + half), one(1, m(20) + m(3) * quarter, m(40) + half)]);
+    let units = ids(&world, 1);
+    let (south, north) = (world.unit(units[0]).unwrap().pos, world.unit(units[1]).unwrap().pos);
+    world.step(&[cmd(1, 1, 0, CommandKind::FormGroup { units: units.clone(), layout: Layout::Box })]);
+    let f = first_formation(&world);
+    let slot_z = Fixed::from_bits((south.z.to_bits() + north.z.to_bits()) / 2);
+    assert_eq!(world.formation_slots(f), vec![WorldPos::new(south.x, slot_z), WorldPos::new(north.x, slot_z)]);
+    assert!(slot_z - south.z > m(14) && north.z - slot_z > m(14), "{south:?} {north:?}");
+    // One turn's walk at 6 m/s in 200 ms, and the run at 3/2 of it, raw and rounded down.
+    let walk = (6i128 << 16) * 200 / 1000;
+    let run = (6i128 << 16) * 200 * 3 / (1000 * 2);
+    let raw = |v: Fixed| i128::from(v.to_bits());
+    let (mut ran, mut walked) = (0, 0);
+    for turn in 2..40 {
+        let before: Vec<WorldPos> = units.iter().map(|&u| world.unit(u).unwrap().pos).collect();
+        world.step(&[]);
+        for (k, &u) in units.iter().enumerate() {
+            let pos = world.unit(u).unwrap().pos;
+            let slot = slot_z;
+            assert_eq!(pos.x, before[k].x, "turn {turn}: unit {k} left its slot's line");
+            let (step, left) = ((raw(pos.z) - raw(before[k].z)).abs(), (raw(slot) - raw(before[k].z)).abs());
+            // The unit south of its slot is behind it (the formation faces north): it runs.
+            let speed = if k == 0 { run } else { walk };
+            assert_eq!(step, speed.min(left), "turn {turn}: unit {k} moved {step} raw, {left} raw from its slot");
+            if step == run {
+                ran += 1;
+            }
+            if step == walk {
+                walked += 1;
+            }
+        }
+    }
+    assert!(ran >= 8 && walked >= 12, "{ran} running turns, {walked} walking turns");
+    assert!(world.formations().all(|f| f.state == FormationState::Idle), "the formation formed up");
+}
+
+#[test]
+fn members_stay_inside_the_movement_corridor_while_marching_and_arriving() {
+    let gap = march(Layout::Line, (14, 18), 24, GoalSpec::Point(at(66, 18)));
+    let u_turn = march(Layout::Box, (20, 14), 16, GoalSpec::Point(at(20, 30)));
+    let cases: [(&[&str], Script<'_>); 2] = [(GAP, &gap), (U_TURN, &u_turn)];
+    for (rows, script) in cases {
+        let mut world = world_from(rows, 1);
+        let mut checked = 0;
+        for turn in 0..130 {
+            world.step(&script(turn, &world));
+            for f in world.formations().filter(|f| f.is_active()) {
+                let corridor = world.formation_corridor(f.id).unwrap();
+                assert!(corridor.half_width() >= m(15));
+                for &member in f.members() {
+                    let pos = world.unit(member).unwrap().pos;
+                    assert!(corridor.contains(pos), "turn {turn}: member {member:?} at {pos:?} is outside {corridor:?}");
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 1000, "only {checked} positions checked");
     }
 }

@@ -23,6 +23,21 @@
 //!    centre inside it, the navcells its square covers (at least one). The lowest score wins; ties
 //!    go to the candidate nearest the line, then to straight ahead, left, right. A side step keeps
 //!    the facing.
+//!
+//!    **Other formations** (docs/formation-rules.md, "Formations that meet"). Against every other
+//!    active formation near it, a moving formation keeps two zones in its own frame: the *keep-out
+//!    zone*, its footprint grown on every side by the gap (the sum of the two formations' slot
+//!    spacings), and the *look-ahead zone*, the keep-out zone stretched forward by its width plus
+//!    its depth plus twice the gap. The other formation is its members' positions and its slots;
+//!    a point's depth in a zone is one raw unit plus its distance to the zone's nearest edge (0
+//!    outside), and a zone's *penetration* is the sum of the depths. A candidate whose keep-out
+//!    penetration is not zero and larger than at the current position is dropped; the others are
+//!    ranked by their look-ahead penetration first, then as above. While another formation is
+//!    near, a side step may go twice the width from the line. When every candidate is dropped the
+//!    formation stays. A formation *gives way*, staying where it is, while a moving formation with
+//!    a lower id that does not come head on (facings more than 135° apart) has a point in its
+//!    look-ahead zone at its current position. Turning and finalising steps that would raise the
+//!    keep-out penetration above zero and above the current one are not taken.
 //! 3. **Corners.** When the position projected onto the segment `from → path[0]` lies at or beyond
 //!    `path[0]`, the formation turns as a block round that waypoint: position and facing rotate
 //!    together about it, without going forward, by `d / R` radians a turn (at most 45°), where
@@ -58,9 +73,16 @@
 //!    along the field's next steps (as many as it covers in a turn, at most [`STEER_STEPS`]),
 //!    from the farthest one it can see, so no member walks into a dead end or an impassable slot.
 //!    A member off the field heads straight for the nearest navcell on it.
+//! 7. **The movement corridor** (the pathfinder design's "centre spline" and "width"). The corridor
+//!    is the polyline `from`, then the path, with half the width the larger of half
+//!    [`FIELD_CORRIDOR`] and twice the footprint's width plus half its diagonal plus one turn's walk
+//!    (the farthest a slot lawfully gets from the line). A member's waypoint outside it is moved
+//!    onto its edge, on the way from the line's nearest point ([`Corridor::clamp`]).
 //!
 //! Members then walk in the next turn's motion step with every rule of [`crate::motion`] (the grid
-//! check, standing units' cores, the push-apart), at [`RUN_MULTIPLIER`] times their speed. Members
+//! check, standing units' cores, the push-apart): at [`RUN_MULTIPLIER`] times their speed while
+//! their slot lies more than [`ARRIVE_DISTANCE`] ahead of them along the facing (behind it, they
+//! catch up), at their own speed otherwise ([`Steering`]). Members
 //! of a moving formation are walking units, so, as 0 A.D.'s control groups, they never block one
 //! another; only standing units block them.
 
@@ -71,9 +93,9 @@ use pathing::{PassMap, Vec2};
 use super::plan::LongJob;
 use super::*;
 use crate::formation::{
-    ARRIVE_DISTANCE, ARRIVE_MAX_TURNS, ARRIVE_STALL_TURNS, FIELD_AHEAD, FIELD_CORRIDOR, FIELD_TRIGGER, FieldInputs, FormationState, Layout,
-    MAX_MEMBERS, MAX_WAIT_TURNS, Profile, RUN_MULTIPLIER, STEER_STEPS, footprint, length, length_squared, local_to_world, moved, raw,
-    rotate, slot_offsets, spacing, sub, unit, with_length,
+    ARRIVE_DISTANCE, ARRIVE_MAX_TURNS, ARRIVE_STALL_TURNS, Corridor, FIELD_AHEAD, FIELD_CORRIDOR, FIELD_TRIGGER, FieldInputs,
+    FormationState, Layout, MAX_MEMBERS, MAX_WAIT_TURNS, Profile, RUN_MULTIPLIER, STEER_STEPS, footprint, length, length_squared,
+    local_to_world, moved, raw, rotate, slot_offsets, spacing, sub, unit, with_length,
 };
 use crate::motion::UnitIndex;
 
@@ -120,6 +142,90 @@ fn vec_raw(v: Vec2) -> (i128, i128) {
 /// π/4 in radians, raw.
 const QUARTER_PI_RAW: i64 = 51_472;
 
+/// cos 45°, raw: two formations whose facings' dot product is below its negative meet head on.
+const COS_45_RAW: i128 = 46_341;
+
+/// How the motion step moves a unit, by the formation phase's rules.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Steering {
+    /// Not steered by a formation: the ordinary rules.
+    Free,
+    /// A member at or ahead of its slot: its own speed.
+    Walk,
+    /// A member behind its slot: [`RUN_MULTIPLIER`] times its speed.
+    Run,
+}
+
+/// Whether a member at `pos` is behind its slot: the slot lies more than [`ARRIVE_DISTANCE`] ahead
+/// of it along the facing.
+fn behind_slot(facing: Vec2, pos: WorldPos, slot: WorldPos) -> bool {
+    dot(sub(slot, pos), vec_raw(facing)) >> 16 > raw(ARRIVE_DISTANCE)
+}
+
+/// Another formation near a moving one, as it stands: what the moving one keeps clear of
+/// (docs/formation-rules.md, "Formations that meet").
+struct Presence {
+    id: FormationId,
+    /// It moves along its path (following, turning or finalising).
+    moving: bool,
+    facing: Vec2,
+    /// Its slot spacing, raw.
+    spacing: i128,
+    /// Its members' positions and its slots.
+    points: Vec<WorldPos>,
+}
+
+/// A rectangle in a formation's frame round `centre`: `half_across` to either side, `back` behind
+/// and `front` ahead of it, all raw.
+#[derive(Clone, Copy)]
+struct Zone {
+    centre: WorldPos,
+    facing: (i128, i128),
+    half_across: i128,
+    back: i128,
+    front: i128,
+}
+
+impl Zone {
+    /// How deep `p` lies inside the zone: one raw unit plus its distance to the nearest edge, 0
+    /// outside.
+    fn depth(&self, p: WorldPos) -> i128 {
+        let rel = sub(p, self.centre);
+        let left = (-self.facing.1, self.facing.0);
+        let (a, b) = (dot(rel, left) >> 16, dot(rel, self.facing) >> 16);
+        let depth = (self.half_across - a.abs()).min(self.front - b).min(b + self.back);
+        if depth < 0 { 0 } else { depth + 1 }
+    }
+
+    /// The sum of the points' depths inside the zone.
+    fn penetration(&self, points: &[WorldPos]) -> i128 {
+        points.iter().map(|&p| self.depth(p)).sum()
+    }
+}
+
+/// Whether moving a formation from `from` to `to` (position and facing) takes other formations'
+/// members or slots deeper into its footprint grown by the gap: the penetration there is not zero
+/// and larger than where it stands (so formations already entangled may still move apart).
+fn intrudes(others: &[Presence], from: (WorldPos, Vec2), to: (WorldPos, Vec2), width: Fixed, depth: Fixed, spacing: i128) -> bool {
+    let penetration = |(pos, facing): (WorldPos, Vec2)| -> i128 {
+        others.iter().map(|g| zones(pos, facing, width, depth, spacing, g.spacing).0.penetration(&g.points)).sum()
+    };
+    let after = penetration(to);
+    after > 0 && after > penetration(from)
+}
+
+/// The keep-out zones of a formation of footprint `(width, depth)` at `centre` facing `facing`
+/// against another of spacing `other_spacing`: the footprint grown by the gap (the sum of both
+/// spacings), and that zone stretched ahead by the look-ahead (the width plus the depth plus
+/// twice the gap), both raw. `(hard, soft)`.
+fn zones(centre: WorldPos, facing: Vec2, width: Fixed, depth: Fixed, spacing: i128, other_spacing: i128) -> (Zone, Zone) {
+    let gap = spacing + other_spacing;
+    let (hw, hd) = (raw(width) / 2, raw(depth) / 2);
+    let hard = Zone { centre, facing: vec_raw(facing), half_across: hw + gap, back: hd + gap, front: hd + gap };
+    let ahead = raw(width) + raw(depth) + 2 * gap;
+    (hard, Zone { front: hard.front + ahead, ..hard })
+}
+
 impl World {
     /// A formation.
     pub fn formation(&self, id: FormationId) -> Option<&Formation> {
@@ -150,13 +256,21 @@ impl World {
         self.slots(f, &profile)
     }
 
-    /// By unit index: whether the unit is a member of a formation that steers it.
-    pub(super) fn steered_members(&self) -> Vec<bool> {
-        let mut out = vec![false; self.units.len()];
+    /// By unit index: whether the unit is a member of a formation that steers it, and whether it
+    /// runs: a member runs while its slot lies more than [`ARRIVE_DISTANCE`] ahead of it along the
+    /// formation's facing, and walks otherwise (step 6 of the module documentation). The slots are
+    /// those the formation phase of the last turn laid out, from saved state only.
+    pub(super) fn steered_members(&self) -> Vec<Steering> {
+        let mut out = vec![Steering::Free; self.units.len()];
         for f in self.formations.values().filter(|f| f.is_active()) {
-            for m in &f.members {
-                if let Some(slot) = out.get_mut(m.index as usize) {
-                    *slot = true;
+            let slots = self.profile(&f.members).map(|profile| self.slots(f, &profile)).unwrap_or_default();
+            for (k, m) in f.members.iter().enumerate() {
+                let behind = match (self.unit(*m), slots.get(k)) {
+                    (Some(u), Some(&slot)) => behind_slot(f.facing, u.pos, slot),
+                    _ => false,
+                };
+                if let Some(entry) = out.get_mut(m.index as usize) {
+                    *entry = if behind { Steering::Run } else { Steering::Walk };
                 }
             }
         }
@@ -481,10 +595,47 @@ impl World {
         self.turn_dirty.clear();
     }
 
+    /// The other active formations near `f` (taken out of the map), in id order, with their
+    /// members' positions and slots; only those whose points could reach `f`'s keep-out zones this
+    /// turn.
+    fn presences(&self, f: &Formation, d: i128, width: Fixed, depth: Fixed, own_spacing: i128) -> Vec<Presence> {
+        let mut out = Vec::new();
+        for g in self.formations.values().filter(|g| g.is_active() && g.id != f.id) {
+            let Some(profile) = self.profile(&g.members) else { continue };
+            let spacing_g = raw(spacing(g.layout, profile.radius));
+            let mut points: Vec<WorldPos> = g.members.iter().filter_map(|&m| self.unit(m)).map(|u| u.pos).collect();
+            points.extend(self.slots(g, &profile));
+            // Every point of `g` lies within `spread` of its position; every zone of `f` this turn
+            // lies within `reach` of `f`'s position.
+            let spread = points.iter().map(|&p| length(sub(p, g.pos))).max().unwrap_or(0);
+            let gap = own_spacing + spacing_g;
+            let reach = 2 * (raw(width) + raw(depth)) + 4 * gap + 2 * d;
+            if length(sub(g.pos, f.pos)) > reach + spread + 1 {
+                continue;
+            }
+            let moving = matches!(g.state, FormationState::Following | FormationState::Turning | FormationState::Finalising);
+            out.push(Presence { id: g.id, moving, facing: g.facing, spacing: spacing_g, points });
+        }
+        out
+    }
+
     /// Moves a formation's position for one turn (steps 1–4 of the module documentation).
     fn advance(&self, f: &mut Formation, profile: &Profile, standing: &UnitIndex) {
         let d = raw(profile.speed) * i128::from(self.settings.turn_ms) / 1000;
         let (width, depth) = footprint(f.layout, f.members.len(), spacing(f.layout, profile.radius));
+        let own_spacing = raw(spacing(f.layout, profile.radius));
+        let moving = matches!(f.state, FormationState::Following | FormationState::Turning | FormationState::Finalising);
+        let others = if moving { self.presences(f, d, width, depth, own_spacing) } else { Vec::new() };
+        // Giving way: a formation crossing the way of a moving formation with a lower id that is
+        // not coming head on waits while any of that formation's members or slots is in its
+        // look-ahead zone.
+        let gives_way = others.iter().any(|g| {
+            let head_on = dot(vec_raw(f.facing), vec_raw(g.facing)) < -(COS_45_RAW << 16);
+            g.moving && g.id < f.id && !head_on && zones(f.pos, f.facing, width, depth, own_spacing, g.spacing).1.penetration(&g.points) > 0
+        });
+        if gives_way {
+            return;
+        }
         let average = self.average_position(&f.members);
         let lead_max = 2 * d + (2 << 16);
         let facing = vec_raw(f.facing);
@@ -518,19 +669,28 @@ impl World {
                 }
             }
             if f.state == FormationState::Following {
-                self.follow(f, profile, standing, d, width, depth);
+                self.follow(f, profile, standing, d, width, depth, &others);
                 return;
             }
         }
+        // Turning and finalising do not score candidates: a step that would take other
+        // formations' members or slots deeper into the footprint grown by the gap is not taken.
+        let before = (!others.is_empty()).then(|| f.clone());
         match f.state {
             FormationState::Turning => turn(f, d, width, depth),
             FormationState::Finalising => finalise(f, d),
             _ => {}
         }
+        if let Some(before) = before
+            && intrudes(&others, (before.pos, before.facing), (f.pos, f.facing), width, depth, own_spacing)
+        {
+            *f = before;
+        }
     }
 
     /// One turn of following the straight line `from → path[0]`: the best of three candidates.
-    fn follow(&self, f: &mut Formation, profile: &Profile, standing: &UnitIndex, d: i128, width: Fixed, depth: Fixed) {
+    #[allow(clippy::too_many_arguments)]
+    fn follow(&self, f: &mut Formation, profile: &Profile, standing: &UnitIndex, d: i128, width: Fixed, depth: Fixed, others: &[Presence]) {
         let Some(&b) = f.path.first() else { return };
         let ab = sub(b, f.from);
         let ab_len2 = length_squared(ab);
@@ -543,14 +703,17 @@ impl World {
         let left = Vec2::new(-f.facing.z, f.facing.x);
         let (hw, hh) = (Fixed::from_bits(width.to_bits() / 2), Fixed::from_bits(depth.to_bits() / 2));
         let reach = Fixed::from_bits((length((raw(hw), raw(hh))) + raw(standing.max_radius())) as i64);
-        let mut best: Option<((u64, i128, usize), WorldPos)> = None;
+        let own_spacing = raw(spacing(f.layout, profile.radius));
+        // Another formation near: side steps may go twice as far from the line to make room.
+        let limit = if others.is_empty() { raw(width) } else { 2 * raw(width) };
+        let mut best: Option<((i128, u64, i128, usize), WorldPos)> = None;
         for (k, dir) in directions.into_iter().enumerate() {
             let candidate = moved(f.pos, ((dir.0 * d) >> 16, (dir.1 * d) >> 16));
             let off = cross(ab, sub(candidate, f.from)).abs();
             // A side step farther than the width from the line is dropped: off / |ab| > width.
             // Products that overflow `i128` (a side step thousands of kilometres off a line) are
             // decided by which side overflowed: an overflowing bound keeps the step.
-            let too_far = match (off.checked_mul(off), raw(width).checked_mul(raw(width)).and_then(|w2| w2.checked_mul(ab_len2))) {
+            let too_far = match (off.checked_mul(off), limit.checked_mul(limit).and_then(|w2| w2.checked_mul(ab_len2))) {
                 (Some(lhs), Some(rhs)) => lhs > rhs,
                 (None, Some(_)) => true,
                 (_, None) => false,
@@ -558,6 +721,14 @@ impl World {
             if k > 0 && too_far {
                 continue;
             }
+            // Other formations: a candidate whose footprint grown by the gap holds another
+            // formation's member or slot is dropped; the others count those in their look-ahead
+            // zone first.
+            if intrudes(others, (f.pos, f.facing), (candidate, f.facing), width, depth, own_spacing) {
+                continue;
+            }
+            let near: i128 =
+                others.iter().map(|g| zones(candidate, f.facing, width, depth, own_spacing, g.spacing).1.penetration(&g.points)).sum();
             let Ok(square) = Square::new(candidate, hw, hh, left, f.facing) else { continue };
             let mut score = self.nav.count_blocked(class, &square);
             standing.for_each_near(candidate, reach, |id, pos, radius| {
@@ -571,7 +742,7 @@ impl World {
                     score += (side * side) as u64;
                 }
             });
-            let key = (score, off, k);
+            let key = (near, score, off, k);
             if best.is_none_or(|(b, _)| key < b) {
                 best = Some((key, candidate));
             }
@@ -619,6 +790,25 @@ impl World {
         Some(&cached.field)
     }
 
+    /// A formation's movement corridor (step 7 of the module documentation).
+    pub fn formation_corridor(&self, id: FormationId) -> Option<Corridor> {
+        let f = self.formations.get(&id)?;
+        Some(self.corridor(f, &self.profile(&f.members)?))
+    }
+
+    /// The movement corridor: the polyline `from`, then the path, with half the width the larger
+    /// of half [`FIELD_CORRIDOR`] and twice the footprint's width plus half its diagonal plus one
+    /// turn's walk (the farthest a slot lawfully gets from the line).
+    fn corridor(&self, f: &Formation, profile: &Profile) -> Corridor {
+        let d = raw(profile.speed) * i128::from(self.settings.turn_ms) / 1000;
+        let (width, depth) = footprint(f.layout, f.members.len(), spacing(f.layout, profile.radius));
+        let lawful = 2 * raw(width) + length((raw(width), raw(depth))) / 2 + d;
+        let mut points = Vec::with_capacity(f.path.len() + 1);
+        points.push(f.from);
+        points.extend_from_slice(&f.path);
+        Corridor { points, half_width: lawful.max(raw(FIELD_CORRIDOR) / 2) }
+    }
+
     /// Gives every member its waypoints for the next turn (step 6 of the module documentation);
     /// for an arriving formation, returns whether it has arrived.
     fn steer(&mut self, f: &mut Formation, profile: &Profile) -> bool {
@@ -627,6 +817,7 @@ impl World {
             return false;
         }
         let slots = self.slots(f, profile);
+        let corridor = self.corridor(f, profile);
         // Take the field out of the cache for the loop over members (it goes back after).
         let field = match self.field_for(f, profile) {
             Some(_) => self.fields.remove(&f.id),
@@ -648,7 +839,8 @@ impl World {
             all_there &= distance <= raw(ARRIVE_DISTANCE);
             remaining = remaining.saturating_add(distance.min(1 << 32) as u64);
             let waypoints = if distance == 0 { Vec::new() } else { member_waypoints(field, pass, grid, u.pos, target, budget) };
-            let waypoints: Vec<WorldPos> = waypoints.into_iter().map(|p| crate::motion::off_grid_lines(p, cell_size)).collect();
+            let waypoints: Vec<WorldPos> =
+                waypoints.into_iter().map(|p| crate::motion::off_grid_lines(corridor.clamp(p), cell_size)).collect();
             if u.waypoints() != waypoints.as_slice() {
                 let unit = self.units[id.index as usize].as_mut().expect("looked up above");
                 unit.set_waypoints(waypoints);
