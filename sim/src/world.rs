@@ -786,6 +786,17 @@ impl World {
     /// had none asks for a path to the first.
     fn give_orders(&mut self, id: EntityId, orders: &[GoalSpec], queue: bool) {
         let unit = self.units[id.index as usize].as_mut().expect("checked live");
+        if !queue && keeps_its_path(unit, orders) {
+            // The same destination again (docs/motion-rules.md, "Repeated orders"): the unit keeps
+            // its order and its path, and only the orders queued after it are dropped, as any
+            // order that replaces them would drop them.
+            if unit.orders.len() > 1 {
+                unit.orders.truncate(1);
+                self.static_dirty.push(id.index);
+                self.unit_digests.mark(id.index);
+            }
+            return;
+        }
         if !queue {
             unit.orders.clear();
             unit.clear_waypoints();
@@ -1176,6 +1187,26 @@ impl World {
             steered,
         }
     }
+}
+
+/// A repeated point order this near the current one does not replan (0.25 m, the grid
+/// pathfinder's target replan threshold; docs/motion-rules.md, "Repeated orders").
+/// `[Units: metres]`
+pub const TARGET_REPLAN_THRESHOLD: Fixed = Fixed::from_bits(1 << 14);
+
+/// Whether a replacing order of `orders` leaves `unit` on its current path: one point order within
+/// [`TARGET_REPLAN_THRESHOLD`] (exact Euclidean distance, the threshold included) of the point the
+/// unit is walking to or waiting for a path to. An idle unit, or a unit whose current order is not
+/// a point, always plans.
+fn keeps_its_path(unit: &Unit, orders: &[GoalSpec]) -> bool {
+    let (&[GoalSpec::Point(new)], Some(&GoalSpec::Point(current))) = (orders, unit.orders.first()) else { return false };
+    if unit.state == UnitState::Idle || unit.escape {
+        return false;
+    }
+    let d = |a: Fixed, b: Fixed| i128::from(a.to_bits()) - i128::from(b.to_bits());
+    let (dx, dz) = (d(new.x, current.x), d(new.z, current.z));
+    let t = i128::from(TARGET_REPLAN_THRESHOLD.to_bits());
+    dx * dx + dz * dz <= t * t
 }
 
 /// The navcell under a position, clamped onto the grid.
