@@ -26,7 +26,7 @@
 //! documentation of the path phase, `sim/src/world/plan.rs`); every [`MotionSettings::long_replan_every`] blocked turns it asks for a new
 //! long-range path instead (with a cooldown), and after [`MotionSettings::give_up_turns`] blocked
 //! turns it gives up its order ([`Event::Failed`]). Any progress resets the count. A standing unit
-//! of the same owner with no order that is in the way is nudged aside. A unit standing on an
+//! of the same owner with no order that is in the way is nudged aside; A unit standing on an
 //! impassable navcell (a building placed on it) asks for a path, which the long-range pathfinder
 //! answers with a straight escape to the nearest passable navcell; the grid check is skipped while
 //! it is still inside blocked navcells.
@@ -42,6 +42,12 @@
 //! blocked by a standing unit of its own player nudges it, as any walker does. Members are walking
 //! units, so they never block one another (0 A.D.'s control groups); the push-apart treats them as
 //! any unit.
+//!
+//! # Facing
+//!
+//! After its walk, a unit turns toward the direction it walked by at most one turn's angle
+//! ([`crate::facing`]); after the whole step each unit's [`Unit::displacement`] is set to how far
+//! it moved this turn.
 //!
 //! # After the moves
 //!
@@ -115,6 +121,9 @@ pub struct MotionSettings {
     /// A unit displaced by less than this in a turn did not move, for the replan trigger (the grid
     /// 0.05 m). `[Units: metres] [Limit: 0..=1]`
     pub moved_epsilon: Fixed,
+    /// How fast a unit turns to face its direction of travel (docs/motion-rules.md, "Facing");
+    /// 360°/s turns a unit round in half a second. `[Units: degrees per second] [Limit: 1..=3600]`
+    pub turn_rate: Fixed,
 }
 
 impl Default for MotionSettings {
@@ -135,6 +144,7 @@ impl Default for MotionSettings {
             replan_trigger: Fixed::from_bits(117_965), // 1.8
             replan_cooldown_ms: 500,
             moved_epsilon: Fixed::from_bits(3_277), // 0.05
+            turn_rate: Fixed::from_num(360),
         }
     }
 }
@@ -164,6 +174,9 @@ impl MotionSettings {
         metres("nudge_distance", self.nudge_distance, 0, 16)?;
         metres("replan_trigger", self.replan_trigger, 0, 16)?;
         metres("moved_epsilon", self.moved_epsilon, 0, 1)?;
+        if self.turn_rate < Fixed::ONE || self.turn_rate > Fixed::from_num(3600) {
+            return Err(format!("motion.turn_rate = {} degrees per second outside 1..=3600", self.turn_rate));
+        }
         if !(1..=65_535).contains(&self.short_node_budget) {
             return Err(format!("motion.short_node_budget = {} outside 1..=65535", self.short_node_budget));
         }
@@ -453,6 +466,7 @@ pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
     let before: Vec<Option<WorldPos>> = units.iter().map(|u| u.as_ref().map(|u| u.pos)).collect();
     let navcell = |p: WorldPos| crate::world::grid_navcell(grid, p);
     let cooldown_turns = u8::try_from(motion.replan_cooldown_ms.div_ceil(turn_ms)).unwrap_or(u8::MAX);
+    let turn_step = crate::facing::TurnStep::of(motion.turn_rate, turn_ms);
     // (standing unit, the position and owner of the unit walking into it)
     let mut nudges: Vec<(EntityId, WorldPos, u8)> = Vec::new();
     for unit in units.iter_mut().flatten() {
@@ -468,7 +482,9 @@ pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
             digests.mark(unit.id.index);
             let (num, den) = crate::formation::RUN_MULTIPLIER;
             let budget = (i128::from(unit.speed.to_bits()) * i128::from(turn_ms) * num) / (1000 * den);
+            let from = unit.pos;
             let Walk { moved, blocker, .. } = walk(unit, budget, pass, grid, &index, motion, static_dirty);
+            face_travel(unit, from, turn_step);
             if let Some(other) = blocker
                 && !moved
             {
@@ -505,7 +521,9 @@ pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
             UnitState::WaitingForPath => continue,
         }
         let budget = (i128::from(unit.speed.to_bits()) * i128::from(turn_ms)) / 1000;
+        let from = unit.pos;
         let Walk { moved, blocker, blocked_by_grid } = walk(unit, budget, pass, grid, &index, motion, static_dirty);
+        face_travel(unit, from, turn_step);
         if blocked_by_grid || (blocker.is_some() && !moved) {
             // Blocked: the grid changed under the path, or a standing unit is in the way. A
             // short-range detour first, a new long-range path every `long_replan_every` blocked
@@ -598,6 +616,28 @@ pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
     push_apart(nav, units, motion, digests, &mut nudges);
     nudge(nav, units, motion, &index, &mut nudges, digests, static_dirty, events);
     replan_trigger(units, &before, motion, turn_ms, cooldown_turns, requests, digests);
+    record_displacements(units, &before, digests);
+}
+
+/// Turns a unit that walked from `from` to where it stands toward that direction of travel, by at
+/// most one turn's `step` (docs/motion-rules.md, "Facing"). Only its own walk turns it: a push or a
+/// unit that did not get anywhere keeps its facing.
+fn face_travel(unit: &mut Unit, from: WorldPos, step: crate::facing::TurnStep) {
+    let d = |a: Fixed, b: Fixed| i128::from(a.to_bits()) - i128::from(b.to_bits());
+    unit.facing = crate::facing::turn_toward(unit.facing, (d(unit.pos.x, from.x), d(unit.pos.z, from.z)), step);
+}
+
+/// Sets each unit's [`Unit::displacement`] to how far it moved this turn (from `before`, where it
+/// stood when the motion step began), marking the units whose displacement changed.
+fn record_displacements(units: &mut [Option<Unit>], before: &[Option<WorldPos>], digests: &mut crate::digest_tree::RangeDigests) {
+    for (unit, was) in units.iter_mut().zip(before) {
+        let (Some(unit), Some(was)) = (unit.as_mut(), was) else { continue };
+        let moved = pathing::Vec2::new(unit.pos.x - was.x, unit.pos.z - was.z);
+        if moved != unit.displacement {
+            unit.displacement = moved;
+            digests.mark(unit.id.index);
+        }
+    }
 }
 
 /// The collision push-apart (docs/motion-rules.md, "Push-apart"): `push_iterations` passes over

@@ -45,6 +45,8 @@ mod formations;
 mod plan;
 #[cfg(feature = "desync-hook")]
 mod testing;
+#[cfg(test)]
+mod unit_state_tests;
 mod waypoints;
 
 pub use plan::RANGE_EPSILON;
@@ -151,6 +153,13 @@ pub struct Unit {
     /// The goal is taken by standing units: the current path ends as near as it can get, and the
     /// order is done when it is walked.
     pub settle: bool,
+    /// The direction it faces, a unit vector (docs/motion-rules.md, "Facing"): turned toward its
+    /// direction of travel by at most [`MotionSettings::turn_rate`] a turn.
+    pub facing: pathing::Vec2,
+    /// How far it moved in the last turn (walking, pushed or nudged): its velocity is this over
+    /// the turn length. With [`Unit::pos`] and [`Unit::facing`], what a game interpolates
+    /// between turns. `[Units: metres]`
+    pub displacement: pathing::Vec2,
 }
 
 impl Unit {
@@ -233,7 +242,8 @@ fn unit_static_bytes(u: &Unit, out: &mut Vec<u8>) {
 
 /// The bytes the state digest hashes for a unit each time it changes: its index, the digest of
 /// its static fields, and the fields that change as it moves (position, waypoints consumed and
-/// left, which with the path digest determine the waypoints, state, cooldown, escape, stalls).
+/// left, which with the path digest determine the waypoints, state, cooldown, escape, stalls,
+/// facing, the last turn's displacement).
 /// Written by hand rather than through serde: it is the hot part of the per-turn hash.
 fn unit_digest_bytes(u: &Unit, static_digest: &[u8; 8], out: &mut Vec<u8>) {
     out.extend_from_slice(&u.id.index.to_le_bytes());
@@ -251,6 +261,9 @@ fn unit_digest_bytes(u: &Unit, static_digest: &[u8; 8], out: &mut Vec<u8>) {
         UnitState::Blocked(n) => (3, n),
     };
     out.extend_from_slice(&[state, blocked, u.replan_cooldown, u8::from(u.escape), u.stalled]);
+    for v in [u.facing.x, u.facing.z, u.displacement.x, u.displacement.z] {
+        out.extend_from_slice(&v.to_bits().to_le_bytes());
+    }
 }
 
 /// A queued path request.
@@ -1006,6 +1019,8 @@ impl World {
                 resume: false,
                 detour: 0,
                 settle: false,
+                facing: crate::facing::INITIAL_FACING,
+                displacement: pathing::Vec2::new(Fixed::ZERO, Fixed::ZERO),
             };
             let slot = id.index as usize;
             if self.units.len() <= slot {
@@ -1158,6 +1173,10 @@ impl World {
             };
             if !unit.orders.iter().all(valid) {
                 return Err(invalid(format!("{what}: an order is out of range or off the map")));
+            }
+            let unit_length = |v: Fixed| v.abs() <= Fixed::ONE;
+            if !unit_length(unit.facing.x) || !unit_length(unit.facing.z) || unit.facing == pathing::Vec2::new(Fixed::ZERO, Fixed::ZERO) {
+                return Err(invalid(format!("{what}: its facing is not a direction")));
             }
             unit.path_digest = state_hash::digest("path", &unit.waypoints);
             *slot = Some(unit);

@@ -1,4 +1,5 @@
-//! Motion rules end to end (docs/motion-rules.md): repeated orders that keep their path.
+//! Motion rules end to end (docs/motion-rules.md): repeated orders that keep their path, facing and
+//! the last turn's displacement.
 
 use pathing::{Fixed, WorldPos};
 use phalanx_tests::sim_maps::world_from;
@@ -84,4 +85,46 @@ fn a_repeated_order_beyond_the_replan_threshold_replans() {
         assert_ne!(before, after);
         assert_eq!(after.last().copied(), Some(WorldPos::new(cm(4050) + dx, cm(850))));
     }
+}
+
+#[test]
+fn facing_turns_toward_travel_at_the_turn_rate_and_displacement_is_the_turns_move() {
+    // The default 360°/s over 200 ms turns is 72° a turn: a unit facing east (as spawned) and
+    // walking west turns anticlockwise, 72° and 144°, and faces due west on its third turn.
+    let mut world = world_from(FIELD, 1);
+    world.step(&[spawn_at(0, 1, 0, WorldPos::new(cm(4050), cm(850)))]);
+    let unit = world.units().next().unwrap().id;
+    assert_eq!(world.unit(unit).unwrap().facing, sim::facing::INITIAL_FACING);
+    // Due west of where it was placed.
+    let z = world.unit(unit).unwrap().pos.z;
+    world.step(&[go(1, 1, vec![unit], WorldPos::new(cm(450), z))]);
+    // Within two raw units (2^-15) of the unit vector of the angle, on each component.
+    let faces = |u: &sim::world::Unit, degrees: i32| {
+        let v = pathing::trig::unit_vector_degrees(m(degrees));
+        (u.facing.x - v.x).abs() <= Fixed::from_bits(2) && (u.facing.z - v.z).abs() <= Fixed::from_bits(2)
+    };
+    let first = world.unit(unit).unwrap().clone();
+    assert!(faces(&first, 72), "{:?}", first.facing);
+    let mut before = first.pos;
+    world.step(&[]);
+    let second = world.unit(unit).unwrap().clone();
+    assert!(faces(&second, 144), "{:?}", second.facing);
+    assert_eq!(second.displacement, pathing::Vec2::new(second.pos.x - before.x, second.pos.z - before.z));
+    assert_eq!(second.displacement.z, Fixed::ZERO);
+    assert!(second.displacement.x < -m(1), "walked west 1.2 m: {:?}", second.displacement);
+    before = second.pos;
+    world.step(&[]);
+    let third = world.unit(unit).unwrap().clone();
+    assert_eq!(third.facing, pathing::Vec2::new(-Fixed::ONE, Fixed::ZERO));
+    assert_eq!(third.displacement, pathing::Vec2::new(third.pos.x - before.x, Fixed::ZERO));
+    // Standing still: no displacement, and the facing stays.
+    let mut turns = 0;
+    while world.unit(unit).unwrap().state != sim::world::UnitState::Idle && turns < 60 {
+        world.step(&[]);
+        turns += 1;
+    }
+    world.step(&[]);
+    let idle = world.unit(unit).unwrap();
+    assert_eq!(idle.displacement, pathing::Vec2::new(Fixed::ZERO, Fixed::ZERO));
+    assert_eq!(idle.facing, pathing::Vec2::new(-Fixed::ONE, Fixed::ZERO));
 }

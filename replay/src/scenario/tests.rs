@@ -171,6 +171,11 @@ fn a_key_newer_than_the_files_version_was_accepted() {
             with_script("{\"turn\": 1, \"player\": 1, \"move_by_waypoints\": {\"units\": [\"a\"], \"goal\": [50, 50]}}"),
         ),
         ("map.landmarks", "map.landmarks", minimal("").replace("\"seed\": 1}}", "\"seed\": 1}, \"landmarks\": [\"default\"]}")),
+        (
+            "settings.motion.turn_rate",
+            "settings.motion.turn_rate",
+            minimal("").replace("\"players\": 2}", "\"players\": 2, \"motion\": {\"turn_rate\": 90}}"),
+        ),
     ];
     let keys: Vec<&str> = uses.iter().map(|(key, _, _)| *key).collect();
     let rows: Vec<&str> = INTRODUCED.iter().map(|(key, _)| *key).collect();
