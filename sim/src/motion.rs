@@ -26,7 +26,9 @@
 //! documentation of the path phase, `sim/src/world/plan.rs`); every [`MotionSettings::long_replan_every`] blocked turns it asks for a new
 //! long-range path instead (with a cooldown), and after [`MotionSettings::give_up_turns`] blocked
 //! turns it gives up its order ([`Event::Failed`]). Any progress resets the count. A standing unit
-//! of the same owner with no order that is in the way is nudged aside; A unit standing on an
+//! of the same owner with no order that is in the way is nudged aside; a standing unit of another
+//! player is searched round instead (`wait_or_go_round`, and `sim/src/world/held.rs`), and the
+//! blocked unit waits while there is no way round. A unit standing on an
 //! impassable navcell (a building placed on it) asks for a path, which the long-range pathfinder
 //! answers with a straight escape to the nearest passable navcell; the grid check is skipped while
 //! it is still inside blocked navcells.
@@ -68,7 +70,7 @@ use pathing::collide::{UnitSquare, furthest_clear_point, segment_clear, segment_
 use pathing::{Fixed, PassClass, WorldPos};
 use serde::{Deserialize, Serialize};
 
-use crate::command::{Event, GoalSpec};
+use crate::command::{Event, FailReason, GoalSpec, PlayerId};
 use crate::ids::EntityId;
 use crate::world::{PathRequest, Unit, UnitState, World};
 
@@ -464,6 +466,7 @@ pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
         units.iter().flatten().filter(|u| u.state == UnitState::Idle).map(|u| (u.id, u.pos, motion.core(u.radius))).collect(),
     );
     let before: Vec<Option<WorldPos>> = units.iter().map(|u| u.as_ref().map(|u| u.pos)).collect();
+    let owners: Vec<Option<PlayerId>> = units.iter().map(|u| u.as_ref().map(|u| u.owner)).collect();
     let navcell = |p: WorldPos| crate::world::grid_navcell(grid, p);
     let cooldown_turns = u8::try_from(motion.replan_cooldown_ms.div_ceil(turn_ms)).unwrap_or(u8::MAX);
     let turn_step = crate::facing::TurnStep::of(motion.turn_rate, turn_ms);
@@ -533,14 +536,20 @@ pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
                 events.push(Event::Blocked { unit: unit.id });
             }
             if unit.stalled >= motion.give_up_turns {
+                let reason = if unit.held_searches > 0 { FailReason::PassageHeld } else { FailReason::Blocked };
                 unit.give_up();
                 unit.stalled = 0;
                 static_dirty.push(unit.id.index);
-                events.push(Event::Failed { unit: unit.id });
+                events.push(Event::Failed { unit: unit.id, reason });
                 continue;
             }
             if let Some(other) = blocker {
                 nudges.push((other, unit.pos, unit.owner));
+            }
+            let held = blocker.is_some_and(|b| owners.get(b.index as usize).copied().flatten().is_some_and(|o| o != unit.owner));
+            if held && !blocked_by_grid && !unit.orders.is_empty() && !unit.escape {
+                wait_or_go_round(unit, motion, requests, static_dirty);
+                continue;
             }
             if unit.orders.is_empty() && !unit.escape {
                 // A nudged unit that cannot step aside stays where it is.
@@ -564,6 +573,7 @@ pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
         }
         if moved {
             unit.stalled = 0;
+            unit.held_searches = 0;
         }
         unit.state = UnitState::Moving;
         if !unit.waypoints().is_empty() {
@@ -593,7 +603,7 @@ pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
                 if unit.stalled >= motion.give_up_turns {
                     unit.give_up();
                     unit.stalled = 0;
-                    events.push(Event::Failed { unit: unit.id });
+                    events.push(Event::Failed { unit: unit.id, reason: FailReason::Blocked });
                     continue;
                 }
             }
@@ -617,6 +627,23 @@ pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
     nudge(nav, units, motion, &index, &mut nudges, digests, static_dirty, events);
     replan_trigger(units, &before, motion, turn_ms, cooldown_turns, requests, digests);
     record_displacements(units, &before, digests);
+}
+
+/// A unit blocked by a standing unit of another player, which it may not nudge (docs/motion-rules.md,
+/// "Passages held by other players"): its first such blocked turn, and every `long_replan_every`
+/// blocked turns after it, it asks for a long-range path round the standing units of other
+/// players near it (`world/held.rs`; the search counts in [`Unit::held_searches`]); in between
+/// it waits, keeping its path ([`UnitState::Blocked`]). Giving up after `give_up_turns` blocked
+/// turns then says [`FailReason::PassageHeld`].
+fn wait_or_go_round(unit: &mut Unit, motion: &MotionSettings, requests: &mut Vec<PathRequest>, static_dirty: &mut Vec<u32>) {
+    if unit.held_searches == 0 || unit.stalled.is_multiple_of(motion.long_replan_every) {
+        unit.held_searches = unit.held_searches.saturating_add(1);
+        unit.state = UnitState::WaitingForPath;
+        static_dirty.push(unit.id.index);
+        requests.push(PathRequest::long(unit.id));
+    } else {
+        unit.state = UnitState::Blocked(unit.stalled);
+    }
 }
 
 /// Turns a unit that walked from `from` to where it stands toward that direction of travel, by at

@@ -42,6 +42,7 @@ use crate::snapshot::SnapshotError;
 use crate::state_hash;
 
 mod formations;
+mod held;
 mod plan;
 #[cfg(feature = "desync-hook")]
 mod testing;
@@ -160,6 +161,9 @@ pub struct Unit {
     /// the turn length. With [`Unit::pos`] and [`Unit::facing`], what a game interpolates
     /// between turns. `[Units: metres]`
     pub displacement: pathing::Vec2,
+    /// Long-range searches made round standing units of other players since it last made
+    /// progress (docs/motion-rules.md, "Passages held by other players"); 0 when it has made none.
+    pub held_searches: u8,
 }
 
 impl Unit {
@@ -197,6 +201,7 @@ impl Unit {
         self.clear_waypoints();
         self.state = UnitState::Idle;
         self.settle = false;
+        self.held_searches = 0;
     }
 
     /// Drops every waypoint.
@@ -243,7 +248,7 @@ fn unit_static_bytes(u: &Unit, out: &mut Vec<u8>) {
 /// The bytes the state digest hashes for a unit each time it changes: its index, the digest of
 /// its static fields, and the fields that change as it moves (position, waypoints consumed and
 /// left, which with the path digest determine the waypoints, state, cooldown, escape, stalls,
-/// facing, the last turn's displacement).
+/// facing, the last turn's displacement, searches round held passages).
 /// Written by hand rather than through serde: it is the hot part of the per-turn hash.
 fn unit_digest_bytes(u: &Unit, static_digest: &[u8; 8], out: &mut Vec<u8>) {
     out.extend_from_slice(&u.id.index.to_le_bytes());
@@ -264,6 +269,7 @@ fn unit_digest_bytes(u: &Unit, static_digest: &[u8; 8], out: &mut Vec<u8>) {
     for v in [u.facing.x, u.facing.z, u.displacement.x, u.displacement.z] {
         out.extend_from_slice(&v.to_bits().to_le_bytes());
     }
+    out.push(u.held_searches);
 }
 
 /// A queued path request.
@@ -816,6 +822,7 @@ impl World {
             unit.stalled = 0;
             unit.resume = false;
             unit.settle = false;
+            unit.held_searches = 0;
         }
         let had = unit.orders.len();
         unit.orders.extend_from_slice(orders);
@@ -1021,6 +1028,7 @@ impl World {
                 settle: false,
                 facing: crate::facing::INITIAL_FACING,
                 displacement: pathing::Vec2::new(Fixed::ZERO, Fixed::ZERO),
+                held_searches: 0,
             };
             let slot = id.index as usize;
             if self.units.len() <= slot {
@@ -1057,6 +1065,7 @@ impl World {
         unit.settle = false;
         unit.stalled = 0;
         unit.replan_cooldown = 0;
+        unit.held_searches = 0;
         self.unit_digests.mark(id.index);
         self.static_dirty.push(id.index);
     }

@@ -1,4 +1,4 @@
-//! The unit fields added for facing and velocity are state: in the per-turn digest
+//! The unit fields added for facing, velocity and held passages are state: in the per-turn digest
 //! (incrementally and from scratch) and kept by save and load.
 
 use pathing::classes::ClassSet;
@@ -26,15 +26,16 @@ fn walked_world() -> (World, EntityId) {
 type Change = (&'static str, fn(&mut Unit));
 
 #[test]
-fn facing_and_displacement_are_hashed_and_saved() {
+fn facing_displacement_and_held_searches_are_hashed_and_saved() {
     let (mut world, id) = walked_world();
     let base = world.state_hash();
     let unit = world.unit(id).unwrap().clone();
     assert_ne!(unit.facing, crate::facing::INITIAL_FACING, "it turned toward its way");
     assert_ne!(unit.displacement, pathing::Vec2::new(Fixed::ZERO, Fixed::ZERO), "it moved");
-    let changes: [Change; 2] = [
+    let changes: [Change; 3] = [
         ("facing", |u| u.facing = pathing::Vec2::new(Fixed::ZERO, -Fixed::ONE)),
         ("displacement", |u| u.displacement.x += Fixed::from_bits(1)),
+        ("held_searches", |u| u.held_searches += 1),
     ];
     for (field, change) in changes {
         let mut copy = World::load(&world.save()).unwrap();
