@@ -144,7 +144,7 @@ impl Ai {
                 // `Arrived` ends one order (a waypoint of a route is an order): a scout is done
                 // when it has no order left, or when it gave up.
                 Event::Arrived { unit } if world.unit(unit).is_none_or(|u| u.orders.is_empty()) => done.push(unit),
-                Event::Failed { unit } => done.push(unit),
+                Event::Failed { unit, .. } => done.push(unit),
                 _ => {}
             }
         }

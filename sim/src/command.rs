@@ -463,6 +463,20 @@ pub enum RejectReason {
     NoWaypointNet(PassClass),
 }
 
+/// Why a unit gave up its order ([`Event::Failed`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum FailReason {
+    /// It could not move for `give_up_turns` blocked turns (units or new obstructions in the way),
+    /// or a range order it could not bring into range.
+    Blocked,
+    /// Standing units of another player held the only way: no path round them was found, and it
+    /// waited `give_up_turns` blocked turns for them to leave (docs/motion-rules.md, "Passages held
+    /// by other players").
+    PassageHeld,
+    /// Its order could not be planned: the target is gone.
+    NoPath,
+}
+
 /// Something that happened during a turn, in the order it happened.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Event {
@@ -503,6 +517,8 @@ pub enum Event {
     Failed {
         /// The unit.
         unit: EntityId,
+        /// Why.
+        reason: FailReason,
     },
     /// A unit was ordered out of the way of a new building.
     Dispersed {

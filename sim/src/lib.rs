@@ -60,6 +60,7 @@
 
 pub mod command;
 pub mod digest_tree;
+pub mod facing;
 pub mod formation;
 mod ids;
 pub mod lookup;

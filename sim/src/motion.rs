@@ -26,7 +26,9 @@
 //! documentation of the path phase, `sim/src/world/plan.rs`); every [`MotionSettings::long_replan_every`] blocked turns it asks for a new
 //! long-range path instead (with a cooldown), and after [`MotionSettings::give_up_turns`] blocked
 //! turns it gives up its order ([`Event::Failed`]). Any progress resets the count. A standing unit
-//! of the same owner with no order that is in the way is nudged aside. A unit standing on an
+//! of the same owner with no order that is in the way is nudged aside; a standing unit of another
+//! player is searched round instead (`wait_or_go_round`, and `sim/src/world/held.rs`), and the
+//! blocked unit waits while there is no way round. A unit standing on an
 //! impassable navcell (a building placed on it) asks for a path, which the long-range pathfinder
 //! answers with a straight escape to the nearest passable navcell; the grid check is skipped while
 //! it is still inside blocked navcells.
@@ -43,6 +45,12 @@
 //! blocked by a standing unit of its own player nudges it, as any walker does. Members are walking
 //! units, so they never block one another (0 A.D.'s control groups); the push-apart treats them as
 //! any unit.
+//!
+//! # Facing
+//!
+//! After its walk, a unit turns toward the direction it walked by at most one turn's angle
+//! ([`crate::facing`]); after the whole step each unit's [`Unit::displacement`] is set to how far
+//! it moved this turn.
 //!
 //! # After the moves
 //!
@@ -63,7 +71,7 @@ use pathing::collide::{UnitSquare, furthest_clear_point, segment_clear, segment_
 use pathing::{Fixed, PassClass, WorldPos};
 use serde::{Deserialize, Serialize};
 
-use crate::command::{Event, GoalSpec};
+use crate::command::{Event, FailReason, GoalSpec};
 use crate::ids::{EntityId, PlayerId};
 use crate::world::{PathRequest, Unit, UnitState, World};
 
@@ -116,6 +124,9 @@ pub struct MotionSettings {
     /// A unit displaced by less than this in a turn did not move, for the replan trigger (the grid
     /// 0.05 m). `[Units: metres] [Limit: 0..=1]`
     pub moved_epsilon: Fixed,
+    /// How fast a unit turns to face its direction of travel (docs/motion-rules.md, "Facing");
+    /// 360°/s turns a unit round in half a second. `[Units: degrees per second] [Limit: 1..=3600]`
+    pub turn_rate: Fixed,
 }
 
 impl Default for MotionSettings {
@@ -136,6 +147,7 @@ impl Default for MotionSettings {
             replan_trigger: Fixed::from_bits(117_965), // 1.8
             replan_cooldown_ms: 500,
             moved_epsilon: Fixed::from_bits(3_277), // 0.05
+            turn_rate: Fixed::from_num(360),
         }
     }
 }
@@ -165,6 +177,9 @@ impl MotionSettings {
         metres("nudge_distance", self.nudge_distance, 0, 16)?;
         metres("replan_trigger", self.replan_trigger, 0, 16)?;
         metres("moved_epsilon", self.moved_epsilon, 0, 1)?;
+        if self.turn_rate < Fixed::ONE || self.turn_rate > Fixed::from_num(3600) {
+            return Err(format!("motion.turn_rate = {} degrees per second outside 1..=3600", self.turn_rate));
+        }
         if !(1..=65_535).contains(&self.short_node_budget) {
             return Err(format!("motion.short_node_budget = {} outside 1..=65535", self.short_node_budget));
         }
@@ -453,8 +468,10 @@ pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
         units.iter().flatten().filter(|u| u.state == UnitState::Idle).map(|u| (u.id, u.pos, motion.core(u.radius))).collect(),
     );
     let before: Vec<Option<WorldPos>> = units.iter().map(|u| u.as_ref().map(|u| u.pos)).collect();
+    let owners: Vec<Option<PlayerId>> = units.iter().map(|u| u.as_ref().map(|u| u.owner)).collect();
     let navcell = |p: WorldPos| crate::world::grid_navcell(grid, p);
     let cooldown_turns = u8::try_from(motion.replan_cooldown_ms.div_ceil(turn_ms)).unwrap_or(u8::MAX);
+    let turn_step = crate::facing::TurnStep::of(motion.turn_rate, turn_ms);
     // (standing unit, the position and owner of the unit walking into it)
     let mut nudges: Vec<(EntityId, WorldPos, PlayerId)> = Vec::new();
     for unit in units.iter_mut().flatten() {
@@ -472,7 +489,9 @@ pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
             digests.mark(unit.id.index);
             let (num, den) = if steering == Steering::Run { crate::formation::RUN_MULTIPLIER } else { (1, 1) };
             let budget = (i128::from(unit.speed.to_bits()) * i128::from(turn_ms) * num) / (1000 * den);
+            let from = unit.pos;
             let Walk { moved, blocker, .. } = walk(unit, budget, pass, grid, &index, motion, static_dirty);
+            face_travel(unit, from, turn_step);
             if let Some(other) = blocker
                 && !moved
             {
@@ -509,7 +528,9 @@ pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
             UnitState::WaitingForPath => continue,
         }
         let budget = (i128::from(unit.speed.to_bits()) * i128::from(turn_ms)) / 1000;
+        let from = unit.pos;
         let Walk { moved, blocker, blocked_by_grid } = walk(unit, budget, pass, grid, &index, motion, static_dirty);
+        face_travel(unit, from, turn_step);
         if blocked_by_grid || (blocker.is_some() && !moved) {
             // Blocked: the grid changed under the path, or a standing unit is in the way. A
             // short-range detour first, a new long-range path every `long_replan_every` blocked
@@ -519,14 +540,20 @@ pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
                 events.push(Event::Blocked { unit: unit.id });
             }
             if unit.stalled >= motion.give_up_turns {
+                let reason = if unit.held_searches > 0 { FailReason::PassageHeld } else { FailReason::Blocked };
                 unit.give_up();
                 unit.stalled = 0;
                 static_dirty.push(unit.id.index);
-                events.push(Event::Failed { unit: unit.id });
+                events.push(Event::Failed { unit: unit.id, reason });
                 continue;
             }
             if let Some(other) = blocker {
                 nudges.push((other, unit.pos, unit.owner));
+            }
+            let held = blocker.is_some_and(|b| owners.get(b.index as usize).copied().flatten().is_some_and(|o| o != unit.owner));
+            if held && !blocked_by_grid && !unit.orders.is_empty() && !unit.escape {
+                wait_or_go_round(unit, motion, requests, static_dirty);
+                continue;
             }
             if unit.orders.is_empty() && !unit.escape {
                 // A nudged unit that cannot step aside stays where it is.
@@ -550,6 +577,7 @@ pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
         }
         if moved {
             unit.stalled = 0;
+            unit.held_searches = 0;
         }
         unit.state = UnitState::Moving;
         if !unit.waypoints().is_empty() {
@@ -579,7 +607,7 @@ pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
                 if unit.stalled >= motion.give_up_turns {
                     unit.give_up();
                     unit.stalled = 0;
-                    events.push(Event::Failed { unit: unit.id });
+                    events.push(Event::Failed { unit: unit.id, reason: FailReason::Blocked });
                     continue;
                 }
             }
@@ -602,6 +630,45 @@ pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
     push_apart(nav, units, motion, digests, &mut nudges);
     nudge(nav, units, motion, &index, &mut nudges, digests, static_dirty, events);
     replan_trigger(units, &before, motion, turn_ms, cooldown_turns, requests, digests);
+    record_displacements(units, &before, digests);
+}
+
+/// A unit blocked by a standing unit of another player, which it may not nudge (docs/motion-rules.md,
+/// "Passages held by other players"): its first such blocked turn, and every `long_replan_every`
+/// blocked turns after it, it asks for a long-range path round the standing units of other
+/// players near it (`world/held.rs`; the search counts in [`Unit::held_searches`]); in between
+/// it waits, keeping its path ([`UnitState::Blocked`]). Giving up after `give_up_turns` blocked
+/// turns then says [`FailReason::PassageHeld`].
+fn wait_or_go_round(unit: &mut Unit, motion: &MotionSettings, requests: &mut Vec<PathRequest>, static_dirty: &mut Vec<u32>) {
+    if unit.held_searches == 0 || unit.stalled.is_multiple_of(motion.long_replan_every) {
+        unit.held_searches = unit.held_searches.saturating_add(1);
+        unit.state = UnitState::WaitingForPath;
+        static_dirty.push(unit.id.index);
+        requests.push(PathRequest::long(unit.id));
+    } else {
+        unit.state = UnitState::Blocked(unit.stalled);
+    }
+}
+
+/// Turns a unit that walked from `from` to where it stands toward that direction of travel, by at
+/// most one turn's `step` (docs/motion-rules.md, "Facing"). Only its own walk turns it: a push or a
+/// unit that did not get anywhere keeps its facing.
+fn face_travel(unit: &mut Unit, from: WorldPos, step: crate::facing::TurnStep) {
+    let d = |a: Fixed, b: Fixed| i128::from(a.to_bits()) - i128::from(b.to_bits());
+    unit.facing = crate::facing::turn_toward(unit.facing, (d(unit.pos.x, from.x), d(unit.pos.z, from.z)), step);
+}
+
+/// Sets each unit's [`Unit::displacement`] to how far it moved this turn (from `before`, where it
+/// stood when the motion step began), marking the units whose displacement changed.
+fn record_displacements(units: &mut [Option<Unit>], before: &[Option<WorldPos>], digests: &mut crate::digest_tree::RangeDigests) {
+    for (unit, was) in units.iter_mut().zip(before) {
+        let (Some(unit), Some(was)) = (unit.as_mut(), was) else { continue };
+        let moved = pathing::Vec2::new(unit.pos.x - was.x, unit.pos.z - was.z);
+        if moved != unit.displacement {
+            unit.displacement = moved;
+            digests.mark(unit.id.index);
+        }
+    }
 }
 
 /// The collision push-apart (docs/motion-rules.md, "Push-apart"): `push_iterations` passes over

@@ -30,7 +30,8 @@
 //! Version 3 added the painted navcells ([`SnapshotData::cells`]), version 4 the formations
 //! ([`SnapshotData::formations`]), version 5 the waypoint networks and priority tables
 //! ([`SnapshotData::waypoint_nets`]), version 6 the classes with landmark tables
-//! ([`SnapshotData::landmark_classes`]); a reader accepts only its own version.
+//! ([`SnapshotData::landmark_classes`]), version 7 the units' facing, last displacement and
+//! searches round held passages, and the motion setting `turn_rate`; a reader accepts only its own version.
 
 use pathing::classes::ClassSet;
 use pathing::passability::{NavArea, Obstruction, ObstructionFlags, ObstructionId, WorldDesc};
@@ -48,7 +49,7 @@ use crate::world::{PathRequest, Settings, Unit, World};
 pub const MAGIC: [u8; 8] = *b"PHXSNAP\0";
 
 /// Version of the snapshot format; a reader accepts only its own.
-pub const SNAPSHOT_VERSION: u32 = 6;
+pub const SNAPSHOT_VERSION: u32 = 7;
 
 /// Largest payload a snapshot may have. `[Units: bytes]`
 ///

@@ -43,9 +43,12 @@ use crate::state_hash;
 
 mod formations;
 pub(crate) use formations::Steering;
+mod held;
 mod plan;
 #[cfg(feature = "desync-hook")]
 mod testing;
+#[cfg(test)]
+mod unit_state_tests;
 mod waypoints;
 
 pub use plan::RANGE_EPSILON;
@@ -152,6 +155,16 @@ pub struct Unit {
     /// The goal is taken by standing units: the current path ends as near as it can get, and the
     /// order is done when it is walked.
     pub settle: bool,
+    /// The direction it faces, a unit vector (docs/motion-rules.md, "Facing"): turned toward its
+    /// direction of travel by at most [`MotionSettings::turn_rate`] a turn.
+    pub facing: pathing::Vec2,
+    /// How far it moved in the last turn (walking, pushed or nudged): its velocity is this over
+    /// the turn length. With [`Unit::pos`] and [`Unit::facing`], what a game interpolates
+    /// between turns. `[Units: metres]`
+    pub displacement: pathing::Vec2,
+    /// Long-range searches made round standing units of other players since it last made
+    /// progress (docs/motion-rules.md, "Passages held by other players"); 0 when it has made none.
+    pub held_searches: u8,
 }
 
 impl Unit {
@@ -189,6 +202,7 @@ impl Unit {
         self.clear_waypoints();
         self.state = UnitState::Idle;
         self.settle = false;
+        self.held_searches = 0;
     }
 
     /// Drops every waypoint.
@@ -234,7 +248,8 @@ fn unit_static_bytes(u: &Unit, out: &mut Vec<u8>) {
 
 /// The bytes the state digest hashes for a unit each time it changes: its index, the digest of
 /// its static fields, and the fields that change as it moves (position, waypoints consumed and
-/// left, which with the path digest determine the waypoints, state, cooldown, escape, stalls).
+/// left, which with the path digest determine the waypoints, state, cooldown, escape, stalls,
+/// facing, the last turn's displacement, searches round held passages).
 /// Written by hand rather than through serde: it is the hot part of the per-turn hash.
 fn unit_digest_bytes(u: &Unit, static_digest: &[u8; 8], out: &mut Vec<u8>) {
     out.extend_from_slice(&u.id.index.to_le_bytes());
@@ -252,6 +267,10 @@ fn unit_digest_bytes(u: &Unit, static_digest: &[u8; 8], out: &mut Vec<u8>) {
         UnitState::Blocked(n) => (3, n),
     };
     out.extend_from_slice(&[state, blocked, u.replan_cooldown, u8::from(u.escape), u.stalled]);
+    for v in [u.facing.x, u.facing.z, u.displacement.x, u.displacement.z] {
+        out.extend_from_slice(&v.to_bits().to_le_bytes());
+    }
+    out.push(u.held_searches);
 }
 
 /// A queued path request.
@@ -787,12 +806,24 @@ impl World {
     /// had none asks for a path to the first.
     fn give_orders(&mut self, id: EntityId, orders: &[GoalSpec], queue: bool) {
         let unit = self.units[id.index as usize].as_mut().expect("checked live");
+        if !queue && keeps_its_path(unit, orders) {
+            // The same destination again (docs/motion-rules.md, "Repeated orders"): the unit keeps
+            // its order and its path, and only the orders queued after it are dropped, as any
+            // order that replaces them would drop them.
+            if unit.orders.len() > 1 {
+                unit.orders.truncate(1);
+                self.static_dirty.push(id.index);
+                self.unit_digests.mark(id.index);
+            }
+            return;
+        }
         if !queue {
             unit.orders.clear();
             unit.clear_waypoints();
             unit.stalled = 0;
             unit.resume = false;
             unit.settle = false;
+            unit.held_searches = 0;
         }
         let had = unit.orders.len();
         unit.orders.extend_from_slice(orders);
@@ -998,6 +1029,9 @@ impl World {
                 resume: false,
                 detour: 0,
                 settle: false,
+                facing: crate::facing::INITIAL_FACING,
+                displacement: pathing::Vec2::new(Fixed::ZERO, Fixed::ZERO),
+                held_searches: 0,
             };
             let slot = id.index as usize;
             if self.units.len() <= slot {
@@ -1034,6 +1068,7 @@ impl World {
         unit.settle = false;
         unit.stalled = 0;
         unit.replan_cooldown = 0;
+        unit.held_searches = 0;
         self.unit_digests.mark(id.index);
         self.static_dirty.push(id.index);
     }
@@ -1151,6 +1186,10 @@ impl World {
             if !unit.orders.iter().all(valid) {
                 return Err(invalid(format!("{what}: an order is out of range or off the map")));
             }
+            let unit_length = |v: Fixed| v.abs() <= Fixed::ONE;
+            if !unit_length(unit.facing.x) || !unit_length(unit.facing.z) || unit.facing == pathing::Vec2::new(Fixed::ZERO, Fixed::ZERO) {
+                return Err(invalid(format!("{what}: its facing is not a direction")));
+            }
             unit.path_digest = state_hash::digest("path", &unit.waypoints);
             *slot = Some(unit);
         }
@@ -1179,6 +1218,26 @@ impl World {
             steered,
         }
     }
+}
+
+/// A repeated point order this near the current one does not replan (0.25 m, the grid
+/// pathfinder's target replan threshold; docs/motion-rules.md, "Repeated orders").
+/// `[Units: metres]`
+pub const TARGET_REPLAN_THRESHOLD: Fixed = Fixed::from_bits(1 << 14);
+
+/// Whether a replacing order of `orders` leaves `unit` on its current path: one point order within
+/// [`TARGET_REPLAN_THRESHOLD`] (exact Euclidean distance, the threshold included) of the point the
+/// unit is walking to or waiting for a path to. An idle unit, or a unit whose current order is not
+/// a point, always plans.
+fn keeps_its_path(unit: &Unit, orders: &[GoalSpec]) -> bool {
+    let (&[GoalSpec::Point(new)], Some(&GoalSpec::Point(current))) = (orders, unit.orders.first()) else { return false };
+    if unit.state == UnitState::Idle || unit.escape {
+        return false;
+    }
+    let d = |a: Fixed, b: Fixed| i128::from(a.to_bits()) - i128::from(b.to_bits());
+    let (dx, dz) = (d(new.x, current.x), d(new.z, current.z));
+    let t = i128::from(TARGET_REPLAN_THRESHOLD.to_bits());
+    dx * dx + dz * dz <= t * t
 }
 
 /// The navcell under a position, clamped onto the grid.

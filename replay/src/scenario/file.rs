@@ -79,6 +79,8 @@ pub(super) struct MotionIn {
     pub(super) replan_cooldown_ms: Option<Int<0, 60_000>>,
     #[serde(default, deserialize_with = "some_decimal")]
     pub(super) moved_epsilon: Option<Fixed>,
+    #[serde(default, deserialize_with = "some_decimal")]
+    pub(super) turn_rate: Option<Fixed>,
 }
 
 /// `{"file": NAME}` or `{"text": TEXT}` (exactly one).

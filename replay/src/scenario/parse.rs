@@ -156,7 +156,10 @@ fn parse_settings(cx: &Cx, s: &SettingsIn, path: &str) -> Res<Settings> {
 
 fn parse_motion(cx: &Cx, o: &MotionIn, path: &str) -> Res<MotionSettings> {
     let mut m = MotionSettings::default();
-    let fixed_fields: [(Option<Fixed>, &mut Fixed); 9] = [
+    if o.turn_rate.is_some() {
+        cx.since(&join(path, "turn_rate"), "settings.motion.turn_rate")?;
+    }
+    let fixed_fields: [(Option<Fixed>, &mut Fixed); 10] = [
         (o.short_range, &mut m.short_range),
         (o.short_range_step, &mut m.short_range_step),
         (o.short_range_max, &mut m.short_range_max),
@@ -166,6 +169,7 @@ fn parse_motion(cx: &Cx, o: &MotionIn, path: &str) -> Res<MotionSettings> {
         (o.nudge_distance, &mut m.nudge_distance),
         (o.replan_trigger, &mut m.replan_trigger),
         (o.moved_epsilon, &mut m.moved_epsilon),
+        (o.turn_rate, &mut m.turn_rate),
     ];
     for (value, slot) in fixed_fields {
         if let Some(v) = value {

@@ -171,6 +171,11 @@ fn a_key_newer_than_the_files_version_was_accepted() {
             with_script("{\"turn\": 1, \"player\": 1, \"move_by_waypoints\": {\"units\": [\"a\"], \"goal\": [50, 50]}}"),
         ),
         ("map.landmarks", "map.landmarks", minimal("").replace("\"seed\": 1}}", "\"seed\": 1}, \"landmarks\": [\"default\"]}")),
+        (
+            "settings.motion.turn_rate",
+            "settings.motion.turn_rate",
+            minimal("").replace("\"players\": 2}", "\"players\": 2, \"motion\": {\"turn_rate\": 90}}"),
+        ),
     ];
     let keys: Vec<&str> = uses.iter().map(|(key, _, _)| *key).collect();
     let rows: Vec<&str> = INTRODUCED.iter().map(|(key, _)| *key).collect();
@@ -271,7 +276,7 @@ fn malformed_inputs_are_refused_with_a_position_or_a_path() {
     let syntax = parse("{,").unwrap_err();
     assert!(std::error::Error::source(&syntax).and_then(|s| s.downcast_ref::<serde_json::Error>()).is_some(), "{syntax:?}");
     // Format and version first, naming both versions.
-    check_error(&minimal("").replace("\"version\": 1", "\"version\": 5"), "version", Some(1), "expected version 1 to 4, found version 5");
+    check_error(&minimal("").replace("\"version\": 1", "\"version\": 6"), "version", Some(1), "expected version 1 to 5, found version 6");
     check_error(&minimal("").replace("phalanx-scenario", "other"), "format", Some(1), "expected \"phalanx-scenario\"");
     check_error("[1, 2]", "", Some(1), "expected a scenario object");
     // Structure.

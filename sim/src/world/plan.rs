@@ -52,6 +52,13 @@ pub(crate) struct Workspace {
     short_out: Vec<WorldPos>,
 }
 
+impl Workspace {
+    /// The long-range scratch and path, for a held-passage search (`world/held.rs`).
+    pub(super) fn held_parts(&mut self) -> (&mut SearchScratch, &mut Path) {
+        (&mut self.search, &mut self.path)
+    }
+}
+
 /// What a unit's current order asks of the pathfinders.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum OrderGoal {
@@ -97,6 +104,8 @@ enum Job {
     Settled(OrderGoal),
     /// A formation's path, to be generalised for its size.
     Formation(super::formations::FormationJob),
+    /// A long-range path round standing units of other players (`world/held.rs`).
+    Held(super::held::HeldJob),
 }
 
 enum Outcome {
@@ -114,6 +123,8 @@ enum Outcome {
     Settled(OrderGoal),
     /// A formation's generalised path, its start first.
     Formation(PathStatus, Vec<WorldPos>),
+    /// A held-passage search's outcome: a way round when complete (`world/held.rs`).
+    Held(PathStatus, Vec<WorldPos>),
     /// No search could be made (cannot happen for a validated unit and goal).
     Failed,
 }
@@ -167,15 +178,17 @@ impl World {
         let cell_size = self.nav.grid().cell_size();
         let plan = self.order_goal(unit);
         let OrderGoal::Plan { goal, anchor, short } = plan else { return Some(Job::Settled(plan)) };
-        let long = || {
-            Job::Long(LongJob {
-                class: unit.class,
-                pos: unit.pos,
-                cell: self.navcell_of(unit.pos),
-                goal,
-                anchor: anchor.map(|a| off_grid_lines(a, cell_size)),
-            })
+        let long_job = || LongJob {
+            class: unit.class,
+            pos: unit.pos,
+            cell: self.navcell_of(unit.pos),
+            goal,
+            anchor: anchor.map(|a| off_grid_lines(a, cell_size)),
         };
+        let long = || Job::Long(long_job());
+        if unit.held_searches > 0 && !(request.short || short) {
+            return Some(Job::Held(self.held_job(unit, long_job(), stationary)));
+        }
         if !(request.short || short) {
             return Some(long());
         }
@@ -251,6 +264,7 @@ impl World {
                 None => Outcome::Failed,
                 Some(Job::Settled(plan)) => Outcome::Settled(*plan),
                 Some(Job::Long(job)) => run_long(nav, job, ws).map_or(Outcome::Failed, |(s, w)| Outcome::Long(s, w)),
+                Some(Job::Held(job)) => super::held::run_held(nav, job, ws).map_or(Outcome::Failed, |(s, w)| Outcome::Held(s, w)),
                 Some(Job::Formation(job)) => match run_long(nav, &job.long, ws) {
                     Some((status, waypoints)) => {
                         let mut points = Vec::with_capacity(waypoints.len() + 1);
@@ -314,7 +328,7 @@ impl World {
         let mut results = results.into_iter();
         for (request, result) in requests.iter().zip(results.by_ref()) {
             match &result {
-                Outcome::Long(..) => self.path_stats.long += 1,
+                Outcome::Long(..) | Outcome::Held(..) => self.path_stats.long += 1,
                 Outcome::Short { searches, expanded, .. } => {
                     self.path_stats.short += searches;
                     self.path_stats.short_expanded += expanded;
@@ -348,7 +362,7 @@ impl World {
         match outcome {
             Outcome::Failed | Outcome::Formation(..) | Outcome::Settled(OrderGoal::Gone) => {
                 unit.give_up();
-                events.push(Event::Failed { unit: unit.id });
+                events.push(Event::Failed { unit: unit.id, reason: crate::command::FailReason::NoPath });
             }
             Outcome::Settled(_) => {
                 // In range already: the order is done; the next one, if any, plans next turn.
@@ -377,6 +391,17 @@ impl World {
                 }
                 unit.resume = status == PathStatus::Partial(pathing::PartialReason::NodeBudget);
                 unit.set_waypoints(waypoints);
+            }
+            Outcome::Held(status, waypoints) => {
+                if status == PathStatus::Complete {
+                    // A way round the held passage: take it.
+                    unit.resume = false;
+                    unit.set_waypoints(waypoints);
+                } else {
+                    // None: keep the path and wait (docs/motion-rules.md, "Passages held by other
+                    // players"); the blocked turns lead to a retry or to giving up.
+                    unit.state = UnitState::Blocked(unit.stalled);
+                }
             }
             Outcome::Short { status, waypoints, final_leg, occupied, keep, .. } => {
                 events.push(Event::Detour { unit: unit.id });

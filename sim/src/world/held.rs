@@ -1,0 +1,108 @@
+//! Passages held by other players (docs/motion-rules.md, "Passages held by other players"): the
+//! long-range search of a unit blocked by standing units it may not nudge, over a copy of its
+//! class's passability with those units stamped in as obstacles.
+//!
+//! Long-range planning otherwise ignores units, and nudging moves only the walker's own player's
+//! units, so without this a corridor held by another player's idle units stops a unit until it
+//! gives up. The stamped copy lives for one search only: the shared grids never change.
+
+use pathing::{Accelerators, NavGrid, PassMap};
+
+use super::plan::{LongJob, Workspace};
+use super::*;
+use crate::motion::UnitIndex;
+
+/// A long-range search round the standing units of other players.
+pub(super) struct HeldJob {
+    pub(super) long: LongJob,
+    /// Navcells to treat as blocked for this search: each a rectangle `(i0, j0, i1, j1)`, inclusive.
+    pub(super) stamps: Vec<(u32, u32, u32, u32)>,
+}
+
+impl World {
+    /// The held-passage search for `unit` (whose long-range request is `long`): every standing unit
+    /// of another player within `short_range_max` of it (a bounded neighbourhood, which holds the
+    /// units that stopped it) is stamped as the navcells its core, grown by the unit's radius,
+    /// meets (the square that blocks the unit's movement, so a path round the stamps can be
+    /// walked); the unit's own navcell is never stamped. A unit that is settling (its goal
+    /// unreachable) aims for the end of its current path instead.
+    pub(super) fn held_job(&self, unit: &Unit, mut long: LongJob, stationary: &UnitIndex) -> HeldJob {
+        if unit.settle
+            && let Some(goal) = unit.waypoints().last().and_then(|&end| Goal::point(end).ok())
+        {
+            long.goal = goal;
+        }
+        let grid = self.nav.grid();
+        let s = i128::from(grid.cell_size().to_bits()).max(1);
+        let last = |n: u32| i128::from(n) - 1;
+        let mut stamps = Vec::new();
+        let reach = self.settings.motion.short_range_max + stationary.max_radius();
+        stationary.for_each_near(unit.pos, reach, |id, pos, core| {
+            let Some(other) = self.unit(id) else { return };
+            if other.owner == unit.owner || id == unit.id {
+                return;
+            }
+            let half = i128::from(core.to_bits()) + i128::from(unit.radius.to_bits());
+            let span = |c: Fixed, n: u32| {
+                let c = i128::from(c.to_bits());
+                ((c - half).div_euclid(s).clamp(0, last(n)) as u32, (c + half).div_euclid(s).clamp(0, last(n)) as u32)
+            };
+            let ((i0, i1), (j0, j1)) = (span(pos.x, grid.width()), span(pos.z, grid.height()));
+            stamps.push((i0, j0, i1, j1));
+        });
+        HeldJob { long, stamps }
+    }
+}
+
+/// Runs a held-passage search: a jump point search (no tables: they describe the unstamped map)
+/// over the class's passability with the stamps blocked, within [`PATH_NODE_BUDGET`]; then the
+/// turning points' centres (the exact goal point in the last one's place when it lies there),
+/// string-pulled over the stamped map. Only a complete path is a way round.
+pub(super) fn run_held(nav: &NavWorld, job: &HeldJob, ws: &mut Workspace) -> Option<(PathStatus, Vec<WorldPos>)> {
+    let class = job.long.class;
+    nav.class_nav(class)?;
+    let map = stamped_map(nav.grid(), class, &job.stamps, job.long.cell);
+    let limits = SearchLimits { node_budget: PATH_NODE_BUDGET };
+    let none = Accelerators { jump_table: None, landmarks: None };
+    let (search, path) = ws.held_parts();
+    let status = pathing::find_path_jps(&map, &none, job.long.cell, &job.long.goal, &limits, search, path).status;
+    if status != PathStatus::Complete {
+        return Some((status, Vec::new()));
+    }
+    let cell_size = nav.grid().cell_size();
+    let cells = path.waypoints();
+    let mut points = vec![job.long.pos];
+    points.extend(cells.iter().skip(1).map(|c| centre(*c, cell_size)));
+    if let Some(anchor) = job.long.anchor
+        && cells.last() == Some(&grid_navcell(nav.grid(), anchor))
+    {
+        match points.len() {
+            1 if job.long.pos != anchor => points.push(anchor),
+            1 => {}
+            n => points[n - 1] = anchor,
+        }
+    }
+    if let (Some(&first), Some(&start)) = (points.get(1), cells.first())
+        && !pathing::collide::segment_clear(&map, job.long.pos, first)
+    {
+        points.insert(1, centre(start, cell_size));
+    }
+    Some((status, pathing::smoothing::string_pull(&map, &points).into_iter().skip(1).collect()))
+}
+
+/// The passability of `class` with every navcell of `stamps` blocked, except `keep` (the unit's
+/// own navcell, so the search starts).
+fn stamped_map(grid: &NavGrid, class: PassClass, stamps: &[(u32, u32, u32, u32)], keep: Navcell) -> PassMap {
+    let mut grid = grid.clone();
+    for &(i0, j0, i1, j1) in stamps {
+        for j in j0..=j1 {
+            for i in i0..=i1 {
+                let cell = Navcell::new(i as u16, j as u16);
+                if cell != keep {
+                    grid.set_passable(cell, class, false);
+                }
+            }
+        }
+    }
+    PassMap::build(&grid, class)
+}

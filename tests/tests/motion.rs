@@ -1,0 +1,218 @@
+//! Motion rules end to end (docs/motion-rules.md): repeated orders that keep their path, facing and
+//! the last turn's displacement, and passages held by another player's standing units.
+
+use pathing::{Fixed, PassClass, WorldPos};
+use sim::EntityId;
+use sim::command::{Command, CommandKind, Event, FailReason, GoalSpec, PlayerId};
+use sim::test_support::world_from;
+use sim::world::World;
+
+fn m(n: i32) -> Fixed {
+    Fixed::from_num(n)
+}
+
+/// `n` hundredths of a metre.
+fn cm(n: i32) -> Fixed {
+    Fixed::from_num(n) / 100
+}
+
+fn cmd(turn: u32, player: u8, seq: u32, kind: CommandKind) -> Command {
+    Command { turn, player: PlayerId(player), seq, kind }
+}
+
+fn spawn_at(turn: u32, player: u8, seq: u32, at: WorldPos) -> Command {
+    cmd(turn, player, seq, CommandKind::Spawn { class: PassClass::of(0), at, count: 1, radius: Fixed::ONE / 2, speed: m(6) })
+}
+
+fn go(turn: u32, player: u8, units: Vec<EntityId>, goal: WorldPos) -> Command {
+    cmd(turn, player, 0, CommandKind::Move { units, goal: GoalSpec::Point(goal), queue: false })
+}
+
+const FIELD: &[&str] = &[
+    "################################################",
+    "#..............................................#",
+    "#..............................................#",
+    "#..............................................#",
+    "#..............................................#",
+    "#..............................................#",
+    "#..............................................#",
+    "#..............................................#",
+    "#..............................................#",
+    "#..............................................#",
+    "#..............................................#",
+    "#..............................................#",
+    "#..............................................#",
+    "#..............................................#",
+    "#..............................................#",
+    "################################################",
+];
+
+/// One unit walking east across `FIELD` to (40.5, 8.5), three turns after its order; then the
+/// same unit ordered to `(40.5 + dx, 8.5)`: whether that turn searched a long-range path, and the
+/// unit's waypoints before and after the turn.
+fn order_again(dx: Fixed) -> (u32, Vec<WorldPos>, Vec<WorldPos>, World) {
+    let mut world = world_from(FIELD, 1);
+    let goal = WorldPos::new(cm(4050), cm(850));
+    world.step(&[spawn_at(0, 1, 0, WorldPos::new(cm(450), cm(850)))]);
+    let unit = world.units().next().unwrap().id;
+    world.step(&[go(1, 1, vec![unit], goal)]);
+    world.step(&[]);
+    let before = world.unit(unit).unwrap().waypoints().to_vec();
+    world.step(&[go(3, 1, vec![unit], WorldPos::new(goal.x + dx, goal.z))]);
+    let after = world.unit(unit).unwrap().waypoints().to_vec();
+    (world.path_stats().long, before, after, world)
+}
+
+#[test]
+fn a_repeated_order_within_the_replan_threshold_keeps_the_path() {
+    for dx in [Fixed::ZERO, cm(20), sim::world::TARGET_REPLAN_THRESHOLD, -cm(25)] {
+        let (searches, before, after, world) = order_again(dx);
+        assert_eq!(searches, 0, "an order {dx} m away searched a path");
+        assert_eq!(before, after, "an order {dx} m away changed the path");
+        assert!(world.requests().is_empty());
+        let unit = world.units().next().unwrap();
+        assert_eq!(unit.orders, vec![GoalSpec::Point(WorldPos::new(cm(4050), cm(850)))]);
+    }
+}
+
+#[test]
+fn a_repeated_order_beyond_the_replan_threshold_replans() {
+    // 0.3 m, and 0.25 m and one raw unit (2^-16 m): just beyond the threshold.
+    let just_beyond = Fixed::from_bits(sim::world::TARGET_REPLAN_THRESHOLD.to_bits() + 1);
+    for dx in [cm(30), just_beyond] {
+        let (searches, before, after, _) = order_again(dx);
+        assert_eq!(searches, 1, "an order {dx} m away did not search a path");
+        assert_ne!(before, after);
+        assert_eq!(after.last().copied(), Some(WorldPos::new(cm(4050) + dx, cm(850))));
+    }
+}
+
+#[test]
+fn facing_turns_toward_travel_at_the_turn_rate_and_displacement_is_the_turns_move() {
+    // The default 360°/s over 200 ms turns is 72° a turn: a unit facing east (as spawned) and
+    // walking west turns anticlockwise, 72° and 144°, and faces due west on its third turn.
+    let mut world = world_from(FIELD, 1);
+    world.step(&[spawn_at(0, 1, 0, WorldPos::new(cm(4050), cm(850)))]);
+    let unit = world.units().next().unwrap().id;
+    assert_eq!(world.unit(unit).unwrap().facing, sim::facing::INITIAL_FACING);
+    // Due west of where it was placed.
+    let z = world.unit(unit).unwrap().pos.z;
+    world.step(&[go(1, 1, vec![unit], WorldPos::new(cm(450), z))]);
+    // Within two raw units (2^-15) of the unit vector of the angle, on each component.
+    let faces = |u: &sim::world::Unit, degrees: i32| {
+        let v = pathing::trig::unit_vector_degrees(m(degrees));
+        (u.facing.x - v.x).abs() <= Fixed::from_bits(2) && (u.facing.z - v.z).abs() <= Fixed::from_bits(2)
+    };
+    let first = world.unit(unit).unwrap().clone();
+    assert!(faces(&first, 72), "{:?}", first.facing);
+    let mut before = first.pos;
+    world.step(&[]);
+    let second = world.unit(unit).unwrap().clone();
+    assert!(faces(&second, 144), "{:?}", second.facing);
+    assert_eq!(second.displacement, pathing::Vec2::new(second.pos.x - before.x, second.pos.z - before.z));
+    assert_eq!(second.displacement.z, Fixed::ZERO);
+    assert!(second.displacement.x < -m(1), "walked west 1.2 m: {:?}", second.displacement);
+    before = second.pos;
+    world.step(&[]);
+    let third = world.unit(unit).unwrap().clone();
+    assert_eq!(third.facing, pathing::Vec2::new(-Fixed::ONE, Fixed::ZERO));
+    assert_eq!(third.displacement, pathing::Vec2::new(third.pos.x - before.x, Fixed::ZERO));
+    // Standing still: no displacement, and the facing stays.
+    let mut turns = 0;
+    while world.unit(unit).unwrap().state != sim::world::UnitState::Idle && turns < 60 {
+        world.step(&[]);
+        turns += 1;
+    }
+    world.step(&[]);
+    let idle = world.unit(unit).unwrap();
+    assert_eq!(idle.displacement, pathing::Vec2::new(Fixed::ZERO, Fixed::ZERO));
+    assert_eq!(idle.facing, pathing::Vec2::new(-Fixed::ONE, Fixed::ZERO));
+}
+
+/// Two rooms joined by two corridors of one navcell's passable width for the default class: a
+/// straight one (z = 4) and, when `detour`, a longer one along the top (z = 13); otherwise the top
+/// is walled too.
+fn two_rooms(detour: bool) -> Vec<String> {
+    let open = format!("#{}#", ".".repeat(46));
+    let walled = format!("#{}{}{}#", ".".repeat(10), "#".repeat(27), ".".repeat(9));
+    let border = "#".repeat(48);
+    let top = if detour { &open } else { &walled };
+    let mut rows = vec![border.clone()];
+    rows.extend(std::iter::repeat_n(top.clone(), 3)); // z = 14..=12
+    rows.extend(std::iter::repeat_n(walled.clone(), 6)); // z = 11..=6
+    rows.extend(std::iter::repeat_n(open.clone(), 3)); // z = 5..=3
+    rows.extend(std::iter::repeat_n(walled, 2)); // z = 2..=1
+    rows.push(border);
+    rows
+}
+
+/// What happened to player 1's unit walking from the west room to the east room through the
+/// straight corridor, held by a standing unit of player 2: every turn's events, the unit's
+/// positions, long-range searches and the standing unit's position.
+struct Held {
+    events: Vec<(u32, Event)>,
+    positions: Vec<WorldPos>,
+    searches: Vec<u32>,
+    holder: (WorldPos, WorldPos),
+}
+
+fn walk_through_held_corridor(detour: bool, turns: u32) -> Held {
+    let rows = two_rooms(detour);
+    let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+    let mut world = world_from(&rows, 1);
+    world.step(&[spawn_at(0, 1, 0, WorldPos::new(cm(450), cm(450))), spawn_at(0, 2, 0, WorldPos::new(cm(2450), cm(450)))]);
+    let walker = world.units().find(|u| u.owner == PlayerId(1)).unwrap().id;
+    let holder = world.units().find(|u| u.owner == PlayerId(2)).unwrap().id;
+    let holder_at = world.unit(holder).unwrap().pos;
+    let mut held = Held { events: Vec::new(), positions: Vec::new(), searches: Vec::new(), holder: (holder_at, holder_at) };
+    for turn in 1..turns {
+        let commands = if turn == 1 { vec![go(1, 1, vec![walker], WorldPos::new(cm(4250), cm(450)))] } else { Vec::new() };
+        let report = world.step(&commands);
+        held.events.extend(report.events.into_iter().map(|e| (turn, e)));
+        held.positions.push(world.unit(walker).unwrap().pos);
+        held.searches.push(world.path_stats().long);
+    }
+    held.holder.1 = world.unit(holder).unwrap().pos;
+    held
+}
+
+#[test]
+fn a_corridor_held_by_another_players_unit_is_gone_round_by_the_other_way() {
+    let held = walk_through_held_corridor(true, 150);
+    let arrived = held.events.iter().any(|(_, e)| matches!(e, Event::Arrived { .. }));
+    let failed: Vec<_> = held.events.iter().filter(|(_, e)| matches!(e, Event::Failed { .. })).collect();
+    assert!(arrived && failed.is_empty(), "arrived {arrived}, failed {failed:?}");
+    let end = *held.positions.last().unwrap();
+    assert!((end.x - cm(4250)).abs() < cm(5) && (end.z - cm(450)).abs() < cm(5), "it ends at its goal: {end:?}");
+    // It went by the top corridor, and never past the unit holding the straight one.
+    assert!(held.positions.iter().any(|p| p.z > m(12)), "it took the top corridor");
+    let holder_x = held.holder.0.x;
+    assert!(!held.positions.iter().any(|p| p.z < m(6) && p.x > holder_x && p.x < m(37)), "it did not pass the holder");
+    assert_eq!(held.holder.0, held.holder.1, "another player's unit is never nudged");
+}
+
+#[test]
+fn a_corridor_held_with_no_other_way_waits_retries_and_gives_up_as_held() {
+    let give_up = u32::from(sim::motion::MotionSettings::default().give_up_turns);
+    let every = u32::from(sim::motion::MotionSettings::default().long_replan_every);
+    let held = walk_through_held_corridor(false, 80);
+    let blocked: Vec<u32> = held.events.iter().filter(|(_, e)| matches!(e, Event::Blocked { .. })).map(|&(t, _)| t).collect();
+    let failed: Vec<(u32, &Event)> = held.events.iter().filter(|(_, e)| matches!(e, Event::Failed { .. })).map(|(t, e)| (*t, e)).collect();
+    assert_eq!(blocked.len(), 1, "{blocked:?}");
+    let first = blocked[0];
+    // Blocked on turn `first` (its 1st blocked turn), it gives up on its `give_up`th.
+    assert_eq!(failed.len(), 1, "{failed:?}");
+    let (at, event) = failed[0];
+    assert_eq!(at, first + give_up - 1);
+    assert!(matches!(event, Event::Failed { reason: FailReason::PassageHeld, .. }), "{event:?}");
+    // One search round the holder the turn after the first blocked turn, then one every
+    // `long_replan_every` blocked turns: the 3rd, 6th, ... before the last.
+    let searches: Vec<u32> = (first + 1..=at).filter(|&t| held.searches[(t - 1) as usize] > 0).collect();
+    let expected: Vec<u32> =
+        std::iter::once(first + 1).chain((1..give_up).filter(|k| k % every == 0).map(|k| first + k)).filter(|&t| t <= at).collect();
+    assert_eq!(searches, expected);
+    // Meanwhile it waits where it was stopped.
+    let stopped = held.positions[(first - 1) as usize];
+    assert!(held.positions[(first - 1) as usize..at as usize].iter().all(|&p| p == stopped));
+    assert_eq!(held.holder.0, held.holder.1);
+}
