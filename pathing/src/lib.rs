@@ -156,4 +156,4 @@ pub use search::goal::{AXIS_LIMIT, COORD_LIMIT, Goal, GoalError, GoalShape, Squa
 pub use search::jps::{Accelerators, find_path_jps};
 pub use search::jump_table::JumpTable;
 pub use search::landmarks::{Landmarks, MAX_LANDMARKS};
-pub use search::long_range::{ClassNav, GoalReach, SNAP_RADIUS_METRES, find_path};
+pub use search::long_range::{ClassNav, GoalReach, QueryPlan, SNAP_RADIUS_METRES, find_path, find_path_with};

@@ -77,7 +77,10 @@ enum Command {
         /// Goal row.
         gy: u32,
     },
-    /// Finds one path and prints its turning points as `x y` lines, then `length L`.
+    /// Finds one path and prints its turning points as `x y` lines, then `length L`, as the
+    /// simulation would: an unreachable goal gives a path to the reachable navcell nearest it
+    /// (`status unreachable nearest X Y`), an impassable start a straight escape to the nearest
+    /// passable navcell (`status start-impassable escape X Y`).
     Path {
         /// The map: a Moving AI `.map` file (coordinates `x y` with `y = 0` on the top row) or a
         /// grid text file (coordinates `i j`, `j = 0` on the first row).
@@ -546,10 +549,15 @@ fn cmd_path(
     let (start_cell, goal_cell) = endpoints(&map, map_path, start, goal)?;
     let grid = map.grid();
     let maps = ClassMaps::build(grid, map.class_at(start.0, start.1), algo);
+    let hierarchy = pathing::Hierarchy::build(&maps.pass);
     let goal_shape = Goal::navcell_center(goal_cell.i, goal_cell.j, grid.cell_size());
     let mut scratch = SearchScratch::new();
     let mut path = Path::new();
-    let outcome = search(&maps, start_cell, &goal_shape, &mut scratch, &mut path);
+    // The simulation's rules (an impassable start escapes, an unreachable goal gives way to the
+    // nearest reachable navcell), shared with `pathing::find_path`; only the search is `--algo`'s.
+    let (outcome, plan) = pathing::find_path_with(&maps.pass, &hierarchy, start_cell, &goal_shape, &mut scratch, &mut path, |g, s, p| {
+        search(&maps, start_cell, g, s, p)
+    });
     let io = |e: std::io::Error| CliError::BadArgument { message: format!("cannot write output: {e}") };
     for &cell in path.waypoints() {
         let (x, y) = map.from_navcell(cell);
@@ -557,7 +565,18 @@ fn cmd_path(
     }
     writeln!(out, "length {:.8}", path_length(&path)).map_err(io)?;
     if outcome.status != PathStatus::Complete {
-        writeln!(out, "status {}", status_text(outcome.status)).map_err(io)?;
+        let towards = match plan {
+            pathing::QueryPlan::Goal => String::new(),
+            pathing::QueryPlan::Nearest(cell) => {
+                let (x, y) = map.from_navcell(cell);
+                format!(" nearest {x} {y}")
+            }
+            pathing::QueryPlan::Escape(cell) => {
+                let (x, y) = map.from_navcell(cell);
+                format!(" escape {x} {y}")
+            }
+        };
+        writeln!(out, "status {}{towards}", status_text(outcome.status)).map_err(io)?;
     }
     if render {
         let expanded = scratch.closed_cells();

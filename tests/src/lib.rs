@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+pub mod any_angle;
 pub mod ci;
 
 use pathing::movingai::{self, MovingAiMap, ScenProblem};

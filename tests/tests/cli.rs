@@ -58,12 +58,30 @@ fn path_prints_turning_points_then_the_length() {
     assert!(out.contains('S') && out.contains('E'), "rendering shows start and end");
 }
 
+/// `path` answers like the simulation (docs/pathfinding-rules.md, "Start and goal off the walkable
+/// grid"): an unreachable goal gives a path to the reachable navcell nearest it, the one `reach`
+/// names, and an impassable start a straight escape; the status line says which, and the exit is 1.
 #[test]
-fn unreachable_goal_exits_one_with_a_partial_path() {
+fn path_heads_for_the_nearest_reachable_navcell_or_escapes_like_the_simulation() {
     let map = temp_file("split.map", "type octile\nheight 3\nwidth 5\nmap\n..@..\n..@..\n..@..\n");
-    let (code, out, _) = phalanx(&["path", &map, "0", "1", "4", "1"]);
+    for algo in ["jps", "jps-plus", "jps-lm", "jps-plus-lm", "astar"] {
+        let (code, out, _) = phalanx(&["path", &map, "0", "0", "4", "1", "--algo", algo]);
+        assert_eq!((code, out.as_str()), (1, "0 0\n1 1\nlength 1.41421356\nstatus unreachable nearest 1 1\n"), "{algo}");
+        let (_, reach, _) = phalanx(&["reach", &map, "0", "0", "4", "1"]);
+        assert_eq!(reach, "unreachable nearest 1 1\n");
+        let (code, out, _) = phalanx(&["path", &map, "2", "1", "4", "1", "--algo", algo]);
+        assert_eq!((code, out.as_str()), (1, "2 1\n1 1\nlength 1.00000000\nstatus start-impassable escape 1 1\n"), "{algo}");
+    }
+    // A goal walled off in a pocket: the nearest reachable navcell is beside the wall, not the
+    // navcell a search exhausting the component would end on.
+    let pocket = temp_file("pocket.map", "type octile\nheight 5\nwidth 7\nmap\n.......\n....@@@\n....@.@\n....@@@\n.......\n");
+    let (_, reach, _) = phalanx(&["reach", &pocket, "0", "2", "5", "2"]);
+    let (code, out, _) = phalanx(&["path", &pocket, "0", "2", "5", "2"]);
     assert_eq!(code, 1);
-    assert!(out.ends_with("status unreachable\n"), "{out}");
+    let nearest = reach.trim_end().strip_prefix("unreachable nearest ").expect("the goal is walled off");
+    assert!(out.ends_with(&format!("status unreachable nearest {nearest}\n")), "{out}");
+    let last_point = out.lines().rev().nth(2).unwrap();
+    assert_eq!(last_point, nearest, "the path ends where `reach` says: {out}");
 }
 
 #[test]

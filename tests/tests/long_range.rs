@@ -147,3 +147,28 @@ fn snapping_is_bounded() {
     assert_eq!(half.snap_point(WorldPos::new(Fixed::from_num(3.25), Fixed::from_num(1))), Some(Navcell::new(6, 2)));
     assert!(PassMap::build(&grid, CLASS).check_invariants().is_ok());
 }
+
+/// The simulation's query snaps without the 8 m bound (docs/decisions.md, "Snapping is unbounded in
+/// the simulation"): a start 20 navcells inside a blocked area still escapes, and a goal as deep
+/// inside one still gives a path to the reachable navcell nearest it.
+#[test]
+fn find_path_escapes_and_substitutes_goals_beyond_the_snapping_bound() {
+    let mut grid = NavGrid::new(40, 10, 1, Fixed::ONE).unwrap();
+    for j in 0..10 {
+        for i in 0..30 {
+            grid.set_passable(Navcell::new(i, j), CLASS, false);
+        }
+    }
+    let nav = ClassNav::build(&grid, CLASS);
+    let deep = Navcell::new(10, 5);
+    assert_eq!(nav.snap(deep, 8), None, "beyond the bound");
+    let (mut scratch, mut path) = (SearchScratch::new(), Path::new());
+    let goal = Goal::navcell_center(35, 5, Fixed::ONE);
+    let outcome = pathing::find_path(&nav, deep, &goal, &SearchLimits::UNLIMITED, &mut scratch, &mut path);
+    assert_eq!(outcome.status, PathStatus::Partial(PartialReason::StartImpassable));
+    assert_eq!(path.waypoints(), [deep, Navcell::new(30, 5)]);
+    let into = Goal::navcell_center(10, 5, Fixed::ONE);
+    let outcome = pathing::find_path(&nav, Navcell::new(35, 5), &into, &SearchLimits::UNLIMITED, &mut scratch, &mut path);
+    assert_eq!(outcome.status, PathStatus::Partial(PartialReason::Unreachable));
+    assert_eq!(path.waypoints(), [Navcell::new(35, 5), Navcell::new(30, 5)]);
+}

@@ -196,6 +196,19 @@ fn goal_reach(hierarchy: &Hierarchy, raster: &mut GoalRaster, start: Navcell, co
     GoalReach::Unreachable { nearest }
 }
 
+/// What a query did before (or instead of) its search, as [`find_path_with`] decided it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueryPlan {
+    /// Some navcell of the goal is reachable: the search ran to the goal itself.
+    Goal,
+    /// No navcell of the goal is reachable: the search ran to this navcell, the reachable one
+    /// nearest the goal's centre ([`GoalReach::Unreachable`]).
+    Nearest(Navcell),
+    /// The start is impassable: no search, a straight escape to this navcell, the passable one
+    /// nearest the start (the start itself on a grid with none).
+    Escape(Navcell),
+}
+
 /// Finds a path for one class from `start` towards `goal`, as described in the module docs.
 ///
 /// Outcomes: `Complete` when the goal is reached; `Partial(Unreachable)` with a shortest path to
@@ -210,21 +223,43 @@ pub fn find_path(
     scratch: &mut SearchScratch,
     path: &mut Path,
 ) -> SearchOutcome {
-    let Some(component) = nav.hierarchy.component(start) else {
-        let escape = nav.hierarchy.nearest(start, None, u32::MAX).unwrap_or(start);
+    let accelerators = nav.accelerators();
+    find_path_with(&nav.pass, &nav.hierarchy, start, goal, scratch, path, |goal, scratch, path| {
+        find_path_jps(&nav.pass, &accelerators, start, goal, limits, scratch, path)
+    })
+    .0
+}
+
+/// [`find_path`]'s decisions with any search: the hierarchy (built from `pass`) decides whether
+/// the start must escape and whether the goal must be replaced by the nearest reachable navcell,
+/// then `search(goal, scratch, path)` runs to the goal it settled on. Returns the outcome and
+/// which of the three happened. This is the one place those rules live: the simulation (through
+/// [`find_path`]) and tools that choose their own search (`phalanx path --algo`) answer alike.
+pub fn find_path_with(
+    pass: &PassMap,
+    hierarchy: &Hierarchy,
+    start: Navcell,
+    goal: &Goal,
+    scratch: &mut SearchScratch,
+    path: &mut Path,
+    search: impl FnOnce(&Goal, &mut SearchScratch, &mut Path) -> SearchOutcome,
+) -> (SearchOutcome, QueryPlan) {
+    let Some(component) = hierarchy.component(start) else {
+        let escape = hierarchy.nearest(start, None, u32::MAX).unwrap_or(start);
         path.set_escape(start, escape);
-        return SearchOutcome { status: PathStatus::Partial(PartialReason::StartImpassable), expanded: 0, pushed: 0 };
+        let outcome = SearchOutcome { status: PathStatus::Partial(PartialReason::StartImpassable), expanded: 0, pushed: 0 };
+        return (outcome, QueryPlan::Escape(escape));
     };
-    scratch.goal.reset(goal, nav.pass.width(), nav.pass.height(), nav.pass.cell_size());
-    match goal_reach(&nav.hierarchy, &mut scratch.goal, start, component) {
-        GoalReach::Reachable => find_path_jps(&nav.pass, &nav.accelerators(), start, goal, limits, scratch, path),
+    scratch.goal.reset(goal, pass.width(), pass.height(), pass.cell_size());
+    match goal_reach(hierarchy, &mut scratch.goal, start, component) {
+        GoalReach::Reachable => (search(goal, scratch, path), QueryPlan::Goal),
         GoalReach::Unreachable { nearest } => {
-            let substitute = Goal::navcell_center(nearest.i, nearest.j, nav.pass.cell_size());
-            let mut outcome = find_path_jps(&nav.pass, &nav.accelerators(), start, &substitute, limits, scratch, path);
+            let substitute = Goal::navcell_center(nearest.i, nearest.j, pass.cell_size());
+            let mut outcome = search(&substitute, scratch, path);
             if outcome.status == PathStatus::Complete {
                 outcome.status = PathStatus::Partial(PartialReason::Unreachable);
             }
-            outcome
+            (outcome, QueryPlan::Nearest(nearest))
         }
     }
 }

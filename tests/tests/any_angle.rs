@@ -1,0 +1,103 @@
+//! String pulling against the any-angle oracle (`phalanx_tests::any_angle`), and the oracle against
+//! hand-computed optima (docs/pathfinding-rules.md, "Turning a path into waypoints").
+
+use pathing::{ClassNav, Fixed, NavGrid, Navcell, Path, SearchScratch};
+use phalanx_tests::any_angle::{Grid, centre, from_pass_map, length, point, smoothed};
+use phalanx_tests::maps::{CLASS, Rng};
+
+fn grid_with(w: u32, h: u32, blocked: &[(u16, u16)]) -> NavGrid {
+    let mut grid = NavGrid::new(w, h, 1, Fixed::ONE).unwrap();
+    for &(i, j) in blocked {
+        grid.set_passable(Navcell::new(i, j), CLASS, false);
+    }
+    grid
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-9
+}
+
+#[test]
+fn oracle_is_the_straight_line_on_open_ground() {
+    let oracle = from_pass_map(ClassNav::build(&grid_with(10, 10, &[]), CLASS).pass_map());
+    let d = oracle.shortest((1, 1), (19, 9), 100.0).unwrap();
+    assert!(close(d, (81.0f64 + 16.0).sqrt()), "{d}");
+}
+
+#[test]
+fn oracle_wraps_round_convex_corners_and_refuses_diagonal_pinches() {
+    // The 24 × 12 example: round the block's corner (11, 7).
+    let block = [(11, 5), (12, 5), (11, 6), (12, 6)];
+    let oracle = from_pass_map(ClassNav::build(&grid_with(24, 12, &block), CLASS).pass_map());
+    let d = oracle.shortest((9, 7), (29, 15), 100.0).unwrap();
+    assert!(close(d, (6.5f64 * 6.5 + 3.5 * 3.5).sqrt() + (3.5f64 * 3.5 + 0.5 * 0.5).sqrt()), "{d}");
+    // Two blocked navcells touching at corner (2, 2): the straight line through it is refused,
+    // the way round touches one of them.
+    let pinch = Grid { width: 4, height: 4, blocked: (0..16).map(|k| k == 4 + 1 || k == 2 * 4 + 2).collect() };
+    assert!(!pinch.visible((3, 5), (5, 3)), "through the pinch between (1, 1) and (2, 2)");
+    assert!(!pinch.visible((4, 0), (4, 8)), "along x = 2, changing sides at the pinch");
+    assert!(pinch.visible((6, 0), (6, 8)), "along x = 3, beside free navcells");
+    let d = pinch.shortest((3, 5), (5, 3), 100.0).unwrap();
+    assert!(d > 2f64.sqrt() + 1e-9, "{d}");
+    // A grid line with blocked navcells on both sides is a wall.
+    let wall = Grid { width: 2, height: 2, blocked: vec![true, false, true, false] };
+    assert!(!wall.visible((0, 2), (2, 2)), "along j = 1 between (0, 0) and (0, 1)");
+    assert!(wall.visible((2, 0), (2, 4)), "along x = 1 beside free navcells");
+}
+
+/// The 24 × 12 example with its exact expectation: ours is √65 + 3 m (the 11.06 m, where
+/// the turning points alone gave 4√2 + 6 ≈ 11.66 m), 1.3% above the any-angle optimum.
+#[test]
+fn string_pulling_on_the_24_by_12_example_is_exact_and_near_the_optimum() {
+    let block = [(11, 5), (12, 5), (11, 6), (12, 6)];
+    let nav = ClassNav::build(&grid_with(24, 12, &block), CLASS);
+    let (start, goal) = (Navcell::new(4, 3), Navcell::new(14, 7));
+    let pulled = smoothed(&nav, start, goal, &mut SearchScratch::new(), &mut Path::new()).unwrap();
+    let half = Fixed::ONE / 2;
+    let at = |x: i32, z: i32| pathing::WorldPos::new(Fixed::from_num(x) + half, Fixed::from_num(z) + half);
+    assert_eq!(pulled, vec![at(4, 3), at(11, 7), at(14, 7)]);
+    assert!(close(length(&pulled), 65f64.sqrt() + 3.0));
+    let optimum = from_pass_map(nav.pass_map()).shortest(point(centre(start)).unwrap(), point(centre(goal)).unwrap(), 100.0).unwrap();
+    let ratio = length(&pulled) / optimum;
+    assert!(ratio > 1.013 && ratio < 1.014, "{ratio}");
+}
+
+/// On 400 seeded random 20 × 20 maps (0–34% of navcells blocked, random ends), the smoothed path
+/// is never shorter than the any-angle optimum (the oracle's sanity: every segment we take is one
+/// it allows), and at most `WORST` times as long. Where the grid path goes round an obstacle on the
+/// other side from the optimum no string pulling can recover the difference, so the bound is the
+/// measured worst case of this sample, rounded up; the mean is far lower (BENCHMARKS.md).
+#[test]
+fn smoothed_paths_are_never_shorter_than_the_any_angle_optimum_and_within_a_bound() {
+    const WORST: f64 = 1.37;
+    let (mut worst, mut sum, mut n) = (1.0f64, 0.0, 0);
+    for seed in 0..400u64 {
+        let mut rng = Rng::new(seed);
+        let density = rng.below(35);
+        let mut blocked = Vec::new();
+        for j in 0..20u16 {
+            for i in 0..20u16 {
+                if rng.chance(density) {
+                    blocked.push((i, j));
+                }
+            }
+        }
+        let (start, goal) =
+            (Navcell::new(rng.below(20) as u16, rng.below(20) as u16), Navcell::new(rng.below(20) as u16, rng.below(20) as u16));
+        blocked.retain(|&(i, j)| (i, j) != (start.i, start.j) && (i, j) != (goal.i, goal.j));
+        let nav = ClassNav::build(&grid_with(20, 20, &blocked), CLASS);
+        let Some(pulled) = smoothed(&nav, start, goal, &mut SearchScratch::new(), &mut Path::new()) else { continue };
+        let ours = length(&pulled);
+        let optimum = from_pass_map(nav.pass_map()).shortest(point(centre(start)).unwrap(), point(centre(goal)).unwrap(), ours);
+        let optimum = optimum.unwrap_or_else(|| panic!("seed {seed}: the oracle does not find even our path"));
+        assert!(ours >= optimum - 1e-9, "seed {seed}: ours {ours} below the optimum {optimum}");
+        if optimum > 0.0 {
+            worst = worst.max(ours / optimum);
+            sum += ours / optimum;
+            n += 1;
+        }
+    }
+    println!("{n} paths, mean ratio {:.4}, worst {worst:.4}", sum / f64::from(n));
+    assert!(n > 300, "most random problems have a path");
+    assert!(worst <= WORST, "worst ratio {worst}");
+}
