@@ -12,8 +12,11 @@
 //!   `max + r₁ + r₂ + ε` around it, and for a minimum range the inverted circle of radius
 //!   `min + r₁ + r₂ + ε`;
 //! - an obstruction target (a building, possibly rotated): its square grown on every side by
-//!   `max + clearance + ε` (the mover's class clearance), and the inverted square grown by
-//!   `min + clearance + ε`.
+//!   `max + R + ε`, and the inverted square grown by `min + R + ε`, where `R` is the distance the
+//!   rasterization blocks round that square for the mover's class (its clearance, or more for a
+//!   square thinner than three navcells: docs/pathfinding-rules.md, "Narrow obstructions"). Growing
+//!   by the clearance alone left a thin fence's goal band on blocked navcells, and the unit walked
+//!   round to the fence's end.
 //!
 //! A unit already in its band is done; a unit inside its minimum range retreats by a short-range
 //! path to the inverted goal (as in 0 A.D., minimum ranges are small enough for the short-range
@@ -144,10 +147,9 @@ impl World {
             }
             Target::Obstruction(id) => {
                 let Some(o) = self.nav.obstructions().get(&id) else { return OrderGoal::Gone };
-                let clearance = PassClass::new(unit.class).and_then(|c| self.nav.classes().get(c)).map_or(Fixed::ZERO, |c| c.clearance);
                 let sq = o.square;
-                let grown =
-                    |by: Fixed| Square::new(sq.center(), sq.hw() + grow(by + clearance), sq.hh() + grow(by + clearance), sq.u(), sq.v());
+                let r = self.obstruction_reach(unit, &sq);
+                let grown = |by: Fixed| Square::new(sq.center(), sq.hw() + grow(by + r), sq.hh() + grow(by + r), sq.u(), sq.v());
                 let inner = (min > Fixed::ZERO).then(|| grown(min).map(Goal::inverted_square));
                 (inner.transpose(), grown(max).map(Goal::square))
             }
@@ -159,6 +161,16 @@ impl World {
             return OrderGoal::Plan { goal: inner, anchor: None, short: true };
         }
         if outer.contains_point(unit.pos) { OrderGoal::Done } else { OrderGoal::Plan { goal: outer, anchor: None, short: false } }
+    }
+
+    /// `R`, the distance from an obstruction square within which the rasterization may block
+    /// navcells for `unit`'s class: its clearance, or more for a square thinner than three navcells
+    /// (docs/pathfinding-rules.md, "Narrow obstructions"). Range orders grow their target by it
+    /// rather than by the clearance alone, so the goal always reaches passable navcells beside the
+    /// target.
+    fn obstruction_reach(&self, unit: &Unit, square: &Square) -> Fixed {
+        let clearance = PassClass::new(unit.class).and_then(|c| self.nav.classes().get(c)).map_or(Fixed::ZERO, |c| c.clearance);
+        pathing::raster::effective_radius(square, clearance, self.nav.grid().cell_size())
     }
 
     /// The job for one request, read from the world before the parallel phase.
