@@ -422,6 +422,9 @@ impl std::fmt::Display for RejectReason {
             RejectReason::TooManyMembers { count, max } => write!(f, "{count} members, at most {max}"),
             RejectReason::WorldOnly => f.write_str("only the world (player 0) may send it"),
             RejectReason::NoWaypointNet(class) => write!(f, "class {class} has no waypoint network"),
+            RejectReason::RadiusAboveClearance { radius, clearance } => {
+                write!(f, "radius {radius} m is above the class's clearance of {clearance} m (whole navcells)")
+            }
         }
     }
 }
@@ -462,6 +465,14 @@ pub enum RejectReason {
     WorldOnly,
     /// The class has no waypoint network.
     NoWaypointNet(u8),
+    /// A unit's radius is above its class's clearance (rounded up to whole navcells), so paths
+    /// along walls would let its square overlap them (docs/pathfinding-rules.md, "Clearance").
+    RadiusAboveClearance {
+        /// The radius asked for. `[Units: metres]`
+        radius: Fixed,
+        /// The class's clearance in whole navcells. `[Units: metres]`
+        clearance: Fixed,
+    },
 }
 
 /// Something that happened during a turn, in the order it happened.
@@ -645,5 +656,9 @@ mod tests {
     fn reject_reasons_have_words() {
         assert_eq!(RejectReason::UnknownEntity(id(48, 3)).to_string(), "no live entity 48v3");
         assert_eq!(RejectReason::TooManyMembers { count: 300, max: 256 }.to_string(), "300 members, at most 256");
+        assert_eq!(
+            RejectReason::RadiusAboveClearance { radius: metres(3), clearance: metres(2) }.to_string(),
+            "radius 1.5 m is above the class's clearance of 1 m (whole navcells)"
+        );
     }
 }

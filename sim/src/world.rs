@@ -881,7 +881,8 @@ impl World {
             .units()
             .filter_map(|u| {
                 let def = self.nav.classes().get(PassClass::new(u.class)?)?;
-                Some((u.id, pathing::placement::DispersalUnit { pos: u.pos, clearance: def.clearance }))
+                let clearance = def.whole_clearance(self.nav.grid().cell_size());
+                Some((u.id, pathing::placement::DispersalUnit { pos: u.pos, clearance }))
             })
             .collect();
         let shapes: Vec<pathing::placement::DispersalUnit> = live.iter().map(|l| l.1).collect();
@@ -952,6 +953,12 @@ impl World {
             || speed > Fixed::from_num(64)
         {
             return Err(RejectReason::OutOfRange);
+        }
+        // Clearance and radius are tied (docs/pathfinding-rules.md, "Clearance"): a unit wider than
+        // its class's clearance would be planned along walls it overlaps.
+        let clearance = self.nav.classes().get(pass).map_or(Fixed::ZERO, |def| def.whole_clearance(self.nav.grid().cell_size()));
+        if radius > clearance {
+            return Err(RejectReason::RadiusAboveClearance { radius, clearance });
         }
         let origin = Square::axis_aligned(at, Fixed::ZERO, Fixed::ZERO).map_err(|_| RejectReason::OutOfRange)?;
         // Only units near enough to meet a spawn ring matter: the outermost ring is at

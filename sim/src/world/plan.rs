@@ -169,8 +169,10 @@ impl World {
     /// rather than by the clearance alone, so the goal always reaches passable navcells beside the
     /// target.
     fn obstruction_reach(&self, unit: &Unit, square: &Square) -> Fixed {
-        let clearance = PassClass::new(unit.class).and_then(|c| self.nav.classes().get(c)).map_or(Fixed::ZERO, |c| c.clearance);
-        pathing::raster::effective_radius(square, clearance, self.nav.grid().cell_size())
+        let cell_size = self.nav.grid().cell_size();
+        let clearance =
+            PassClass::new(unit.class).and_then(|c| self.nav.classes().get(c)).map_or(Fixed::ZERO, |c| c.whole_clearance(cell_size));
+        pathing::raster::effective_radius(square, clearance, cell_size)
     }
 
     /// The job for one request, read from the world before the parallel phase.
