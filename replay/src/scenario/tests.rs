@@ -171,6 +171,13 @@ fn a_key_newer_than_the_files_version_was_accepted() {
             with_script("{\"turn\": 1, \"player\": 1, \"move_by_waypoints\": {\"units\": [\"a\"], \"goal\": [50, 50]}}"),
         ),
         ("map.landmarks", "map.landmarks", minimal("").replace("\"seed\": 1}}", "\"seed\": 1}, \"landmarks\": [\"default\"]}")),
+        (
+            "range.kind",
+            "script[0].move.goal.range.kind",
+            with_script(
+                "{\"turn\": 1, \"player\": 2, \"move\": {\"units\": [\"b\"], \"goal\": {\"range\": {\"unit\": \"a\", \"max\": 4, \"kind\": \"ranged\"}}}}",
+            ),
+        ),
     ];
     let keys: Vec<&str> = uses.iter().map(|(key, _, _)| *key).collect();
     let rows: Vec<&str> = INTRODUCED.iter().map(|(key, _)| *key).collect();
