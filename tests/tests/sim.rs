@@ -75,7 +75,7 @@ fn script(turn: u32, units: &[EntityId]) -> Vec<Command> {
                 103,
                 CommandKind::Move {
                     units: units[2..3].to_vec(),
-                    goal: GoalSpec::Range { target: Target::Unit(units[30]), min: m(4), max: m(8) },
+                    goal: GoalSpec::Range { target: Target::Unit(units[30]), min: m(4), max: m(8), kind: sim::command::RangeKind::Melee },
                     queue: false,
                 },
             ),
