@@ -34,7 +34,7 @@ use pathing::terrain::{CellKind, GridSpec, MapBorder, Terrain};
 use pathing::waypoints::WaypointPriority;
 use pathing::{COORD_LIMIT, Fixed, PassClass, WorldPos};
 use sim::EntityId;
-use sim::command::{Command, CommandKind, Event, GoalSpec, PlayerId, RejectReason, SquareSpec, Target};
+use sim::command::{Command, CommandKind, Event, GoalSpec, PlayerId, RangeKind, RejectReason, SquareSpec, Target};
 use sim::formation::{FormationId, Layout};
 use sim::waypoint::{PriorityEntry, WaypointNet};
 use sim::world::{Settings, World};
@@ -237,7 +237,8 @@ fn goal(b: &mut Bytes, known: &Known, size: (i64, i64)) -> GoalSpec {
         3 => GoalSpec::Square { center: position(b, size), half: length(b, 12) },
         _ => {
             let target = if b.bool() { Target::Unit(unit_id(b, known)) } else { Target::Obstruction(obstruction_id(b, known)) };
-            GoalSpec::Range { target, min: length(b, 6), max: length(b, 24) }
+            let (min, max) = (length(b, 6), length(b, 24));
+            GoalSpec::Range { target, min, max, kind: b.pick(&[RangeKind::Melee, RangeKind::Ranged, RangeKind::Build]) }
         }
     }
 }

@@ -343,12 +343,12 @@ fn goal_text(goal: &GoalSpec) -> String {
         GoalSpec::Point(p) => format!("point {}", point_text(p)),
         GoalSpec::Circle { center, radius } => format!("circle {} radius {}", point_text(center), fixed_text(radius)),
         GoalSpec::Square { center, half } => format!("square {} half {}", point_text(center), fixed_text(half)),
-        GoalSpec::Range { target, min, max } => {
+        GoalSpec::Range { target, min, max, kind } => {
             let target = match target {
                 Target::Unit(id) => format!("unit {}", id_text(id)),
                 Target::Obstruction(id) => format!("obstruction {id}"),
             };
-            format!("range {}..{} of {target}", fixed_text(min), fixed_text(max))
+            format!("{} range {}..{} of {target}", kind.name(), fixed_text(min), fixed_text(max))
         }
     }
 }

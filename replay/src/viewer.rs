@@ -645,12 +645,12 @@ fn goal_text(goal: &GoalSpec) -> String {
         GoalSpec::Point(p) => format!("point {}", point_text(p)),
         GoalSpec::Circle { center, radius } => format!("circle {} radius {}", point_text(center), short(radius)),
         GoalSpec::Square { center, half } => format!("square {} half {}", point_text(center), short(half)),
-        GoalSpec::Range { target, min, max } => {
+        GoalSpec::Range { target, min, max, kind } => {
             let target = match target {
                 Target::Unit(id) => format!("unit {id}"),
                 Target::Obstruction(id) => format!("obstruction {id}"),
             };
-            format!("range {}..{} of {target}", short(min), short(max))
+            format!("{} range {}..{} of {target}", kind.name(), short(min), short(max))
         }
     }
 }

@@ -61,11 +61,43 @@ pub enum GoalSpec {
     Range {
         /// What to keep in range.
         target: Target,
+        /// The goal's shape against an obstruction target: square (melee), circle (ranged) or
+        /// square kept clear of the footprint's dispersal zone (build). A unit target is always
+        /// a circle.
+        kind: RangeKind,
         /// Minimum range (a ballista's dead zone); 0 for none. `[Units: metres] [Limit: 0..=max]`
         min: Fixed,
         /// Maximum range. `[Units: metres] [Limit: 0..=256]`
         max: Fixed,
     },
+}
+
+/// How a range order against an obstruction is shaped (docs/motion-rules.md, "Range orders"), as
+/// 0 A.D.'s design has square goals for melee attacks and building and circle goals for ranged
+/// attacks. Against a unit target every kind is the same circle.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RangeKind {
+    /// The target's square grown by the range: a melee attack or a gatherer.
+    #[default]
+    Melee,
+    /// A circle round the target's centre, the largest one wholly within the range (its radius
+    /// is the square's smaller half-size plus the range): a ranged attack.
+    Ranged,
+    /// The target's square grown by the range, with at least half a navcell as minimum and a whole
+    /// navcell as maximum range, so the builder ends outside the footprint's foundation-dispersal
+    /// zone (docs/motion-rules.md, "Placement").
+    Build,
+}
+
+impl RangeKind {
+    /// The name in scenario files and in texts: `melee`, `ranged` or `build`.
+    pub fn name(self) -> &'static str {
+        match self {
+            RangeKind::Melee => "melee",
+            RangeKind::Ranged => "ranged",
+            RangeKind::Build => "build",
+        }
+    }
 }
 
 /// What a range order is relative to.
@@ -151,14 +183,16 @@ pub enum CommandKind {
     },
     /// Places a building: the footprint must pass the building placement check for `class` (a
     /// foundation class such as `building-land`), then it becomes an obstruction (blocking
-    /// pathfinding and foundations) and every unit standing where it would block them, except
-    /// `builder`, is ordered out of the way (foundation dispersal).
+    /// pathfinding and foundations) and every unit standing where it would block them is ordered
+    /// out of the way (foundation dispersal); `builder`, if it stands there, is given a
+    /// [`RangeKind::Build`] order to the building instead, which leaves it beside the footprint.
     PlaceBuilding {
         /// The building's passability class index.
         class: PassClass,
         /// The footprint.
         square: SquareSpec,
-        /// The unit that builds it, which never has to move.
+        /// The unit that builds it: it stays where it is unless the footprint would cover it, and
+        /// then walks to build range.
         builder: Option<EntityId>,
     },
     /// Changes what an obstruction blocks (a gate opened for its owner's units is a gate that no
@@ -332,7 +366,8 @@ impl std::fmt::Display for GoalSpec {
             GoalSpec::Point(p) => write!(f, "{}", Point(p)),
             GoalSpec::Circle { center, radius } => write!(f, "circle {} radius {radius}", Point(center)),
             GoalSpec::Square { center, half } => write!(f, "square {} half-size {half}", Point(center)),
-            GoalSpec::Range { target, min, max } => write!(f, "range {min}..{max} of {target}"),
+            GoalSpec::Range { target, min, max, kind: RangeKind::Melee } => write!(f, "range {min}..{max} of {target}"),
+            GoalSpec::Range { target, min, max, kind } => write!(f, "{} range {min}..{max} of {target}", kind.name()),
         }
     }
 }
@@ -421,6 +456,9 @@ impl std::fmt::Display for RejectReason {
             RejectReason::TooManyMembers { count, max } => write!(f, "{count} members, at most {max}"),
             RejectReason::WorldOnly => f.write_str("only the world (player 0) may send it"),
             RejectReason::NoWaypointNet(class) => write!(f, "class {class} has no waypoint network"),
+            RejectReason::RadiusAboveClearance { radius, clearance } => {
+                write!(f, "radius {radius} m is above the class's clearance of {clearance} m (whole navcells)")
+            }
         }
     }
 }
@@ -461,6 +499,14 @@ pub enum RejectReason {
     WorldOnly,
     /// The class has no waypoint network.
     NoWaypointNet(PassClass),
+    /// A unit's radius is above its class's clearance (rounded up to whole navcells), so paths
+    /// along walls would let its square overlap them (docs/pathfinding-rules.md, "Clearance").
+    RadiusAboveClearance {
+        /// The radius asked for. `[Units: metres]`
+        radius: Fixed,
+        /// The class's clearance in whole navcells. `[Units: metres]`
+        clearance: Fixed,
+    },
 }
 
 /// Why a unit gave up its order ([`Event::Failed`]).
@@ -617,10 +663,36 @@ mod tests {
             (
                 CommandKind::Move {
                     units: vec![id(1, 2)],
-                    goal: GoalSpec::Range { target: Target::Unit(id(7, 0)), min: Fixed::ZERO, max: metres(12) },
+                    goal: GoalSpec::Range { target: Target::Unit(id(7, 0)), min: Fixed::ZERO, max: metres(12), kind: RangeKind::Melee },
                     queue: true,
                 },
                 "move 1v2 → range 0..6 of unit 7v0 (queued)",
+            ),
+            (
+                CommandKind::Move {
+                    units: vec![id(1, 2)],
+                    goal: GoalSpec::Range {
+                        target: Target::Obstruction(ObstructionId(4)),
+                        min: metres(2),
+                        max: metres(12),
+                        kind: RangeKind::Ranged,
+                    },
+                    queue: false,
+                },
+                "move 1v2 → ranged range 1..6 of obstruction 4",
+            ),
+            (
+                CommandKind::Move {
+                    units: vec![id(1, 2)],
+                    goal: GoalSpec::Range {
+                        target: Target::Obstruction(ObstructionId(4)),
+                        min: Fixed::ZERO,
+                        max: Fixed::ZERO,
+                        kind: RangeKind::Build,
+                    },
+                    queue: false,
+                },
+                "move 1v2 → build range 0..0 of obstruction 4",
             ),
             (CommandKind::PlaceObstruction { square, flags: 3 }, "place obstruction (10, 20.5) 4×3 45° flags 0x03"),
             (
@@ -660,5 +732,9 @@ mod tests {
     fn reject_reasons_have_words() {
         assert_eq!(RejectReason::UnknownEntity(id(48, 3)).to_string(), "no live entity 48v3");
         assert_eq!(RejectReason::TooManyMembers { count: 300, max: 256 }.to_string(), "300 members, at most 256");
+        assert_eq!(
+            RejectReason::RadiusAboveClearance { radius: metres(3), clearance: metres(2) }.to_string(),
+            "radius 1.5 m is above the class's clearance of 1 m (whole navcells)"
+        );
     }
 }

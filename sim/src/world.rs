@@ -32,7 +32,7 @@ use pathing::placement::UnitShape;
 use pathing::{CellRect, Fixed, Goal, Navcell, PassClass, Path, PathStatus, SearchLimits, SearchScratch, Square, WorldPos};
 use serde::{Deserialize, Serialize};
 
-use crate::command::{Command, CommandKind, Event, GoalSpec, PlayerId, RejectReason, Target};
+use crate::command::{Command, CommandKind, Event, GoalSpec, PlayerId, RangeKind, RejectReason, Target};
 use crate::digest_tree::{Digest, DigestReport, GridDigests, RangeDigests, StateDigest, range_digest_bytes, range_indices};
 use crate::formation::{Formation, FormationId};
 use crate::ids::{EntityAllocator, EntityId};
@@ -230,12 +230,19 @@ fn unit_static_bytes(u: &Unit, out: &mut Vec<u8>) {
             GoalSpec::Point(p) => (0u8, p.x, p.z, Fixed::ZERO),
             GoalSpec::Circle { center, radius } => (1, center.x, center.z, radius),
             GoalSpec::Square { center, half } => (2, center.x, center.z, half),
-            GoalSpec::Range { target, min, max } => {
-                let (kind, id) = match target {
+            GoalSpec::Range { target, min, max, kind } => {
+                let (tag, id) = match target {
                     Target::Unit(id) => (3u8, (u64::from(id.generation) << 32) | u64::from(id.index)),
                     Target::Obstruction(id) => (4, u64::from(id.0)),
                 };
-                (kind, Fixed::from_bits(id as i64), min, max)
+                // Melee keeps tags 3 and 4; ranged orders are 5 and 6, build orders 7 and 8.
+                let tag = tag
+                    + match kind {
+                        RangeKind::Melee => 0,
+                        RangeKind::Ranged => 2,
+                        RangeKind::Build => 4,
+                    };
+                (tag, Fixed::from_bits(id as i64), min, max)
             }
         };
         out.push(tag);
@@ -842,7 +849,7 @@ impl World {
     /// order with a live target and `0 ≤ min ≤ max ≤` [`MAX_RANGE`].
     fn check_order(&self, goal: &GoalSpec) -> Result<(), RejectReason> {
         match *goal {
-            GoalSpec::Range { target, min, max } => {
+            GoalSpec::Range { target, min, max, .. } => {
                 if min < Fixed::ZERO || min > max || max > MAX_RANGE {
                     return Err(RejectReason::OutOfRange);
                 }
@@ -916,29 +923,28 @@ impl World {
             .units()
             .filter_map(|u| {
                 let def = self.nav.classes().get(u.class)?;
-                Some((u.id, pathing::placement::DispersalUnit { pos: u.pos, clearance: def.clearance }))
+                let clearance = def.whole_clearance(self.nav.grid().cell_size());
+                Some((u.id, pathing::placement::DispersalUnit { pos: u.pos, clearance }))
             })
             .collect();
         let shapes: Vec<pathing::placement::DispersalUnit> = live.iter().map(|l| l.1).collect();
-        let builder_index = builder.and_then(|b| live.iter().position(|l| l.0 == b));
         let moves = pathing::placement::foundation_dispersal(&sq, self.nav.grid().cell_size(), &shapes, None);
-        if let Some(b) = builder_index
-            && moves.iter().any(|m| m.0 == b)
-        {
-            // The builder never has to move (docs/motion-rules.md, "Placement"): a footprint over it is refused.
-            self.nav.remove_obstruction(id).map_err(|e| RejectReason::World(e.to_string()))?;
-            self.next_obstruction = id.0;
-            events.pop();
-            return Err(RejectReason::Placement("the builder stands where the building would block it".into()));
-        }
         let dispersed: Vec<EntityId> = moves.iter().map(|&(n, _)| live[n].0).collect();
         self.leave_formations(&dispersed, events);
+        let building = id;
         for (n, target) in moves {
             let id = live[n].0;
             let unit = self.units[id.index as usize].as_mut().expect("listed from the live units");
+            // The builder walks to build range of its building instead (docs/motion-rules.md,
+            // "Placement"): beside the footprint, clear of the zone dispersal empties.
+            let order = if Some(id) == builder {
+                GoalSpec::Range { target: Target::Obstruction(building), min: Fixed::ZERO, max: Fixed::ZERO, kind: RangeKind::Build }
+            } else {
+                GoalSpec::Point(target)
+            };
             // The step aside comes first; at the order limit the last queued order makes room.
             unit.orders.truncate(MAX_ORDERS - 1);
-            unit.orders.insert(0, GoalSpec::Point(target));
+            unit.orders.insert(0, order);
             unit.clear_waypoints();
             unit.state = UnitState::WaitingForPath;
             unit.escape = false;
@@ -986,6 +992,12 @@ impl World {
             || speed > Fixed::from_num(64)
         {
             return Err(RejectReason::OutOfRange);
+        }
+        // Clearance and radius are tied (docs/pathfinding-rules.md, "Clearance"): a unit wider than
+        // its class's clearance would be planned along walls it overlaps.
+        let clearance = self.nav.classes().get(class).map_or(Fixed::ZERO, |def| def.whole_clearance(self.nav.grid().cell_size()));
+        if radius > clearance {
+            return Err(RejectReason::RadiusAboveClearance { radius, clearance });
         }
         let origin = Square::axis_aligned(at, Fixed::ZERO, Fixed::ZERO).map_err(|_| RejectReason::OutOfRange)?;
         // Only units near enough to meet a spawn ring matter: the outermost ring is at

@@ -531,7 +531,12 @@ fn invalid_formation_commands_are_rejected_and_change_nothing() {
         (
             CommandKind::MoveFormation {
                 formation,
-                goal: GoalSpec::Range { target: sim::command::Target::Unit(theirs[0]), min: Fixed::ZERO, max: m(4) },
+                goal: GoalSpec::Range {
+                    target: sim::command::Target::Unit(theirs[0]),
+                    min: Fixed::ZERO,
+                    max: m(4),
+                    kind: sim::command::RangeKind::Melee,
+                },
             },
             1,
             RejectReason::OutOfRange,

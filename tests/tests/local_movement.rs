@@ -326,7 +326,13 @@ fn minimum_range_retreat() {
         0 => vec![spawn(0, 1, 0, 20, 8, 1), spawn(0, 2, 0, 22, 8, 1)],
         1 => {
             let (a, b) = (ids(w, 1)[0], ids(w, 2)[0]);
-            vec![go(1, 1, 0, vec![a], GoalSpec::Range { target: Target::Unit(b), min: m(6), max: m(10) })]
+            vec![go(
+                1,
+                1,
+                0,
+                vec![a],
+                GoalSpec::Range { target: Target::Unit(b), min: m(6), max: m(10), kind: sim::command::RangeKind::Melee },
+            )]
         }
         _ => Vec::new(),
     });
@@ -458,7 +464,7 @@ fn a_retreat_with_no_way_out_gives_up() {
     let mut world = world_from(PEN, 1);
     world.step(&[spawn(0, 1, 0, 6, 4, 1), spawn(0, 2, 0, 8, 4, 1)]);
     let (a, b) = (ids(&world, 1)[0], ids(&world, 2)[0]);
-    let order = GoalSpec::Range { target: Target::Unit(b), min: m(6), max: m(10) };
+    let order = GoalSpec::Range { target: Target::Unit(b), min: m(6), max: m(10), kind: sim::command::RangeKind::Melee };
     let mut failed = false;
     for turn in 1..80 {
         let commands = if turn == 1 { vec![go(1, 1, 0, vec![a], order)] } else { Vec::new() };
@@ -478,7 +484,7 @@ fn range_orders_end_in_range_from_every_direction() {
         let mut world = world_from(FIELD, 1);
         world.step(&[spawn(0, 1, 0, x, z, 1), spawn(0, 2, 0, 22, 8, 1)]);
         let (a, b) = (ids(&world, 1)[0], ids(&world, 2)[0]);
-        let order = GoalSpec::Range { target: Target::Unit(b), min: Fixed::ZERO, max: m(2) };
+        let order = GoalSpec::Range { target: Target::Unit(b), min: Fixed::ZERO, max: m(2), kind: sim::command::RangeKind::Melee };
         let mut arrived = false;
         for turn in 1..60 {
             let commands = if turn == 1 { vec![go(1, 1, 0, vec![a], order)] } else { Vec::new() };

@@ -217,3 +217,61 @@ proptest! {
         }
     }
 }
+
+/// Clearance is one whole number of navcells everywhere (docs/pathfinding-rules.md, "Clearance"):
+/// a square border three navcells thick dilated by each class's clearance blocks exactly what the
+/// same frame blocks when it is four obstruction squares rasterized with that class's clearance.
+/// The oracle is the terrain dilation (`ceil(c / s)` navcells); the clearances include values that
+/// are not whole navcells, which the rasterization used to take as they are (1.3 m blocked one
+/// navcell beside a square and two beside the border).
+#[test]
+fn clearance_rounds_up_to_whole_navcells_alike_for_terrain_and_squares() {
+    use pathing::classes::{ClassDef, ClassSet, ClearanceShape, ObstructionMode};
+    use pathing::passability::{NavWorld, Obstruction, ObstructionFlags, WorldDesc};
+    use pathing::terrain::{GridSpec, MapBorder, Terrain};
+    use pathing::{Navcell, PassClass};
+    let clearances = ["0", "0.3", "0.5", "1", "1.3", "2.5", "3"];
+    let mut defs = Vec::new();
+    for (k, c) in clearances.iter().enumerate() {
+        for shape in [ClearanceShape::Square, ClearanceShape::Round] {
+            let name = format!("c{k}-{}", shape.name());
+            defs.push(ClassDef { clearance: fx(c), clearance_shape: shape, ..ClassDef::unbounded(&name, ObstructionMode::Pathfinding) });
+        }
+    }
+    let classes = ClassSet::new(defs).unwrap();
+    for (cell, n) in [("1", 32u32), ("0.5", 32), ("0.4", 40)] {
+        let s = fx(cell);
+        let side = s * i64::from(n);
+        let terrain = Terrain::flat(4, 4, side / 4, Fixed::ONE, Fixed::ZERO).unwrap();
+        let desc = WorldDesc::new(GridSpec { width: n, height: n, cell_size: s }, classes.clone(), terrain);
+        let bordered = NavWorld::build(desc.clone().with_border(MapBorder::Square { width: 3 }), []).unwrap();
+        // The same frame as four squares, each three navcells thick.
+        let t = s * 3;
+        let half = |v: Fixed| Fixed::from_bits(v.to_bits() / 2);
+        let strips = [
+            (half(t), half(side), half(t), half(side)),
+            (side - half(t), half(side), half(t), half(side)),
+            (half(side), half(t), half(side), half(t)),
+            (half(side), side - half(t), half(side), half(t)),
+        ];
+        let squares = strips.iter().enumerate().map(|(k, &(x, z, hw, hh))| {
+            let square = oriented_square(WorldPos::new(x, z), hw, hh, Fixed::ZERO).unwrap();
+            (pathing::ObstructionId(k as u32 + 1), Obstruction { square, flags: ObstructionFlags::STATIC })
+        });
+        let squared = NavWorld::build(desc, squares).unwrap();
+        for k in 0..classes.len() {
+            let class = PassClass::new(k).unwrap();
+            let name = &classes.get(class).unwrap().name;
+            for j in 0..n as u16 {
+                for i in 0..n as u16 {
+                    let cell_at = Navcell::new(i, j);
+                    assert_eq!(
+                        bordered.grid().is_passable(cell_at, class),
+                        squared.grid().is_passable(cell_at, class),
+                        "navcell size {cell}, class {name}, navcell ({i}, {j})"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -242,12 +242,17 @@ fn the_replay_layout_is_pinned_to_its_format_version() {
         CommandKind::Move { units: vec![], goal: GoalSpec::Square { center: WorldPos::from_int(1, 2), half: Fixed::ONE }, queue: false },
         CommandKind::Move {
             units: vec![id],
-            goal: GoalSpec::Range { target: Target::Unit(id), min: Fixed::ZERO, max: Fixed::ONE },
+            goal: GoalSpec::Range { target: Target::Unit(id), min: Fixed::ZERO, max: Fixed::ONE, kind: sim::command::RangeKind::Melee },
             queue: false,
         },
         CommandKind::Move {
             units: vec![id],
-            goal: GoalSpec::Range { target: Target::Obstruction(pathing::ObstructionId(9)), min: Fixed::ONE, max: Fixed::from_num(2) },
+            goal: GoalSpec::Range {
+                target: Target::Obstruction(pathing::ObstructionId(9)),
+                min: Fixed::ONE,
+                max: Fixed::from_num(2),
+                kind: sim::command::RangeKind::Melee,
+            },
             queue: false,
         },
         CommandKind::Remove { units: vec![id] },

@@ -81,8 +81,9 @@ impl ClearanceShape {
 pub struct ClassDef {
     /// Unique, non-empty name, used to look the class up ([`ClassSet::by_name`]).
     pub name: String,
-    /// How far the class keeps from impassable terrain; expansion uses
-    /// `ceil(clearance / navcell size)` navcells. `[Units: metres] [Limit: 0..=MAX_CLEARANCE]`
+    /// How far the class keeps from impassable terrain and obstructions; every layer rounds it up
+    /// to `ceil(clearance / navcell size)` whole navcells ([`ClassDef::whole_clearance`]).
+    /// `[Units: metres] [Limit: 0..=MAX_CLEARANCE]`
     pub clearance: Fixed,
     /// Shape of the clearance neighbourhood.
     pub clearance_shape: ClearanceShape,
@@ -119,6 +120,16 @@ impl ClassDef {
             max_shore_distance: None,
             obstructions,
         }
+    }
+
+    /// The clearance every layer uses, in metres: [`ClassDef::clearance_cells`] whole navcells
+    /// (docs/pathfinding-rules.md, "Clearance"). Terrain dilation counts navcells; obstruction
+    /// squares, obstacle polygons, range goals and foundation dispersal use this length, so a
+    /// clearance that is not a whole number of navcells is rounded up alike everywhere. Saturates at
+    /// [`Fixed::MAX`].
+    pub fn whole_clearance(&self, cell_size: Fixed) -> Fixed {
+        let metres = i128::from(self.clearance_cells(cell_size)) * raw(cell_size).max(1);
+        Fixed::from_bits(i64::try_from(metres).unwrap_or(i64::MAX))
     }
 
     /// The clearance in navcells, `ceil(clearance / cell_size)`, exactly. A `cell_size` below the

@@ -407,13 +407,15 @@ impl NavWorld {
                 ObstructionMode::Foundation => ObstructionFlags::BLOCK_FOUNDATION,
                 ObstructionMode::None => 0,
             };
+            // Squares and polygons use the clearance the terrain dilation uses: whole navcells.
+            let clearance = def.whole_clearance(spec.cell_size);
             if flag != 0 {
-                match groups.iter_mut().find(|g| g.flag == flag && g.clearance == def.clearance) {
+                match groups.iter_mut().find(|g| g.flag == flag && g.clearance == clearance) {
                     Some(g) => g.mask |= class.bit(),
-                    None => groups.push(RasterGroup { flag, clearance: def.clearance, mask: class.bit() }),
+                    None => groups.push(RasterGroup { flag, clearance, mask: class.bit() }),
                 }
             }
-            let grow = def.clearance.saturating_add(desc.object_padding);
+            let grow = clearance.saturating_add(desc.object_padding);
             match obstacle_groups.iter_mut().find(|g| g.0 == grow) {
                 Some(g) => g.1 |= class.bit(),
                 None => obstacle_groups.push((grow, class.bit())),

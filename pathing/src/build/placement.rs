@@ -262,8 +262,7 @@ pub fn foundation_dispersal(
         let (a, b) = local(footprint, unit.pos);
         // The distance the rasterization blocks around the footprint for this unit's class: its
         // clearance, or more under the narrow-obstruction rule (rounded up to 2^-16 m).
-        let r32 = crate::build::raster::effective_radius_raw32(footprint, unit.clearance, cell_size);
-        let c = (r32 + 0xffff) >> 16;
+        let c = raw(crate::build::raster::effective_radius(footprint, unit.clearance, cell_size));
         // Inside the footprint grown by clearance + half a navcell (32 fractional bits)?
         let (ia, ib) = ((raw(footprint.hw()) + c + half) << 16, (raw(footprint.hh()) + c + half) << 16);
         if a.abs() > ia || b.abs() > ib {

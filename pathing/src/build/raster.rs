@@ -16,8 +16,10 @@
 //! shape without standing on a blocked navcell.
 //!
 //! 0 A.D.'s design does not say more; its code adds one metre to every clearance instead of the
-//! narrow rule. We follow 0 A.D.'s design (docs/decisions.md): it makes "distance `> c` is always reachable" true
-//! for the clearance the class states.
+//! narrow rule. We follow 0 A.D.'s design (docs/decisions.md): any distance `> R` from a square is
+//! reachable, which is the class's stated clearance `c` for squares at least three navcells thick;
+//! near a thinner one only distances `> R` are, so range orders grow their targets by
+//! [`effective_radius`], not by `c`.
 //!
 //! # Exactness
 //!
@@ -81,6 +83,15 @@ pub fn effective_radius_raw32(square: &Square, clearance: Fixed, cell_size: Fixe
     // (3s − 2·min_half) / 2 with 32 fractional bits = (3s − 2·min_half) << 15.
     let narrow = (3 * raw(cell_size) - 2 * min_half) << 15;
     c.max(narrow)
+}
+
+/// [`effective_radius_raw32`] rounded up to a whole raw unit (2^-16 m): the distance from `square`
+/// beyond which a class with `clearance` finds passable navcells, so every goal that reaches
+/// farther than this from the square has passable navcells in it (docs/pathfinding-rules.md,
+/// "Narrow obstructions"; range orders grow their targets by it).
+pub fn effective_radius(square: &Square, clearance: Fixed, cell_size: Fixed) -> Fixed {
+    let r32 = effective_radius_raw32(square, clearance, cell_size);
+    Fixed::from_bits(i64::try_from((r32 + 0xffff) >> 16).unwrap_or(i64::MAX))
 }
 
 /// The navcells blocked by `square` for `clearance` (the rule of the module documentation), inside

@@ -178,13 +178,21 @@ pub(super) fn goal_json(sc: &Scenario, goal: &Goal) -> String {
         Goal::Point(p) => format!("{{\"point\": {}}}", pos_json(*p)),
         Goal::Circle { center, radius } => format!("{{\"circle\": {{\"center\": {}, \"radius\": {radius}}}}}", pos_json(*center)),
         Goal::Square { center, half } => format!("{{\"square\": {{\"center\": {}, \"half\": {half}}}}}", pos_json(*center)),
-        Goal::RangeUnit { group, min, max } => {
-            format!("{{\"range\": {{\"unit\": {}, \"min\": {min}, \"max\": {max}}}}}", json_string(&sc.group_names[*group]))
-        }
-        Goal::RangeObstruction { target, min, max } => {
-            format!("{{\"range\": {{\"obstruction\": {}, \"min\": {min}, \"max\": {max}}}}}", obs(*target))
+        Goal::RangeUnit { group, min, max, kind } => format!(
+            "{{\"range\": {{\"unit\": {}, \"min\": {min}, \"max\": {max}{}}}}}",
+            json_string(&sc.group_names[*group]),
+            kind_json(*kind)
+        ),
+        Goal::RangeObstruction { target, min, max, kind } => {
+            format!("{{\"range\": {{\"obstruction\": {}, \"min\": {min}, \"max\": {max}{}}}}}", obs(*target), kind_json(*kind))
         }
     }
+}
+
+/// A range goal's `kind` key, written only when it is not the default (melee), so that the
+/// canonical text of a file without kinds keeps its range goals as they were.
+fn kind_json(kind: RangeKind) -> String {
+    if kind == RangeKind::Melee { String::new() } else { format!(", \"kind\": \"{}\"", kind.name()) }
 }
 
 pub(super) fn action_json(sc: &Scenario, action: &Action) -> String {

@@ -150,11 +150,25 @@ fn parse_goal(cx: &Cx, goal: &GoalIn, path: &str, turn: u32, names: &Names) -> R
     if min < Fixed::ZERO || min > max || max > sim::world::MAX_RANGE {
         return Err(cx.err(&join(&p, "max"), format!("expected 0 ≤ min ≤ max ≤ {}, found min {min}, max {max}", sim::world::MAX_RANGE)));
     }
+    let kind = match &r.kind {
+        None => RangeKind::Melee,
+        Some(value) => {
+            let kp = join(&p, "kind");
+            cx.since(&kp, "range.kind")?;
+            let kinds = [RangeKind::Melee, RangeKind::Ranged, RangeKind::Build];
+            match value {
+                Value::String(s) if let Some(k) = kinds.iter().find(|k| k.name() == s) => *k,
+                _ => return Err(cx.err(&kp, format!("expected \"melee\", \"ranged\" or \"build\", found {value}"))),
+            }
+        }
+    };
     let target = one_of(cx, &p, &[("unit", r.unit.is_some()), ("obstruction", r.obstruction.is_some())])?;
     let tp = join(&p, target);
     match (&r.unit, &r.obstruction) {
-        (Some(unit), _) => Ok(Goal::RangeUnit { group: group_ref(cx, unit, &tp, turn, names)?, min, max }),
-        (None, Some(obstruction)) => Ok(Goal::RangeObstruction { target: obstruction_ref(cx, obstruction, &tp, turn, names)?, min, max }),
+        (Some(unit), _) => Ok(Goal::RangeUnit { group: group_ref(cx, unit, &tp, turn, names)?, min, max, kind }),
+        (None, Some(obstruction)) => {
+            Ok(Goal::RangeObstruction { target: obstruction_ref(cx, obstruction, &tp, turn, names)?, min, max, kind })
+        }
         (None, None) => unreachable!("one_of found one of the two targets"),
     }
 }

@@ -388,4 +388,6 @@ pub(super) struct RangeIn {
     pub(super) min: Option<Fixed>,
     #[serde(deserialize_with = "decimal")]
     pub(super) max: Fixed,
+    /// `melee`, `ranged` or `build` (version 5); melee when absent.
+    pub(super) kind: Option<Value>,
 }

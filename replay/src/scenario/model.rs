@@ -73,8 +73,8 @@ pub(super) enum Goal {
     Point(WorldPos),
     Circle { center: WorldPos, radius: Fixed },
     Square { center: WorldPos, half: Fixed },
-    RangeUnit { group: usize, min: Fixed, max: Fixed },
-    RangeObstruction { target: ObsRef, min: Fixed, max: Fixed },
+    RangeUnit { group: usize, min: Fixed, max: Fixed, kind: RangeKind },
+    RangeObstruction { target: ObsRef, min: Fixed, max: Fixed, kind: RangeKind },
 }
 
 #[derive(Clone, Debug)]

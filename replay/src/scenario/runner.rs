@@ -140,12 +140,12 @@ impl<'a> ScriptRunner<'a> {
             Goal::Point(p) => GoalSpec::Point(sc.world_pos(p)),
             Goal::Circle { center, radius } => GoalSpec::Circle { center: sc.world_pos(center), radius },
             Goal::Square { center, half } => GoalSpec::Square { center: sc.world_pos(center), half },
-            Goal::RangeUnit { group, min, max } => {
+            Goal::RangeUnit { group, min, max, kind } => {
                 let target = self.groups[group].first().copied().unwrap_or(NO_ENTITY);
-                GoalSpec::Range { target: Target::Unit(target), min, max }
+                GoalSpec::Range { target: Target::Unit(target), min, max, kind }
             }
-            Goal::RangeObstruction { target, min, max } => {
-                GoalSpec::Range { target: Target::Obstruction(self.obstruction(target)), min, max }
+            Goal::RangeObstruction { target, min, max, kind } => {
+                GoalSpec::Range { target: Target::Obstruction(self.obstruction(target)), min, max, kind }
             }
         }
     }

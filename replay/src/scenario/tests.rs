@@ -176,6 +176,13 @@ fn a_key_newer_than_the_files_version_was_accepted() {
             "settings.motion.turn_rate",
             minimal("").replace("\"players\": 2}", "\"players\": 2, \"motion\": {\"turn_rate\": 90}}"),
         ),
+        (
+            "range.kind",
+            "script[0].move.goal.range.kind",
+            with_script(
+                "{\"turn\": 1, \"player\": 2, \"move\": {\"units\": [\"b\"], \"goal\": {\"range\": {\"unit\": \"a\", \"max\": 4, \"kind\": \"ranged\"}}}}",
+            ),
+        ),
     ];
     let keys: Vec<&str> = uses.iter().map(|(key, _, _)| *key).collect();
     let rows: Vec<&str> = INTRODUCED.iter().map(|(key, _)| *key).collect();

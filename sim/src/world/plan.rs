@@ -12,8 +12,18 @@
 //!   `max + r₁ + r₂ + ε` around it, and for a minimum range the inverted circle of radius
 //!   `min + r₁ + r₂ + ε`;
 //! - an obstruction target (a building, possibly rotated): its square grown on every side by
-//!   `max + clearance + ε` (the mover's class clearance), and the inverted square grown by
-//!   `min + clearance + ε`.
+//!   `max + R + ε`, and the inverted square grown by `min + R + ε`, where `R` is the distance the
+//!   rasterization blocks round that square for the mover's class (its clearance, or more for a
+//!   square thinner than three navcells: docs/pathfinding-rules.md, "Narrow obstructions"). Growing
+//!   by the clearance alone left a thin fence's goal band on blocked navcells, and the unit walked
+//!   round to the fence's end.
+//!
+//! - the order's [`RangeKind`] shapes the goal against an obstruction: `Melee` is the grown square
+//!   above; `Ranged` is the circle round the square's centre of radius `min(hw, hh) + max + R + ε`,
+//!   the largest circle round the centre wholly within the range (its minimum range stays the
+//!   inverted square); `Build` is the grown square with the range raised to at least `s/2` (min)
+//!   and `s` (max), `s` the navcell size, so a builder ends strictly outside the footprint grown by
+//!   `R + s/2`, where foundation dispersal would move it.
 //!
 //! A unit already in its band is done; a unit inside its minimum range retreats by a short-range
 //! path to the inverted goal (as in 0 A.D., minimum ranges are small enough for the short-range
@@ -39,6 +49,7 @@ use pathing::short_range::{ShortPartial, ShortQuery, ShortScratch, ShortStatus, 
 
 use super::*;
 use crate::motion::{UnitIndex, distance_raw, off_grid_lines, within_of_segment};
+use pathing::GoalShape;
 
 /// The ε of 0 A.D.'s range constraints: 1/8 m (docs/motion-rules.md, "Range orders").
 pub const RANGE_EPSILON: Fixed = Fixed::from_bits(1 << 13);
@@ -137,7 +148,7 @@ impl World {
         let here =
             || OrderGoal::Plan { goal: Goal::point(unit.pos).expect("units stand on the map"), anchor: Some(unit.pos), short: false };
         let Some(order) = unit.orders.first() else { return here() };
-        let GoalSpec::Range { target, min, max } = *order else {
+        let GoalSpec::Range { target, min, max, kind } = *order else {
             return match goal_of(order) {
                 Some(goal) => {
                     OrderGoal::Plan { goal, anchor: matches!(order, GoalSpec::Point(_)).then(|| order.anchor()).flatten(), short: false }
@@ -155,12 +166,25 @@ impl World {
             }
             Target::Obstruction(id) => {
                 let Some(o) = self.nav.obstructions().get(&id) else { return OrderGoal::Gone };
-                let clearance = self.nav.classes().get(unit.class).map_or(Fixed::ZERO, |c| c.clearance);
                 let sq = o.square;
-                let grown =
-                    |by: Fixed| Square::new(sq.center(), sq.hw() + grow(by + clearance), sq.hh() + grow(by + clearance), sq.u(), sq.v());
+                let r = self.obstruction_reach(unit, &sq);
+                let (min, max) = match kind {
+                    // Clear of the dispersal zone (the footprint grown by R + s/2), at most a
+                    // navcell beyond it.
+                    RangeKind::Build => {
+                        let s = self.nav.grid().cell_size();
+                        (min.max(Fixed::from_bits(s.to_bits() / 2)), max.max(s))
+                    }
+                    RangeKind::Melee | RangeKind::Ranged => (min, max),
+                };
+                let grown = |by: Fixed| Square::new(sq.center(), sq.hw() + grow(by + r), sq.hh() + grow(by + r), sq.u(), sq.v());
                 let inner = (min > Fixed::ZERO).then(|| grown(min).map(Goal::inverted_square));
-                (inner.transpose(), grown(max).map(Goal::square))
+                let outer = match kind {
+                    // The largest circle round the centre that lies wholly within the range.
+                    RangeKind::Ranged => Goal::circle(sq.center(), sq.hw().min(sq.hh()) + grow(max + r)),
+                    RangeKind::Melee | RangeKind::Build => grown(max).map(Goal::square),
+                };
+                (inner.transpose(), outer)
             }
         };
         let (Ok(inner), Ok(outer)) = (inner, outer) else { return OrderGoal::Gone };
@@ -170,6 +194,17 @@ impl World {
             return OrderGoal::Plan { goal: inner, anchor: None, short: true };
         }
         if outer.contains_point(unit.pos) { OrderGoal::Done } else { OrderGoal::Plan { goal: outer, anchor: None, short: false } }
+    }
+
+    /// `R`, the distance from an obstruction square within which the rasterization may block
+    /// navcells for `unit`'s class: its clearance, or more for a square thinner than three navcells
+    /// (docs/pathfinding-rules.md, "Narrow obstructions"). Range orders grow their target by it
+    /// rather than by the clearance alone, so the goal always reaches passable navcells beside the
+    /// target.
+    fn obstruction_reach(&self, unit: &Unit, square: &Square) -> Fixed {
+        let cell_size = self.nav.grid().cell_size();
+        let clearance = self.nav.classes().get(unit.class).map_or(Fixed::ZERO, |c| c.whole_clearance(cell_size));
+        pathing::raster::effective_radius(square, clearance, cell_size)
     }
 
     /// The job for one request, read from the world before the parallel phase.
@@ -189,7 +224,12 @@ impl World {
         if unit.held_searches > 0 && !(request.short || short) {
             return Some(Job::Held(self.held_job(unit, long_job(), stationary)));
         }
-        if !(request.short || short) {
+        // A unit on an impassable navcell (a building placed over it) escapes by the long-range
+        // search first, even for a minimum-range retreat: the motion phase asks for a long path
+        // again whenever it finds the unit there without an escape, so a retreat planned from
+        // there would be asked for every turn.
+        let stranded = self.nav.class_nav(unit.class).is_some_and(|nav| !nav.pass_map().is_passable(self.navcell_of(unit.pos)));
+        if !(request.short || short) || stranded {
             return Some(long());
         }
         let m = &self.settings.motion;
@@ -483,8 +523,28 @@ fn run_long(nav: &NavWorld, job: &LongJob, ws: &mut Workspace) -> Option<(PathSt
             let target = if job.goal.contains_point(shifted) { shifted } else { nearest };
             if pathing::collide::segment_clear(class_nav.pass_map(), end, target) {
                 pulled.push(target);
+            } else if let Some(inside) = cells.last().and_then(|&cell| point_of_cell_in_goal(&job.goal, cell, cell_size)) {
+                // The shape's nearest point lies beyond blocked navcells (beside a thin fence the
+                // shape can reach past them only within the last navcell): stop inside that navcell.
+                pulled.push(inside);
             }
         }
     }
     Some((status, pulled))
+}
+
+/// A point of navcell `cell` (2^-16 m inside its edges) that lies in the goal's circle or square,
+/// if the navcell's point nearest the shape's centre is one: for a circle that is every navcell
+/// the circle touches; for a square, most of them. `None` for other goals.
+fn point_of_cell_in_goal(goal: &Goal, cell: Navcell, cell_size: Fixed) -> Option<WorldPos> {
+    let target = match goal.shape() {
+        GoalShape::Circle { center, .. } => center,
+        GoalShape::Square(square) => square.center(),
+        _ => return None,
+    };
+    let s = cell_size.to_bits();
+    let (x0, z0) = (i64::from(cell.i) * s, i64::from(cell.j) * s);
+    let clamp = |v: Fixed, lo: i64| Fixed::from_bits(v.to_bits().clamp(lo + 1, lo + s - 1));
+    let p = WorldPos::new(clamp(target.x, x0), clamp(target.z, z0));
+    goal.contains_point(p).then_some(p)
 }
