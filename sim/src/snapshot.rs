@@ -13,8 +13,8 @@
 //! The payload holds what the simulation *is*: settings, turn, the geometry the passability is
 //! computed from (grid, classes as their JSON text, terrain, border, areas, obstacle polygons,
 //! paddings, the painted navcells, obstruction squares), entity ids, units, pending path requests, the random
-//! generator, the formations with their path requests and next id, and the waypoint networks and
-//! priority tables. Everything derived (grids, hierarchies, digests, the formations' flow fields,
+//! generator, the formations with their path requests and next id, the waypoint networks and
+//! priority tables, and the waiting building spawn orders. Everything derived (grids, hierarchies, digests, the formations' flow fields,
 //! the waypoint graphs) is rebuilt on load; the derived
 //! structures equal their incrementally maintained forms (tested in `pathing`), so a loaded world
 //! continues with exactly the hashes of one that never stopped.
@@ -30,7 +30,8 @@
 //! Version 3 added the painted navcells ([`SnapshotData::cells`]), version 4 the formations
 //! ([`SnapshotData::formations`]), version 5 the waypoint networks and priority tables
 //! ([`SnapshotData::waypoint_nets`]), version 6 the classes with landmark tables
-//! ([`SnapshotData::landmark_classes`]); a reader accepts only its own version.
+//! ([`SnapshotData::landmark_classes`]), version 7 the waiting building spawn orders
+//! ([`SnapshotData::spawn_orders`]); a reader accepts only its own version.
 
 use pathing::classes::ClassSet;
 use pathing::passability::{NavArea, Obstruction, ObstructionFlags, WorldDesc};
@@ -48,7 +49,7 @@ use crate::world::{PathRequest, Settings, Unit, World};
 pub const MAGIC: [u8; 8] = *b"PHXSNAP\0";
 
 /// Version of the snapshot format; a reader accepts only its own.
-pub const SNAPSHOT_VERSION: u32 = 6;
+pub const SNAPSHOT_VERSION: u32 = 7;
 
 /// Largest payload a snapshot may have. `[Units: bytes]`
 ///
@@ -194,6 +195,10 @@ pub struct SnapshotData {
     /// The players' waypoint priority tables: player, class, one priority per waypoint of the
     /// class's net; by `(player, class)`.
     pub waypoint_tables: Vec<(u8, u8, Vec<pathing::waypoints::WaypointPriority>)>,
+    /// The building spawn orders waiting for room, oldest first.
+    pub spawn_orders: Vec<crate::world::SpawnOrder>,
+    /// The id the next spawn order gets.
+    pub next_spawn_order: u32,
 }
 
 fn bits(v: Fixed) -> i64 {
@@ -250,6 +255,8 @@ pub(crate) fn data_of(world: &World, parts: crate::world::StateParts<'_>) -> Sna
         next_formation: parts.next_formation,
         waypoint_nets: parts.waypoint_nets,
         waypoint_tables: parts.waypoint_tables,
+        spawn_orders: parts.spawns.orders.clone(),
+        next_spawn_order: parts.spawns.next_order,
     }
 }
 

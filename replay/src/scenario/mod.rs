@@ -100,14 +100,15 @@ use parse::*;
 pub use runner::{ScriptRunner, run_turns};
 
 /// The version of the format this program writes and reads. Every change to the format bumps it.
-pub const SCENARIO_VERSION: u32 = 4;
+pub const SCENARIO_VERSION: u32 = 5;
 
 /// The oldest version this program reads. Version 2 added the formation commands (`form_group`,
 /// `move_formation`, `set_layout`, `disband`), version 3 the waypoint networks (`waypoints`) and
 /// commands (`set_waypoints`, `set_waypoint_priorities`, `move_by_waypoints`), version 4 the
 /// landmark tables (`map.landmarks`) and the refusal of foundation classes in `map.jump_tables`
-/// (older files' are dropped, as they were always ignored); an older file is a valid newer file,
-/// so it is read as one (and its canonical text says version 4).
+/// (older files' are dropped, as they were always ignored), version 5 the spawns from buildings
+/// (`spawn_from_building`, `cancel_spawns`); an older file is a valid newer file, so it is read as
+/// one (and its canonical text says version 5).
 pub const OLDEST_SCENARIO_VERSION: u32 = 1;
 
 /// The keys and commands added after version 1, each with the version that introduced it; a file
@@ -123,6 +124,8 @@ pub const INTRODUCED: &[(&str, u32)] = &[
     ("set_waypoint_priorities", 3),
     ("move_by_waypoints", 3),
     ("map.landmarks", 4),
+    ("spawn_from_building", 5),
+    ("cancel_spawns", 5),
 ];
 
 /// The version that introduced a key or command of [`INTRODUCED`] (named as there), or 1.
