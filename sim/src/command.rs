@@ -608,6 +608,24 @@ pub enum Event {
         /// The formation.
         formation: FormationId,
     },
+    /// A waypoint of a network just set ([`CommandKind::SetWaypoints`]) that no other waypoint
+    /// reaches: no edge of the network's graph joins it (too far from the others, or walled off),
+    /// so no route passes through it.
+    WaypointUnreached {
+        /// The network's class.
+        class: u8,
+        /// The waypoint's index in the network.
+        waypoint: u32,
+    },
+    /// A unit's leg of a waypoint route failed ([`Event::Failed`], or a path stopping short of the
+    /// leg's waypoint): it was given the orders of a new route from where it stands, or, when it
+    /// had been re-routed already or no route applies, an ordinary move to its goal.
+    WaypointReroute {
+        /// The unit.
+        unit: EntityId,
+        /// The waypoints of its new route; 0 when it moves locally instead.
+        waypoints: u32,
+    },
     /// A unit was given the orders of a route over its waypoint network
     /// ([`CommandKind::MoveByWaypoints`]).
     WaypointRoute {

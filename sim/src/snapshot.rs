@@ -31,7 +31,8 @@
 //! ([`SnapshotData::formations`]), version 5 the waypoint networks and priority tables
 //! ([`SnapshotData::waypoint_nets`]), version 6 the classes with landmark tables
 //! ([`SnapshotData::landmark_classes`]), version 7 the waiting building spawn orders
-//! ([`SnapshotData::spawn_orders`]); a reader accepts only its own version.
+//! ([`SnapshotData::spawn_orders`]) and the units following waypoint routes
+//! ([`SnapshotData::waypoint_routes`]); a reader accepts only its own version.
 
 use pathing::classes::ClassSet;
 use pathing::passability::{NavArea, Obstruction, ObstructionFlags, WorldDesc};
@@ -195,6 +196,8 @@ pub struct SnapshotData {
     /// The players' waypoint priority tables: player, class, one priority per waypoint of the
     /// class's net; by `(player, class)`.
     pub waypoint_tables: Vec<(u8, u8, Vec<pathing::waypoints::WaypointPriority>)>,
+    /// The units following a waypoint route: unit, goal, re-routed already; by unit id.
+    pub waypoint_routes: Vec<(crate::EntityId, WorldPos, bool)>,
     /// The building spawn orders waiting for room, oldest first.
     pub spawn_orders: Vec<crate::world::SpawnOrder>,
     /// The id the next spawn order gets.
@@ -255,6 +258,7 @@ pub(crate) fn data_of(world: &World, parts: crate::world::StateParts<'_>) -> Sna
         next_formation: parts.next_formation,
         waypoint_nets: parts.waypoint_nets,
         waypoint_tables: parts.waypoint_tables,
+        waypoint_routes: parts.waypoint_routes,
         spawn_orders: parts.spawns.orders.clone(),
         next_spawn_order: parts.spawns.next_order,
     }

@@ -22,7 +22,8 @@
 //!    the members now stand (their average position, whether a member still lags or has reached
 //!    its slot, whether its straight line to its slot is clear), and because the waypoints it
 //!    hands out are then walked in the next turn's step 4 from exactly those positions; a path
-//!    the formation asks for is queued for the next turn's step 3, like a unit's;
+//!    the formation asks for is queued for the next turn's step 3, like a unit's; then the units
+//!    whose waypoint-route leg failed this turn are routed again, once (`world/waypoints.rs`);
 //! 6. the state digest is computed.
 //!
 //! `step` cannot fail and never panics on any command: everything it does is a pure function of
@@ -388,6 +389,7 @@ pub(crate) struct StateParts<'a> {
     pub(crate) next_formation: u32,
     pub(crate) waypoint_nets: Vec<crate::waypoint::WaypointNet>,
     pub(crate) waypoint_tables: Vec<waypoints::StoredTable>,
+    pub(crate) waypoint_routes: Vec<waypoints::StoredRoute>,
     pub(crate) spawns: &'a spawning::SpawnQueue,
 }
 
@@ -561,6 +563,7 @@ impl World {
         crate::motion::move_units(self, &mut events);
         observe(Phase::Motion);
         self.update_formations(&mut events);
+        self.follow_up_routes(&mut events);
         observe(Phase::Formations);
         let stepped = self.turn;
         self.turn = self.turn.wrapping_add(1);
@@ -789,7 +792,7 @@ impl World {
                 if command.player != 0 {
                     return Err(RejectReason::WorldOnly);
                 }
-                self.set_waypoints(net.clone())
+                self.set_waypoints_reporting(net.clone(), events)
             }
             CommandKind::SetWaypointPriorities { class, reset, entries } => {
                 self.set_waypoint_priorities(command.player, *class, *reset, entries)
@@ -1025,6 +1028,7 @@ impl World {
             next_formation: self.next_formation,
             waypoint_nets: self.waypoints.nets.values().map(|n| n.spec.clone()).collect(),
             waypoint_tables: self.waypoints.stored_tables(),
+            waypoint_routes: self.waypoints.stored_routes(),
             spawns: &self.spawns,
         };
         crate::snapshot::frame(&crate::snapshot::data_of(self, parts))
@@ -1092,7 +1096,7 @@ impl World {
         world.units = units;
         world.ids_digest = state_hash::digest("ids", &world.ids);
         world.load_formations(data.formations, data.formation_requests, data.next_formation).map_err(invalid)?;
-        world.load_waypoints(data.waypoint_nets, data.waypoint_tables).map_err(invalid)?;
+        world.load_waypoints(data.waypoint_nets, data.waypoint_tables, data.waypoint_routes).map_err(invalid)?;
         world.load_spawns(data.spawn_orders, data.next_spawn_order).map_err(invalid)?;
         world.check_invariants().map_err(invalid)?;
         for index in 0..world.units.len() as u32 {
