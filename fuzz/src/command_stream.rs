@@ -2,8 +2,8 @@
 //! from bytes, run three times (one thread; two threads; one thread saved and loaded mid-run). Every
 //! run must give the same events and state hashes every turn, keep the world's invariants, and never
 //! panic. The commands cover every `CommandKind`: units (spawn, move, stop, remove), obstructions
-//! (place, remove, flags as gates), buildings, areas, terrain edits, formations and waypoint networks
-//! (set, priorities, moves by waypoints).
+//! (place, remove, flags as gates), buildings, spawns from buildings and their cancelling, areas,
+//! terrain edits, formations and waypoint networks (set, priorities, moves by waypoints).
 //!
 //! # Layout
 //!
@@ -266,7 +266,7 @@ fn command_kind(b: &mut Bytes, known: &Known, setup: &Setup) -> CommandKind {
             class: class(b),
             at: position(b, size),
             count: match b.below(16) {
-                0 => b.pick(&[0, 256, 257, u16::MAX]),
+                0 => b.pick(&[0, 256, 257, 4097, u16::MAX]),
                 k => k.min(8) as u16,
             },
             radius: b.pick(&[Fixed::ONE / 2, Fixed::ONE / 2, Fixed::ONE, metres(3) / 2, fx(1), metres(8), Fixed::ZERO, metres(8) + fx(1)]),
@@ -313,13 +313,21 @@ fn command_kind(b: &mut Bytes, known: &Known, setup: &Setup) -> CommandKind {
                 .collect(),
         },
         16 => CommandKind::MoveByWaypoints { units: unit_ids(b, known), goal: position(b, size), queue: b.u8() < 64 },
-        _ => {
-            if b.bool() {
-                CommandKind::SetLayout { formation: formation_id(b, known), layout: layout(b) }
-            } else {
-                CommandKind::Disband { formation: formation_id(b, known) }
-            }
-        }
+        _ => match b.below(4) {
+            0 => CommandKind::SetLayout { formation: formation_id(b, known), layout: layout(b) },
+            1 => CommandKind::Disband { formation: formation_id(b, known) },
+            2 => CommandKind::SpawnFromBuilding {
+                building: obstruction_id(b, known),
+                class: class(b),
+                count: match b.below(16) {
+                    0 => b.pick(&[0, 4097, u16::MAX]),
+                    k => (k * 4) as u16,
+                },
+                radius: b.pick(&[Fixed::ONE / 2, Fixed::ONE, metres(3) / 2, fx(1), Fixed::ZERO, metres(8) + fx(1)]),
+                speed: b.pick(&[metres(9), metres(15), Fixed::ZERO, metres(64) + fx(1)]),
+            },
+            _ => CommandKind::CancelSpawns { building: obstruction_id(b, known) },
+        },
     }
 }
 
@@ -389,7 +397,7 @@ pub fn command_stream(data: &[u8]) {
         check_turn(&world, &report, &commands, setup.settings.players);
         for event in &report.events {
             match *event {
-                Event::Spawned { unit } => known.units.push(unit),
+                Event::Spawned { unit } | Event::SpawnedFromQueue { unit, .. } => known.units.push(unit),
                 Event::FormationCreated { formation } => known.formations.push(formation),
                 Event::ObstructionPlaced { id } => {
                     // Ids are never `u32::MAX` and never handed out twice (`PlaceBuilding` once

@@ -141,18 +141,41 @@ pub struct SquareSpec {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum CommandKind {
     /// Creates `count` units of a class for the sending player, placed at the first valid
-    /// positions around `at` (spawn rings, as from a building of half-size 0).
+    /// positions around `at` (spawn rings, as from a building of half-size 0, up to
+    /// [`crate::world::POINT_SPAWN_RINGS`] of them): as many as fit, the others counted in
+    /// [`Event::SpawnShort`]; refused (`NoRoom`) only when not one fits.
     Spawn {
         /// Passability class index.
         class: PassClass,
         /// Where.
         at: WorldPos,
-        /// How many. `[Limit: 1..=256]`
+        /// How many. `[Limit: 1..=4096]`
         count: u16,
         /// Half-size of each unit's obstruction square. `[Units: metres] [Limit: (0, 8]]`
         radius: Fixed,
         /// Speed. `[Units: metres per second] [Limit: (0, 64]]`
         speed: Fixed,
+    },
+    /// Produces `count` units of a class for the sending player at a building (any obstruction,
+    /// by id): each appears on the first free spawn point round its footprint; those that do not
+    /// fit wait in a spawn order ([`Event::SpawnWaiting`]) that tries again every turn
+    /// (`sim/src/world/spawning.rs`, docs/motion-rules.md "Spawning").
+    SpawnFromBuilding {
+        /// The building's obstruction id.
+        building: ObstructionId,
+        /// Passability class index.
+        class: PassClass,
+        /// How many. `[Limit: 1..=4096]`
+        count: u16,
+        /// Half-size of each unit's obstruction square. `[Units: metres] [Limit: (0, 8]]`
+        radius: Fixed,
+        /// Speed. `[Units: metres per second] [Limit: (0, 64]]`
+        speed: Fixed,
+    },
+    /// Cancels the sender's waiting spawn orders at a building ([`Event::SpawnCancelled`] each).
+    CancelSpawns {
+        /// The building's obstruction id.
+        building: ObstructionId,
     },
     /// Orders units to move; `queue` appends to their orders instead of replacing them.
     Move {
@@ -380,6 +403,10 @@ impl std::fmt::Display for CommandKind {
             CommandKind::Spawn { class, at, count, radius, speed } => {
                 write!(f, "spawn {count} of class {class} at {} radius {radius} speed {speed}", Point(*at))
             }
+            CommandKind::SpawnFromBuilding { building, class, count, radius, speed } => {
+                write!(f, "spawn {count} of class {class} from obstruction {building} radius {radius} speed {speed}")
+            }
+            CommandKind::CancelSpawns { building } => write!(f, "cancel spawns at obstruction {building}"),
             CommandKind::Move { units, goal, queue } => write!(f, "move {} → {goal}{}", Units(units), queued(*queue)),
             CommandKind::Remove { units } => write!(f, "remove {}", Units(units)),
             CommandKind::Stop { units } => write!(f, "stop {}", Units(units)),
@@ -538,6 +565,39 @@ pub enum Event {
         /// The new unit.
         unit: EntityId,
     },
+    /// Not every unit of a spawn at a point fitted on its rings: `missing` were not created.
+    SpawnShort {
+        /// The spawn's `(turn, player, seq)`.
+        command: (u32, PlayerId, u32),
+        /// Units not created.
+        missing: u32,
+    },
+    /// The perimeter of a building is full: `waiting` units of a spawn from it wait in a spawn
+    /// order, which tries again every turn.
+    SpawnWaiting {
+        /// The spawn's `(turn, player, seq)`.
+        command: (u32, PlayerId, u32),
+        /// The order's id.
+        order: u32,
+        /// The building's obstruction id.
+        building: ObstructionId,
+        /// Units waiting.
+        waiting: u32,
+    },
+    /// A unit of a waiting spawn order was created.
+    SpawnedFromQueue {
+        /// The order.
+        order: u32,
+        /// The new unit.
+        unit: EntityId,
+    },
+    /// A waiting spawn order was dropped: cancelled by its player, or its building is gone.
+    SpawnCancelled {
+        /// The order.
+        order: u32,
+        /// Units it still had to place.
+        remaining: u32,
+    },
     /// An obstruction was placed.
     ObstructionPlaced {
         /// Its id.
@@ -609,6 +669,24 @@ pub enum Event {
         /// The formation.
         formation: FormationId,
     },
+    /// A waypoint of a network just set ([`CommandKind::SetWaypoints`]) that no other waypoint
+    /// reaches: no edge of the network's graph joins it (too far from the others, or walled off),
+    /// so no route passes through it.
+    WaypointUnreached {
+        /// The network's class.
+        class: PassClass,
+        /// The waypoint's index in the network.
+        waypoint: u32,
+    },
+    /// A unit's leg of a waypoint route failed ([`Event::Failed`], or a path stopping short of the
+    /// leg's waypoint): it was given the orders of a new route from where it stands, or, when it
+    /// had been re-routed already or no route applies, an ordinary move to its goal.
+    WaypointReroute {
+        /// The unit.
+        unit: EntityId,
+        /// The waypoints of its new route; 0 when it moves locally instead.
+        waypoints: u32,
+    },
     /// A unit was given the orders of a route over its waypoint network
     /// ([`CommandKind::MoveByWaypoints`]).
     WaypointRoute {
@@ -660,6 +738,17 @@ mod tests {
                 CommandKind::Spawn { class: PassClass::of(1), at: p, count: 9, radius: metres(1), speed: metres(16) },
                 "spawn 9 of class 1 at (10, 20.5) radius 0.5 speed 8",
             ),
+            (
+                CommandKind::SpawnFromBuilding {
+                    building: ObstructionId(7),
+                    class: PassClass::of(1),
+                    count: 5,
+                    radius: metres(1),
+                    speed: metres(16),
+                },
+                "spawn 5 of class 1 from obstruction 7 radius 0.5 speed 8",
+            ),
+            (CommandKind::CancelSpawns { building: ObstructionId(7) }, "cancel spawns at obstruction 7"),
             (
                 CommandKind::Move {
                     units: vec![id(1, 2)],

@@ -13,8 +13,8 @@
 //! The payload holds what the simulation *is*: settings, turn, the geometry the passability is
 //! computed from (grid, classes as their JSON text, terrain, border, areas, obstacle polygons,
 //! paddings, the painted navcells, obstruction squares), entity ids, units, pending path requests, the random
-//! generator, the formations with their path requests and next id, and the waypoint networks and
-//! priority tables. Everything derived (grids, hierarchies, digests, the formations' flow fields,
+//! generator, the formations with their path requests and next id, the waypoint networks and
+//! priority tables, and the waiting building spawn orders. Everything derived (grids, hierarchies, digests, the formations' flow fields,
 //! the waypoint graphs) is rebuilt on load; the derived
 //! structures equal their incrementally maintained forms (tested in `pathing`), so a loaded world
 //! continues with exactly the hashes of one that never stopped.
@@ -31,7 +31,9 @@
 //! ([`SnapshotData::formations`]), version 5 the waypoint networks and priority tables
 //! ([`SnapshotData::waypoint_nets`]), version 6 the classes with landmark tables
 //! ([`SnapshotData::landmark_classes`]), version 7 the units' facing, last displacement and
-//! searches round held passages, and the motion setting `turn_rate`; a reader accepts only its own version.
+//! searches round held passages, the motion setting `turn_rate`, the waiting building spawn orders
+//! ([`SnapshotData::spawn_orders`]) and the units following waypoint routes
+//! ([`SnapshotData::waypoint_routes`]); a reader accepts only its own version.
 
 use pathing::classes::ClassSet;
 use pathing::passability::{NavArea, Obstruction, ObstructionFlags, ObstructionId, WorldDesc};
@@ -195,6 +197,12 @@ pub struct SnapshotData {
     /// The players' waypoint priority tables: player, class, one priority per waypoint of the
     /// class's net; by `(player, class)`.
     pub waypoint_tables: Vec<(PlayerId, PassClass, Vec<pathing::waypoints::WaypointPriority>)>,
+    /// The units following a waypoint route: unit, goal, re-routed already; by unit id.
+    pub waypoint_routes: Vec<(crate::EntityId, WorldPos, bool)>,
+    /// The building spawn orders waiting for room, oldest first.
+    pub spawn_orders: Vec<crate::world::SpawnOrder>,
+    /// The id the next spawn order gets.
+    pub next_spawn_order: u32,
 }
 
 fn bits(v: Fixed) -> i64 {
@@ -251,6 +259,9 @@ pub(crate) fn data_of(world: &World, parts: crate::world::StateParts<'_>) -> Sna
         next_formation: parts.next_formation,
         waypoint_nets: parts.waypoint_nets,
         waypoint_tables: parts.waypoint_tables,
+        waypoint_routes: parts.waypoint_routes,
+        spawn_orders: parts.spawns.orders.clone(),
+        next_spawn_order: parts.spawns.next_order,
     }
 }
 

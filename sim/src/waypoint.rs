@@ -76,6 +76,21 @@
 //! Each unit reports [`crate::command::Event::WaypointRoute`] with the number of waypoints of its
 //! route, 0 when it moves locally. A command that would give a unit more than
 //! [`crate::world::MAX_ORDERS`] orders is refused.
+//!
+//! # A failed leg
+//!
+//! The world remembers, for each unit given a route, its goal and whether it was re-routed (state:
+//! hashed with the networks and saved), for as long as the unit's last order is the point order to
+//! that goal. When a leg fails (the unit gives up, [`crate::command::Event::Failed`], or its path
+//! to the leg's waypoint stops short, [`crate::command::Event::PathPartial`]), the unit is routed
+//! again from where it stands, once; the second time, or when no route applies, it gets an
+//! ordinary move to its goal. Either way it reports [`crate::command::Event::WaypointReroute`].
+//!
+//! # Waypoints nothing reaches
+//!
+//! [`crate::command::CommandKind::SetWaypoints`] reports each waypoint that no edge of the new
+//! graph joins to another ([`crate::command::Event::WaypointUnreached`]);
+//! [`crate::world::World::isolated_waypoints`] lists them for any network.
 
 use pathing::{Fixed, PassClass, WorldPos};
 use serde::{Deserialize, Serialize};

@@ -5,7 +5,8 @@
 //! 1. the turn's commands are applied in `(turn, player, seq)` order; a command that cannot be
 //!    carried out gives [`Event::Rejected`] and changes nothing;
 //! 2. obstruction, area and terrain changes are applied to the passability grids (dirty rectangles
-//!    only, [`NavWorld::update`]);
+//!    only, [`NavWorld::update`]); then the spawn orders waiting for room round a building try
+//!    again, oldest first (`world/spawning.rs`);
 //! 3. the oldest pending path requests (at most [`Settings::max_paths_per_turn`] long-range and
 //!    [`MotionSettings::max_short_paths_per_turn`] short-range ones) are
 //!    computed, in parallel when the world has worker threads, and their results applied in request
@@ -21,14 +22,14 @@
 //!    the members now stand (their average position, whether a member still lags or has reached
 //!    its slot, whether its straight line to its slot is clear), and because the waypoints it
 //!    hands out are then walked in the next turn's step 4 from exactly those positions; a path
-//!    the formation asks for is queued for the next turn's step 3, like a unit's;
+//!    the formation asks for is queued for the next turn's step 3, like a unit's; then the units
+//!    whose waypoint-route leg failed this turn are routed again, once (`world/waypoints.rs`);
 //! 6. the state digest is computed.
 //!
 //! `step` cannot fail and never panics on any command: everything it does is a pure function of
 //! the state and the commands.
 
 use pathing::passability::{NavWorld, Obstruction, ObstructionFlags, ObstructionId, WorldDesc, WorldError};
-use pathing::placement::UnitShape;
 use pathing::{CellRect, Fixed, Goal, Navcell, PassClass, Path, PathStatus, SearchLimits, SearchScratch, Square, WorldPos};
 use serde::{Deserialize, Serialize};
 
@@ -45,6 +46,7 @@ mod formations;
 pub(crate) use formations::Steering;
 mod held;
 mod plan;
+mod spawning;
 #[cfg(feature = "desync-hook")]
 mod testing;
 #[cfg(test)]
@@ -52,6 +54,7 @@ mod unit_state_tests;
 mod waypoints;
 
 pub use plan::RANGE_EPSILON;
+pub use spawning::{MAX_SPAWN_COUNT, MAX_SPAWN_ORDERS_PER_PLAYER, POINT_SPAWN_RINGS, SpawnOrder};
 
 /// Default turn length. `[Units: milliseconds]`
 pub const DEFAULT_TURN_MS: u32 = 200;
@@ -373,6 +376,8 @@ pub struct World {
     waypoints: waypoints::Waypoints,
     /// Derived: digest of the waypoints component, recomputed when a net or table changes.
     waypoints_digest: Digest,
+    /// Building spawn orders waiting for room (state).
+    spawns: spawning::SpawnQueue,
 }
 
 /// What the path phase of a turn computed: counters for benchmarks and profilers, never state.
@@ -411,6 +416,8 @@ pub(crate) struct StateParts<'a> {
     pub(crate) next_formation: u32,
     pub(crate) waypoint_nets: Vec<crate::waypoint::WaypointNet>,
     pub(crate) waypoint_tables: Vec<waypoints::StoredTable>,
+    pub(crate) waypoint_routes: Vec<waypoints::StoredRoute>,
+    pub(crate) spawns: &'a spawning::SpawnQueue,
 }
 
 /// Why a world could not be made.
@@ -489,6 +496,7 @@ impl World {
             turn_dirty: Vec::new(),
             waypoints_digest: waypoints::Waypoints::default().digest(),
             waypoints: waypoints::Waypoints::default(),
+            spawns: spawning::SpawnQueue::default(),
         })
     }
 
@@ -575,12 +583,14 @@ impl World {
         if terrain_changed {
             self.geometry_digest = geometry_digest(&self.nav);
         }
+        self.retry_spawns(&mut events);
         observe(Phase::Grid);
         self.compute_paths(&mut events);
         observe(Phase::Paths);
         crate::motion::move_units(self, &mut events);
         observe(Phase::Motion);
         self.update_formations(&mut events);
+        self.follow_up_routes(&mut events);
         observe(Phase::Formations);
         let stepped = self.turn;
         self.turn = self.turn.wrapping_add(1);
@@ -634,6 +644,7 @@ impl World {
             small("units", self.unit_digests.root()),
             small("formations", self.formations_digest),
             small("waypoints", self.waypoints_digest),
+            small("spawns", self.spawns.digest()),
             small("requests", state_hash::digest("requests", &(&self.requests, self.next_obstruction))),
             small("obstructions", self.obstruction_digest),
             small("geometry", self.geometry_digest),
@@ -675,6 +686,7 @@ impl World {
             turn_dirty: Vec::new(),
             waypoints_digest: self.waypoints.digest(),
             waypoints: waypoints::Waypoints::default(),
+            spawns: self.spawns.clone(),
         };
         for index in 0..self.units.len() as u32 {
             fresh.unit_digests.mark(index);
@@ -699,8 +711,15 @@ impl World {
         match &command.kind {
             CommandKind::Spawn { class, at, count, radius, speed } => {
                 self.sync_grid();
-                self.spawn(command.player, *class, *at, *count, *radius, *speed, events)
+                let batch = self.check_spawn(command.player, *class, *count, *radius, *speed)?;
+                self.spawn_at(command.order_key(), &batch, *at, *count, events)
             }
+            CommandKind::SpawnFromBuilding { building, class, count, radius, speed } => {
+                self.sync_grid();
+                let batch = self.check_spawn(command.player, *class, *count, *radius, *speed)?;
+                self.spawn_from_building(command.order_key(), &batch, *building, *count, events)
+            }
+            CommandKind::CancelSpawns { building } => self.cancel_spawns(command.player, *building, events),
             CommandKind::Move { units, goal, queue } => {
                 self.check_units(command.player, units)?;
                 self.check_order(goal)?;
@@ -800,7 +819,7 @@ impl World {
                 if command.player != PlayerId::WORLD {
                     return Err(RejectReason::WorldOnly);
                 }
-                self.set_waypoints(net.clone())
+                self.set_waypoints_reporting(net.clone(), events)
             }
             CommandKind::SetWaypointPriorities { class, reset, entries } => {
                 self.set_waypoint_priorities(command.player, *class, *reset, entries)
@@ -971,93 +990,6 @@ impl World {
         Ok(())
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn spawn(
-        &mut self,
-        player: PlayerId,
-        class: PassClass,
-        at: WorldPos,
-        count: u16,
-        radius: Fixed,
-        speed: Fixed,
-        events: &mut Vec<Event>,
-    ) -> Result<(), RejectReason> {
-        if class.index() >= self.nav.classes().len() || self.nav.class_nav(class).is_none() {
-            return Err(RejectReason::BadClass);
-        }
-        if !(1..=256).contains(&count)
-            || radius <= Fixed::ZERO
-            || radius > Fixed::from_num(8)
-            || speed <= Fixed::ZERO
-            || speed > Fixed::from_num(64)
-        {
-            return Err(RejectReason::OutOfRange);
-        }
-        // Clearance and radius are tied (docs/pathfinding-rules.md, "Clearance"): a unit wider than
-        // its class's clearance would be planned along walls it overlaps.
-        let clearance = self.nav.classes().get(class).map_or(Fixed::ZERO, |def| def.whole_clearance(self.nav.grid().cell_size()));
-        if radius > clearance {
-            return Err(RejectReason::RadiusAboveClearance { radius, clearance });
-        }
-        let origin = Square::axis_aligned(at, Fixed::ZERO, Fixed::ZERO).map_err(|_| RejectReason::OutOfRange)?;
-        // Only units near enough to meet a spawn ring matter: the outermost ring is at
-        // r + ε + (rings − 1)·max(2r + 2ε, navcell) from the point, and another unit reaches
-        // r + (its radius ≤ 8 m) + ε further.
-        let (r, eps, cell) = (
-            i128::from(radius.to_bits()),
-            i128::from(pathing::placement::SPAWN_EPSILON.to_bits()),
-            i128::from(self.nav.grid().cell_size().to_bits()),
-        );
-        let rings = i128::from(pathing::placement::SPAWN_RINGS);
-        let reach = r + eps + (rings - 1) * (2 * r + 2 * eps).max(cell) + r + i128::from(Fixed::from_num(8).to_bits()) + 2 * eps;
-        let near = |p: WorldPos| {
-            (i128::from(p.x.to_bits()) - i128::from(at.x.to_bits())).abs() <= reach
-                && (i128::from(p.z.to_bits()) - i128::from(at.z.to_bits())).abs() <= reach
-        };
-        let mut shapes: Vec<UnitShape> = self.units().filter(|u| near(u.pos)).map(|u| UnitShape { pos: u.pos, radius: u.radius }).collect();
-        let mut placed = Vec::new();
-        for _ in 0..count {
-            let pos = self.nav.pick_spawn_point(class, &origin, radius, &shapes).ok_or(RejectReason::NoRoom)?;
-            let pos = crate::motion::off_grid_lines(pos, self.nav.grid().cell_size());
-            shapes.push(UnitShape { pos, radius });
-            placed.push(pos);
-        }
-        for pos in placed {
-            let id = self.ids.allocate();
-            let unit = Unit {
-                id,
-                owner: player,
-                class,
-                pos,
-                radius,
-                speed,
-                orders: Vec::new(),
-                waypoints: Vec::new(),
-                state: UnitState::Idle,
-                replan_cooldown: 0,
-                escape: false,
-                stalled: 0,
-                path_digest: state_hash::digest("path", &Vec::<WorldPos>::new()),
-                resume: false,
-                detour: 0,
-                settle: false,
-                facing: crate::facing::INITIAL_FACING,
-                displacement: pathing::Vec2::new(Fixed::ZERO, Fixed::ZERO),
-                held_searches: 0,
-            };
-            let slot = id.index as usize;
-            if self.units.len() <= slot {
-                self.units.resize(slot + 1, None);
-            }
-            self.units[slot] = Some(unit);
-            self.unit_digests.mark(id.index);
-            self.static_dirty.push(id.index);
-            events.push(Event::Spawned { unit: id });
-        }
-        self.ids_digest = state_hash::digest("ids", &self.ids);
-        Ok(())
-    }
-
     /// Drops the queued path requests of `units`, keeping the others in their order. A set makes
     /// this linear in the queue and the units rather than their product (a 10,000-unit stop).
     pub(crate) fn drop_requests_of(&mut self, units: &[EntityId]) {
@@ -1138,6 +1070,8 @@ impl World {
             next_formation: self.next_formation,
             waypoint_nets: self.waypoints.nets.values().map(|n| n.spec.clone()).collect(),
             waypoint_tables: self.waypoints.stored_tables(),
+            waypoint_routes: self.waypoints.stored_routes(),
+            spawns: &self.spawns,
         };
         crate::snapshot::frame(&crate::snapshot::data_of(self, parts))
     }
@@ -1208,7 +1142,8 @@ impl World {
         world.units = units;
         world.ids_digest = state_hash::digest("ids", &world.ids);
         world.load_formations(data.formations, data.formation_requests, data.next_formation).map_err(invalid)?;
-        world.load_waypoints(data.waypoint_nets, data.waypoint_tables).map_err(invalid)?;
+        world.load_waypoints(data.waypoint_nets, data.waypoint_tables, data.waypoint_routes).map_err(invalid)?;
+        world.load_spawns(data.spawn_orders, data.next_spawn_order).map_err(invalid)?;
         world.check_invariants().map_err(invalid)?;
         for index in 0..world.units.len() as u32 {
             world.unit_digests.mark(index);

@@ -10,7 +10,7 @@ use pathing::waypoints::WaypointPriority;
 use pathing::{Fixed, Goal, Navcell, PassClass, PassMap, SearchLimits, SearchScratch, WorldPos, find_path_astar};
 use sim::command::{Command, CommandKind, Event, GoalSpec, RejectReason, SquareSpec};
 use sim::waypoint::{PriorityEntry, WAYPOINT_RADIUS, WaypointNet};
-use sim::world::{Settings, World};
+use sim::world::{Settings, TurnReport, World};
 use sim::{EntityId, PlayerId};
 
 const SIDE: u32 = 120;
@@ -543,4 +543,101 @@ fn route_planning_per_turn_is_bounded() {
             }
         }
     }
+}
+
+#[test]
+fn a_waypoint_no_other_waypoint_reaches_is_reported_when_the_net_is_set() {
+    let mut world = World::new(desc(), Vec::new(), Settings::default()).unwrap();
+    let p = |x: i32, z: i32| WorldPos::new(Fixed::from_num(x) + Fixed::ONE / 2, Fixed::from_num(z) + Fixed::ONE / 2);
+    // 0 and 1 are 10 m apart on open ground; 2 is 10 m north of 0 but behind wall 1 (the way round
+    // is far beyond the 16 m range); 3 is farther than the range from every other waypoint.
+    let points = vec![p(5, 25), p(15, 25), p(5, 35), p(115, 115)];
+    let net = WaypointNet { class: PassClass::of(0), range: RANGE, points };
+    let report = world.step(&[cmd(0, 0, CommandKind::SetWaypoints { net })]);
+    assert_eq!(
+        report.events,
+        vec![
+            Event::WaypointUnreached { class: PassClass::of(0), waypoint: 2 },
+            Event::WaypointUnreached { class: PassClass::of(0), waypoint: 3 }
+        ]
+    );
+    assert_eq!(world.isolated_waypoints(PassClass::of(0)), vec![2, 3]);
+    assert_eq!(world.isolated_waypoints(PassClass::of(1)), Vec::<u32>::new());
+}
+
+/// The centre of a unit's next leg after the current one (its second order, a circle).
+fn next_leg(world: &World, unit: EntityId) -> WorldPos {
+    match world.unit(unit).unwrap().orders[1] {
+        GoalSpec::Circle { center, radius } if radius == WAYPOINT_RADIUS => center,
+        ref other => panic!("not a leg: {other:?}"),
+    }
+}
+
+/// Places a square of half-size `half` over `at` (blocking the 3 m circle round a waypoint there).
+fn block(world: &mut World, at: WorldPos, half: Fixed) -> TurnReport {
+    let square = SquareSpec { x: at.x, z: at.z, w: half * 2, h: half * 2, degrees: Fixed::ZERO };
+    world.step(&[cmd(world.turn(), 0, CommandKind::PlaceObstruction { square, flags: 3 })])
+}
+
+/// Steps until the unit reports `WaypointReroute`; its waypoint count.
+fn until_rerouted(world: &mut World, unit: EntityId, first: &TurnReport) -> u32 {
+    let find = |r: &TurnReport| {
+        r.events.iter().find_map(|e| match *e {
+            Event::WaypointReroute { unit: u, waypoints } if u == unit => Some(waypoints),
+            _ => None,
+        })
+    };
+    if let Some(n) = find(first) {
+        return n;
+    }
+    for _ in 0..80 {
+        let r = world.step(&[]);
+        assert_eq!(r.digest, world.state_digest_from_scratch());
+        if let Some(n) = find(&r) {
+            return n;
+        }
+    }
+    panic!("no re-route in 80 turns");
+}
+
+#[test]
+fn a_failed_leg_is_rerouted_once_then_the_unit_moves_locally() {
+    let mut world = world();
+    let kind = CommandKind::Spawn { class: PassClass::of(0), at: pos(50, 10), count: 1, radius: Fixed::ONE / 2, speed: Fixed::from_num(8) };
+    let report = world.step(&[cmd(0, 1, kind)]);
+    let [Event::Spawned { unit }] = report.events[..] else { panic!("{:?}", report.events) };
+    let goal = pos(50, 45);
+    let report = world.step(&[cmd(1, 1, CommandKind::MoveByWaypoints { units: vec![unit], goal, queue: false })]);
+    assert!(matches!(report.events[..], [Event::WaypointRoute { waypoints, .. }] if waypoints > 1), "{:?}", report.events);
+    // The route is state: saved, loaded, hashed.
+    let bytes = world.save();
+    let mut loaded = World::load(&bytes).unwrap();
+    assert_eq!(loaded.state_hash(), world.state_hash());
+    let mut data = sim::snapshot::unframe(&bytes).unwrap();
+    assert_eq!(data.waypoint_routes, vec![(unit, goal, false)]);
+    data.waypoint_routes[0].2 = true;
+    let payload = sim::state_hash::encode(&data);
+    let mut changed = bytes[..12].to_vec();
+    changed.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    changed.extend_from_slice(&payload);
+    changed.extend_from_slice(blake3::hash(&payload).as_bytes());
+    assert_ne!(World::load(&changed).unwrap().state_hash(), world.state_hash());
+    // Walling in the route's second waypoint while the unit walks to the first makes the second
+    // leg fail when it is planned (its 3 m circle is unreachable): a new route from where the
+    // unit stands, avoiding it.
+    let walled = next_leg(&world, unit);
+    let r = block(&mut world, walled, Fixed::from_num(4));
+    let n = until_rerouted(&mut world, unit, &r);
+    assert!(n >= 2, "re-routed over the network through {n} waypoints");
+    let orders = world.unit(unit).unwrap().orders.clone();
+    assert_eq!(orders.len(), n as usize + 1);
+    assert_eq!(orders.last(), Some(&GoalSpec::Point(goal)));
+    assert!(!orders.contains(&GoalSpec::Circle { center: walled, radius: WAYPOINT_RADIUS }));
+    assert_eq!(sim::snapshot::unframe(&world.save()).unwrap().waypoint_routes, vec![(unit, goal, true)]);
+    // A second failed leg: no second route, an ordinary move to the goal.
+    let walled = next_leg(&world, unit);
+    let r = block(&mut world, walled, Fixed::from_num(4));
+    assert_eq!(until_rerouted(&mut world, unit, &r), 0);
+    assert_eq!(world.unit(unit).unwrap().orders, vec![GoalSpec::Point(goal)]);
+    assert_eq!(sim::snapshot::unframe(&world.save()).unwrap().waypoint_routes, vec![]);
 }

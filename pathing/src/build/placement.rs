@@ -50,6 +50,16 @@ pub const SPAWN_RINGS: u32 = 8;
 /// Most positions tried on one spawn ring.
 pub const SPAWN_POSITIONS_PER_RING: u32 = 512;
 
+/// Where a search for spawn points stands: the ring and the candidate on it
+/// ([`NavWorld::next_spawn_point`]). The default starts at the first candidate of the nearest ring.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SpawnCursor {
+    /// The ring, nearest first.
+    pub ring: u32,
+    /// The candidate on the ring, in the ring's order.
+    pub k: u32,
+}
+
 /// A unit as placement sees it: an axis-aligned square of half-size `radius` centred on `pos`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct UnitShape {
@@ -176,29 +186,53 @@ impl NavWorld {
     /// A position around `footprint` where a unit of `class` and half-size `radius` may appear
     /// among `units`, in the order of the module rules; `None` when every candidate is invalid.
     pub fn pick_spawn_point(&self, class: PassClass, footprint: &Square, radius: Fixed, units: &[UnitShape]) -> Option<WorldPos> {
+        self.next_spawn_point(class, footprint, radius, units, SPAWN_RINGS, &mut SpawnCursor::default())
+    }
+
+    /// The first valid spawn point at or after `cursor` on the first `rings` rings round
+    /// `footprint` (ring order of the module rules), leaving `cursor` on it; `None`, with `cursor`
+    /// past the last ring, when no later candidate is valid.
+    ///
+    /// Placing units one after another only ever makes candidates invalid, so a caller that places
+    /// several units among a growing `units` list, on a grid that does not change in between, may
+    /// keep one cursor: each answer is then the one [`NavWorld::pick_spawn_point`] would give from
+    /// the first candidate, but a batch of `n` units costs one pass over the rings instead of `n`.
+    pub fn next_spawn_point(
+        &self,
+        class: PassClass,
+        footprint: &Square,
+        radius: Fixed,
+        units: &[UnitShape],
+        rings: u32,
+        cursor: &mut SpawnCursor,
+    ) -> Option<WorldPos> {
         let s = raw(self.grid().cell_size());
         let r = raw(radius).max(0);
         // Neighbouring candidates are 2r + 2ε apart, strictly more than the r + r + ε the
         // placement rule needs, so a ring can fill up with units of one size.
         let spacing = 2 * r + 2 * raw(SPAWN_EPSILON);
         let step = spacing.max(s / 2).max(1);
-        for ring in 0..i128::from(SPAWN_RINGS) {
+        while cursor.ring < rings {
+            let ring = i128::from(cursor.ring);
             let d = r + raw(SPAWN_EPSILON) + ring * spacing.max(s);
             let (a, b) = (raw(footprint.hw()) + d, raw(footprint.hh()) + d);
             let perimeter = 4 * (a + b);
             let n = (perimeter / step).clamp(1, i128::from(SPAWN_POSITIONS_PER_RING));
-            for k in 0..n {
+            while i128::from(cursor.k) < n {
+                let k = i128::from(cursor.k);
                 // 0, +1, −1, +2, −2, ... steps from the front middle.
                 let t = if k % 2 == 1 { (k / 2 + 1) * step } else { -(k / 2) * step };
-                if k > 0 && 2 * t.abs() > perimeter {
-                    continue;
+                if k == 0 || 2 * t.abs() <= perimeter {
+                    let (la, lb) = perimeter_point(a, b, t.rem_euclid(perimeter));
+                    let pos = world(footprint, la, lb);
+                    if self.check_unit_placement(class, pos, radius, units) {
+                        return Some(pos);
+                    }
                 }
-                let (la, lb) = perimeter_point(a, b, t.rem_euclid(perimeter));
-                let pos = world(footprint, la, lb);
-                if self.check_unit_placement(class, pos, radius, units) {
-                    return Some(pos);
-                }
+                cursor.k += 1;
             }
+            cursor.ring += 1;
+            cursor.k = 0;
         }
         None
     }
@@ -362,6 +396,26 @@ mod tests {
             }
             units.push(UnitShape { pos: p, radius: r });
         }
+    }
+
+    #[test]
+    fn a_kept_spawn_cursor_gives_the_points_a_fresh_search_gives() {
+        let w = world();
+        let inf = class(&w, "default");
+        let footprint = w.obstructions()[&ObstructionId(1)].square;
+        let r = fx(1, 2);
+        let (mut fresh, mut kept) = (Vec::new(), Vec::new());
+        let mut cursor = SpawnCursor::default();
+        for _ in 0..150 {
+            let a = w.next_spawn_point(inf, &footprint, r, &fresh, 12, &mut SpawnCursor::default());
+            let b = w.next_spawn_point(inf, &footprint, r, &kept, 12, &mut cursor);
+            assert_eq!(a, b);
+            let Some(p) = a else { break };
+            fresh.push(UnitShape { pos: p, radius: r });
+            kept.push(UnitShape { pos: p, radius: r });
+        }
+        assert_eq!(fresh.len(), 150, "twelve rings round the building hold 150 units of half-size 0.5");
+        assert_eq!(w.pick_spawn_point(inf, &footprint, r, &[]), Some(fresh[0].pos));
     }
 
     #[test]

@@ -254,6 +254,18 @@ pub(super) fn action_json(sc: &Scenario, action: &Action) -> String {
         Action::MoveByWaypoints { units, goal, queue } => {
             format!("\"move_by_waypoints\": {{\"units\": [{}], \"goal\": {}, \"queue\": {queue}}}", groups(units), pos_json(*goal))
         }
+        Action::SpawnFromBuilding { spawn: s, building } => {
+            let group = s.group.map_or_else(String::new, |g| format!("\"group\": {}, ", json_string(&sc.group_names[g])));
+            format!(
+                "\"spawn_from_building\": {{{group}\"building\": {}, \"class\": {}, \"count\": {}, \"radius\": {}, \"speed\": {}}}",
+                obs(*building),
+                class_name(s.class),
+                s.count,
+                s.radius,
+                s.speed
+            )
+        }
+        Action::CancelSpawns { building } => format!("\"cancel_spawns\": {{\"building\": {}}}", obs(*building)),
         Action::Stop { units } => format!("\"stop\": {{\"units\": [{}]}}", groups(units)),
         Action::Remove { units } => format!("\"remove\": {{\"units\": [{}]}}", groups(units)),
         Action::PlaceObstruction { name, square, flags } => {

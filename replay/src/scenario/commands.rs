@@ -174,7 +174,7 @@ fn parse_goal(cx: &Cx, goal: &GoalIn, path: &str, turn: u32, names: &Names) -> R
 }
 
 /// The command keys of a script entry, each with whether it is given.
-fn command_kinds(e: &EntryIn) -> [(&'static str, bool); 17] {
+fn command_kinds(e: &EntryIn) -> [(&'static str, bool); 19] {
     [
         ("spawn", e.spawn.is_some()),
         ("move", e.r#move.is_some()),
@@ -193,6 +193,8 @@ fn command_kinds(e: &EntryIn) -> [(&'static str, bool); 17] {
         ("set_waypoints", e.set_waypoints.is_some()),
         ("set_waypoint_priorities", e.set_waypoint_priorities.is_some()),
         ("move_by_waypoints", e.move_by_waypoints.is_some()),
+        ("spawn_from_building", e.spawn_from_building.is_some()),
+        ("cancel_spawns", e.cancel_spawns.is_some()),
     ]
 }
 
@@ -312,6 +314,20 @@ pub(super) fn parse_entry(
     } else if let Some(c) = e.move_by_waypoints {
         let units = parse_units(cx, &c.units.0, &join(&p, "units"), turn, names)?;
         Action::MoveByWaypoints { units, goal: c.goal.0, queue: c.queue.unwrap_or(false) }
+    } else if let Some(c) = e.spawn_from_building {
+        let building = obstruction_ref(cx, &c.building, &join(&p, "building"), turn, names)?;
+        let group = match &c.group {
+            Some(g) => Some(define_group(cx, g, &join(&p, "group"), turn, names)?),
+            None => None,
+        };
+        let fields = SpawnFields { class: c.class, at: Point(origin), count: c.count, radius: c.radius, speed: c.speed };
+        let spawn = parse_spawn_fields(cx, &p, fields, classes, group)?;
+        if let Some(g) = group {
+            names.group_spawn[g].1 = u32::from(spawn.count);
+        }
+        Action::SpawnFromBuilding { spawn, building }
+    } else if let Some(c) = e.cancel_spawns {
+        Action::CancelSpawns { building: obstruction_ref(cx, &c.building, &join(&p, "building"), turn, names)? }
     } else if let Some(c) = e.set_area {
         let np = join(&p, "name");
         let name = c.name.0;

@@ -193,7 +193,7 @@ pub(super) struct UnitIn {
     pub(super) player: Option<Int<0, 255>>,
     pub(super) class: Option<Value>,
     pub(super) at: Point,
-    pub(super) count: Option<Int<1, 256>>,
+    pub(super) count: Option<Int<1, { sim::world::MAX_SPAWN_COUNT as u64 }>>,
     #[serde(default, deserialize_with = "some_decimal")]
     pub(super) radius: Option<Fixed>,
     #[serde(default, deserialize_with = "some_decimal")]
@@ -225,6 +225,8 @@ pub(super) struct EntryIn {
     pub(super) set_waypoints: Option<NetIn>,
     pub(super) set_waypoint_priorities: Option<PrioritiesIn>,
     pub(super) move_by_waypoints: Option<MoveByWaypointsIn>,
+    pub(super) spawn_from_building: Option<SpawnFromBuildingIn>,
+    pub(super) cancel_spawns: Option<CancelSpawnsIn>,
 }
 
 #[derive(Deserialize)]
@@ -233,11 +235,32 @@ pub(super) struct SpawnIn {
     pub(super) group: Option<Name>,
     pub(super) class: Option<Value>,
     pub(super) at: Point,
-    pub(super) count: Option<Int<1, 256>>,
+    pub(super) count: Option<Int<1, { sim::world::MAX_SPAWN_COUNT as u64 }>>,
     #[serde(default, deserialize_with = "some_decimal")]
     pub(super) radius: Option<Fixed>,
     #[serde(default, deserialize_with = "some_decimal")]
     pub(super) speed: Option<Fixed>,
+}
+
+/// A `spawn_from_building` command: a spawn's fields with a building instead of a point.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct SpawnFromBuildingIn {
+    pub(super) group: Option<Name>,
+    pub(super) building: Value,
+    pub(super) class: Option<Value>,
+    pub(super) count: Option<Int<1, { sim::world::MAX_SPAWN_COUNT as u64 }>>,
+    #[serde(default, deserialize_with = "some_decimal")]
+    pub(super) radius: Option<Fixed>,
+    #[serde(default, deserialize_with = "some_decimal")]
+    pub(super) speed: Option<Fixed>,
+}
+
+/// A `cancel_spawns` command.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct CancelSpawnsIn {
+    pub(super) building: Value,
 }
 
 #[derive(Deserialize)]

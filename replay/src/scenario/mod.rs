@@ -107,8 +107,9 @@ pub const SCENARIO_VERSION: u32 = 5;
 /// commands (`set_waypoints`, `set_waypoint_priorities`, `move_by_waypoints`), version 4 the
 /// landmark tables (`map.landmarks`) and the refusal of foundation classes in `map.jump_tables`
 /// (older files' are dropped, as they were always ignored), version 5 the motion setting
-/// `turn_rate` and the kind of a range goal (`range.kind`); an older file is a valid newer file, so
-/// it is read as one (and its canonical text says version 5).
+/// `turn_rate`, the kind of a range goal (`range.kind`) and the spawns from buildings
+/// (`spawn_from_building`, `cancel_spawns`); an older file is a valid newer file, so it is read as
+/// one (and its canonical text says version 5).
 pub const OLDEST_SCENARIO_VERSION: u32 = 1;
 
 /// The keys and commands added after version 1, each with the version that introduced it; a file
@@ -126,6 +127,8 @@ pub const INTRODUCED: &[(&str, u32)] = &[
     ("map.landmarks", 4),
     ("settings.motion.turn_rate", 5),
     ("range.kind", 5),
+    ("spawn_from_building", 5),
+    ("cancel_spawns", 5),
 ];
 
 /// The version that introduced a key or command of [`INTRODUCED`] (named as there), or 1.

@@ -90,22 +90,80 @@ pub(super) struct SpawnSpec {
 #[derive(Clone, Debug)]
 pub(super) enum Action {
     Spawn(SpawnSpec),
-    Move { units: Vec<usize>, goal: Goal, queue: bool },
-    Stop { units: Vec<usize> },
-    Remove { units: Vec<usize> },
-    PlaceObstruction { name: Option<usize>, square: SquareSpec, flags: u8 },
-    PlaceBuilding { name: Option<usize>, class: PassClass, square: SquareSpec, builder: Option<usize> },
-    SetObstructionFlags { target: ObsRef, flags: u8 },
-    RemoveObstruction { target: ObsRef },
-    SetArea { name: String, available: bool },
-    EditTerrain { vx: u32, vz: u32, width: u32, heights: Vec<Fixed> },
-    FormGroup { name: usize, units: Vec<usize>, layout: Layout },
-    MoveFormation { formation: usize, goal: Goal },
-    SetLayout { formation: usize, layout: Layout },
-    Disband { formation: usize },
+    Move {
+        units: Vec<usize>,
+        goal: Goal,
+        queue: bool,
+    },
+    Stop {
+        units: Vec<usize>,
+    },
+    Remove {
+        units: Vec<usize>,
+    },
+    PlaceObstruction {
+        name: Option<usize>,
+        square: SquareSpec,
+        flags: u8,
+    },
+    PlaceBuilding {
+        name: Option<usize>,
+        class: PassClass,
+        square: SquareSpec,
+        builder: Option<usize>,
+    },
+    SetObstructionFlags {
+        target: ObsRef,
+        flags: u8,
+    },
+    RemoveObstruction {
+        target: ObsRef,
+    },
+    SetArea {
+        name: String,
+        available: bool,
+    },
+    EditTerrain {
+        vx: u32,
+        vz: u32,
+        width: u32,
+        heights: Vec<Fixed>,
+    },
+    FormGroup {
+        name: usize,
+        units: Vec<usize>,
+        layout: Layout,
+    },
+    MoveFormation {
+        formation: usize,
+        goal: Goal,
+    },
+    SetLayout {
+        formation: usize,
+        layout: Layout,
+    },
+    Disband {
+        formation: usize,
+    },
     SetWaypoints(WaypointNet),
-    SetWaypointPriorities { class: PassClass, reset: bool, entries: Vec<PriorityEntry> },
-    MoveByWaypoints { units: Vec<usize>, goal: WorldPos, queue: bool },
+    SetWaypointPriorities {
+        class: PassClass,
+        reset: bool,
+        entries: Vec<PriorityEntry>,
+    },
+    MoveByWaypoints {
+        units: Vec<usize>,
+        goal: WorldPos,
+        queue: bool,
+    },
+    /// A spawn round a building (the spec's `at` is unused).
+    SpawnFromBuilding {
+        spawn: SpawnSpec,
+        building: ObsRef,
+    },
+    CancelSpawns {
+        building: ObsRef,
+    },
 }
 
 #[derive(Clone, Debug)]

@@ -379,7 +379,7 @@ pub(super) fn parse_player(cx: &Cx, player: Option<Int<0, 255>>, path: &str, set
 pub(super) struct SpawnFields {
     pub(super) class: Option<Value>,
     pub(super) at: Point,
-    pub(super) count: Option<Int<1, 256>>,
+    pub(super) count: Option<Int<1, { sim::world::MAX_SPAWN_COUNT as u64 }>>,
     pub(super) radius: Option<Fixed>,
     pub(super) speed: Option<Fixed>,
 }

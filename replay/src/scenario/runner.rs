@@ -21,6 +21,8 @@ pub struct ScriptRunner<'a> {
     obstruction_ids: Vec<Option<ObstructionId>>,
     /// Id per formation name, once formed.
     formation_ids: Vec<Option<FormationId>>,
+    /// The group of each waiting building spawn order, by order id (learned from `SpawnWaiting`).
+    order_groups: std::collections::BTreeMap<u32, usize>,
     /// Entries issued for `issued_turn`, in application order, awaiting `observe`.
     issued: Vec<usize>,
     issued_turn: Option<u32>,
@@ -38,6 +40,7 @@ impl<'a> ScriptRunner<'a> {
             groups: vec![Vec::new(); scenario.group_names.len()],
             obstruction_ids: scenario.obstruction_initial.clone(),
             formation_ids: vec![None; scenario.formation_names.len()],
+            order_groups: std::collections::BTreeMap::new(),
             issued: Vec::new(),
             issued_turn: None,
         }
@@ -61,16 +64,43 @@ impl<'a> ScriptRunner<'a> {
 
     /// Learns spawned ids and placed obstruction ids from the turn's report; call after each step.
     pub fn observe(&mut self, report: &sim::world::TurnReport) {
-        if self.issued_turn != Some(report.turn) {
-            return;
+        if self.issued_turn == Some(report.turn) {
+            self.observe_commands(report);
         }
+        // Units of waiting building spawns appear in any later turn (and in the order's own turn,
+        // after its command), so these are learned whatever was issued.
+        for event in &report.events {
+            match event {
+                Event::SpawnedFromQueue { order, unit } => {
+                    if let Some(&g) = self.order_groups.get(order) {
+                        self.groups[g].push(*unit);
+                    }
+                }
+                Event::SpawnCancelled { order, .. } => {
+                    self.order_groups.remove(order);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Learns what the turn's issued commands created.
+    fn observe_commands(&mut self, report: &sim::world::TurnReport) {
         let sc = self.scenario;
         let mut rejected = std::collections::BTreeSet::new();
         let mut spawned = Vec::new();
         let mut placed = Vec::new();
         let mut formed = Vec::new();
+        // Per spawn command: the units that did not fit, and the order they wait in (if any).
+        let mut short = std::collections::BTreeMap::new();
         for event in &report.events {
             match event {
+                Event::SpawnShort { command, missing } => {
+                    short.insert(*command, (*missing, None));
+                }
+                Event::SpawnWaiting { command, order, waiting, .. } => {
+                    short.insert(*command, (*waiting, Some(*order)));
+                }
                 Event::Rejected { command, .. } => {
                     rejected.insert(*command);
                 }
@@ -87,10 +117,15 @@ impl<'a> ScriptRunner<'a> {
                 continue;
             }
             match &entry.action {
-                Action::Spawn(s) => {
-                    let ids: Vec<EntityId> = spawned.by_ref().take(usize::from(s.count)).collect();
+                Action::Spawn(s) | Action::SpawnFromBuilding { spawn: s, .. } => {
+                    let (missing, order) = short.get(&(entry.turn, entry.player, entry.seq)).copied().unwrap_or((0, None));
+                    let placed = u32::from(s.count).saturating_sub(missing);
+                    let ids: Vec<EntityId> = spawned.by_ref().take(placed as usize).collect();
                     if let Some(g) = s.group {
                         self.groups[g].extend(ids);
+                        if let Some(order) = order {
+                            self.order_groups.insert(order, g);
+                        }
                     }
                 }
                 Action::PlaceObstruction { name, .. } | Action::PlaceBuilding { name, .. } => {
@@ -183,6 +218,14 @@ impl<'a> ScriptRunner<'a> {
             Action::MoveByWaypoints { units, goal, queue } => {
                 CommandKind::MoveByWaypoints { units: self.units(units), goal: sc.world_pos(*goal), queue: *queue }
             }
+            Action::SpawnFromBuilding { spawn: s, building } => CommandKind::SpawnFromBuilding {
+                building: self.obstruction(*building),
+                class: s.class,
+                count: s.count,
+                radius: s.radius,
+                speed: s.speed,
+            },
+            Action::CancelSpawns { building } => CommandKind::CancelSpawns { building: self.obstruction(*building) },
             Action::Stop { units } => CommandKind::Stop { units: self.units(units) },
             Action::Remove { units } => CommandKind::Remove { units: self.units(units) },
             Action::PlaceObstruction { square, flags, .. } => {

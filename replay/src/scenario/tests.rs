@@ -183,6 +183,12 @@ fn a_key_newer_than_the_files_version_was_accepted() {
                 "{\"turn\": 1, \"player\": 2, \"move\": {\"units\": [\"b\"], \"goal\": {\"range\": {\"unit\": \"a\", \"max\": 4, \"kind\": \"ranged\"}}}}",
             ),
         ),
+        (
+            "spawn_from_building",
+            "script[0].spawn_from_building",
+            with_script("{\"turn\": 1, \"player\": 1, \"spawn_from_building\": {\"building\": 1, \"count\": 2}}"),
+        ),
+        ("cancel_spawns", "script[0].cancel_spawns", with_script("{\"turn\": 1, \"player\": 1, \"cancel_spawns\": {\"building\": 1}}")),
     ];
     let keys: Vec<&str> = uses.iter().map(|(key, _, _)| *key).collect();
     let rows: Vec<&str> = INTRODUCED.iter().map(|(key, _)| *key).collect();
@@ -497,4 +503,40 @@ fn damaged_texts_never_panic() {
             }
         }
     }
+}
+
+/// A `spawn_from_building` group holds the units placed by the command and, as the building's
+/// perimeter frees up, those of its waiting order; the canonical text reads back the same.
+#[test]
+fn a_building_spawn_group_learns_the_units_of_its_waiting_order() {
+    let text = minimal(concat!(
+        ",\n\"obstructions\": [{\"name\": \"barracks\", \"x\": 32, \"z\": 32, \"w\": 6, \"h\": 6}],",
+        "\n\"script\": [{\"turn\": 1, \"spawn_from_building\": {\"group\": \"g\", \"building\": \"barracks\", \"count\": 4000}},",
+        " {\"turn\": 3, \"remove\": {\"units\": [\"g\"]}}, {\"turn\": 5, \"cancel_spawns\": {\"building\": \"barracks\"}}]"
+    ))
+    .replace("\"version\": 1", "\"version\": 5")
+    .replace("\"tiles\": 16, \"seed\": 1}}", "\"tiles\": 16, \"seed\": 1, \"buildings\": 0, \"trees\": 0}}");
+    let scenario = parse(&text).unwrap_or_else(|e| panic!("{e}"));
+    let again = Scenario::parse(scenario.canonical_text(), "<replay header>", &mut refuse_files).unwrap();
+    assert_eq!(again.canonical_text(), scenario.canonical_text());
+    let mut world = scenario.world().unwrap();
+    let mut runner = scenario.script();
+    let mut reports = Vec::new();
+    for turn in 0..6 {
+        let commands = runner.commands(turn);
+        let report = world.step(&commands);
+        runner.observe(&report);
+        reports.push(report);
+    }
+    let count = |turn: usize, f: fn(&Event) -> bool| reports[turn].events.iter().filter(|e| f(e)).count();
+    let placed = count(1, |e| matches!(e, Event::Spawned { .. }));
+    assert!(placed > 0);
+    assert_eq!(count(1, |e| matches!(e, Event::SpawnWaiting { .. })), 1);
+    // The removal on turn 3 frees the perimeter: the order fills it again in the same turn.
+    assert_eq!(count(3, |e| matches!(e, Event::SpawnedFromQueue { .. })), placed);
+    assert_eq!(count(5, |e| matches!(e, Event::SpawnCancelled { .. })), 1);
+    let group = runner.group("g");
+    assert_eq!(group.len(), placed);
+    assert!(group.iter().all(|&id| world.unit(id).is_some()));
+    assert_eq!(world.units().count(), placed + 5, "the units of groups a and b stay");
 }

@@ -37,7 +37,13 @@ pub(crate) struct Waypoints {
     /// Routes planned from a new start in the current turn's commands; reset when a turn starts,
     /// so never state between turns.
     pub(crate) starts_this_turn: u32,
+    /// The units following a route (state): each one's goal and whether it was already re-routed.
+    /// An entry lives while the unit's last order is the point order to that goal.
+    pub(crate) routes: BTreeMap<EntityId, (WorldPos, bool)>,
 }
+
+/// What the snapshot stores of a unit following a route: the unit, its goal, re-routed already.
+pub(crate) type StoredRoute = (EntityId, WorldPos, bool);
 
 /// What the snapshot stores of the priority tables: player, class, one priority per waypoint.
 pub(crate) type StoredTable = (PlayerId, PassClass, Vec<WaypointPriority>);
@@ -47,7 +53,11 @@ impl Waypoints {
     pub(crate) fn digest(&self) -> Digest {
         let nets: Vec<&WaypointNet> = self.nets.values().map(|n| &n.spec).collect();
         let tables: Vec<StoredTable> = self.stored_tables();
-        state_hash::digest("waypoints", &(nets, tables))
+        state_hash::digest("waypoints", &(nets, tables, self.stored_routes()))
+    }
+
+    pub(crate) fn stored_routes(&self) -> Vec<StoredRoute> {
+        self.routes.iter().map(|(&unit, &(goal, rerouted))| (unit, goal, rerouted)).collect()
     }
 
     pub(crate) fn stored_tables(&self) -> Vec<StoredTable> {
@@ -75,6 +85,24 @@ impl World {
         }
         self.waypoints.tables.retain(|&(_, c), _| c != net.class);
         self.waypoints_digest = self.waypoints.digest();
+        Ok(())
+    }
+
+    /// The waypoints of a class's network that no other waypoint reaches (no edge of the graph
+    /// joins them to another), by increasing index; empty when the class has no network.
+    pub fn isolated_waypoints(&self, class: PassClass) -> Vec<u32> {
+        let Some(net) = self.waypoints.nets.get(&class) else { return Vec::new() };
+        (0..net.graph.n_waypoints()).filter(|&w| net.graph.neighbors(WaypointId(w)).next().is_none()).collect()
+    }
+
+    /// [`crate::command::CommandKind::SetWaypoints`]: sets the net, then reports each waypoint no
+    /// other waypoint reaches ([`Event::WaypointUnreached`]), by increasing index.
+    pub(super) fn set_waypoints_reporting(&mut self, net: WaypointNet, events: &mut Vec<Event>) -> Result<(), RejectReason> {
+        let class = net.class;
+        self.set_waypoints(net)?;
+        for waypoint in self.isolated_waypoints(class) {
+            events.push(Event::WaypointUnreached { class, waypoint });
+        }
         Ok(())
     }
 
@@ -209,9 +237,69 @@ impl World {
         self.leave_formations(units, events);
         for (id, orders, waypoints) in planned {
             self.give_orders(id, &orders, queue);
+            if waypoints > 0 {
+                self.waypoints.routes.insert(id, (goal, false));
+            } else {
+                self.waypoints.routes.remove(&id);
+            }
             events.push(Event::WaypointRoute { unit: id, waypoints });
         }
+        self.waypoints_digest = self.waypoints.digest();
         Ok(())
+    }
+
+    /// The end of a turn for units on routes ([`crate::waypoint`], "A failed leg"): each unit whose
+    /// leg failed this turn ([`Event::Failed`], or [`Event::PathPartial`] while a waypoint leg is
+    /// its current order), in the order of those events, is routed again from where it stands, once;
+    /// the second time, or when no route applies, it moves locally to its goal. Each reports
+    /// [`Event::WaypointReroute`]. Then the entries of units no longer on their route are dropped.
+    pub(super) fn follow_up_routes(&mut self, events: &mut Vec<Event>) {
+        if self.waypoints.routes.is_empty() {
+            return;
+        }
+        let mut seen = crate::lookup::LookupSet::with_capacity(0);
+        let failed: Vec<EntityId> = events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Failed { unit, .. } | Event::PathPartial { unit } => Some(*unit),
+                _ => None,
+            })
+            .filter(|id| self.waypoints.routes.contains_key(id) && seen.insert(*id))
+            .collect();
+        let mut last_cache = BTreeMap::new();
+        for id in failed {
+            let (goal, rerouted) = self.waypoints.routes[&id];
+            let Some(unit) = self.unit(id) else { continue };
+            // A unit that gave up has no orders left; one whose path stops short of a waypoint
+            // still has that leg first and the goal last.
+            let on_leg = unit.orders.is_empty() || (unit.orders.len() > 1 && unit.orders.last() == Some(&GoalSpec::Point(goal)));
+            if !on_leg {
+                continue;
+            }
+            let (player, class, from) = (unit.owner, unit.class, unit.pos);
+            let route = if !rerouted && self.waypoints.starts_this_turn < ROUTE_STARTS_PER_TURN {
+                self.route_for(player, class, from, goal, &mut last_cache)
+            } else {
+                Vec::new()
+            };
+            let mut orders: Vec<GoalSpec> = route.iter().map(|&center| GoalSpec::Circle { center, radius: WAYPOINT_RADIUS }).collect();
+            orders.push(GoalSpec::Point(goal));
+            self.give_orders(id, &orders, false);
+            if route.is_empty() {
+                self.waypoints.routes.remove(&id);
+            } else {
+                self.waypoints.routes.insert(id, (goal, true));
+            }
+            events.push(Event::WaypointReroute { unit: id, waypoints: route.len() as u32 });
+        }
+        let units = &self.units;
+        self.waypoints.routes.retain(|id, (goal, _)| {
+            units
+                .get(id.index as usize)
+                .and_then(Option::as_ref)
+                .is_some_and(|u| u.id == *id && u.orders.last() == Some(&GoalSpec::Point(*goal)))
+        });
+        self.waypoints_digest = self.waypoints.digest();
     }
 
     /// The centres of the waypoints of the route a unit of `class` takes from `from` to `goal`,
@@ -224,7 +312,7 @@ impl World {
         goal: WorldPos,
         last_cache: &mut BTreeMap<PassClass, Option<WaypointReach>>,
     ) -> Vec<WorldPos> {
-        let Waypoints { nets, tables, scratch, starts_this_turn } = &mut self.waypoints;
+        let Waypoints { nets, tables, scratch, starts_this_turn, .. } = &mut self.waypoints;
         let Some(net) = nets.get(&class) else { return Vec::new() };
         let graph = &net.graph;
         let Some(nav) = self.nav.class_nav(graph.class()) else { return Vec::new() };
@@ -258,7 +346,12 @@ impl World {
     }
 
     /// Rebuilds the graphs of loaded nets and checks the loaded tables.
-    pub(super) fn load_waypoints(&mut self, nets: Vec<WaypointNet>, tables: Vec<super::waypoints::StoredTable>) -> Result<(), String> {
+    pub(super) fn load_waypoints(
+        &mut self,
+        nets: Vec<WaypointNet>,
+        tables: Vec<super::waypoints::StoredTable>,
+        routes: Vec<StoredRoute>,
+    ) -> Result<(), String> {
         let mut last: Option<PassClass> = None;
         for net in nets {
             if last.is_some_and(|c| c >= net.class) || net.points.is_empty() {
@@ -276,6 +369,15 @@ impl World {
             }
             last = Some((player, class));
             self.waypoints.tables.insert((player, class), PriorityTable::new(entries));
+        }
+        let mut last: Option<EntityId> = None;
+        for (unit, goal, rerouted) in routes {
+            let on_route = self.unit(unit).is_some_and(|u| u.orders.last() == Some(&GoalSpec::Point(goal)));
+            if last.is_some_and(|l| l >= unit) || !on_route {
+                return Err(format!("waypoint route of unit {unit}: out of order, or the unit is not on its way to the route's goal"));
+            }
+            last = Some(unit);
+            self.waypoints.routes.insert(unit, (goal, rerouted));
         }
         self.waypoints_digest = self.waypoints.digest();
         Ok(())
