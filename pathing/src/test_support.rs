@@ -149,6 +149,6 @@ pub fn derived_edits_equal_a_rebuild<L: PartialEq>(
         map.update_rect(g, r);
         update(layer, map, r);
     };
-    edits_equal_a_rebuild(grid, CLASS, &mut layer, edits, &both, patch, |_, _, _| Ok(()))?;
+    edits_equal_a_rebuild(grid, CLASS, &mut layer, edits, both, patch, |_, _, _| Ok(()))?;
     Ok(layer)
 }

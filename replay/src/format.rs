@@ -34,7 +34,9 @@ pub const MAGIC: [u8; 8] = *b"PHXRPLY\0";
 /// Version 2: the formation commands (`FormGroup`, `MoveFormation`, `SetLayout`, `Disband`).
 /// Version 3: the waypoint commands (`SetWaypoints`, `SetWaypointPriorities`, `MoveByWaypoints`)
 /// and the `waypoints` state component.
-pub const REPLAY_VERSION: u32 = 3;
+/// Version 4: `turn_rate` in the motion settings; `SpawnFromBuilding`, `CancelSpawns` and the kind
+/// of a range goal in the commands.
+pub const REPLAY_VERSION: u32 = 4;
 
 /// The engine that writes replays, as recorded in their header.
 pub const ENGINE: &str = concat!("phalanx ", env!("CARGO_PKG_VERSION"));

@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 use pathing::passability::ObstructionFlags;
 use pathing::{Fixed, PassClass, WorldPos};
 use proptest::prelude::*;
-use sim::command::{Command, CommandKind, Event, GoalSpec, SquareSpec, Target};
+use sim::command::{Command, CommandKind, Event, FailReason, GoalSpec, SquareSpec, Target};
 use sim::motion::OVERLAP_TOLERANCE;
 use sim::test_support::world_from;
 use sim::world::{UnitState, World};
@@ -108,7 +108,9 @@ fn run(rows: &[&str], turns: u32, frames: &[u32], script: &dyn Fn(u32, &World) -
         for e in &report.events {
             let (name, unit) = match e {
                 Event::Arrived { unit } => ("arrived", unit),
-                Event::Failed { unit, .. } => ("failed", unit),
+                Event::Failed { unit, reason: FailReason::Blocked } => ("failed (blocked)", unit),
+                Event::Failed { unit, reason: FailReason::PassageHeld } => ("failed (passage held)", unit),
+                Event::Failed { unit, reason: FailReason::NoPath } => ("failed (no path)", unit),
                 Event::Nudged { unit } => ("nudged", unit),
                 Event::Detour { unit } => ("detour", unit),
                 Event::PathPartial { unit } => ("partial", unit),

@@ -486,22 +486,22 @@ fn buildings_disperse_the_units_in_their_way_and_gates_open() {
     // (A builder standing where the building would block it walks to build range:
     // tests/tests/ranges.rs.) With a builder beside it, the units in the way are dispersed.
     let r = w.step(&[cmd(
-        2,
+        1,
         1,
         0,
         CommandKind::Spawn { class: PassClass::of(0), at: at(cx + 14, cz), count: 1, radius: Fixed::ONE / 2, speed: Fixed::from_num(6) },
     )]);
     let Event::Spawned { unit: builder } = r.events[0] else { panic!("{:?}", r.events) };
-    let r = w.step(&[cmd(3, 1, 0, CommandKind::PlaceBuilding { class: land, square: house, builder: Some(builder) })]);
+    let r = w.step(&[cmd(2, 1, 0, CommandKind::PlaceBuilding { class: land, square: house, builder: Some(builder) })]);
     let dispersed: Vec<EntityId> =
         r.events.iter().filter_map(|e| if let Event::Dispersed { unit } = e { Some(*unit) } else { None }).collect();
     assert!(dispersed.len() >= 6, "the units around the spawn point are in the way: {:?}", r.events);
     assert!(!dispersed.contains(&builder), "the builder never moves");
     // A second building on top of the first is refused.
-    let r = w.step(&[cmd(4, 1, 0, CommandKind::PlaceBuilding { class: land, square: house, builder: None })]);
+    let r = w.step(&[cmd(3, 1, 0, CommandKind::PlaceBuilding { class: land, square: house, builder: None })]);
     assert!(matches!(&r.events[0], Event::Rejected { reason: RejectReason::Placement(_), .. }), "{:?}", r.events);
     // After a few turns every dispersed unit stands on a navcell its class may use.
-    for turn in 5..25 {
+    for turn in 4..25 {
         w.step(&[cmd(turn, 0, 0, CommandKind::Stop { units: vec![] })]);
     }
     let class0 = pathing::PassClass::new(0).unwrap();

@@ -18,7 +18,8 @@ const RANGE: u32 = 16;
 
 /// A serpentine: three walls across a 120 m square, with gaps at the right (wall 1, z = 30), at
 /// both ends (wall 2, z = 60) and at the right (wall 3, z = 90). Class 0 walks on ground
-/// (clearance 0), class 1 is a second land class with no network.
+/// (clearance 0.5 m, one navcell, so the 0.5 m units fit it), class 1 is a second land class with
+/// no network.
 fn desc() -> WorldDesc {
     let mut cells = vec![CellKind::Ground; (SIDE * SIDE) as usize];
     let mut wall = |j: u32, from: u32, to: u32| {
@@ -30,8 +31,16 @@ fn desc() -> WorldDesc {
     wall(60, 20, 105);
     wall(90, 0, 100);
     let classes = ClassSet::new(vec![
-        ClassDef { max_water_depth: Some(Fixed::from_num(2)), ..ClassDef::unbounded("land", ObstructionMode::Pathfinding) },
-        ClassDef { max_water_depth: Some(Fixed::from_num(2)), ..ClassDef::unbounded("other", ObstructionMode::Pathfinding) },
+        ClassDef {
+            max_water_depth: Some(Fixed::from_num(2)),
+            clearance: Fixed::ONE / 2,
+            ..ClassDef::unbounded("land", ObstructionMode::Pathfinding)
+        },
+        ClassDef {
+            max_water_depth: Some(Fixed::from_num(2)),
+            clearance: Fixed::ONE / 2,
+            ..ClassDef::unbounded("other", ObstructionMode::Pathfinding)
+        },
     ])
     .unwrap();
     WorldDesc::from_cells(SIDE, SIDE, Fixed::ONE, cells, classes).unwrap()

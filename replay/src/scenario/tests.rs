@@ -307,7 +307,7 @@ fn malformed_inputs_are_refused_with_a_position_or_a_path() {
     // Numbers: exact decimals only.
     check_error(&minimal("").replace("[30, 30]", "[30, 1e3]"), "units[0].at[1]", Some(4), "expected a decimal number");
     check_error(&minimal("").replace("[30, 30]", "[30, 99999]"), "units[0].at[1]", Some(4), "within ±16384");
-    check_error(&minimal("").replace("\"count\": 3", "\"count\": 300"), "units[0].count", Some(4), "1..=256");
+    check_error(&minimal("").replace("\"count\": 3", "\"count\": 5000"), "units[0].count", Some(4), "1..=4096");
     check_error(&minimal("").replace("\"count\": 3", "\"count\": 2.5"), "units[0].count", Some(4), "expected an integer");
     check_error(&minimal("").replace("\"count\": 3", "\"count\": -1"), "units[0].count", Some(4), "expected an integer");
     // Names.
