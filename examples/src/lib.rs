@@ -151,8 +151,14 @@ impl Ai {
         let mut out = Vec::new();
         match self.stage {
             Stage::Start => {
-                let spawn =
-                    CommandKind::Spawn { class: INFANTRY, at: self.base, count: 12, radius: Fixed::ONE / 2, speed: Fixed::from_num(8) };
+                let spawn = CommandKind::Spawn {
+                    class: INFANTRY,
+                    at: self.base,
+                    count: 12,
+                    radius: Fixed::ONE / 2,
+                    speed: Fixed::from_num(8),
+                    turn_rate: None,
+                };
                 out.push(self.command(turn, spawn));
                 self.stage = Stage::Spawning;
             }

@@ -259,6 +259,11 @@ fn class(b: &mut Bytes) -> PassClass {
     PassClass::of(b.pick(&[0, 0, 0, 1, 1, 2, 3, 4, 5, 6, 7, 8, 14, 15]))
 }
 
+/// A spawn's turn rate: mostly the game's, sometimes its own, sometimes outside the limits.
+fn turn_rate(b: &mut Bytes) -> Option<Fixed> {
+    b.pick(&[None, None, None, Some(metres(90)), Some(Fixed::ONE), Some(metres(3600)), Some(Fixed::ZERO), Some(metres(3600) + fx(1))])
+}
+
 fn command_kind(b: &mut Bytes, known: &Known, setup: &Setup) -> CommandKind {
     let size = setup.size;
     match b.below(17) {
@@ -271,6 +276,7 @@ fn command_kind(b: &mut Bytes, known: &Known, setup: &Setup) -> CommandKind {
             },
             radius: b.pick(&[Fixed::ONE / 2, Fixed::ONE / 2, Fixed::ONE, metres(3) / 2, fx(1), metres(8), Fixed::ZERO, metres(8) + fx(1)]),
             speed: b.pick(&[metres(9), metres(9), metres(15), metres(64), fx(1), Fixed::ZERO, metres(64) + fx(1), -Fixed::ONE]),
+            turn_rate: turn_rate(b),
         },
         1 | 2 => CommandKind::Move { units: unit_ids(b, known), goal: goal(b, known, size), queue: b.u8() < 64 },
         3 => CommandKind::Stop { units: unit_ids(b, known) },
@@ -325,6 +331,7 @@ fn command_kind(b: &mut Bytes, known: &Known, setup: &Setup) -> CommandKind {
                 },
                 radius: b.pick(&[Fixed::ONE / 2, Fixed::ONE, metres(3) / 2, fx(1), Fixed::ZERO, metres(8) + fx(1)]),
                 speed: b.pick(&[metres(9), metres(15), Fixed::ZERO, metres(64) + fx(1)]),
+                turn_rate: turn_rate(b),
             },
             _ => CommandKind::CancelSpawns { building: obstruction_id(b, known) },
         },

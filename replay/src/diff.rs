@@ -552,6 +552,7 @@ mod tests {
                 count,
                 radius: Fixed::ONE / 2,
                 speed: Fixed::from_num(8),
+                turn_rate: None,
             },
         };
         let report = world.step(&[spawn(PlayerId(1), 3), spawn(PlayerId(2), 2)]);

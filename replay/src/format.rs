@@ -34,7 +34,7 @@ pub const MAGIC: [u8; 8] = *b"PHXRPLY\0";
 /// Version 2: the formation commands (`FormGroup`, `MoveFormation`, `SetLayout`, `Disband`).
 /// Version 3: the waypoint commands (`SetWaypoints`, `SetWaypointPriorities`, `MoveByWaypoints`)
 /// and the `waypoints` state component.
-/// Version 4: `turn_rate` in the motion settings; `SpawnFromBuilding`, `CancelSpawns` and the kind
+/// Version 4: `turn_rate` in the motion settings and in spawns; `SpawnFromBuilding`, `CancelSpawns` and the kind
 /// of a range goal in the commands.
 pub const REPLAY_VERSION: u32 = 4;
 

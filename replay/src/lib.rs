@@ -68,7 +68,7 @@
 //! assert_eq!(world.state_hash(), scenario.world().unwrap().state_hash());
 //!
 //! let mut writer = ReplayWriter::new(Vec::new(), header_for(&scenario, &mut world, 5)).unwrap();
-//! let spawn = CommandKind::Spawn { class: PassClass::of(0), at: WorldPos::from_int(30, 30), count: 3, radius: Fixed::ONE / 2, speed: Fixed::from_num(8) };
+//! let spawn = CommandKind::Spawn { class: PassClass::of(0), at: WorldPos::from_int(30, 30), count: 3, radius: Fixed::ONE / 2, speed: Fixed::from_num(8), turn_rate: None };
 //! for turn in 0..12 {
 //!     if writer.keyframe_due(&world) {
 //!         writer.keyframe(&world).unwrap();

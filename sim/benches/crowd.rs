@@ -107,6 +107,7 @@ fn run(scenario: Scenario, units: usize, turns: u32, threads: usize) -> Run {
                 count: 1,
                 radius: Fixed::from_num(1) / 2,
                 speed: Fixed::from_num(9),
+                turn_rate: None,
             },
         })
         .collect();

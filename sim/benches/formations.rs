@@ -87,6 +87,7 @@ fn run(params: &RefWorldParams, formations: u32, per_formation: u16, max_turns: 
                 count: per_formation,
                 radius: Fixed::from_num(1) / 2,
                 speed: Fixed::from_num(9),
+                turn_rate: None,
             },
         });
     }

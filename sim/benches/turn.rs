@@ -90,6 +90,7 @@ fn run(map: &Map, groups: u32, per_group: u16, turns: u32, threads: usize, landm
                 count: per_group,
                 radius: Fixed::from_num(1) / 2,
                 speed: Fixed::from_num(9),
+                turn_rate: None,
             },
         });
     }

@@ -155,6 +155,10 @@ pub enum CommandKind {
         radius: Fixed,
         /// Speed. `[Units: metres per second] [Limit: (0, 64]]`
         speed: Fixed,
+        /// How fast each unit turns to face its way ([`crate::world::Unit::turn_rate`]); `None`
+        /// takes the game's [`crate::motion::MotionSettings::turn_rate`].
+        /// `[Units: degrees per second] [Limit: 1..=3600]`
+        turn_rate: Option<Fixed>,
     },
     /// Produces `count` units of a class for the sending player at a building (any obstruction,
     /// by id): each appears on the first free spawn point round its footprint; those that do not
@@ -171,6 +175,10 @@ pub enum CommandKind {
         radius: Fixed,
         /// Speed. `[Units: metres per second] [Limit: (0, 64]]`
         speed: Fixed,
+        /// How fast each unit turns to face its way ([`crate::world::Unit::turn_rate`]); `None`
+        /// takes the game's [`crate::motion::MotionSettings::turn_rate`].
+        /// `[Units: degrees per second] [Limit: 1..=3600]`
+        turn_rate: Option<Fixed>,
     },
     /// Cancels the sender's waiting spawn orders at a building ([`Event::SpawnCancelled`] each).
     CancelSpawns {
@@ -332,6 +340,18 @@ impl std::fmt::Display for Point {
     }
 }
 
+/// A spawn's own turn rate as ` turn rate R`, nothing for the game's default.
+struct TurnRate(Option<Fixed>);
+
+impl std::fmt::Display for TurnRate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Some(rate) => write!(f, " turn rate {rate}"),
+            None => Ok(()),
+        }
+    }
+}
+
 /// Units as their ids separated by spaces, with a run of consecutive slots of one generation as
 /// `48v0..=147v0`, so an order to a thousand units stays one readable line and still names each.
 struct Units<'a>(&'a [EntityId]);
@@ -400,11 +420,15 @@ impl std::fmt::Display for CommandKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let queued = |queue: bool| if queue { " (queued)" } else { "" };
         match self {
-            CommandKind::Spawn { class, at, count, radius, speed } => {
-                write!(f, "spawn {count} of class {class} at {} radius {radius} speed {speed}", Point(*at))
+            CommandKind::Spawn { class, at, count, radius, speed, turn_rate } => {
+                write!(f, "spawn {count} of class {class} at {} radius {radius} speed {speed}{}", Point(*at), TurnRate(*turn_rate))
             }
-            CommandKind::SpawnFromBuilding { building, class, count, radius, speed } => {
-                write!(f, "spawn {count} of class {class} from obstruction {building} radius {radius} speed {speed}")
+            CommandKind::SpawnFromBuilding { building, class, count, radius, speed, turn_rate } => {
+                write!(
+                    f,
+                    "spawn {count} of class {class} from obstruction {building} radius {radius} speed {speed}{}",
+                    TurnRate(*turn_rate)
+                )
             }
             CommandKind::CancelSpawns { building } => write!(f, "cancel spawns at obstruction {building}"),
             CommandKind::Move { units, goal, queue } => write!(f, "move {} → {goal}{}", Units(units), queued(*queue)),
@@ -735,7 +759,7 @@ mod tests {
         let priority = PriorityEntry { waypoint: 2, priority: pathing::waypoints::WaypointPriority::Open { extra_cost: 5 } };
         let cases = [
             (
-                CommandKind::Spawn { class: PassClass::of(1), at: p, count: 9, radius: metres(1), speed: metres(16) },
+                CommandKind::Spawn { class: PassClass::of(1), at: p, count: 9, radius: metres(1), speed: metres(16), turn_rate: None },
                 "spawn 9 of class 1 at (10, 20.5) radius 0.5 speed 8",
             ),
             (
@@ -745,6 +769,7 @@ mod tests {
                     count: 5,
                     radius: metres(1),
                     speed: metres(16),
+                    turn_rate: None,
                 },
                 "spawn 5 of class 1 from obstruction 7 radius 0.5 speed 8",
             ),

@@ -3,7 +3,8 @@
 //!
 //! A facing is a [`Vec2`] of length one (raw length `2^16` to within a few raw units of rounding): no angle is ever stored, so no arc tangent is needed and every step is a handful of
 //! integer products. A turn's rotation is the unit vector of its largest angle,
-//! [`pathing::trig::unit_vector_degrees`] of `turn_rate × turn length`, computed once a turn.
+//! [`pathing::trig::unit_vector_degrees`] of `turn_rate × turn length`, computed once a turn for
+//! each turn rate the units have.
 //!
 //! A unit turns while it moves, as in 0 A.D.: it never waits to face its way before walking, so
 //! facing changes nothing of where units go; it is there for a game to draw them.
@@ -34,6 +35,31 @@ impl TurnStep {
         } else {
             TurnStep::By(pathing::trig::unit_vector_degrees(Fixed::from_bits(raw as i64)))
         }
+    }
+}
+
+/// The turn steps of one turn for each turn rate met so far (a game has a handful of rates), so
+/// that a unit's step costs a lookup rather than a sine and cosine. Looked up by value, never
+/// iterated to decide anything.
+pub(crate) struct TurnSteps {
+    turn_ms: u32,
+    known: Vec<(Fixed, TurnStep)>,
+}
+
+impl TurnSteps {
+    /// No rates yet, for turns of `turn_ms`.
+    pub(crate) fn new(turn_ms: u32) -> Self {
+        Self { turn_ms, known: Vec::new() }
+    }
+
+    /// The step of a turn at `turn_rate` degrees per second.
+    pub(crate) fn of(&mut self, turn_rate: Fixed) -> TurnStep {
+        if let Some(&(_, step)) = self.known.iter().find(|(rate, _)| *rate == turn_rate) {
+            return step;
+        }
+        let step = TurnStep::of(turn_rate, self.turn_ms);
+        self.known.push((turn_rate, step));
+        step
     }
 }
 

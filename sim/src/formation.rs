@@ -13,7 +13,7 @@
 //! let (desc, obstructions) = generate(&RefWorldParams::scaled(16, 1));
 //! let mut world = World::new(desc, obstructions, Settings::default()).unwrap();
 //! let cmd = |turn, kind| Command { turn, player: sim::PlayerId(1), seq: 0, kind };
-//! let spawn = CommandKind::Spawn { class: PassClass::of(0), at: WorldPos::from_int(30, 30), count: 9, radius: Fixed::ONE / 2, speed: Fixed::from_num(8) };
+//! let spawn = CommandKind::Spawn { class: PassClass::of(0), at: WorldPos::from_int(30, 30), count: 9, radius: Fixed::ONE / 2, speed: Fixed::from_num(8), turn_rate: None };
 //! let report = world.step(&[cmd(0, spawn)]);
 //! let units: Vec<_> = report.events.iter().filter_map(|e| match e { Event::Spawned { unit } => Some(*unit), _ => None }).collect();
 //!

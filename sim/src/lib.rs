@@ -40,7 +40,7 @@
 //! let mut world = World::new(desc, obstructions, Settings::default()).unwrap();
 //!
 //! // Turn 0: player 1 spawns two units.
-//! let spawn = CommandKind::Spawn { class: PassClass::of(0), at: WorldPos::from_int(30, 30), count: 2, radius: Fixed::ONE / 2, speed: Fixed::from_num(8) };
+//! let spawn = CommandKind::Spawn { class: PassClass::of(0), at: WorldPos::from_int(30, 30), count: 2, radius: Fixed::ONE / 2, speed: Fixed::from_num(8), turn_rate: None };
 //! let report = world.step(&[Command { turn: 0, player: sim::PlayerId(1), seq: 0, kind: spawn }]);
 //! let units: Vec<_> = report.events.iter().filter_map(|e| match e { Event::Spawned { unit } => Some(*unit), _ => None }).collect();
 //!

@@ -124,10 +124,14 @@ pub struct MotionSettings {
     /// A unit displaced by less than this in a turn did not move, for the replan trigger (the grid
     /// 0.05 m). `[Units: metres] [Limit: 0..=1]`
     pub moved_epsilon: Fixed,
-    /// How fast a unit turns to face its direction of travel (docs/motion-rules.md, "Facing");
-    /// 360°/s turns a unit round in half a second. `[Units: degrees per second] [Limit: 1..=3600]`
+    /// How fast a unit turns to face its direction of travel (docs/motion-rules.md, "Facing")
+    /// when its spawn does not give its own rate; 360°/s turns a unit round in half a second.
+    /// `[Units: degrees per second] [Limit: 1..=3600]`
     pub turn_rate: Fixed,
 }
+
+/// The turn rates a unit or the game may have. `[Units: degrees per second]`
+pub const TURN_RATE_LIMITS: std::ops::RangeInclusive<Fixed> = Fixed::ONE..=Fixed::const_from_int(3600);
 
 impl Default for MotionSettings {
     fn default() -> Self {
@@ -177,7 +181,7 @@ impl MotionSettings {
         metres("nudge_distance", self.nudge_distance, 0, 16)?;
         metres("replan_trigger", self.replan_trigger, 0, 16)?;
         metres("moved_epsilon", self.moved_epsilon, 0, 1)?;
-        if self.turn_rate < Fixed::ONE || self.turn_rate > Fixed::from_num(3600) {
+        if !TURN_RATE_LIMITS.contains(&self.turn_rate) {
             return Err(format!("motion.turn_rate = {} degrees per second outside 1..=3600", self.turn_rate));
         }
         if !(1..=65_535).contains(&self.short_node_budget) {
@@ -471,7 +475,7 @@ pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
     let owners: Vec<Option<PlayerId>> = units.iter().map(|u| u.as_ref().map(|u| u.owner)).collect();
     let navcell = |p: WorldPos| crate::world::grid_navcell(grid, p);
     let cooldown_turns = u8::try_from(motion.replan_cooldown_ms.div_ceil(turn_ms)).unwrap_or(u8::MAX);
-    let turn_step = crate::facing::TurnStep::of(motion.turn_rate, turn_ms);
+    let mut turn_steps = crate::facing::TurnSteps::new(turn_ms);
     // (standing unit, the position and owner of the unit walking into it)
     let mut nudges: Vec<(EntityId, WorldPos, PlayerId)> = Vec::new();
     for unit in units.iter_mut().flatten() {
@@ -491,7 +495,7 @@ pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
             let budget = (i128::from(unit.speed.to_bits()) * i128::from(turn_ms) * num) / (1000 * den);
             let from = unit.pos;
             let Walk { moved, blocker, .. } = walk(unit, budget, pass, grid, &index, motion, static_dirty);
-            face_travel(unit, from, turn_step);
+            face_travel(unit, from, turn_steps.of(unit.turn_rate));
             if let Some(other) = blocker
                 && !moved
             {
@@ -530,7 +534,7 @@ pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
         let budget = (i128::from(unit.speed.to_bits()) * i128::from(turn_ms)) / 1000;
         let from = unit.pos;
         let Walk { moved, blocker, blocked_by_grid } = walk(unit, budget, pass, grid, &index, motion, static_dirty);
-        face_travel(unit, from, turn_step);
+        face_travel(unit, from, turn_steps.of(unit.turn_rate));
         if blocked_by_grid || (blocker.is_some() && !moved) {
             // Blocked: the grid changed under the path, or a standing unit is in the way. A
             // short-range detour first, a new long-range path every `long_replan_every` blocked

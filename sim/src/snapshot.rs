@@ -30,8 +30,8 @@
 //! Version 3 added the painted navcells ([`SnapshotData::cells`]), version 4 the formations
 //! ([`SnapshotData::formations`]), version 5 the waypoint networks and priority tables
 //! ([`SnapshotData::waypoint_nets`]), version 6 the classes with landmark tables
-//! ([`SnapshotData::landmark_classes`]), version 7 the units' facing, last displacement and
-//! searches round held passages, the motion setting `turn_rate`, the waiting building spawn orders
+//! ([`SnapshotData::landmark_classes`]), version 7 the units' facing, turn rate, last
+//! displacement and searches round held passages, the motion setting `turn_rate`, the waiting building spawn orders
 //! ([`SnapshotData::spawn_orders`]) and the units following waypoint routes
 //! ([`SnapshotData::waypoint_routes`]); a reader accepts only its own version.
 

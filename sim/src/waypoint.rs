@@ -17,7 +17,7 @@
 //! world.set_waypoints(WaypointNet { class: PassClass::of(0), range: 24, points }).unwrap();
 //!
 //! let cmd = |turn, kind| Command { turn, player: sim::PlayerId(1), seq: 0, kind };
-//! let spawn = CommandKind::Spawn { class: PassClass::of(0), at: WorldPos::from_int(14, 14), count: 1, radius: Fixed::ONE / 2, speed: Fixed::from_num(8) };
+//! let spawn = CommandKind::Spawn { class: PassClass::of(0), at: WorldPos::from_int(14, 14), count: 1, radius: Fixed::ONE / 2, speed: Fixed::from_num(8), turn_rate: None };
 //! let report = world.step(&[cmd(0, spawn)]);
 //! let [Event::Spawned { unit }] = report.events[..] else { panic!() };
 //!

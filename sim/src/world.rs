@@ -134,6 +134,9 @@ pub struct Unit {
     pub radius: Fixed,
     /// Speed.
     pub speed: Fixed,
+    /// How fast it turns to face its way (docs/motion-rules.md, "Facing").
+    /// `[Units: degrees per second] [Limit: 1..=3600]`
+    pub turn_rate: Fixed,
     /// Orders; the first is the current one.
     pub orders: Vec<GoalSpec>,
     /// Remaining turning points of the current path, next first.
@@ -159,7 +162,7 @@ pub struct Unit {
     /// order is done when it is walked.
     pub settle: bool,
     /// The direction it faces, a unit vector (docs/motion-rules.md, "Facing"): turned toward its
-    /// direction of travel by at most [`MotionSettings::turn_rate`] a turn.
+    /// direction of travel by at most [`Unit::turn_rate`] a turn.
     pub facing: pathing::Vec2,
     /// How far it moved in the last turn (walking, pushed or nudged): its velocity is this over
     /// the turn length. With [`Unit::pos`] and [`Unit::facing`], what a game interpolates
@@ -224,7 +227,7 @@ fn unit_static_bytes(u: &Unit, out: &mut Vec<u8>) {
     out.extend_from_slice(&u.id.generation.to_le_bytes());
     out.push(u.owner.0);
     out.push(u.class.index());
-    for v in [u.radius, u.speed] {
+    for v in [u.radius, u.speed, u.turn_rate] {
         out.extend_from_slice(&v.to_bits().to_le_bytes());
     }
     out.extend_from_slice(&(u.orders.len() as u32).to_le_bytes());
@@ -709,14 +712,14 @@ impl World {
             return Err(RejectReason::UnknownPlayer);
         }
         match &command.kind {
-            CommandKind::Spawn { class, at, count, radius, speed } => {
+            CommandKind::Spawn { class, at, count, radius, speed, turn_rate } => {
                 self.sync_grid();
-                let batch = self.check_spawn(command.player, *class, *count, *radius, *speed)?;
+                let batch = self.check_spawn(command.player, *class, *count, *radius, *speed, *turn_rate)?;
                 self.spawn_at(command.order_key(), &batch, *at, *count, events)
             }
-            CommandKind::SpawnFromBuilding { building, class, count, radius, speed } => {
+            CommandKind::SpawnFromBuilding { building, class, count, radius, speed, turn_rate } => {
                 self.sync_grid();
-                let batch = self.check_spawn(command.player, *class, *count, *radius, *speed)?;
+                let batch = self.check_spawn(command.player, *class, *count, *radius, *speed, *turn_rate)?;
                 self.spawn_from_building(command.order_key(), &batch, *building, *count, events)
             }
             CommandKind::CancelSpawns { building } => self.cancel_spawns(command.player, *building, events),
@@ -1111,8 +1114,9 @@ impl World {
                 || unit.radius > Fixed::from_num(8)
                 || unit.speed <= Fixed::ZERO
                 || unit.speed > Fixed::from_num(64)
+                || !crate::motion::TURN_RATE_LIMITS.contains(&unit.turn_rate)
             {
-                return Err(invalid(format!("{what}: radius or speed outside the limits of Spawn")));
+                return Err(invalid(format!("{what}: radius, speed or turn rate outside the limits of Spawn")));
             }
             if unit.owner.0 > world.settings.players {
                 return Err(invalid(format!("{what}: owner {} is not a player", unit.owner)));

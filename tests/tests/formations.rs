@@ -175,7 +175,12 @@ fn run(rows: &[&str], turns: u32, frames: &[u32], threads: usize, script: Script
 }
 
 fn spawn(turn: u32, player: u8, seq: u32, x: i32, z: i32, count: u16) -> Command {
-    cmd(turn, player, seq, CommandKind::Spawn { class: PassClass::of(0), at: at(x, z), count, radius: Fixed::ONE / 2, speed: m(6) })
+    cmd(
+        turn,
+        player,
+        seq,
+        CommandKind::Spawn { class: PassClass::of(0), at: at(x, z), count, radius: Fixed::ONE / 2, speed: m(6), turn_rate: None },
+    )
 }
 
 fn ids(world: &World, player: u8) -> Vec<EntityId> {
@@ -945,7 +950,14 @@ fn a_member_behind_its_slot_runs_and_one_ahead_of_it_walks() {
             0,
             1,
             seq,
-            CommandKind::Spawn { class: pathing::PassClass::of(0), at: WorldPos::new(x, z), count: 1, radius: half, speed: m(6) },
+            CommandKind::Spawn {
+                class: pathing::PassClass::of(0),
+                at: WorldPos::new(x, z),
+                count: 1,
+                radius: half,
+                speed: m(6),
+                turn_rate: None,
+            },
         )
     };
     world.step(&[one(0, m(19) + quarter, m(10) + half), one(1, m(20) + m(3) * quarter, m(40) + half)]);

@@ -166,7 +166,12 @@ fn worst_overlap(world: &World) -> i64 {
 }
 
 fn spawn(turn: u32, player: u8, seq: u32, x: i32, z: i32, count: u16) -> Command {
-    cmd(turn, player, seq, CommandKind::Spawn { class: PassClass::of(0), at: at(x, z), count, radius: Fixed::ONE / 2, speed: m(6) })
+    cmd(
+        turn,
+        player,
+        seq,
+        CommandKind::Spawn { class: PassClass::of(0), at: at(x, z), count, radius: Fixed::ONE / 2, speed: m(6), turn_rate: None },
+    )
 }
 
 fn go(turn: u32, player: u8, seq: u32, units: Vec<EntityId>, goal: GoalSpec) -> Command {
@@ -292,6 +297,7 @@ fn unit_boxed_in_gives_up() {
                             count: 1,
                             radius: Fixed::ONE / 2,
                             speed: m(6),
+                            turn_rate: None,
                         },
                     )
                 })

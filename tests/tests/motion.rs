@@ -21,7 +21,12 @@ fn cmd(turn: u32, player: u8, seq: u32, kind: CommandKind) -> Command {
 }
 
 fn spawn_at(turn: u32, player: u8, seq: u32, at: WorldPos) -> Command {
-    cmd(turn, player, seq, CommandKind::Spawn { class: PassClass::of(0), at, count: 1, radius: Fixed::ONE / 2, speed: m(6) })
+    cmd(
+        turn,
+        player,
+        seq,
+        CommandKind::Spawn { class: PassClass::of(0), at, count: 1, radius: Fixed::ONE / 2, speed: m(6), turn_rate: None },
+    )
 }
 
 fn go(turn: u32, player: u8, units: Vec<EntityId>, goal: WorldPos) -> Command {
@@ -127,6 +132,55 @@ fn facing_turns_toward_travel_at_the_turn_rate_and_displacement_is_the_turns_mov
     let idle = world.unit(unit).unwrap();
     assert_eq!(idle.displacement, pathing::Vec2::new(Fixed::ZERO, Fixed::ZERO));
     assert_eq!(idle.facing, pathing::Vec2::new(-Fixed::ONE, Fixed::ZERO));
+}
+
+#[test]
+fn a_spawn_with_its_own_turn_rate_turns_at_it_and_rates_outside_the_limits_are_refused() {
+    // Two units walking west side by side: one at the game's 360°/s (72° a 200 ms turn), one
+    // spawned with 90°/s (18° a turn), as a ship or a siege engine would be.
+    let mut world = world_from(FIELD, 1);
+    let spawn = |seq: u32, z: i32, turn_rate: Option<Fixed>| {
+        let kind = CommandKind::Spawn {
+            class: PassClass::of(0),
+            at: WorldPos::new(cm(4050), cm(z)),
+            count: 1,
+            radius: Fixed::ONE / 2,
+            speed: m(6),
+            turn_rate,
+        };
+        cmd(0, 1, seq, kind)
+    };
+    let r = world.step(&[spawn(0, 450, None), spawn(1, 1150, Some(m(90)))]);
+    let ids: Vec<EntityId> = r.events.iter().filter_map(|e| if let Event::Spawned { unit } = e { Some(*unit) } else { None }).collect();
+    let [quick, slow] = ids[..] else { panic!("{:?}", r.events) };
+    assert_eq!(world.unit(quick).unwrap().turn_rate, sim::motion::MotionSettings::default().turn_rate);
+    assert_eq!(world.unit(slow).unwrap().turn_rate, m(90));
+    let west = |u: EntityId, w: &World| WorldPos::new(cm(450), w.unit(u).unwrap().pos.z);
+    world.step(&[
+        go(1, 1, vec![quick], west(quick, &world)),
+        cmd(1, 1, 1, CommandKind::Move { units: vec![slow], goal: GoalSpec::Point(west(slow, &world)), queue: false }),
+    ]);
+    let faces = |u: EntityId, degrees: i32, w: &World| {
+        let (f, v) = (w.unit(u).unwrap().facing, pathing::trig::unit_vector_degrees(m(degrees)));
+        (f.x - v.x).abs() <= Fixed::from_bits(2) && (f.z - v.z).abs() <= Fixed::from_bits(2)
+    };
+    assert!(faces(quick, 72, &world) && faces(slow, 18, &world));
+    world.step(&[]);
+    assert!(faces(quick, 144, &world) && faces(slow, 36, &world));
+    // The rate is part of the unit's state: saved, loaded, hashed.
+    let mut loaded = World::load(&world.save()).unwrap();
+    assert_eq!(loaded.unit(slow).unwrap().turn_rate, m(90));
+    assert_eq!(loaded.state_hash(), world.state_hash());
+    // Outside 1..=3600 degrees per second: refused, nothing spawned.
+    for bad in [Fixed::ZERO, Fixed::ONE - Fixed::from_bits(1), m(3600) + Fixed::from_bits(1), -m(90)] {
+        let command = Command { turn: world.turn(), ..spawn(0, 800, Some(bad)) };
+        let r = world.step(&[command]);
+        assert!(
+            matches!(r.events[..], [Event::Rejected { reason: sim::command::RejectReason::OutOfRange, .. }]),
+            "turn rate {bad}: {:?}",
+            r.events
+        );
+    }
 }
 
 /// Two rooms joined by two corridors of one navcell's passable width for the default class: a

@@ -89,8 +89,28 @@ fn river_script(turn: u32, units: &[sim::EntityId]) -> Vec<Command> {
     let cmd = |seq: u32, kind: CommandKind| Command { turn, player: sim::PlayerId(1), seq, kind };
     match turn {
         0 => vec![
-            cmd(0, CommandKind::Spawn { class: pathing::PassClass::of(0), at: at(12, 8), count: 6, radius: m(1) / 2, speed: m(24) }),
-            cmd(1, CommandKind::Spawn { class: pathing::PassClass::of(3), at: at(10, 32), count: 2, radius: m(2), speed: m(6) }),
+            cmd(
+                0,
+                CommandKind::Spawn {
+                    class: pathing::PassClass::of(0),
+                    at: at(12, 8),
+                    count: 6,
+                    radius: m(1) / 2,
+                    speed: m(24),
+                    turn_rate: None,
+                },
+            ),
+            cmd(
+                1,
+                CommandKind::Spawn {
+                    class: pathing::PassClass::of(3),
+                    at: at(10, 32),
+                    count: 2,
+                    radius: m(2),
+                    speed: m(6),
+                    turn_rate: None,
+                },
+            ),
         ],
         1 => vec![
             cmd(0, CommandKind::Move { units: units[..6].to_vec(), goal: GoalSpec::Point(at(20, 56)), queue: false }),

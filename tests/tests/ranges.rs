@@ -77,7 +77,7 @@ fn cmd(turn: u32, kind: CommandKind) -> Command {
 /// `Arrived`, and the length the unit walked (raw, 16 fractional bits; each turn's step rounded down).
 fn run_order(square: Square, start: WorldPos, order: GoalSpec, turns: u32) -> (World, EntityId, bool, i128) {
     let mut world = world_with(square);
-    let spawn = CommandKind::Spawn { class: PassClass::of(0), at: start, count: 1, radius: cm(50), speed: m(9) };
+    let spawn = CommandKind::Spawn { class: PassClass::of(0), at: start, count: 1, radius: cm(50), speed: m(9), turn_rate: None };
     let report = world.step(&[cmd(0, spawn)]);
     assert!(!report.events.iter().any(|e| matches!(e, Event::Rejected { .. })), "{:?}", report.events);
     let unit = world.units().next().unwrap().id;
@@ -244,7 +244,7 @@ fn a_building_placed_over_its_builder_sends_the_builder_to_build_range() {
     // A world whose only obstruction is far away in a corner.
     let far = oriented_square(WorldPos::from_int(4, 4), Fixed::ONE, Fixed::ONE, Fixed::ZERO).unwrap();
     let mut world = world_with(far);
-    let spawn = CommandKind::Spawn { class: PassClass::of(0), at: centre, count: 1, radius: cm(50), speed: m(6) };
+    let spawn = CommandKind::Spawn { class: PassClass::of(0), at: centre, count: 1, radius: cm(50), speed: m(6), turn_rate: None };
     world.step(&[cmd(0, spawn)]);
     let builder = world.units().next().unwrap().id;
     let house = SquareSpec { x: centre.x, z: centre.z, w: m(8), h: m(6), degrees: m(20) };
@@ -276,7 +276,8 @@ fn a_unit_wider_than_its_class_clearance_is_refused_at_spawn() {
     let far = oriented_square(WorldPos::from_int(4, 4), Fixed::ONE, Fixed::ONE, Fixed::ZERO).unwrap();
     let mut world = world_with(far);
     let at = WorldPos::from_int(SIDE / 2, SIDE / 2);
-    let spawn = |class: u8, radius: Fixed| CommandKind::Spawn { class: PassClass::of(class), at, count: 1, radius, speed: m(6) };
+    let spawn =
+        |class: u8, radius: Fixed| CommandKind::Spawn { class: PassClass::of(class), at, count: 1, radius, speed: m(6), turn_rate: None };
     // Class 0 (`default`) has clearance 1 m, class 1 (`large`) 3 m.
     let report = world.step(&[
         Command { turn: 0, player: PlayerId(1), seq: 0, kind: spawn(0, cm(150)) },
@@ -314,7 +315,7 @@ fn the_radius_is_compared_with_the_clearance_in_whole_navcells() {
         turn: 0,
         player: PlayerId(1),
         seq,
-        kind: CommandKind::Spawn { class: PassClass::of(0), at, count: 1, radius, speed: m(2) },
+        kind: CommandKind::Spawn { class: PassClass::of(0), at, count: 1, radius, speed: m(2), turn_rate: None },
     };
     let report = world.step(&[spawn(0, cm(50)), spawn(1, cm(51))]);
     assert_eq!(report.events.iter().filter(|e| matches!(e, Event::Spawned { .. })).count(), 1, "{:?}", report.events);

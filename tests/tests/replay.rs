@@ -237,6 +237,7 @@ fn the_replay_layout_is_pinned_to_its_format_version() {
             count: 3,
             radius: Fixed::ONE / 2,
             speed: Fixed::from_num(8),
+            turn_rate: None,
         },
         CommandKind::Move { units: vec![id], goal: GoalSpec::Point(WorldPos::from_int(1, 2)), queue: true },
         CommandKind::Move {
@@ -288,12 +289,41 @@ fn the_replay_layout_is_pinned_to_its_format_version() {
             ],
         },
         CommandKind::MoveByWaypoints { units: vec![id], goal: WorldPos::from_int(70, 3), queue: true },
+        CommandKind::Move {
+            units: vec![id],
+            goal: GoalSpec::Range {
+                target: Target::Obstruction(pathing::ObstructionId(9)),
+                min: Fixed::ZERO,
+                max: Fixed::from_num(12),
+                kind: sim::command::RangeKind::Ranged,
+            },
+            queue: false,
+        },
+        CommandKind::Move {
+            units: vec![id],
+            goal: GoalSpec::Range {
+                target: Target::Obstruction(pathing::ObstructionId(9)),
+                min: Fixed::ONE / 2,
+                max: Fixed::ONE,
+                kind: sim::command::RangeKind::Build,
+            },
+            queue: true,
+        },
+        CommandKind::SpawnFromBuilding {
+            building: pathing::ObstructionId(9),
+            class: pathing::PassClass::of(0),
+            count: 300,
+            radius: Fixed::ONE / 2,
+            speed: Fixed::from_num(6),
+            turn_rate: Some(Fixed::from_num(90)),
+        },
+        CommandKind::CancelSpawns { building: pathing::ObstructionId(9) },
     ];
     let commands: Vec<Command> =
         kinds.into_iter().enumerate().map(|(k, kind)| Command { turn: 3, player: sim::PlayerId(1), seq: k as u32, kind }).collect();
     let bytes = sim::state_hash::encode(&(sim::world::Settings::default(), commands));
     let digest = sim::state_hash::hex(blake3::hash(&bytes).as_bytes());
-    assert_eq!((replay::format::REPLAY_VERSION, digest.as_str()), (4, "365b71c362d732c1d6e5838be65738b266c51ca7862f634bbc01d23cd108d37e"));
+    assert_eq!((replay::format::REPLAY_VERSION, digest.as_str()), (4, "b17501f9f792f4ebcb95e004cf2a2cd581cc4a38a654028e4e268cc83e85210d"));
 }
 
 #[test]

@@ -33,8 +33,25 @@ fn script(turn: u32, units: &[EntityId]) -> Vec<Command> {
     let m = |n: i32| Fixed::from_num(n);
     match turn {
         0 => vec![
-            cmd(0, 1, 0, CommandKind::Spawn { class: PassClass::of(0), at: at(40, 60), count: 24, radius: m(1) / 2, speed: m(15) }),
-            cmd(0, 2, 0, CommandKind::Spawn { class: PassClass::of(1), at: at(210, 190), count: 24, radius: m(3) / 2, speed: m(12) }),
+            cmd(
+                0,
+                1,
+                0,
+                CommandKind::Spawn { class: PassClass::of(0), at: at(40, 60), count: 24, radius: m(1) / 2, speed: m(15), turn_rate: None },
+            ),
+            cmd(
+                0,
+                2,
+                0,
+                CommandKind::Spawn {
+                    class: PassClass::of(1),
+                    at: at(210, 190),
+                    count: 24,
+                    radius: m(3) / 2,
+                    speed: m(12),
+                    turn_rate: None,
+                },
+            ),
         ],
         1 => (0..48usize)
             .map(|n| {
@@ -137,7 +154,7 @@ fn invalid_commands_are_rejected_and_change_nothing() {
         0,
         1,
         0,
-        CommandKind::Spawn { class: PassClass::of(0), at: at(40, 60), count: 2, radius: Fixed::ONE, speed: Fixed::ONE },
+        CommandKind::Spawn { class: PassClass::of(0), at: at(40, 60), count: 2, radius: Fixed::ONE, speed: Fixed::ONE, turn_rate: None },
     )]);
     let mine: Vec<EntityId> = r.events.iter().filter_map(|e| if let Event::Spawned { unit } = e { Some(*unit) } else { None }).collect();
     assert_eq!(mine.len(), 2);
@@ -149,11 +166,35 @@ fn invalid_commands_are_rejected_and_change_nothing() {
         (cmd(1, 2, 1, CommandKind::Stop { units: mine.clone() }), RejectReason::NotOwned(mine[0])),
         (cmd(1, 1, 2, CommandKind::Stop { units: vec![mine[0], ghost] }), RejectReason::UnknownEntity(ghost)),
         (
-            cmd(1, 1, 3, CommandKind::Spawn { class: PassClass::of(4), at: at(40, 60), count: 1, radius: Fixed::ONE, speed: Fixed::ONE }),
+            cmd(
+                1,
+                1,
+                3,
+                CommandKind::Spawn {
+                    class: PassClass::of(4),
+                    at: at(40, 60),
+                    count: 1,
+                    radius: Fixed::ONE,
+                    speed: Fixed::ONE,
+                    turn_rate: None,
+                },
+            ),
             RejectReason::BadClass,
         ),
         (
-            cmd(1, 1, 4, CommandKind::Spawn { class: PassClass::of(0), at: at(40, 60), count: 0, radius: Fixed::ONE, speed: Fixed::ONE }),
+            cmd(
+                1,
+                1,
+                4,
+                CommandKind::Spawn {
+                    class: PassClass::of(0),
+                    at: at(40, 60),
+                    count: 0,
+                    radius: Fixed::ONE,
+                    speed: Fixed::ONE,
+                    turn_rate: None,
+                },
+            ),
             RejectReason::OutOfRange,
         ),
         (
@@ -185,7 +226,7 @@ fn invalid_commands_are_rejected_and_change_nothing() {
         0,
         1,
         0,
-        CommandKind::Spawn { class: PassClass::of(0), at: at(40, 60), count: 2, radius: Fixed::ONE, speed: Fixed::ONE },
+        CommandKind::Spawn { class: PassClass::of(0), at: at(40, 60), count: 2, radius: Fixed::ONE, speed: Fixed::ONE, turn_rate: None },
     )]);
     assert_eq!(twin.state_hash(), before);
     twin.step(&[]);
@@ -202,6 +243,7 @@ fn arb_command(turn: u32) -> impl Strategy<Value = Command> {
             count,
             radius: Fixed::from_num(r) / 2,
             speed: Fixed::from_num(s),
+            turn_rate: None,
         }),
         (ids.clone(), pos.clone(), any::<bool>(), 0..3u8).prop_map(|(units, p, queue, k)| CommandKind::Move {
             units,
@@ -283,6 +325,7 @@ fn a_divergence_is_located_to_its_component_and_entity_range() {
                 count: 100,
                 radius: Fixed::ONE / 2,
                 speed: Fixed::ONE,
+                turn_rate: None,
             },
         )
     };
@@ -415,6 +458,7 @@ fn snapshot_fuzz_seeds_load() {
                         count: 3,
                         radius: Fixed::ONE / 2,
                         speed: Fixed::from_num(5),
+                        turn_rate: None,
                     },
                 )],
                 1 => vec![cmd(1, 1, 0, CommandKind::Move { units: units.clone(), goal: GoalSpec::Point(at(40, 35)), queue: false })],
@@ -441,7 +485,14 @@ fn snapshot_fuzz_seeds_load() {
             0,
             1,
             0,
-            CommandKind::Spawn { class: PassClass::of(0), at: at(2, 2), count: 2, radius: Fixed::ONE / 2, speed: Fixed::from_num(5) },
+            CommandKind::Spawn {
+                class: PassClass::of(0),
+                at: at(2, 2),
+                count: 2,
+                radius: Fixed::ONE / 2,
+                speed: Fixed::from_num(5),
+                turn_rate: None,
+            },
         )]);
         std::fs::write(dir.join("painted0.bin"), w.save()).unwrap();
     }
@@ -478,7 +529,14 @@ fn buildings_disperse_the_units_in_their_way_and_gates_open() {
         0,
         1,
         0,
-        CommandKind::Spawn { class: PassClass::of(0), at: at(cx, cz), count: 12, radius: Fixed::ONE / 2, speed: Fixed::from_num(6) },
+        CommandKind::Spawn {
+            class: PassClass::of(0),
+            at: at(cx, cz),
+            count: 12,
+            radius: Fixed::ONE / 2,
+            speed: Fixed::from_num(6),
+            turn_rate: None,
+        },
     )]);
     let units: Vec<EntityId> = r.events.iter().filter_map(|e| if let Event::Spawned { unit } = e { Some(*unit) } else { None }).collect();
     assert_eq!(units.len(), 12);
@@ -489,7 +547,14 @@ fn buildings_disperse_the_units_in_their_way_and_gates_open() {
         1,
         1,
         0,
-        CommandKind::Spawn { class: PassClass::of(0), at: at(cx + 14, cz), count: 1, radius: Fixed::ONE / 2, speed: Fixed::from_num(6) },
+        CommandKind::Spawn {
+            class: PassClass::of(0),
+            at: at(cx + 14, cz),
+            count: 1,
+            radius: Fixed::ONE / 2,
+            speed: Fixed::from_num(6),
+            turn_rate: None,
+        },
     )]);
     let Event::Spawned { unit: builder } = r.events[0] else { panic!("{:?}", r.events) };
     let r = w.step(&[cmd(2, 1, 0, CommandKind::PlaceBuilding { class: land, square: house, builder: Some(builder) })]);
@@ -525,7 +590,14 @@ fn removed_units_leave_stale_ids_that_are_rejected() {
         0,
         1,
         0,
-        CommandKind::Spawn { class: PassClass::of(0), at: at(40, 60), count: 3, radius: Fixed::ONE / 2, speed: Fixed::ONE },
+        CommandKind::Spawn {
+            class: PassClass::of(0),
+            at: at(40, 60),
+            count: 3,
+            radius: Fixed::ONE / 2,
+            speed: Fixed::ONE,
+            turn_rate: None,
+        },
     )]);
     let units: Vec<EntityId> = r.events.iter().filter_map(|e| if let Event::Spawned { unit } = e { Some(*unit) } else { None }).collect();
     let r = w.step(&[cmd(1, 1, 0, CommandKind::Remove { units: vec![units[1], units[1]] })]);
@@ -539,7 +611,14 @@ fn removed_units_leave_stale_ids_that_are_rejected() {
         3,
         1,
         0,
-        CommandKind::Spawn { class: PassClass::of(0), at: at(40, 60), count: 1, radius: Fixed::ONE / 2, speed: Fixed::ONE },
+        CommandKind::Spawn {
+            class: PassClass::of(0),
+            at: at(40, 60),
+            count: 1,
+            radius: Fixed::ONE / 2,
+            speed: Fixed::ONE,
+            turn_rate: None,
+        },
     )]);
     let Event::Spawned { unit } = r.events[0] else { panic!("{:?}", r.events) };
     assert_eq!(unit.index, units[1].index);
@@ -559,7 +638,19 @@ fn review_cases_same_turn_grid_off_map_goals_id_exhaustion_and_checked_snapshots
             0,
             CommandKind::PlaceObstruction { square: SquareSpec { x: m(40), z: m(60), w: m(10), h: m(10), degrees: m(0) }, flags: 3 },
         ),
-        cmd(0, 1, 0, CommandKind::Spawn { class: PassClass::of(0), at: at(40, 60), count: 3, radius: Fixed::ONE / 2, speed: Fixed::ONE }),
+        cmd(
+            0,
+            1,
+            0,
+            CommandKind::Spawn {
+                class: PassClass::of(0),
+                at: at(40, 60),
+                count: 3,
+                radius: Fixed::ONE / 2,
+                speed: Fixed::ONE,
+                turn_rate: None,
+            },
+        ),
     ]);
     let class0 = pathing::PassClass::new(0).unwrap();
     for u in w.units() {

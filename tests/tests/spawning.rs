@@ -39,7 +39,14 @@ fn with_building(threads: usize) -> World {
 }
 
 fn from_building(count: u16) -> CommandKind {
-    CommandKind::SpawnFromBuilding { building: ObstructionId(1), class: PassClass::of(0), count, radius: half(), speed: m(8) }
+    CommandKind::SpawnFromBuilding {
+        building: ObstructionId(1),
+        class: PassClass::of(0),
+        count,
+        radius: half(),
+        speed: m(8),
+        turn_rate: None,
+    }
 }
 
 /// The positions the placement rules give, one unit after another, for `count` units of
@@ -116,6 +123,7 @@ fn a_full_perimeter_reports_the_waiting_units_and_keeps_the_order() {
         remaining: 7,
         radius: half(),
         speed: m(8),
+        turn_rate: sim::motion::MotionSettings::default().turn_rate,
     };
     assert_eq!(w.spawn_orders(), std::slice::from_ref(&order));
     // Nothing frees up: the order waits, quietly, turn after turn.
@@ -192,11 +200,25 @@ fn building_spawns_are_refused_for_a_missing_building_or_out_of_range_values() {
     let mut w = with_building(1);
     let cases = [
         (
-            CommandKind::SpawnFromBuilding { building: ObstructionId(9), class: PassClass::of(0), count: 1, radius: half(), speed: m(8) },
+            CommandKind::SpawnFromBuilding {
+                building: ObstructionId(9),
+                class: PassClass::of(0),
+                count: 1,
+                radius: half(),
+                speed: m(8),
+                turn_rate: None,
+            },
             "no obstruction",
         ),
         (
-            CommandKind::SpawnFromBuilding { building: ObstructionId(1), class: PassClass::of(0), count: 0, radius: half(), speed: m(8) },
+            CommandKind::SpawnFromBuilding {
+                building: ObstructionId(1),
+                class: PassClass::of(0),
+                count: 0,
+                radius: half(),
+                speed: m(8),
+                turn_rate: None,
+            },
             "count 0",
         ),
         (
@@ -206,11 +228,19 @@ fn building_spawns_are_refused_for_a_missing_building_or_out_of_range_values() {
                 count: 4097,
                 radius: half(),
                 speed: m(8),
+                turn_rate: None,
             },
             "count 4097",
         ),
         (
-            CommandKind::SpawnFromBuilding { building: ObstructionId(1), class: PassClass::of(4), count: 1, radius: half(), speed: m(8) },
+            CommandKind::SpawnFromBuilding {
+                building: ObstructionId(1),
+                class: PassClass::of(4),
+                count: 1,
+                radius: half(),
+                speed: m(8),
+                turn_rate: None,
+            },
             "a foundation class",
         ),
         (CommandKind::CancelSpawns { building: ObstructionId(1) }, "no order"),
@@ -290,7 +320,14 @@ fn a_spawn_of_250_at_one_point_places_all_of_them_apart() {
         0,
         1,
         0,
-        CommandKind::Spawn { class: PassClass::of(0), at: WorldPos::from_int(32, 32), count: 250, radius: half(), speed: m(8) },
+        CommandKind::Spawn {
+            class: PassClass::of(0),
+            at: WorldPos::from_int(32, 32),
+            count: 250,
+            radius: half(),
+            speed: m(8),
+            turn_rate: None,
+        },
     )]);
     assert_eq!(spawned(&r).len(), 250, "{:?}", &r.events[r.events.len().saturating_sub(2)..]);
     assert!(!r.events.iter().any(|e| matches!(e, Event::SpawnShort { .. } | Event::Rejected { .. })));
@@ -311,7 +348,14 @@ fn a_spawn_of_4096_at_one_point_places_all_of_them() {
         0,
         1,
         0,
-        CommandKind::Spawn { class: PassClass::of(0), at: WorldPos::from_int(64, 64), count: 4096, radius: half(), speed: m(8) },
+        CommandKind::Spawn {
+            class: PassClass::of(0),
+            at: WorldPos::from_int(64, 64),
+            count: 4096,
+            radius: half(),
+            speed: m(8),
+            turn_rate: None,
+        },
     )]);
     assert_eq!(spawned(&r).len(), 4096);
     assert_eq!(r.digest, w.state_digest_from_scratch());
@@ -336,13 +380,15 @@ fn a_point_spawn_places_what_fits_and_counts_the_rest() {
     // Ring 0 (0.625 m out) has four points: the south one fits, its two neighbours touch it, the
     // north one is 1.25 m > 1.125 m from it; every later ring is at least 1.875 m out, in the rock.
     let at = WorldPos::new(m(12) + half(), m(12) + half());
-    let r = w.step(&[cmd(0, 1, 0, CommandKind::Spawn { class: PassClass::of(0), at, count: 5, radius: half(), speed: m(8) })]);
+    let r =
+        w.step(&[cmd(0, 1, 0, CommandKind::Spawn { class: PassClass::of(0), at, count: 5, radius: half(), speed: m(8), turn_rate: None })]);
     let ids = spawned(&r);
     let pos: Vec<WorldPos> = ids.iter().map(|&id| w.unit(id).unwrap().pos).collect();
     let q = Fixed::from_bits(5 << 13);
     assert_eq!(pos, vec![WorldPos::new(at.x, at.z - q), WorldPos::new(at.x, at.z + q)]);
     assert_eq!(r.events.last(), Some(&Event::SpawnShort { command: (0, PlayerId(1), 0), missing: 3 }));
     // With the room full, the next spawn there is refused whole.
-    let r = w.step(&[cmd(1, 1, 0, CommandKind::Spawn { class: PassClass::of(0), at, count: 5, radius: half(), speed: m(8) })]);
+    let r =
+        w.step(&[cmd(1, 1, 0, CommandKind::Spawn { class: PassClass::of(0), at, count: 5, radius: half(), speed: m(8), turn_rate: None })]);
     assert_eq!(r.events, vec![Event::Rejected { command: (1, PlayerId(1), 0), reason: RejectReason::NoRoom }]);
 }

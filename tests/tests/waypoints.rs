@@ -69,7 +69,7 @@ fn cmd(turn: u32, player: u8, kind: CommandKind) -> Command {
 }
 
 fn spawn(world: &mut World, class: PassClass, at: WorldPos) -> EntityId {
-    let kind = CommandKind::Spawn { class, at, count: 1, radius: Fixed::ONE / 2, speed: Fixed::from_num(16) };
+    let kind = CommandKind::Spawn { class, at, count: 1, radius: Fixed::ONE / 2, speed: Fixed::from_num(16), turn_rate: None };
     let report = world.step(&[cmd(world.turn(), 1, kind)]);
     let [Event::Spawned { unit }] = report.events[..] else { panic!("{:?}", report.events) };
     unit
@@ -298,8 +298,14 @@ fn priorities_steer_a_players_routes_and_no_one_elses() {
     let mut world = world();
     let mine = spawn(&mut world, PassClass::of(0), pos(5, 45));
     let theirs = {
-        let kind =
-            CommandKind::Spawn { class: PassClass::of(0), at: pos(7, 45), count: 1, radius: Fixed::ONE / 2, speed: Fixed::from_num(16) };
+        let kind = CommandKind::Spawn {
+            class: PassClass::of(0),
+            at: pos(7, 45),
+            count: 1,
+            radius: Fixed::ONE / 2,
+            speed: Fixed::from_num(16),
+            turn_rate: None,
+        };
         let report = world.step(&[cmd(world.turn(), 2, kind)]);
         let [Event::Spawned { unit }] = report.events[..] else { panic!("{:?}", report.events) };
         unit
@@ -403,8 +409,14 @@ fn routes_replay_bit_for_bit_through_saves_and_threads() {
     };
     let run = |reload: bool| -> Vec<[u8; 32]> {
         let mut world = world();
-        let kind =
-            CommandKind::Spawn { class: PassClass::of(0), at: pos(4, 4), count: 2, radius: Fixed::ONE / 2, speed: Fixed::from_num(12) };
+        let kind = CommandKind::Spawn {
+            class: PassClass::of(0),
+            at: pos(4, 4),
+            count: 2,
+            radius: Fixed::ONE / 2,
+            speed: Fixed::from_num(12),
+            turn_rate: None,
+        };
         let report = world.step(&[cmd(0, 1, kind)]);
         let units: Vec<EntityId> =
             report.events.iter().filter_map(|e| if let Event::Spawned { unit } = e { Some(*unit) } else { None }).collect();
@@ -522,6 +534,7 @@ fn route_planning_per_turn_is_bounded() {
                 count: 2,
                 radius: Fixed::ONE / 4,
                 speed: Fixed::from_num(8),
+                turn_rate: None,
             };
             let report = world.step(&[cmd(world.turn(), 1, kind)]);
             units.extend(report.events.iter().filter_map(|e| if let Event::Spawned { unit } = e { Some(*unit) } else { None }));
@@ -612,7 +625,14 @@ fn until_rerouted(world: &mut World, unit: EntityId, first: &TurnReport) -> u32 
 #[test]
 fn a_failed_leg_is_rerouted_once_then_the_unit_moves_locally() {
     let mut world = world();
-    let kind = CommandKind::Spawn { class: PassClass::of(0), at: pos(50, 10), count: 1, radius: Fixed::ONE / 2, speed: Fixed::from_num(8) };
+    let kind = CommandKind::Spawn {
+        class: PassClass::of(0),
+        at: pos(50, 10),
+        count: 1,
+        radius: Fixed::ONE / 2,
+        speed: Fixed::from_num(8),
+        turn_rate: None,
+    };
     let report = world.step(&[cmd(0, 1, kind)]);
     let [Event::Spawned { unit }] = report.events[..] else { panic!("{:?}", report.events) };
     let goal = pos(50, 45);

@@ -92,13 +92,14 @@ pub(super) fn write_canonical(sc: &Scenario) -> String {
             let name = s.group.map_or_else(String::new, |g| json_string(&sc.group_names[g]));
             let comment = e.comment.as_ref().map_or_else(String::new, |c| format!(", \"comment\": {}", json_string(c)));
             Some(format!(
-                "{{\"name\": {name}, \"player\": {}, \"class\": {}, \"at\": {}, \"count\": {}, \"radius\": {}, \"speed\": {}{comment}}}",
+                "{{\"name\": {name}, \"player\": {}, \"class\": {}, \"at\": {}, \"count\": {}, \"radius\": {}, \"speed\": {}{}{comment}}}",
                 e.player,
                 class_name(s.class),
                 pos_json(s.at),
                 s.count,
                 s.radius,
-                s.speed
+                s.speed,
+                turn_rate_json(s.turn_rate)
             ))
         })
         .collect();
@@ -207,12 +208,13 @@ pub(super) fn action_json(sc: &Scenario, action: &Action) -> String {
         Action::Spawn(s) => {
             let group = s.group.map_or_else(String::new, |g| format!("\"group\": {}, ", json_string(&sc.group_names[g])));
             format!(
-                "\"spawn\": {{{group}\"class\": {}, \"at\": {}, \"count\": {}, \"radius\": {}, \"speed\": {}}}",
+                "\"spawn\": {{{group}\"class\": {}, \"at\": {}, \"count\": {}, \"radius\": {}, \"speed\": {}{}}}",
                 class_name(s.class),
                 pos_json(s.at),
                 s.count,
                 s.radius,
-                s.speed
+                s.speed,
+                turn_rate_json(s.turn_rate)
             )
         }
         Action::Move { units, goal, queue } => {
@@ -257,12 +259,13 @@ pub(super) fn action_json(sc: &Scenario, action: &Action) -> String {
         Action::SpawnFromBuilding { spawn: s, building } => {
             let group = s.group.map_or_else(String::new, |g| format!("\"group\": {}, ", json_string(&sc.group_names[g])));
             format!(
-                "\"spawn_from_building\": {{{group}\"building\": {}, \"class\": {}, \"count\": {}, \"radius\": {}, \"speed\": {}}}",
+                "\"spawn_from_building\": {{{group}\"building\": {}, \"class\": {}, \"count\": {}, \"radius\": {}, \"speed\": {}{}}}",
                 obs(*building),
                 class_name(s.class),
                 s.count,
                 s.radius,
-                s.speed
+                s.speed,
+                turn_rate_json(s.turn_rate)
             )
         }
         Action::CancelSpawns { building } => format!("\"cancel_spawns\": {{\"building\": {}}}", obs(*building)),
@@ -295,4 +298,9 @@ pub(super) fn flags_name(flags: u8) -> &'static str {
         ObstructionFlags::BLOCK_FOUNDATION => "foundation",
         _ => "static",
     }
+}
+
+/// A spawn's own turn rate as `, "turn_rate": R`; nothing for the game's default.
+fn turn_rate_json(rate: Option<pathing::Fixed>) -> String {
+    rate.map_or_else(String::new, |r| format!(", \"turn_rate\": {r}"))
 }

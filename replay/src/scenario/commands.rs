@@ -221,7 +221,7 @@ pub(super) fn parse_entry(
             Some(g) => Some(define_group(cx, g, &join(&p, "group"), turn, names)?),
             None => None,
         };
-        let fields = SpawnFields { class: c.class, at: c.at, count: c.count, radius: c.radius, speed: c.speed };
+        let fields = SpawnFields { class: c.class, at: c.at, count: c.count, radius: c.radius, speed: c.speed, turn_rate: c.turn_rate };
         let spawn = parse_spawn_fields(cx, &p, fields, classes, group)?;
         if let Some(g) = group {
             names.group_spawn[g].1 = u32::from(spawn.count);
@@ -320,7 +320,8 @@ pub(super) fn parse_entry(
             Some(g) => Some(define_group(cx, g, &join(&p, "group"), turn, names)?),
             None => None,
         };
-        let fields = SpawnFields { class: c.class, at: Point(origin), count: c.count, radius: c.radius, speed: c.speed };
+        let fields =
+            SpawnFields { class: c.class, at: Point(origin), count: c.count, radius: c.radius, speed: c.speed, turn_rate: c.turn_rate };
         let spawn = parse_spawn_fields(cx, &p, fields, classes, group)?;
         if let Some(g) = group {
             names.group_spawn[g].1 = u32::from(spawn.count);

@@ -198,6 +198,8 @@ pub(super) struct UnitIn {
     pub(super) radius: Option<Fixed>,
     #[serde(default, deserialize_with = "some_decimal")]
     pub(super) speed: Option<Fixed>,
+    #[serde(default, deserialize_with = "some_decimal")]
+    pub(super) turn_rate: Option<Fixed>,
     pub(super) comment: Option<Text<MAX_DESCRIPTION_BYTES>>,
 }
 
@@ -240,6 +242,8 @@ pub(super) struct SpawnIn {
     pub(super) radius: Option<Fixed>,
     #[serde(default, deserialize_with = "some_decimal")]
     pub(super) speed: Option<Fixed>,
+    #[serde(default, deserialize_with = "some_decimal")]
+    pub(super) turn_rate: Option<Fixed>,
 }
 
 /// A `spawn_from_building` command: a spawn's fields with a building instead of a point.
@@ -254,6 +258,8 @@ pub(super) struct SpawnFromBuildingIn {
     pub(super) radius: Option<Fixed>,
     #[serde(default, deserialize_with = "some_decimal")]
     pub(super) speed: Option<Fixed>,
+    #[serde(default, deserialize_with = "some_decimal")]
+    pub(super) turn_rate: Option<Fixed>,
 }
 
 /// A `cancel_spawns` command.

@@ -107,8 +107,8 @@ pub const SCENARIO_VERSION: u32 = 5;
 /// commands (`set_waypoints`, `set_waypoint_priorities`, `move_by_waypoints`), version 4 the
 /// landmark tables (`map.landmarks`) and the refusal of foundation classes in `map.jump_tables`
 /// (older files' are dropped, as they were always ignored), version 5 the motion setting
-/// `turn_rate`, the kind of a range goal (`range.kind`) and the spawns from buildings
-/// (`spawn_from_building`, `cancel_spawns`); an older file is a valid newer file, so it is read as
+/// `turn_rate` and a spawn's own `turn_rate`, the kind of a range goal (`range.kind`) and the
+/// spawns from buildings (`spawn_from_building`, `cancel_spawns`); an older file is a valid newer file, so it is read as
 /// one (and its canonical text says version 5).
 pub const OLDEST_SCENARIO_VERSION: u32 = 1;
 
@@ -129,6 +129,7 @@ pub const INTRODUCED: &[(&str, u32)] = &[
     ("range.kind", 5),
     ("spawn_from_building", 5),
     ("cancel_spawns", 5),
+    ("spawn turn_rate", 5),
 ];
 
 /// The version that introduced a key or command of [`INTRODUCED`] (named as there), or 1.

@@ -85,6 +85,8 @@ pub(super) struct SpawnSpec {
     pub(super) count: u16,
     pub(super) radius: Fixed,
     pub(super) speed: Fixed,
+    /// The spawn's own turn rate; `None` for the game's.
+    pub(super) turn_rate: Option<Fixed>,
 }
 
 #[derive(Clone, Debug)]

@@ -68,10 +68,10 @@ fn parse_root(cx: &Cx, root: Root, resolve: &mut dyn FnMut(&str) -> Result<Strin
     let mut entries = Vec::new();
     for (k, unit) in root.units.map(|u| u.0).unwrap_or_default().into_iter().enumerate() {
         let path = format!("units[{k}]");
-        let UnitIn { name, player, class, at, count, radius, speed, comment } = unit;
+        let UnitIn { name, player, class, at, count, radius, speed, turn_rate, comment } = unit;
         let player = parse_player(cx, player, &path, &settings)?;
         let group = define_group(cx, &name, &join(&path, "name"), 0, &mut names)?;
-        let spawn = parse_spawn_fields(cx, &path, SpawnFields { class, at, count, radius, speed }, &classes, Some(group))?;
+        let spawn = parse_spawn_fields(cx, &path, SpawnFields { class, at, count, radius, speed, turn_rate }, &classes, Some(group))?;
         names.group_spawn[group].1 = u32::from(spawn.count);
         let comment = comment.map(|c| c.0);
         entries.push(Entry { turn: 0, player, seq: next_seq(&mut seqs, player), comment, action: Action::Spawn(spawn) });
@@ -382,9 +382,10 @@ pub(super) struct SpawnFields {
     pub(super) count: Option<Int<1, { sim::world::MAX_SPAWN_COUNT as u64 }>>,
     pub(super) radius: Option<Fixed>,
     pub(super) speed: Option<Fixed>,
+    pub(super) turn_rate: Option<Fixed>,
 }
 
-/// The spawn fields `class`, `at`, `count`, `radius`, `speed` of the object at `path`.
+/// The spawn fields `class`, `at`, `count`, `radius`, `speed`, `turn_rate` of the object at `path`.
 pub(super) fn parse_spawn_fields(cx: &Cx, path: &str, f: SpawnFields, classes: &ClassSet, group: Option<usize>) -> Res<SpawnSpec> {
     let class = match &f.class {
         Some(v) => {
@@ -409,7 +410,14 @@ pub(super) fn parse_spawn_fields(cx: &Cx, path: &str, f: SpawnFields, classes: &
         let p = if f.speed.is_some() { join(path, "speed") } else { path.to_string() };
         return Err(cx.err(&p, format!("expected a speed in (0, 64], found {speed}")));
     }
-    Ok(SpawnSpec { group, class, at: f.at.0, count, radius, speed })
+    if let Some(rate) = f.turn_rate {
+        let p = join(path, "turn_rate");
+        cx.since(&p, "spawn turn_rate")?;
+        if !sim::motion::TURN_RATE_LIMITS.contains(&rate) {
+            return Err(cx.err(&p, format!("expected a turn rate in 1..=3600 degrees per second, found {rate}")));
+        }
+    }
+    Ok(SpawnSpec { group, class, at: f.at.0, count, radius, speed, turn_rate: f.turn_rate })
 }
 
 /// A waypoint network: `{"class", "range", "points"}` (points in scenario coordinates, each on the

@@ -201,9 +201,14 @@ impl<'a> ScriptRunner<'a> {
     fn command(&self, entry: &Entry) -> Command {
         let sc = self.scenario;
         let kind = match &entry.action {
-            Action::Spawn(s) => {
-                CommandKind::Spawn { class: s.class, at: sc.world_pos(s.at), count: s.count, radius: s.radius, speed: s.speed }
-            }
+            Action::Spawn(s) => CommandKind::Spawn {
+                class: s.class,
+                at: sc.world_pos(s.at),
+                count: s.count,
+                radius: s.radius,
+                speed: s.speed,
+                turn_rate: s.turn_rate,
+            },
             Action::Move { units, goal, queue } => CommandKind::Move { units: self.units(units), goal: self.goal(goal), queue: *queue },
             Action::FormGroup { units, layout, .. } => CommandKind::FormGroup { units: self.units(units), layout: *layout },
             Action::MoveFormation { formation, goal } => {
@@ -224,6 +229,7 @@ impl<'a> ScriptRunner<'a> {
                 count: s.count,
                 radius: s.radius,
                 speed: s.speed,
+                turn_rate: s.turn_rate,
             },
             Action::CancelSpawns { building } => CommandKind::CancelSpawns { building: self.obstruction(*building) },
             Action::Stop { units } => CommandKind::Stop { units: self.units(units) },

@@ -189,6 +189,7 @@ fn a_key_newer_than_the_files_version_was_accepted() {
             with_script("{\"turn\": 1, \"player\": 1, \"spawn_from_building\": {\"building\": 1, \"count\": 2}}"),
         ),
         ("cancel_spawns", "script[0].cancel_spawns", with_script("{\"turn\": 1, \"player\": 1, \"cancel_spawns\": {\"building\": 1}}")),
+        ("spawn turn_rate", "units[0].turn_rate", minimal("").replace("\"count\": 3}", "\"count\": 3, \"turn_rate\": 90}")),
     ];
     let keys: Vec<&str> = uses.iter().map(|(key, _, _)| *key).collect();
     let rows: Vec<&str> = INTRODUCED.iter().map(|(key, _)| *key).collect();
@@ -308,6 +309,12 @@ fn malformed_inputs_are_refused_with_a_position_or_a_path() {
     check_error(&minimal("").replace("[30, 30]", "[30, 1e3]"), "units[0].at[1]", Some(4), "expected a decimal number");
     check_error(&minimal("").replace("[30, 30]", "[30, 99999]"), "units[0].at[1]", Some(4), "within ±16384");
     check_error(&minimal("").replace("\"count\": 3", "\"count\": 5000"), "units[0].count", Some(4), "1..=4096");
+    check_error(
+        &minimal("").replace("\"version\": 1", "\"version\": 5").replace("\"count\": 3", "\"count\": 3, \"turn_rate\": 0.5"),
+        "units[0].turn_rate",
+        Some(4),
+        "expected a turn rate in 1..=3600",
+    );
     check_error(&minimal("").replace("\"count\": 3", "\"count\": 2.5"), "units[0].count", Some(4), "expected an integer");
     check_error(&minimal("").replace("\"count\": 3", "\"count\": -1"), "units[0].count", Some(4), "expected an integer");
     // Names.

@@ -55,6 +55,9 @@ pub struct SpawnOrder {
     pub radius: Fixed,
     /// The units' speed. `[Units: metres per second] [Limit: (0, 64]]`
     pub speed: Fixed,
+    /// The units' turn rate, the game's default already applied.
+    /// `[Units: degrees per second] [Limit: 1..=3600]`
+    pub turn_rate: Fixed,
 }
 
 /// The waiting building spawn orders (state: saved and hashed).
@@ -81,11 +84,13 @@ pub(crate) struct Batch {
     pub(crate) pass: PassClass,
     pub(crate) radius: Fixed,
     pub(crate) speed: Fixed,
+    pub(crate) turn_rate: Fixed,
 }
 
 impl World {
-    /// Checks a spawn's class, count, radius and speed against the limits of
-    /// [`CommandKind::Spawn`](crate::command::CommandKind::Spawn).
+    /// Checks a spawn's class, count, radius, speed and turn rate against the limits of
+    /// [`CommandKind::Spawn`](crate::command::CommandKind::Spawn); a turn rate of `None` becomes
+    /// the game's [`MotionSettings::turn_rate`](crate::motion::MotionSettings::turn_rate).
     pub(crate) fn check_spawn(
         &self,
         player: PlayerId,
@@ -93,6 +98,7 @@ impl World {
         count: u16,
         radius: Fixed,
         speed: Fixed,
+        turn_rate: Option<Fixed>,
     ) -> Result<Batch, RejectReason> {
         let pass = class;
         if class.index() >= self.nav.classes().len() || self.nav.class_nav(pass).is_none() {
@@ -103,16 +109,18 @@ impl World {
             || radius > Fixed::from_num(8)
             || speed <= Fixed::ZERO
             || speed > Fixed::from_num(64)
+            || turn_rate.is_some_and(|rate| !crate::motion::TURN_RATE_LIMITS.contains(&rate))
         {
             return Err(RejectReason::OutOfRange);
         }
+        let turn_rate = turn_rate.unwrap_or(self.settings.motion.turn_rate);
         // Clearance and radius are tied (docs/pathfinding-rules.md, "Clearance"): a unit wider than
         // its class's clearance would be planned along walls it overlaps.
         let clearance = self.nav.classes().get(class).map_or(Fixed::ZERO, |def| def.whole_clearance(self.nav.grid().cell_size()));
         if radius > clearance {
             return Err(RejectReason::RadiusAboveClearance { radius, clearance });
         }
-        Ok(Batch { player, class, pass, radius, speed })
+        Ok(Batch { player, class, pass, radius, speed, turn_rate })
     }
 
     /// Up to `count` positions for the batch's units on the first `rings` spawn rings round
@@ -160,6 +168,7 @@ impl World {
             pos,
             radius: batch.radius,
             speed: batch.speed,
+            turn_rate: batch.turn_rate,
             orders: Vec::new(),
             waypoints: Vec::new(),
             state: UnitState::Idle,
@@ -249,6 +258,7 @@ impl World {
                 remaining,
                 radius: batch.radius,
                 speed: batch.speed,
+                turn_rate: batch.turn_rate,
             });
             events.push(Event::SpawnWaiting { command, order: id, building, waiting: u32::from(remaining) });
         }
@@ -291,7 +301,8 @@ impl World {
                 continue;
             };
             // A saved order was checked on load, and the class set never changes, so this holds.
-            let Ok(batch) = self.check_spawn(order.player, order.class, order.remaining, order.radius, order.speed) else {
+            let Ok(batch) = self.check_spawn(order.player, order.class, order.remaining, order.radius, order.speed, Some(order.turn_rate))
+            else {
                 events.push(Event::SpawnCancelled { order: order.id, remaining: u32::from(order.remaining) });
                 continue;
             };
@@ -332,8 +343,8 @@ impl World {
             if o.player.0 > self.settings.players {
                 return Err(format!("{what}: player {} is not a player", o.player));
             }
-            self.check_spawn(o.player, o.class, o.remaining, o.radius, o.speed)
-                .map_err(|e| format!("{what}: class, count, radius or speed refused: {e}"))?;
+            self.check_spawn(o.player, o.class, o.remaining, o.radius, o.speed, Some(o.turn_rate))
+                .map_err(|e| format!("{what}: class, count, radius, speed or turn rate refused: {e}"))?;
             let n = per_player.entry(o.player).or_default();
             *n += 1;
             if *n > MAX_SPAWN_ORDERS_PER_PLAYER {

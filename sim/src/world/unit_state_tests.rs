@@ -18,6 +18,7 @@ fn walked_world() -> (World, EntityId) {
         count: 1,
         radius: Fixed::ONE / 2,
         speed: m(6),
+        turn_rate: None,
     };
     world.step(&[Command { turn: 0, player: crate::PlayerId(1), seq: 0, kind: spawn }]);
     let id = world.units().next().unwrap().id;
