@@ -14,8 +14,8 @@
 //!   [`MAX_BACKGROUNDS`]);
 //! - per unit (a track from its first frame to its last): id, owner, class, radius, and its
 //!   positions in 1/16 navcell, the first absolute and then differences from frame to frame; its
-//!   state, current order and path only where they change (a path that only lost its first
-//!   waypoints as a count of waypoints dropped);
+//!   state, current order, facing (whole degrees) and path only where they change (a path that
+//!   only lost its first waypoints as a count of waypoints dropped);
 //! - per obstruction square: its corners, the frames it exists in and its flags as they change
 //!   (gates);
 //! - per formation and frame: its layout, state, position and slot positions; its path where it
@@ -291,6 +291,8 @@ struct Track {
     st: Vec<[u32; 3]>,
     /// Order changes: frame, text.
     ord: Vec<(u32, String)>,
+    /// Facing changes: frame, direction in whole degrees anticlockwise from east (0..=359).
+    fa: Vec<[u32; 2]>,
     /// Path changes: frame, then the turning points (x, z pairs) or how many of the previous
     /// path's first points were dropped.
     p: Vec<(u32, PathOut)>,
@@ -304,6 +306,7 @@ struct TrackLast {
     z: i64,
     state: Option<[u32; 2]>,
     order: Option<String>,
+    facing: Option<u32>,
     waypoints: Vec<WorldPos>,
     /// The frame it was last seen in.
     frame: u32,
@@ -487,6 +490,7 @@ impl Capture {
                         z: vec![z],
                         st: Vec::new(),
                         ord: Vec::new(),
+                        fa: Vec::new(),
                         p: Vec::new(),
                         last: TrackLast { x, z, frame, ..TrackLast::default() },
                     });
@@ -563,6 +567,13 @@ impl Capture {
     }
 }
 
+/// A facing (a unit vector) as whole degrees anticlockwise from east, 0..=359, for drawing only.
+fn facing_degrees(facing: pathing::Vec2) -> u32 {
+    let degrees = facing.z.to_num::<f64>().atan2(facing.x.to_num::<f64>()).to_degrees().round();
+    // `round` of an angle in [-180, 180] is a whole number in that range, so the cast is exact.
+    (degrees as i32).rem_euclid(360) as u32
+}
+
 fn record_unit_details(t: &mut Track, u: &sim::world::Unit, frame: u32, formation: Option<&String>, cell: i128) {
     let state = match u.state {
         UnitState::Idle => [0, 0],
@@ -589,6 +600,11 @@ fn record_unit_details(t: &mut Track, u: &sim::world::Unit, frame: u32, formatio
     if t.last.order.as_ref() != Some(&order) {
         t.ord.push((frame, order.clone()));
         t.last.order = Some(order);
+    }
+    let facing = facing_degrees(u.facing);
+    if t.last.facing != Some(facing) {
+        t.fa.push([frame, facing]);
+        t.last.facing = Some(facing);
     }
     let waypoints = u.waypoints();
     if t.last.waypoints != waypoints {
@@ -866,6 +882,16 @@ fn snapshot_divergence(a: &sim::snapshot::SnapshotData, b: &sim::snapshot::Snaps
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn facing_degrees_count_anticlockwise_from_east() {
+        let (one, zero, half) = (Fixed::ONE, Fixed::ZERO, Fixed::ONE / 2);
+        let cases =
+            [((one, zero), 0), ((zero, one), 90), ((-one, zero), 180), ((zero, -one), 270), ((half, -half), 315), ((-half, -half), 225)];
+        for ((x, z), degrees) in cases {
+            assert_eq!(facing_degrees(pathing::Vec2::new(x, z)), degrees, "({x}, {z})");
+        }
+    }
 
     #[test]
     fn png_data_url_is_standard_padded_base64() {

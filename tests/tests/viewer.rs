@@ -209,6 +209,11 @@ fn check_page(html: &str, file: &str) -> Value {
             "{file}: unit {id} at ({x}, {z}) / 16, expected ({ux}, {uz})"
         );
         assert_eq!(t["o"].as_u64().unwrap(), u64::from(u.owner.0));
+        // The last facing recorded is the world's, in whole degrees anticlockwise from east.
+        let facing = t["fa"].as_array().unwrap().last().unwrap_or_else(|| panic!("{file}: unit {id} has a facing"))[1].as_u64().unwrap();
+        let degrees = u.facing.z.to_num::<f64>().atan2(u.facing.x.to_num::<f64>()).to_degrees().rem_euclid(360.0);
+        let off = (facing as f64 - degrees).abs();
+        assert!(off.min(360.0 - off) <= 0.5, "{file}: unit {id} faces {facing}°, the world {degrees}°");
         seen += 1;
     }
     assert!(seen > 0, "{file}: units at the end");
