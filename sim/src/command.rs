@@ -9,6 +9,8 @@ use pathing::{Fixed, ObstructionId, PassClass, WorldPos};
 use serde::{Deserialize, Serialize};
 
 use crate::formation::{FormationId, Layout};
+use crate::goal::Coordinates;
+pub use crate::goal::{GoalSpec, RangeKind, Target};
 use crate::ids::EntityId;
 use crate::waypoint::{PriorityEntry, WaypointNet};
 
@@ -31,93 +33,6 @@ impl Command {
     /// The total order commands of a turn are applied in.
     pub fn order_key(&self) -> (u32, PlayerId, u32) {
         (self.turn, self.player, self.seq)
-    }
-}
-
-/// Where a move order goes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum GoalSpec {
-    /// A point.
-    Point(WorldPos),
-    /// Anywhere within `radius` of `center` (a unit in range of a target).
-    Circle {
-        /// Centre.
-        center: WorldPos,
-        /// Radius. `[Units: metres]`
-        radius: Fixed,
-    },
-    /// Anywhere in an axis-aligned square of half-size `half` (a building's footprint plus range).
-    Square {
-        /// Centre.
-        center: WorldPos,
-        /// Half-size. `[Units: metres]`
-        half: Fixed,
-    },
-    /// Within a range band of a target (an attack or gather range): at most `max` and at least
-    /// `min` from the target's obstruction, with 0 A.D.'s range constraints (docs/motion-rules.md, "Range orders")
-    /// (ranges measured between the edges of the two shapes, plus ε = 1/8 m; see
-    /// "What a unit plans for" in the path phase, `sim/src/world/plan.rs`). The target is read where it is each time the unit plans, so a
-    /// unit follows a moving target; the order fails when the target is gone.
-    Range {
-        /// What to keep in range.
-        target: Target,
-        /// The goal's shape against an obstruction target: square (melee), circle (ranged) or
-        /// square kept clear of the footprint's dispersal zone (build). A unit target is always
-        /// a circle.
-        kind: RangeKind,
-        /// Minimum range (a ballista's dead zone); 0 for none. `[Units: metres] [Limit: 0..=max]`
-        min: Fixed,
-        /// Maximum range. `[Units: metres] [Limit: 0..=256]`
-        max: Fixed,
-    },
-}
-
-/// How a range order against an obstruction is shaped (docs/motion-rules.md, "Range orders"), as
-/// 0 A.D.'s design has square goals for melee attacks and building and circle goals for ranged
-/// attacks. Against a unit target every kind is the same circle.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub enum RangeKind {
-    /// The target's square grown by the range: a melee attack or a gatherer.
-    #[default]
-    Melee,
-    /// A circle round the target's centre, the largest one wholly within the range (its radius
-    /// is the square's smaller half-size plus the range): a ranged attack.
-    Ranged,
-    /// The target's square grown by the range, with at least half a navcell as minimum and a whole
-    /// navcell as maximum range, so the builder ends outside the footprint's foundation-dispersal
-    /// zone (docs/motion-rules.md, "Placement").
-    Build,
-}
-
-impl RangeKind {
-    /// The name in scenario files and in texts: `melee`, `ranged` or `build`.
-    pub fn name(self) -> &'static str {
-        match self {
-            RangeKind::Melee => "melee",
-            RangeKind::Ranged => "ranged",
-            RangeKind::Build => "build",
-        }
-    }
-}
-
-/// What a range order is relative to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Target {
-    /// A unit (its obstruction square).
-    Unit(EntityId),
-    /// A static obstruction, by id (a building).
-    Obstruction(ObstructionId),
-}
-
-impl GoalSpec {
-    /// A point in the goal, where a unit aims its last waypoint; `None` for a range order, whose
-    /// goal depends on where its target is.
-    pub fn anchor(&self) -> Option<WorldPos> {
-        match *self {
-            GoalSpec::Point(p) => Some(p),
-            GoalSpec::Circle { center, .. } | GoalSpec::Square { center, .. } => Some(center),
-            GoalSpec::Range { .. } => None,
-        }
     }
 }
 
@@ -331,15 +246,6 @@ impl std::fmt::Display for Command {
     }
 }
 
-/// A point as `(x, z)` in metres.
-struct Point(WorldPos);
-
-impl std::fmt::Display for Point {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "({}, {})", self.0.x, self.0.z)
-    }
-}
-
 /// A spawn's own turn rate as ` turn rate R`, nothing for the game's default.
 struct TurnRate(Option<Fixed>);
 
@@ -388,30 +294,7 @@ impl std::fmt::Display for Units<'_> {
 /// An obstruction square as `(x, z) w×h θ°`.
 impl std::fmt::Display for SquareSpec {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} {}×{} {}°", Point(WorldPos::new(self.x, self.z)), self.w, self.h, self.degrees)
-    }
-}
-
-/// `unit 48v0` or `obstruction 7`.
-impl std::fmt::Display for Target {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Target::Unit(id) => write!(f, "unit {id}"),
-            Target::Obstruction(id) => write!(f, "obstruction {id}"),
-        }
-    }
-}
-
-/// A point goal as the point; the others name their shape.
-impl std::fmt::Display for GoalSpec {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match *self {
-            GoalSpec::Point(p) => write!(f, "{}", Point(p)),
-            GoalSpec::Circle { center, radius } => write!(f, "circle {} radius {radius}", Point(center)),
-            GoalSpec::Square { center, half } => write!(f, "square {} half-size {half}", Point(center)),
-            GoalSpec::Range { target, min, max, kind: RangeKind::Melee } => write!(f, "range {min}..{max} of {target}"),
-            GoalSpec::Range { target, min, max, kind } => write!(f, "{} range {min}..{max} of {target}", kind.name()),
-        }
+        write!(f, "{} {}×{} {}°", Coordinates(WorldPos::new(self.x, self.z)), self.w, self.h, self.degrees)
     }
 }
 
@@ -421,7 +304,7 @@ impl std::fmt::Display for CommandKind {
         let queued = |queue: bool| if queue { " (queued)" } else { "" };
         match self {
             CommandKind::Spawn { class, at, count, radius, speed, turn_rate } => {
-                write!(f, "spawn {count} of class {class} at {} radius {radius} speed {speed}{}", Point(*at), TurnRate(*turn_rate))
+                write!(f, "spawn {count} of class {class} at {} radius {radius} speed {speed}{}", Coordinates(*at), TurnRate(*turn_rate))
             }
             CommandKind::SpawnFromBuilding { building, class, count, radius, speed, turn_rate } => {
                 write!(
@@ -473,7 +356,7 @@ impl std::fmt::Display for CommandKind {
                 Ok(())
             }
             CommandKind::MoveByWaypoints { units, goal, queue } => {
-                write!(f, "move by waypoints {} → {}{}", Units(units), Point(*goal), queued(*queue))
+                write!(f, "move by waypoints {} → {}{}", Units(units), Coordinates(*goal), queued(*queue))
             }
         }
     }

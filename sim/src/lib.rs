@@ -62,14 +62,19 @@ pub mod command;
 pub mod digest_tree;
 pub mod facing;
 pub mod formation;
+mod geom;
+pub mod goal;
 mod ids;
 pub mod lookup;
 pub mod motion;
 mod rng;
+pub mod settings;
 pub mod snapshot;
+mod spawn_order;
 pub mod state_hash;
 #[cfg(feature = "test-support")]
 pub mod test_support;
+pub mod unit;
 pub mod waypoint;
 pub mod world;
 

@@ -48,7 +48,8 @@ use pathing::collide::{UnitSquare, point_in_square};
 use pathing::short_range::{ShortPartial, ShortQuery, ShortScratch, ShortStatus, find_short_path};
 
 use super::*;
-use crate::motion::{UnitIndex, distance_raw, off_grid_lines, within_of_segment};
+use crate::geom::{distance_raw, off_grid_lines, within_of_segment};
+use crate::motion::UnitIndex;
 use pathing::GoalShape;
 
 /// The ε of 0 A.D.'s range constraints: 1/8 m (docs/motion-rules.md, "Range orders").

@@ -8,9 +8,10 @@ use pathing::waypoints::{
 };
 use pathing::{CellRect, Navcell, PassClass, WorldPos};
 
-use super::{World, grid_navcell};
+use super::World;
 use crate::command::{Event, GoalSpec, PlayerId, RejectReason};
 use crate::digest_tree::Digest;
+use crate::geom::grid_navcell;
 use crate::ids::EntityId;
 use crate::state_hash;
 use crate::waypoint::{
