@@ -160,6 +160,10 @@ pub struct World {
     waypoints_digest: Digest,
     /// Building spawn orders waiting for room (state).
     spawns: spawning::SpawnQueue,
+    /// Derived: the state digest of the state as it is, made current by [`World::refresh_digest`]
+    /// at the end of everything that changes the state (`new`, `load`, `step` and the few public
+    /// changes outside a turn), so that reading it never needs `&mut self`.
+    digest: StateDigest,
 }
 
 /// What the path phase of a turn computed: counters for benchmarks and profilers, never state.
@@ -219,7 +223,8 @@ impl World {
         let next_obstruction = obstructions.iter().map(|(id, _)| id.0.saturating_add(1)).max().unwrap_or(1);
         let nav = NavWorld::build(desc, obstructions).map_err(SetupError::World)?;
         let grid_digests = GridDigests::build(nav.grid());
-        Ok(Self {
+        let mut world = Self {
+            digest: StateDigest::new(0, Vec::new()),
             geometry_digest: geometry_digest(&nav),
             obstruction_digest: obstruction_digest(&nav),
             grid_digests,
@@ -250,7 +255,9 @@ impl World {
             waypoints_digest: waypoints::Waypoints::default().digest(),
             waypoints: waypoints::Waypoints::default(),
             spawns: spawning::SpawnQueue::default(),
-        })
+        };
+        world.refresh_digest();
+        Ok(world)
     }
 
     /// Computes path requests on `threads` worker threads (1 or 0: on the calling thread). The
@@ -348,14 +355,14 @@ impl World {
         let stepped = self.turn;
         self.turn = self.turn.wrapping_add(1);
         // The digest covers the state after the turn, whose turn counter is the next turn.
-        let digest = self.state_digest();
+        self.refresh_digest();
         observe(Phase::Hash);
-        TurnReport { turn: stepped, events, hash: digest.hash, digest }
+        TurnReport { turn: stepped, events, hash: self.digest.hash, digest: self.digest.clone() }
     }
 
     /// The 32-byte hash of everything that can influence the future (see [`World::state_digest`]).
-    pub fn state_hash(&mut self) -> [u8; 32] {
-        self.state_digest().hash
+    pub fn state_hash(&self) -> [u8; 32] {
+        self.digest.hash
     }
 
     /// The state digest: the roots of the components, in this fixed order, and the turn hash over
@@ -363,7 +370,15 @@ impl World {
     /// indices) whose leaves are recomputed only where something changed, so two peers can compare
     /// roots, then leaves ([`World::digest_reports`], [`crate::digest_tree::locate`]), to find the
     /// diverging component, chunk or entity range.
-    pub fn state_digest(&mut self) -> StateDigest {
+    ///
+    /// It is always current: every change to the state ends by bringing it up to date.
+    pub fn state_digest(&self) -> StateDigest {
+        self.digest.clone()
+    }
+
+    /// Brings the state digest up to date with the state: recomputes the leaves marked dirty since
+    /// the last time, then the roots and the turn hash.
+    fn refresh_digest(&mut self) {
         let mut dirty = std::mem::take(&mut self.static_dirty);
         dirty.sort_unstable();
         dirty.dedup();
@@ -403,7 +418,7 @@ impl World {
             small("geometry", self.geometry_digest),
             small("passability", self.grid_digests.root()),
         ];
-        StateDigest::new(self.turn, components)
+        self.digest = StateDigest::new(self.turn, components);
     }
 
     /// The state digest computed from scratch, ignoring every cached leaf: the oracle the
@@ -440,17 +455,18 @@ impl World {
             waypoints_digest: self.waypoints.digest(),
             waypoints: waypoints::Waypoints::default(),
             spawns: self.spawns.clone(),
+            digest: StateDigest::new(0, Vec::new()),
         };
         for index in 0..self.units.len() as u32 {
             fresh.unit_digests.mark(index);
         }
-        fresh.state_digest()
+        fresh.refresh_digest();
+        fresh.digest
     }
 
     /// The leaves of the tree components (passability chunks, unit ranges), for locating a
     /// divergence against another peer's.
-    pub fn digest_reports(&mut self) -> Vec<DigestReport> {
-        self.state_digest();
+    pub fn digest_reports(&self) -> Vec<DigestReport> {
         vec![self.unit_digests.tree().report(), self.grid_digests.tree().report()]
     }
 
@@ -912,6 +928,7 @@ impl World {
             world.unit_digests.mark(index);
             world.static_dirty.push(index);
         }
+        world.refresh_digest();
         Ok(world)
     }
 

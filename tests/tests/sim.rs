@@ -122,6 +122,34 @@ fn run(threads: usize, turns: u32) -> (Vec<[u8; 32]>, Vec<Event>) {
     (hashes, events)
 }
 
+/// The state digest is current whenever the world is at rest, so it is read through `&self`: after
+/// `new`, after each turn, after a load and after a change made outside a turn (a waypoint net), it
+/// equals the from-scratch recomputation, and a loaded world reports the same leaves as its original.
+#[test]
+fn the_state_digest_is_current_and_read_through_a_shared_reference() {
+    let check = |w: &World, when: &str| {
+        assert_eq!(w.state_digest(), w.state_digest_from_scratch(), "{when}: the digest is stale");
+        assert_eq!(w.state_hash(), w.state_digest().hash, "{when}");
+    };
+    let mut w = world(1);
+    check(&w, "after new");
+    let mut units = Vec::new();
+    for turn in 0..6 {
+        let report = w.step(&script(turn, &units));
+        units.extend(report.events.iter().filter_map(|e| if let Event::Spawned { unit } = e { Some(*unit) } else { None }));
+        assert_eq!(report.hash, w.state_hash(), "turn {turn}");
+        check(&w, &format!("after turn {turn}"));
+    }
+    let loaded = World::load(&w.save()).unwrap();
+    check(&loaded, "after a load");
+    assert_eq!((loaded.state_hash(), loaded.digest_reports()), (w.state_hash(), w.digest_reports()));
+    let before = w.state_hash();
+    let net = sim::waypoint::WaypointNet { class: PassClass::of(0), range: 24, points: vec![at(40, 60), at(60, 60)] };
+    w.set_waypoints(net).unwrap();
+    check(&w, "after a waypoint net set outside a turn");
+    assert_ne!(w.state_hash(), before, "a new waypoint net is state");
+}
+
 #[test]
 fn two_runs_and_any_thread_count_give_the_same_hashes() {
     let (one, events) = run(1, 240);

@@ -282,9 +282,9 @@ fn building_spawns_are_deterministic_across_runs_threads_and_save_load() {
 
 #[test]
 fn a_waiting_order_is_saved_loaded_and_hashed() {
-    let (mut w, _, _) = full_perimeter(1);
+    let (w, _, _) = full_perimeter(1);
     let bytes = w.save();
-    let mut loaded = World::load(&bytes).unwrap();
+    let loaded = World::load(&bytes).unwrap();
     assert_eq!(loaded.spawn_orders(), w.spawn_orders());
     assert_eq!(loaded.state_hash(), w.state_hash());
     // Changing the order (one unit fewer) changes the hash; a broken order is refused on load.
@@ -299,7 +299,7 @@ fn a_waiting_order_is_saved_loaded_and_hashed() {
     };
     let mut fewer = data.clone();
     fewer.spawn_orders[0].remaining = 6;
-    let mut changed = World::load(&reframe(&fewer)).unwrap();
+    let changed = World::load(&reframe(&fewer)).unwrap();
     assert_ne!(changed.state_hash(), w.state_hash());
     for (what, bad) in [
         ("no units left", SpawnOrder { remaining: 0, ..data.spawn_orders[0].clone() }),

@@ -640,7 +640,7 @@ fn a_failed_leg_is_rerouted_once_then_the_unit_moves_locally() {
     assert!(matches!(report.events[..], [Event::WaypointRoute { waypoints, .. }] if waypoints > 1), "{:?}", report.events);
     // The route is state: saved, loaded, hashed.
     let bytes = world.save();
-    let mut loaded = World::load(&bytes).unwrap();
+    let loaded = World::load(&bytes).unwrap();
     assert_eq!(loaded.state_hash(), world.state_hash());
     let mut data = sim::snapshot::unframe(&bytes).unwrap();
     assert_eq!(data.waypoint_routes, vec![(unit, goal, false)]);

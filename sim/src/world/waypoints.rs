@@ -76,6 +76,14 @@ impl World {
     /// waypoints is outside its limits, a waypoint is off the map, or the waypoints are too dense
     /// for the range ([`crate::waypoint::PAIRS_PER_WAYPOINT`]).
     pub fn set_waypoints(&mut self, net: WaypointNet) -> Result<(), RejectReason> {
+        let res = self.replace_net(net);
+        // Outside a turn the digest must be current at once; inside one, the turn's end makes it so.
+        self.refresh_digest();
+        res
+    }
+
+    /// [`World::set_waypoints`] without the digest, for the command inside a turn.
+    fn replace_net(&mut self, net: WaypointNet) -> Result<(), RejectReason> {
         self.sync_grid();
         let class = self.movement_class(net.class)?;
         if net.points.is_empty() {
@@ -100,7 +108,7 @@ impl World {
     /// other waypoint reaches ([`Event::WaypointUnreached`]), by increasing index.
     pub(super) fn set_waypoints_reporting(&mut self, net: WaypointNet, events: &mut Vec<Event>) -> Result<(), RejectReason> {
         let class = net.class;
-        self.set_waypoints(net)?;
+        self.replace_net(net)?;
         for waypoint in self.isolated_waypoints(class) {
             events.push(Event::WaypointUnreached { class, waypoint });
         }
@@ -360,7 +368,7 @@ impl World {
             }
             last = Some(net.class);
             let class = net.class;
-            self.set_waypoints(net).map_err(|e| format!("waypoint net of class {class}: {e:?}"))?;
+            self.replace_net(net).map_err(|e| format!("waypoint net of class {class}: {e:?}"))?;
         }
         let mut last: Option<(PlayerId, PassClass)> = None;
         for (player, class, entries) in tables {
