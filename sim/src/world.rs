@@ -112,8 +112,9 @@ pub struct World {
     next_obstruction: u32,
     rng: SimRng,
     requests: Vec<PathRequest>,
-    /// Worker threads for path requests (not state: results never depend on it).
-    pool: Option<rayon::ThreadPool>,
+    /// Worker threads for path requests, the world's own ([`World::set_threads`]) or shared with
+    /// the caller ([`World::set_pool`]); not state: results never depend on it.
+    pool: Option<std::sync::Arc<rayon::ThreadPool>>,
     /// Search workspace per worker thread (index 0 also serves the calling thread), kept across
     /// turns so that a query allocates nothing. Workspace only: never hashed or saved.
     workspaces: Vec<std::sync::Mutex<plan::Workspace>>,
@@ -244,7 +245,7 @@ impl World {
             rng: SimRng::new(settings.seed),
             requests: Vec::new(),
             pool: None,
-            workspaces: vec![std::sync::Mutex::new(plan::Workspace::default())],
+            workspaces: plan::workspaces(1),
             formations: std::collections::BTreeMap::new(),
             formation_requests: Vec::new(),
             next_formation: 0,
@@ -266,13 +267,23 @@ impl World {
     /// # Errors
     /// The thread pool's error text when it cannot start.
     pub fn set_threads(&mut self, threads: usize) -> Result<(), String> {
-        self.workspaces = (0..threads.max(1)).map(|_| std::sync::Mutex::new(plan::Workspace::default())).collect();
-        self.pool = if threads <= 1 {
-            None
+        if threads <= 1 {
+            self.workspaces = plan::workspaces(1);
+            self.pool = None;
         } else {
-            Some(rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| e.to_string())?)
-        };
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| e.to_string())?;
+            self.set_pool(std::sync::Arc::new(pool));
+        }
         Ok(())
+    }
+
+    /// Computes path requests on the caller's thread pool, shared with the rest of the game (and
+    /// with other worlds) instead of threads of the world's own; the world keeps one search
+    /// workspace per thread of the pool. The results are the same for any pool, as for any thread
+    /// count (docs/decisions.md, "The caller may lend the world its thread pool").
+    pub fn set_pool(&mut self, pool: std::sync::Arc<rayon::ThreadPool>) {
+        self.workspaces = plan::workspaces(pool.current_num_threads());
+        self.pool = Some(pool);
     }
 
     /// Counters of the last turn's path phase.
@@ -434,7 +445,7 @@ impl World {
             rng: self.rng.clone(),
             requests: self.requests.clone(),
             pool: None,
-            workspaces: vec![std::sync::Mutex::new(plan::Workspace::default())],
+            workspaces: plan::workspaces(1),
             grid_digests: GridDigests::build(self.nav.grid()),
             unit_digests: RangeDigests::new("units"),
             geometry_digest: geometry_digest(&self.nav),

@@ -103,7 +103,11 @@ fn script(turn: u32, units: &[EntityId]) -> Vec<Command> {
 
 /// Runs the script for `turns` turns; returns the per-turn hashes and every event.
 fn run(threads: usize, turns: u32) -> (Vec<[u8; 32]>, Vec<Event>) {
-    let mut w = world(threads);
+    run_world(world(threads), turns)
+}
+
+/// [`run`] on a given world.
+fn run_world(mut w: World, turns: u32) -> (Vec<[u8; 32]>, Vec<Event>) {
     let mut units = Vec::new();
     let mut hashes = Vec::new();
     let mut events = Vec::new();
@@ -166,6 +170,30 @@ fn two_runs_and_any_thread_count_give_the_same_hashes() {
     assert_eq!(failed, 0, "every unit finds its way round the others");
     assert!(detours > 0, "crowding at one point takes short-range detours");
     assert!(!events.iter().any(|e| matches!(e, Event::Rejected { .. })), "the script is valid: {events:?}");
+}
+
+/// A world computing its paths on a pool the caller owns (3 threads, also lent to a second world
+/// that steps on it turn by turn in between) gives the hashes of one thread.
+#[test]
+fn a_callers_thread_pool_gives_the_one_thread_hashes() {
+    let pool = std::sync::Arc::new(rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap());
+    let (one, _) = run(1, 120);
+    let mut lent = world(1);
+    lent.set_pool(pool.clone());
+    let mut other = world(1);
+    other.set_pool(pool);
+    let (mut hashes, mut units, mut other_units) = (Vec::new(), Vec::new(), Vec::new());
+    for turn in 0..120 {
+        for (w, units, hashes) in [(&mut lent, &mut units, Some(&mut hashes)), (&mut other, &mut other_units, None)] {
+            let report = w.step(&script(turn, units));
+            units.extend(report.events.iter().filter_map(|e| if let Event::Spawned { unit } = e { Some(*unit) } else { None }));
+            if let Some(hashes) = hashes {
+                hashes.push(report.hash);
+            }
+        }
+    }
+    assert_eq!(hashes, one, "a 3-thread pool of the caller's differs from 1 thread");
+    assert_eq!(other.state_hash(), lent.state_hash(), "two worlds sharing a pool");
 }
 
 #[test]
