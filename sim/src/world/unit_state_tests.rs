@@ -50,6 +50,8 @@ fn facing_displacement_and_held_searches_are_hashed_and_saved() {
         assert_eq!(copy.unit(id), Some(&unit), "{field}: load(save) keeps the unit");
         change(copy.units[id.index as usize].as_mut().unwrap());
         copy.unit_digests.mark(id.index);
+        // A change made behind the world's back is made current as the end of a turn would.
+        copy.refresh_digest();
         let changed = copy.state_hash();
         assert_ne!(changed, base, "{field}: a change changes the hash");
         assert_eq!(copy.state_digest_from_scratch().hash, changed, "{field}: the incremental digest is the one from scratch");
