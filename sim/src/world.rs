@@ -33,7 +33,7 @@ use pathing::passability::{NavWorld, Obstruction, ObstructionFlags, ObstructionI
 use pathing::{CellRect, Fixed, Goal, Navcell, PassClass, Path, PathStatus, SearchLimits, SearchScratch, Square, WorldPos};
 use serde::{Deserialize, Serialize};
 
-use crate::command::{Command, CommandKind, Event, GoalSpec, PlayerId, RangeKind, RejectReason, Target};
+use crate::command::{Command, CommandKind, Event, GoalSpec, IdKind, PlayerId, RangeKind, RejectReason, Target, WorldRefusal};
 use crate::digest_tree::{Digest, DigestReport, GridDigests, RangeDigests, StateDigest, range_digest_bytes, range_indices};
 use crate::formation::{Formation, FormationId};
 use crate::geom::{centre, grid_navcell};
@@ -550,9 +550,7 @@ impl World {
                     return Err(RejectReason::OutOfRange);
                 }
                 let id = self.obstruction_id()?;
-                self.nav
-                    .add_obstruction(id, Obstruction { square: sq, flags: ObstructionFlags(*flags) })
-                    .map_err(|e| RejectReason::World(e.to_string()))?;
+                self.nav.add_obstruction(id, Obstruction { square: sq, flags: ObstructionFlags(*flags) }).map_err(WorldRefusal::reason)?;
                 self.next_obstruction = id.0 + 1;
                 events.push(Event::ObstructionPlaced { id });
                 Ok(())
@@ -565,16 +563,14 @@ impl World {
                 if *flags & !(ObstructionFlags::BLOCK_PATHFINDING | ObstructionFlags::BLOCK_FOUNDATION) != 0 {
                     return Err(RejectReason::OutOfRange);
                 }
-                let old = *self.nav.obstructions().get(id).ok_or_else(|| RejectReason::World(format!("no obstruction has id {id}")))?;
+                let old = *self.nav.obstructions().get(id).ok_or(RejectReason::UnknownObstruction(*id))?;
                 self.nav
                     .move_obstruction(*id, Obstruction { square: old.square, flags: ObstructionFlags(*flags) })
-                    .map_err(|e| RejectReason::World(e.to_string()))
+                    .map_err(WorldRefusal::reason)
             }
-            CommandKind::RemoveObstruction { id } => {
-                self.nav.remove_obstruction(*id).map(|_| ()).map_err(|e| RejectReason::World(e.to_string()))
-            }
+            CommandKind::RemoveObstruction { id } => self.nav.remove_obstruction(*id).map(|_| ()).map_err(WorldRefusal::reason),
             CommandKind::SetArea { name, available } => {
-                let changed = self.nav.set_area_available(name, *available).map_err(|e| RejectReason::World(e.to_string()))?;
+                let changed = self.nav.set_area_available(name, *available).map_err(WorldRefusal::reason)?;
                 self.geometry_changed |= changed;
                 Ok(())
             }
@@ -585,9 +581,9 @@ impl World {
                 let mut terrain = self.nav.desc().terrain.clone();
                 for (n, &h) in heights.iter().enumerate() {
                     let (x, z) = (vx.saturating_add(n as u32 % width), vz.saturating_add(n as u32 / width));
-                    terrain.set_vertex_height(x, z, h).map_err(|e| RejectReason::World(e.to_string()))?;
+                    terrain.set_vertex_height(x, z, h).map_err(WorldRefusal::terrain)?;
                 }
-                self.nav.set_terrain(terrain).map_err(|e| RejectReason::World(e.to_string()))?;
+                self.nav.set_terrain(terrain).map_err(WorldRefusal::reason)?;
                 self.geometry_changed = true;
                 Ok(())
             }
@@ -654,9 +650,7 @@ impl World {
                 }
                 match target {
                     Target::Unit(id) if self.unit(id).is_none() => Err(RejectReason::UnknownEntity(id)),
-                    Target::Obstruction(id) if !self.nav.obstructions().contains_key(&id) => {
-                        Err(RejectReason::World(format!("no obstruction has id {id}")))
-                    }
+                    Target::Obstruction(id) if !self.nav.obstructions().contains_key(&id) => Err(RejectReason::UnknownObstruction(id)),
                     _ => Ok(()),
                 }
             }
@@ -679,7 +673,7 @@ impl World {
     fn obstruction_id(&self) -> Result<ObstructionId, RejectReason> {
         let id = ObstructionId(self.next_obstruction);
         if self.next_obstruction == u32::MAX || self.nav.obstructions().contains_key(&id) {
-            return Err(RejectReason::World("obstruction ids exhausted".into()));
+            return Err(RejectReason::IdsExhausted(IdKind::Obstruction));
         }
         Ok(id)
     }
@@ -710,11 +704,9 @@ impl World {
         }
         let sq =
             pathing::raster::editor_square(square.x, square.z, square.w, square.h, square.degrees).map_err(|_| RejectReason::OutOfRange)?;
-        self.nav.check_building_placement(class, &sq).map_err(|e| RejectReason::Placement(e.to_string()))?;
+        self.nav.check_building_placement(class, &sq).map_err(|e| RejectReason::Placement(e.into()))?;
         let id = self.obstruction_id()?;
-        self.nav
-            .add_obstruction(id, Obstruction { square: sq, flags: ObstructionFlags::STATIC })
-            .map_err(|e| RejectReason::World(e.to_string()))?;
+        self.nav.add_obstruction(id, Obstruction { square: sq, flags: ObstructionFlags::STATIC }).map_err(WorldRefusal::reason)?;
         self.next_obstruction = id.0 + 1;
         events.push(Event::ObstructionPlaced { id });
         // Foundation dispersal: units whose clearance the footprint would block step out.

@@ -255,11 +255,11 @@ fn invalid_commands_are_rejected_and_change_nothing() {
         ),
         (
             cmd(1, 1, 5, CommandKind::RemoveObstruction { id: pathing::ObstructionId(123_456) }),
-            RejectReason::World("no obstruction has id 123456".into()),
+            RejectReason::UnknownObstruction(pathing::ObstructionId(123456)),
         ),
         (
             cmd(1, 1, 6, CommandKind::SetArea { name: "gate".into(), available: true }),
-            RejectReason::World("no navigation area is named \"gate\"".into()),
+            RejectReason::World(sim::command::WorldRefusal::UnknownArea("gate".into())),
         ),
         (cmd(1, 1, 7, CommandKind::EditTerrain { vx: 0, vz: 0, width: 0, heights: vec![] }), RejectReason::OutOfRange),
         (cmd(1, 2, 2, CommandKind::Remove { units: vec![mine[1]] }), RejectReason::NotOwned(mine[1])),
@@ -620,7 +620,11 @@ fn buildings_disperse_the_units_in_their_way_and_gates_open() {
     assert!(!dispersed.contains(&builder), "the builder never moves");
     // A second building on top of the first is refused.
     let r = w.step(&[cmd(3, 1, 0, CommandKind::PlaceBuilding { class: land, square: house, builder: None })]);
-    assert!(matches!(&r.events[0], Event::Rejected { reason: RejectReason::Placement(_), .. }), "{:?}", r.events);
+    assert!(
+        matches!(&r.events[0], Event::Rejected { reason: RejectReason::Placement(sim::command::PlacementRefusal::Blocked(_)), .. }),
+        "{:?}",
+        r.events
+    );
     // After a few turns every dispersed unit stands on a navcell its class may use.
     for turn in 4..25 {
         w.step(&[cmd(turn, 0, 0, CommandKind::Stop { units: vec![] })]);
@@ -733,7 +737,7 @@ fn review_cases_same_turn_grid_off_map_goals_id_exhaustion_and_checked_snapshots
     )]);
     assert_eq!(
         r.events,
-        vec![Event::Rejected { command: (0, PlayerId(0), 0), reason: RejectReason::World("obstruction ids exhausted".into()) }]
+        vec![Event::Rejected { command: (0, PlayerId(0), 0), reason: RejectReason::IdsExhausted(sim::command::IdKind::Obstruction) }]
     );
     // Snapshots whose units or ids break the rules are refused.
     let bytes = w.save();

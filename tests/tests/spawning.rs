@@ -167,10 +167,7 @@ fn waiting_orders_are_cancelled_by_their_player_or_with_their_building() {
         r.events,
         vec![
             Event::SpawnCancelled { order: 0, remaining: 7 },
-            Event::Rejected {
-                command: (2, PlayerId(2), 0),
-                reason: RejectReason::World("no spawn order of player 2 waits at obstruction 1".into())
-            },
+            Event::Rejected { command: (2, PlayerId(2), 0), reason: RejectReason::NoSpawnOrder(ObstructionId(1)) },
         ]
     );
     assert!(w.spawn_orders().is_empty());
@@ -188,7 +185,7 @@ fn a_player_may_have_at_most_sixteen_waiting_spawn_orders() {
     let commands: Vec<Command> = (1..=16).map(|seq| cmd(2, 1, seq, from_building(1))).collect();
     let r = w.step(&commands);
     assert_eq!(w.spawn_orders().len(), 16);
-    let reason = RejectReason::World("16 spawn orders already wait, at most 16".into());
+    let reason = RejectReason::TooManySpawnOrders { waiting: 16, max: 16 };
     assert_eq!(r.events.last(), Some(&Event::Rejected { command: (2, PlayerId(1), 16), reason }));
     // Another player's orders are counted apart.
     let r = w.step(&[cmd(3, 2, 0, from_building(1))]);

@@ -405,7 +405,7 @@ impl World {
             return Err(RejectReason::TooManyMembers { count: members.len() as u32, max: MAX_MEMBERS as u32 });
         }
         if self.next_formation == u32::MAX {
-            return Err(RejectReason::World("formation ids exhausted".into()));
+            return Err(RejectReason::IdsExhausted(crate::command::IdKind::Formation));
         }
         let id = FormationId(self.next_formation);
         self.next_formation += 1;

@@ -188,14 +188,13 @@ impl World {
         count: u16,
         events: &mut Vec<Event>,
     ) -> Result<(), RejectReason> {
-        let footprint =
-            self.nav.obstructions().get(&building).ok_or_else(|| RejectReason::World(format!("no obstruction has id {building}")))?.square;
+        let footprint = self.nav.obstructions().get(&building).ok_or(RejectReason::UnknownObstruction(building))?.square;
         let waiting = self.spawns.orders.iter().filter(|o| o.player == batch.player).count();
         if waiting >= MAX_SPAWN_ORDERS_PER_PLAYER {
-            return Err(RejectReason::World(format!("{waiting} spawn orders already wait, at most {MAX_SPAWN_ORDERS_PER_PLAYER}")));
+            return Err(RejectReason::TooManySpawnOrders { waiting: waiting as u32, max: MAX_SPAWN_ORDERS_PER_PLAYER as u32 });
         }
         if self.next_spawn_order_id().is_none() {
-            return Err(RejectReason::World("spawn order ids exhausted".into()));
+            return Err(RejectReason::IdsExhausted(crate::command::IdKind::SpawnOrder));
         }
         let placed = self.spawn_positions(batch, &footprint, count, SPAWN_RINGS);
         let remaining = count - placed.len() as u16;
@@ -231,7 +230,7 @@ impl World {
     /// sender's waiting orders at `building`, oldest first; refused when there is none.
     pub(crate) fn cancel_spawns(&mut self, player: PlayerId, building: ObstructionId, events: &mut Vec<Event>) -> Result<(), RejectReason> {
         if !self.spawns.orders.iter().any(|o| o.player == player && o.building == building) {
-            return Err(RejectReason::World(format!("no spawn order of player {player} waits at obstruction {building}")));
+            return Err(RejectReason::NoSpawnOrder(building));
         }
         self.spawns.orders.retain(|o| {
             let cancel = o.player == player && o.building == building;

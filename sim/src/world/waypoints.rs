@@ -4,7 +4,8 @@
 use std::collections::BTreeMap;
 
 use pathing::waypoints::{
-    GraphParams, PriorityTable, WaypointGraph, WaypointId, WaypointPriority, WaypointReach, range_of_metres, range_of_navcells,
+    GraphParams, PriorityTable, WaypointError, WaypointGraph, WaypointId, WaypointPriority, WaypointReach, range_of_metres,
+    range_of_navcells,
 };
 use pathing::{CellRect, Navcell, PassClass, WorldPos};
 
@@ -149,12 +150,19 @@ impl World {
             return Err(RejectReason::OutOfRange);
         }
         if let Some(k) = net.points.iter().position(|p| !self.on_map(*p)) {
-            return Err(RejectReason::World(format!("waypoint {k} is off the map")));
+            return Err(RejectReason::WaypointOffMap { waypoint: k as u32 });
         }
         let cells: Vec<Navcell> = net.points.iter().map(|p| grid_navcell(self.nav.grid(), *p)).collect();
         let params = GraphParams { range, max_pairs: (PAIRS_PER_WAYPOINT * net.points.len() as u32).min(MAX_NET_PAIRS) };
         let nav = self.nav.class_nav(class).ok_or(RejectReason::BadClass)?;
-        WaypointGraph::build(nav, cells, &params, &mut self.waypoints.scratch).map_err(|e| RejectReason::World(e.to_string()))
+        WaypointGraph::build(nav, cells, &params, &mut self.waypoints.scratch).map_err(|e| match e {
+            WaypointError::TooManyPairs { limit } => RejectReason::WaypointsTooDense { max_pairs: limit },
+            WaypointError::OffGrid { waypoint, .. } => RejectReason::WaypointOffMap { waypoint: waypoint.0 },
+            // The counts and the range were checked against the tighter limits of a net above.
+            WaypointError::TooManyWaypoints { .. } | WaypointError::RangeTooLarge { .. } | WaypointError::PairLimitTooLarge { .. } => {
+                RejectReason::OutOfRange
+            }
+        })
     }
 
     /// Brings every graph up to date after the grid changed inside `rects`.
