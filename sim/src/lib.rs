@@ -14,7 +14,7 @@
 //! - [`world`]: the world, the turn loop and snapshots in and out; [`settings`]: a game's settings.
 //! - [`command`]: commands, events and the reasons a command is rejected; [`goal`]: where an order
 //!   sends a unit.
-//! - [`unit`]: a unit's state and the path requests it queues.
+//! - [`unit`](mod@unit): a unit's state and the path requests it queues.
 //! - [`formation`]: formations (groups of units moving as one block): layouts, slots, generalised
 //!   paths; the turn phase that moves them is in `world/formations.rs`.
 //! - [`waypoint`]: waypoint networks (map data) and routes over them for long AI moves; the world
