@@ -227,12 +227,12 @@ fn module_graph(files: &[(String, String)]) -> BTreeMap<String, std::collections
     }
     for (path, text) in files.iter().filter(|(p, _)| p != "lib.rs") {
         let from = module_of(path);
-        for line in text.lines() {
-            for name in crate_paths(&code_of(line)) {
-                let to = if graph.contains_key(&name) { Some(name) } else { reexported.get(&name).cloned() };
-                if let Some(to) = to.filter(|to| *to != from) {
-                    graph.get_mut(&from).expect("every file's module is a node").insert(to);
-                }
+        // The whole file's code at once, so a group that rustfmt spreads over lines is read whole.
+        let code: Vec<String> = text.lines().map(code_of).collect();
+        for name in crate_paths(&code.join("\n")) {
+            let to = if graph.contains_key(&name) { Some(name) } else { reexported.get(&name).cloned() };
+            if let Some(to) = to.filter(|to| *to != from) {
+                graph.get_mut(&from).expect("every file's module is a node").insert(to);
             }
         }
     }
@@ -307,7 +307,7 @@ fn the_cycle_finder_names_a_planted_cycle() {
     assert_eq!(graph["b"].iter().collect::<Vec<_>>(), ["c"]);
     // One edge back closes the cycle a → b → c → a, and the finder names it.
     let mut files = files;
-    files.push(file("c/deep.rs", "use crate::{a::f};\n"));
+    files.push(file("c/deep.rs", "use crate::{\n    // crate::b::B\n    a::f,\n};\n"));
     let graph = module_graph(&files);
     assert_eq!(find_cycle(&graph), Some(vec!["a".to_string(), "b".into(), "c".into(), "a".into()]));
 }
