@@ -102,9 +102,9 @@ fn place_building_refuses_the_exhausted_obstruction_id() {
     assert_eq!(
         report.events,
         vec![
-            Event::Rejected { command: (0, sim::PlayerId(1), 0), reason: RejectReason::World("obstruction ids exhausted".into()) },
-            Event::Rejected { command: (0, sim::PlayerId(1), 1), reason: RejectReason::World("obstruction ids exhausted".into()) },
-            Event::Rejected { command: (0, sim::PlayerId(1), 2), reason: RejectReason::World("obstruction ids exhausted".into()) },
+            Event::Rejected { command: (0, sim::PlayerId(1), 0), reason: RejectReason::IdsExhausted(sim::command::IdKind::Obstruction) },
+            Event::Rejected { command: (0, sim::PlayerId(1), 1), reason: RejectReason::IdsExhausted(sim::command::IdKind::Obstruction) },
+            Event::Rejected { command: (0, sim::PlayerId(1), 2), reason: RejectReason::IdsExhausted(sim::command::IdKind::Obstruction) },
         ]
     );
 }

@@ -329,7 +329,7 @@ pub fn scenario_world(header: &ReplayHeader) -> Result<World, String> {
     if scenario.name() != header.scenario_name {
         return Err(format!("the header names scenario {:?} but embeds {:?}", header.scenario_name, scenario.name()));
     }
-    let mut world = scenario.world().map_err(|e| format!("the embedded scenario's world: {e}"))?;
+    let world = scenario.world().map_err(|e| format!("the embedded scenario's world: {e}"))?;
     let names: Vec<String> = world.state_digest().components.into_iter().map(|(n, _)| n).collect();
     if names != header.components {
         return Err(format!("the header's state components {:?} are not this engine's {names:?}", header.components));

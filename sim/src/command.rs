@@ -9,6 +9,8 @@ use pathing::{Fixed, ObstructionId, PassClass, WorldPos};
 use serde::{Deserialize, Serialize};
 
 use crate::formation::{FormationId, Layout};
+use crate::goal::Coordinates;
+pub use crate::goal::{GoalSpec, RangeKind, Target};
 use crate::ids::EntityId;
 use crate::waypoint::{PriorityEntry, WaypointNet};
 
@@ -31,93 +33,6 @@ impl Command {
     /// The total order commands of a turn are applied in.
     pub fn order_key(&self) -> (u32, PlayerId, u32) {
         (self.turn, self.player, self.seq)
-    }
-}
-
-/// Where a move order goes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum GoalSpec {
-    /// A point.
-    Point(WorldPos),
-    /// Anywhere within `radius` of `center` (a unit in range of a target).
-    Circle {
-        /// Centre.
-        center: WorldPos,
-        /// Radius. `[Units: metres]`
-        radius: Fixed,
-    },
-    /// Anywhere in an axis-aligned square of half-size `half` (a building's footprint plus range).
-    Square {
-        /// Centre.
-        center: WorldPos,
-        /// Half-size. `[Units: metres]`
-        half: Fixed,
-    },
-    /// Within a range band of a target (an attack or gather range): at most `max` and at least
-    /// `min` from the target's obstruction, with 0 A.D.'s range constraints (docs/motion-rules.md, "Range orders")
-    /// (ranges measured between the edges of the two shapes, plus ε = 1/8 m; see
-    /// "What a unit plans for" in the path phase, `sim/src/world/plan.rs`). The target is read where it is each time the unit plans, so a
-    /// unit follows a moving target; the order fails when the target is gone.
-    Range {
-        /// What to keep in range.
-        target: Target,
-        /// The goal's shape against an obstruction target: square (melee), circle (ranged) or
-        /// square kept clear of the footprint's dispersal zone (build). A unit target is always
-        /// a circle.
-        kind: RangeKind,
-        /// Minimum range (a ballista's dead zone); 0 for none. `[Units: metres] [Limit: 0..=max]`
-        min: Fixed,
-        /// Maximum range. `[Units: metres] [Limit: 0..=256]`
-        max: Fixed,
-    },
-}
-
-/// How a range order against an obstruction is shaped (docs/motion-rules.md, "Range orders"), as
-/// 0 A.D.'s design has square goals for melee attacks and building and circle goals for ranged
-/// attacks. Against a unit target every kind is the same circle.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub enum RangeKind {
-    /// The target's square grown by the range: a melee attack or a gatherer.
-    #[default]
-    Melee,
-    /// A circle round the target's centre, the largest one wholly within the range (its radius
-    /// is the square's smaller half-size plus the range): a ranged attack.
-    Ranged,
-    /// The target's square grown by the range, with at least half a navcell as minimum and a whole
-    /// navcell as maximum range, so the builder ends outside the footprint's foundation-dispersal
-    /// zone (docs/motion-rules.md, "Placement").
-    Build,
-}
-
-impl RangeKind {
-    /// The name in scenario files and in texts: `melee`, `ranged` or `build`.
-    pub fn name(self) -> &'static str {
-        match self {
-            RangeKind::Melee => "melee",
-            RangeKind::Ranged => "ranged",
-            RangeKind::Build => "build",
-        }
-    }
-}
-
-/// What a range order is relative to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Target {
-    /// A unit (its obstruction square).
-    Unit(EntityId),
-    /// A static obstruction, by id (a building).
-    Obstruction(ObstructionId),
-}
-
-impl GoalSpec {
-    /// A point in the goal, where a unit aims its last waypoint; `None` for a range order, whose
-    /// goal depends on where its target is.
-    pub fn anchor(&self) -> Option<WorldPos> {
-        match *self {
-            GoalSpec::Point(p) => Some(p),
-            GoalSpec::Circle { center, .. } | GoalSpec::Square { center, .. } => Some(center),
-            GoalSpec::Range { .. } => None,
-        }
     }
 }
 
@@ -331,15 +246,6 @@ impl std::fmt::Display for Command {
     }
 }
 
-/// A point as `(x, z)` in metres.
-struct Point(WorldPos);
-
-impl std::fmt::Display for Point {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "({}, {})", self.0.x, self.0.z)
-    }
-}
-
 /// A spawn's own turn rate as ` turn rate R`, nothing for the game's default.
 struct TurnRate(Option<Fixed>);
 
@@ -388,30 +294,7 @@ impl std::fmt::Display for Units<'_> {
 /// An obstruction square as `(x, z) w×h θ°`.
 impl std::fmt::Display for SquareSpec {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} {}×{} {}°", Point(WorldPos::new(self.x, self.z)), self.w, self.h, self.degrees)
-    }
-}
-
-/// `unit 48v0` or `obstruction 7`.
-impl std::fmt::Display for Target {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Target::Unit(id) => write!(f, "unit {id}"),
-            Target::Obstruction(id) => write!(f, "obstruction {id}"),
-        }
-    }
-}
-
-/// A point goal as the point; the others name their shape.
-impl std::fmt::Display for GoalSpec {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match *self {
-            GoalSpec::Point(p) => write!(f, "{}", Point(p)),
-            GoalSpec::Circle { center, radius } => write!(f, "circle {} radius {radius}", Point(center)),
-            GoalSpec::Square { center, half } => write!(f, "square {} half-size {half}", Point(center)),
-            GoalSpec::Range { target, min, max, kind: RangeKind::Melee } => write!(f, "range {min}..{max} of {target}"),
-            GoalSpec::Range { target, min, max, kind } => write!(f, "{} range {min}..{max} of {target}", kind.name()),
-        }
+        write!(f, "{} {}×{} {}°", Coordinates(WorldPos::new(self.x, self.z)), self.w, self.h, self.degrees)
     }
 }
 
@@ -421,7 +304,7 @@ impl std::fmt::Display for CommandKind {
         let queued = |queue: bool| if queue { " (queued)" } else { "" };
         match self {
             CommandKind::Spawn { class, at, count, radius, speed, turn_rate } => {
-                write!(f, "spawn {count} of class {class} at {} radius {radius} speed {speed}{}", Point(*at), TurnRate(*turn_rate))
+                write!(f, "spawn {count} of class {class} at {} radius {radius} speed {speed}{}", Coordinates(*at), TurnRate(*turn_rate))
             }
             CommandKind::SpawnFromBuilding { building, class, count, radius, speed, turn_rate } => {
                 write!(
@@ -473,7 +356,7 @@ impl std::fmt::Display for CommandKind {
                 Ok(())
             }
             CommandKind::MoveByWaypoints { units, goal, queue } => {
-                write!(f, "move by waypoints {} → {}{}", Units(units), Point(*goal), queued(*queue))
+                write!(f, "move by waypoints {} → {}{}", Units(units), Coordinates(*goal), queued(*queue))
             }
         }
     }
@@ -500,8 +383,16 @@ impl std::fmt::Display for RejectReason {
             RejectReason::BadClass => f.write_str("no such unit class"),
             RejectReason::OutOfRange => f.write_str("a value is outside its limits"),
             RejectReason::NoRoom => f.write_str("no room there"),
+            RejectReason::UnknownObstruction(id) => write!(f, "no obstruction has id {id}"),
+            RejectReason::IdsExhausted(kind) => write!(f, "{} ids exhausted", kind.name()),
             RejectReason::World(why) => write!(f, "refused: {why}"),
             RejectReason::Placement(why) => write!(f, "cannot be placed: {why}"),
+            RejectReason::TooManySpawnOrders { waiting, max } => write!(f, "{waiting} spawn orders already wait, at most {max}"),
+            RejectReason::NoSpawnOrder(building) => write!(f, "no spawn order of the sender waits at obstruction {building}"),
+            RejectReason::WaypointOffMap { waypoint } => write!(f, "waypoint {waypoint} is off the map"),
+            RejectReason::WaypointsTooDense { max_pairs } => {
+                write!(f, "more than {max_pairs} waypoint pairs are within range of each other")
+            }
             RejectReason::UnknownFormation(id) => write!(f, "no formation {}", id.0),
             RejectReason::FormationNotOwned(id) => write!(f, "formation {} belongs to another player", id.0),
             RejectReason::TooManyMembers { count, max } => write!(f, "{count} members, at most {max}"),
@@ -531,10 +422,34 @@ pub enum RejectReason {
     OutOfRange,
     /// No valid position was found (spawning) or the position is off the map.
     NoRoom,
-    /// The world refused the change; the text says why.
-    World(String),
-    /// A building may not go there; the text says why.
-    Placement(String),
+    /// No obstruction has this id (never placed, or removed).
+    UnknownObstruction(ObstructionId),
+    /// Every id of this kind has been handed out.
+    IdsExhausted(IdKind),
+    /// The passability world refused the change to its geometry.
+    World(WorldRefusal),
+    /// A building may not go there.
+    Placement(PlacementRefusal),
+    /// The sender already has the most building spawn orders waiting.
+    TooManySpawnOrders {
+        /// Its orders waiting.
+        waiting: u32,
+        /// The limit, [`crate::world::MAX_SPAWN_ORDERS_PER_PLAYER`].
+        max: u32,
+    },
+    /// No spawn order of the sender waits at this building.
+    NoSpawnOrder(ObstructionId),
+    /// A waypoint of a network is off the map.
+    WaypointOffMap {
+        /// The waypoint's index in the network.
+        waypoint: u32,
+    },
+    /// A waypoint network's points are too dense for its range: more pairs of them are within
+    /// range of each other than the limit.
+    WaypointsTooDense {
+        /// The most pairs the network may have.
+        max_pairs: u32,
+    },
     /// No formation has this id (never made, or disbanded).
     UnknownFormation(FormationId),
     /// The formation belongs to another player.
@@ -558,6 +473,156 @@ pub enum RejectReason {
         /// The class's clearance in whole navcells. `[Units: metres]`
         clearance: Fixed,
     },
+}
+
+/// Which ids ran out ([`RejectReason::IdsExhausted`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum IdKind {
+    /// Obstruction ids (`u32`; the last is never handed out).
+    Obstruction,
+    /// Formation ids.
+    Formation,
+    /// Building spawn order ids.
+    SpawnOrder,
+}
+
+impl IdKind {
+    /// The kind in words: `obstruction`, `formation` or `spawn order`.
+    pub fn name(self) -> &'static str {
+        match self {
+            IdKind::Obstruction => "obstruction",
+            IdKind::Formation => "formation",
+            IdKind::SpawnOrder => "spawn order",
+        }
+    }
+}
+
+/// Why the passability world refused a change to its geometry ([`RejectReason::World`]): the
+/// refusals of `pathing::passability::NavWorld` and `pathing::terrain::Terrain`, as data.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum WorldRefusal {
+    /// An obstruction id is in use already.
+    ObstructionIdInUse(ObstructionId),
+    /// An obstruction square's coordinates or sizes reach beyond ±`limit`, or a size is negative.
+    SquareOutOfRange {
+        /// The limit, `pathing::decimal::WORLD_LIMIT`. `[Units: metres]`
+        limit: Fixed,
+    },
+    /// An obstruction square has zero width and zero height.
+    ZeroSizeSquare,
+    /// An obstruction square touches no navcell of the map.
+    SquareOffMap,
+    /// No navigation area has this name.
+    UnknownArea(String),
+    /// A terrain vertex of an edit is not on the heightmap.
+    VertexOffMap {
+        /// Vertex column.
+        vx: u32,
+        /// Vertex row.
+        vz: u32,
+    },
+    /// A height of a terrain edit is beyond ±`limit`.
+    HeightOutOfRange {
+        /// Vertex column.
+        vx: u32,
+        /// Vertex row.
+        vz: u32,
+        /// The height asked for. `[Units: metres]`
+        height: Fixed,
+        /// The limit, `pathing::decimal::WORLD_LIMIT`. `[Units: metres]`
+        limit: Fixed,
+    },
+    /// The geometry could not be built: a refusal that only making a world gives (paddings, area
+    /// names, polygon configs, the painted layer, the terrain's size), which no command changes;
+    /// kept so that every refusal of the passability world maps to a reason.
+    Unbuildable,
+}
+
+impl WorldRefusal {
+    /// The reason a refusal of the passability world gives a command (an unknown obstruction id
+    /// is [`RejectReason::UnknownObstruction`], the others [`RejectReason::World`]).
+    pub(crate) fn reason(e: pathing::passability::WorldError) -> RejectReason {
+        use pathing::passability::WorldError;
+        let limit = pathing::decimal::WORLD_LIMIT;
+        RejectReason::World(match e {
+            WorldError::UnknownId(id) => return RejectReason::UnknownObstruction(id),
+            WorldError::DuplicateId(id) => WorldRefusal::ObstructionIdInUse(id),
+            WorldError::OutOfRange => WorldRefusal::SquareOutOfRange { limit },
+            WorldError::ZeroSize => WorldRefusal::ZeroSizeSquare,
+            WorldError::OffMap => WorldRefusal::SquareOffMap,
+            WorldError::UnknownArea(name) => WorldRefusal::UnknownArea(name),
+            WorldError::Terrain(e) => return Self::terrain(e),
+            WorldError::DuplicateArea(_) | WorldError::BadPadding | WorldError::Config(_) | WorldError::CellCount { .. } => {
+                WorldRefusal::Unbuildable
+            }
+        })
+    }
+
+    /// The reason a refused terrain edit gives a command.
+    pub(crate) fn terrain(e: pathing::terrain::TerrainError) -> RejectReason {
+        use pathing::terrain::TerrainError;
+        RejectReason::World(match e {
+            TerrainError::VertexOffMap { vx, vz } => WorldRefusal::VertexOffMap { vx, vz },
+            TerrainError::HeightOutOfRange { vx, vz, height } => {
+                WorldRefusal::HeightOutOfRange { vx, vz, height, limit: pathing::decimal::WORLD_LIMIT }
+            }
+            _ => WorldRefusal::Unbuildable,
+        })
+    }
+}
+
+/// The refusal in words, as `pathing` words it.
+impl std::fmt::Display for WorldRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WorldRefusal::ObstructionIdInUse(id) => write!(f, "obstruction id {id} is already in use"),
+            WorldRefusal::SquareOutOfRange { limit } => {
+                write!(f, "obstruction coordinates and sizes must be within ±{limit} m, sizes ≥ 0")
+            }
+            WorldRefusal::ZeroSizeSquare => f.write_str("obstruction has zero width and zero height"),
+            WorldRefusal::SquareOffMap => f.write_str("obstruction does not touch the map"),
+            WorldRefusal::UnknownArea(name) => write!(f, "no navigation area is named {name:?}"),
+            WorldRefusal::VertexOffMap { vx, vz } => write!(f, "terrain vertex ({vx}, {vz}) is not on the heightmap"),
+            WorldRefusal::HeightOutOfRange { vx, vz, height, limit } => {
+                write!(f, "height {height} m at terrain vertex ({vx}, {vz}) is beyond ±{limit} m")
+            }
+            WorldRefusal::Unbuildable => f.write_str("the geometry cannot be built"),
+        }
+    }
+}
+
+/// Why a building may not be placed ([`RejectReason::Placement`]), as
+/// `pathing::placement::PlacementError` says it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PlacementRefusal {
+    /// Part of the footprint (with its spacing) is off the map.
+    OffMap,
+    /// This navcell under the footprint (with its spacing) is impassable for the building's class.
+    Blocked(pathing::Navcell),
+    /// The footprint (with its spacing) meets the obstruction with this id.
+    Overlaps(ObstructionId),
+}
+
+impl From<pathing::placement::PlacementError> for PlacementRefusal {
+    fn from(e: pathing::placement::PlacementError) -> Self {
+        use pathing::placement::PlacementError;
+        match e {
+            PlacementError::OffMap => PlacementRefusal::OffMap,
+            PlacementError::Blocked(cell) => PlacementRefusal::Blocked(cell),
+            PlacementError::Overlaps(id) => PlacementRefusal::Overlaps(id),
+        }
+    }
+}
+
+/// The refusal in words, as `pathing` words it.
+impl std::fmt::Display for PlacementRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PlacementRefusal::OffMap => f.write_str("the footprint leaves the map"),
+            PlacementRefusal::Blocked(cell) => write!(f, "navcell {cell} under the footprint is not valid for the building's class"),
+            PlacementRefusal::Overlaps(id) => write!(f, "the footprint meets obstruction {id}"),
+        }
+    }
 }
 
 /// Why a unit gave up its order ([`Event::Failed`]).
@@ -850,5 +915,48 @@ mod tests {
             RejectReason::RadiusAboveClearance { radius: metres(3), clearance: metres(2) }.to_string(),
             "radius 1.5 m is above the class's clearance of 1 m (whole navcells)"
         );
+    }
+
+    /// The refusals that once carried prose carry data, and still read as one line each; those of
+    /// `pathing` read exactly as `pathing` words them.
+    #[test]
+    fn typed_refusals_read_as_one_line() {
+        use pathing::passability::WorldError;
+        use pathing::placement::PlacementError;
+        use pathing::terrain::TerrainError;
+        let obstruction = ObstructionId(7);
+        let cases = [
+            (RejectReason::UnknownObstruction(obstruction), "no obstruction has id 7".to_string()),
+            (RejectReason::IdsExhausted(IdKind::SpawnOrder), "spawn order ids exhausted".into()),
+            (RejectReason::TooManySpawnOrders { waiting: 16, max: 16 }, "16 spawn orders already wait, at most 16".into()),
+            (RejectReason::NoSpawnOrder(obstruction), "no spawn order of the sender waits at obstruction 7".into()),
+            (RejectReason::WaypointOffMap { waypoint: 3 }, "waypoint 3 is off the map".into()),
+            (RejectReason::WaypointsTooDense { max_pairs: 4096 }, "more than 4096 waypoint pairs are within range of each other".into()),
+            (WorldRefusal::reason(WorldError::UnknownId(obstruction)), "no obstruction has id 7".into()),
+            (
+                WorldRefusal::terrain(TerrainError::HeightOutOfRange { vx: 2, vz: 5, height: metres(-40_000) }),
+                "refused: height -20000 m at terrain vertex (2, 5) is beyond ±16384 m".into(),
+            ),
+            (
+                RejectReason::Placement(PlacementError::Overlaps(obstruction).into()),
+                format!("cannot be placed: {}", PlacementError::Overlaps(obstruction)),
+            ),
+        ];
+        for (reason, text) in cases {
+            assert_eq!(reason.to_string(), text, "{reason:?}");
+        }
+        // Each refusal of the passability world that a command can meet words itself as `pathing` does.
+        for e in [
+            WorldError::DuplicateId(obstruction),
+            WorldError::UnknownArea("gate".into()),
+            WorldError::OutOfRange,
+            WorldError::ZeroSize,
+            WorldError::OffMap,
+        ] {
+            let expected = format!("refused: {e}");
+            assert_eq!(WorldRefusal::reason(e).to_string(), expected);
+        }
+        let placement = PlacementError::Blocked(pathing::Navcell::new(3, 4));
+        assert_eq!(PlacementRefusal::from(placement).to_string(), placement.to_string());
     }
 }

@@ -11,7 +11,7 @@
 
 use pathing::{Fixed, Vec2};
 
-use crate::motion::isqrt;
+use crate::geom::isqrt;
 
 /// The facing of a new unit: east (+x).
 pub const INITIAL_FACING: Vec2 = Vec2 { x: Fixed::ONE, z: Fixed::ZERO };

@@ -76,9 +76,9 @@
 use pathing::{Fixed, PassClass, Vec2, WorldPos};
 use serde::{Deserialize, Serialize};
 
-use crate::command::{GoalSpec, PlayerId};
-use crate::ids::EntityId;
-use crate::motion::isqrt;
+use crate::geom::isqrt;
+use crate::goal::GoalSpec;
+use crate::ids::{EntityId, PlayerId};
 
 /// Most members of one formation.
 pub const MAX_MEMBERS: usize = 256;

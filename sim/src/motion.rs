@@ -72,8 +72,11 @@ use pathing::{Fixed, PassClass, WorldPos};
 use serde::{Deserialize, Serialize};
 
 use crate::command::{Event, FailReason, GoalSpec};
+use crate::digest_tree::RangeDigests;
+pub use crate::geom::off_grid_lines;
+use crate::geom::{distance_raw, div, grid_navcell, isqrt, within_of_segment};
 use crate::ids::{EntityId, PlayerId};
-use crate::world::{PathRequest, Unit, UnitState, World};
+use crate::unit::{PathRequest, Unit, UnitState};
 
 /// The constants of local movement: part of [`crate::world::Settings`], so fixed for a game and
 /// recorded with it. The defaults are 0 A.D.'s and the grid pathfinder's values (docs/motion-rules.md) where they
@@ -214,42 +217,6 @@ pub const OVERLAP_TOLERANCE: Fixed = Fixed::from_bits(1 << 12);
 /// Side of the buckets of the unit index. `[Units: metres]`
 const BUCKET_M: i64 = 8;
 
-/// The position moved off navcell borders: a coordinate exactly on a grid line moves one raw
-/// unit (2^-16 m) into the navcell that contains it. Movement checks treat navcells as closed, so a
-/// unit standing exactly on the edge of a blocked navcell would touch it with every step; keeping
-/// units off the lines (which changes nothing else: the navcell under the unit is the same) means
-/// it never does.
-pub fn off_grid_lines(pos: WorldPos, cell_size: Fixed) -> WorldPos {
-    let s = cell_size.to_bits();
-    let nudge = |v: Fixed| if v.to_bits().rem_euclid(s) == 0 { Fixed::from_bits(v.to_bits() + 1) } else { v };
-    WorldPos::new(nudge(pos.x), nudge(pos.z))
-}
-
-/// Floor of the square root (the integer algorithm of `core`: exact on every platform).
-pub(crate) fn isqrt(n: u128) -> u128 {
-    // Distances in a turn are short: their squares fit `u64`, whose root is much cheaper.
-    match u64::try_from(n) {
-        Ok(small) => u128::from(small.isqrt()),
-        Err(_) => n.isqrt(),
-    }
-}
-
-/// `a / b` truncated toward zero, as `i128` division, computed in `i64` when both fit (several
-/// times cheaper; the same result).
-fn div(a: i128, b: i128) -> i128 {
-    match (i64::try_from(a), i64::try_from(b)) {
-        (Ok(a), Ok(b)) if b != 0 && !(a == i64::MIN && b == -1) => i128::from(a / b),
-        _ => a / b,
-    }
-}
-
-/// Exact-floor length of `to − from`, raw with 16 fractional bits.
-pub(crate) fn distance_raw(from: WorldPos, to: WorldPos) -> i128 {
-    let dx = i128::from(to.x.to_bits()) - i128::from(from.x.to_bits());
-    let dz = i128::from(to.z.to_bits()) - i128::from(from.z.to_bits());
-    isqrt((dx * dx + dz * dz) as u128) as i128
-}
-
 /// The point `budget` along the segment from `from` towards `to` (of length `length`, both raw),
 /// each coordinate rounded toward `from`.
 fn advance(from: WorldPos, to: WorldPos, budget: i128, length: i128) -> WorldPos {
@@ -352,26 +319,6 @@ impl UnitIndex {
     }
 }
 
-/// Whether `p` is within `d` of the closed segment `a → b`: exact, on raw bits (products stay
-/// below 2^128 for positions on any grid and `d` ≤ 64 m; larger ones saturate on the safe side).
-pub(crate) fn within_of_segment(p: WorldPos, a: WorldPos, b: WorldPos, d: Fixed) -> bool {
-    let r = |v: Fixed| i128::from(v.to_bits());
-    let (dx, dz) = (r(b.x) - r(a.x), r(b.z) - r(a.z));
-    let (wx, wz) = (r(p.x) - r(a.x), r(p.z) - r(a.z));
-    let d2 = (r(d) * r(d)) as u128;
-    let sq = |x: i128| x.unsigned_abs().saturating_mul(x.unsigned_abs());
-    let len2 = sq(dx).saturating_add(sq(dz));
-    let t = wx.saturating_mul(dx).saturating_add(wz.saturating_mul(dz));
-    if len2 == 0 || t <= 0 {
-        return sq(wx).saturating_add(sq(wz)) <= d2;
-    }
-    if t.unsigned_abs() >= len2 {
-        return sq(r(p.x) - r(b.x)).saturating_add(sq(r(p.z) - r(b.z))) <= d2;
-    }
-    let cross = wx.saturating_mul(dz).saturating_sub(wz.saturating_mul(dx));
-    sq(cross) <= d2.saturating_mul(len2)
-}
-
 /// The unit vector from `from` towards `to` times `length` (raw), each coordinate truncated; the
 /// zero vector when the two coincide.
 fn scaled_direction(from: WorldPos, to: WorldPos, length: i128) -> (i128, i128) {
@@ -391,7 +338,7 @@ fn offset(p: WorldPos, (dx, dz): (i128, i128)) -> WorldPos {
 fn may_shift(nav: &pathing::passability::NavWorld, class: PassClass, from: WorldPos, to: WorldPos) -> bool {
     let Some(class_nav) = nav.class_nav(class) else { return false };
     let pass = class_nav.pass_map();
-    pass.is_passable(crate::world::grid_navcell(nav.grid(), from)) && segment_clear(pass, from, to)
+    pass.is_passable(grid_navcell(nav.grid(), from)) && segment_clear(pass, from, to)
 }
 
 /// What one unit's walk of a turn did.
@@ -417,7 +364,7 @@ fn walk(
     motion: &MotionSettings,
     static_dirty: &mut Vec<u32>,
 ) -> Walk {
-    let navcell = |p: WorldPos| crate::world::grid_navcell(grid, p);
+    let navcell = |p: WorldPos| grid_navcell(grid, p);
     let mut moved = false;
     let mut blocker: Option<EntityId> = None;
     let mut blocked_by_grid = false;
@@ -461,10 +408,33 @@ fn walk(
     Walk { moved, blocker, blocked_by_grid }
 }
 
+/// What motion reads and writes of the world, borrowed apart.
+pub(crate) struct MotionParts<'a> {
+    pub(crate) nav: &'a pathing::passability::NavWorld,
+    pub(crate) units: &'a mut Vec<Option<Unit>>,
+    pub(crate) requests: &'a mut Vec<PathRequest>,
+    pub(crate) turn_ms: u32,
+    pub(crate) digests: &'a mut RangeDigests,
+    pub(crate) static_dirty: &'a mut Vec<u32>,
+    pub(crate) motion: &'a MotionSettings,
+    /// By unit index: whether the unit is a member of a formation that steers it, and at which speed.
+    pub(crate) steered: Vec<Steering>,
+}
+
+/// How the motion step moves a unit, by the formation phase's rules.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Steering {
+    /// Not steered by a formation: the ordinary rules.
+    Free,
+    /// A member at or ahead of its slot: its own speed.
+    Walk,
+    /// A member behind its slot: [`crate::formation::RUN_MULTIPLIER`] times its speed.
+    Run,
+}
+
 /// Moves every unit for one turn (see the module documentation).
-pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
-    use crate::world::Steering;
-    let crate::world::MotionParts { nav, units, requests, turn_ms, digests, static_dirty, motion, steered } = world.parts_mut();
+pub(crate) fn move_units(parts: MotionParts<'_>, events: &mut Vec<Event>) {
+    let MotionParts { nav, units, requests, turn_ms, digests, static_dirty, motion, steered } = parts;
     let grid = nav.grid();
     // As 0 A.D.'s movement filter: only units that are not walking block, and only with their
     // core; walking units pass through one another (separating them is the push-apart's job).
@@ -473,7 +443,7 @@ pub(crate) fn move_units(world: &mut World, events: &mut Vec<Event>) {
     );
     let before: Vec<Option<WorldPos>> = units.iter().map(|u| u.as_ref().map(|u| u.pos)).collect();
     let owners: Vec<Option<PlayerId>> = units.iter().map(|u| u.as_ref().map(|u| u.owner)).collect();
-    let navcell = |p: WorldPos| crate::world::grid_navcell(grid, p);
+    let navcell = |p: WorldPos| grid_navcell(grid, p);
     let cooldown_turns = u8::try_from(motion.replan_cooldown_ms.div_ceil(turn_ms)).unwrap_or(u8::MAX);
     let mut turn_steps = crate::facing::TurnSteps::new(turn_ms);
     // (standing unit, the position and owner of the unit walking into it)
@@ -664,7 +634,7 @@ fn face_travel(unit: &mut Unit, from: WorldPos, step: crate::facing::TurnStep) {
 
 /// Sets each unit's [`Unit::displacement`] to how far it moved this turn (from `before`, where it
 /// stood when the motion step began), marking the units whose displacement changed.
-fn record_displacements(units: &mut [Option<Unit>], before: &[Option<WorldPos>], digests: &mut crate::digest_tree::RangeDigests) {
+fn record_displacements(units: &mut [Option<Unit>], before: &[Option<WorldPos>], digests: &mut RangeDigests) {
     for (unit, was) in units.iter_mut().zip(before) {
         let (Some(unit), Some(was)) = (unit.as_mut(), was) else { continue };
         let moved = pathing::Vec2::new(unit.pos.x - was.x, unit.pos.z - was.z);
@@ -685,7 +655,7 @@ fn push_apart(
     nav: &pathing::passability::NavWorld,
     units: &mut [Option<Unit>],
     motion: &MotionSettings,
-    digests: &mut crate::digest_tree::RangeDigests,
+    digests: &mut RangeDigests,
     nudges: &mut Vec<(EntityId, WorldPos, PlayerId)>,
 ) {
     let raw = |v: Fixed| i128::from(v.to_bits());
@@ -777,7 +747,7 @@ fn nudge(
     motion: &MotionSettings,
     index: &UnitIndex,
     nudges: &mut Vec<(EntityId, WorldPos, PlayerId)>,
-    digests: &mut crate::digest_tree::RangeDigests,
+    digests: &mut RangeDigests,
     static_dirty: &mut Vec<u32>,
     events: &mut Vec<Event>,
 ) {
@@ -826,7 +796,7 @@ fn replan_trigger(
     turn_ms: u32,
     cooldown_turns: u8,
     requests: &mut Vec<PathRequest>,
-    digests: &mut crate::digest_tree::RangeDigests,
+    digests: &mut RangeDigests,
 ) {
     let eps = i128::from(motion.moved_epsilon.to_bits());
     let movers: Vec<(EntityId, WorldPos)> = units
@@ -861,68 +831,6 @@ fn replan_trigger(
             unit.replan_cooldown = cooldown_turns;
             requests.push(PathRequest::short(unit.id));
             digests.mark(unit.id.index);
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use proptest::prelude::*;
-
-    proptest! {
-        /// `within_of_segment` against the squared distance to the nearest point of the segment,
-        /// computed as an exact fraction in vector form (clamped projection), on small raw values
-        /// where every case is hit: endpoints, interior, degenerate segments, distance exactly `d`.
-        #[test]
-        fn within_of_segment_matches_the_clamped_projection(
-            a in (-40i64..40, -40i64..40), b in (-40i64..40, -40i64..40), p in (-40i64..40, -40i64..40), d in 0i64..60,
-        ) {
-            let pos = |(x, z): (i64, i64)| WorldPos::new(Fixed::from_bits(x), Fixed::from_bits(z));
-            let (dx, dz) = (i128::from(b.0 - a.0), i128::from(b.1 - a.1));
-            let (wx, wz) = (i128::from(p.0 - a.0), i128::from(p.1 - a.1));
-            let len2 = dx * dx + dz * dz;
-            let dot = wx * dx + wz * dz;
-            // Nearest point a + (num / den)·(b − a), with num / den clamped into [0, 1].
-            let (num, den) = if len2 == 0 { (0, 1) } else { (dot.clamp(0, len2), len2) };
-            let (ex, ez) = (wx * den - num * dx, wz * den - num * dz);
-            let expected = ex * ex + ez * ez <= i128::from(d * d) * den * den;
-            prop_assert_eq!(within_of_segment(pos(p), pos(a), pos(b), Fixed::from_bits(d)), expected);
-        }
-    }
-
-    #[test]
-    fn div_is_i128_division() {
-        let values = [
-            0i128,
-            1,
-            -1,
-            2,
-            -7,
-            65_536,
-            -65_537,
-            i128::from(i64::MAX),
-            i128::from(i64::MIN),
-            i128::from(i64::MIN) - 3,
-            1 << 70,
-            -(1 << 90),
-        ];
-        for a in values {
-            for b in values.iter().filter(|&&b| b != 0) {
-                assert_eq!(div(a, *b), a / b, "{a} / {b}");
-            }
-        }
-    }
-
-    #[test]
-    fn isqrt_is_the_floor_root() {
-        for n in 0u128..5000 {
-            let r = isqrt(n);
-            assert!(r * r <= n && (r + 1) * (r + 1) > n, "{n}");
-        }
-        for n in [u128::from(u64::MAX), u128::from(u64::MAX) + 1, 1 << 100, (1 << 100) - 1, u128::MAX >> 2, u128::MAX] {
-            let r = isqrt(n);
-            assert!(r * r <= n && (r + 1).checked_mul(r + 1).is_none_or(|s| s > n), "{n}");
         }
     }
 }

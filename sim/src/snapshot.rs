@@ -36,16 +36,18 @@
 //! ([`SnapshotData::waypoint_routes`]); a reader accepts only its own version.
 
 use pathing::classes::ClassSet;
-use pathing::passability::{NavArea, Obstruction, ObstructionFlags, ObstructionId, WorldDesc};
+use pathing::passability::{NavArea, NavWorld, Obstruction, ObstructionFlags, ObstructionId, WorldDesc};
 use pathing::polygon::Polygon;
 use pathing::terrain::{CellKind, GridSpec, MapBorder, Terrain};
 use pathing::{Fixed, PassClass, Square, Vec2, WorldPos};
 use serde::{Deserialize, Serialize};
 
 use crate::formation::{Formation, FormationId};
-use crate::ids::{EntityAllocator, PlayerId};
+use crate::ids::{EntityAllocator, EntityId, PlayerId};
 use crate::rng::SimRng;
-use crate::world::{PathRequest, Settings, Unit, World};
+use crate::settings::Settings;
+use crate::spawn_order::SpawnOrder;
+use crate::unit::{PathRequest, Unit};
 
 /// The first bytes of every snapshot.
 pub const MAGIC: [u8; 8] = *b"PHXSNAP\0";
@@ -198,9 +200,9 @@ pub struct SnapshotData {
     /// class's net; by `(player, class)`.
     pub waypoint_tables: Vec<(PlayerId, PassClass, Vec<pathing::waypoints::WaypointPriority>)>,
     /// The units following a waypoint route: unit, goal, re-routed already; by unit id.
-    pub waypoint_routes: Vec<(crate::EntityId, WorldPos, bool)>,
+    pub waypoint_routes: Vec<(EntityId, WorldPos, bool)>,
     /// The building spawn orders waiting for room, oldest first.
-    pub spawn_orders: Vec<crate::world::SpawnOrder>,
+    pub spawn_orders: Vec<SpawnOrder>,
     /// The id the next spawn order gets.
     pub next_spawn_order: u32,
 }
@@ -217,14 +219,35 @@ fn point(p: &(i64, i64)) -> WorldPos {
     WorldPos::new(fixed(p.0), fixed(p.1))
 }
 
+/// The world's state, borrowed, for the snapshot writer: the world hands over what it is made of,
+/// so this format needs no access to the world itself.
+pub(crate) struct StateParts<'a> {
+    pub(crate) nav: &'a NavWorld,
+    pub(crate) settings: Settings,
+    pub(crate) turn: u32,
+    pub(crate) ids: &'a EntityAllocator,
+    pub(crate) units: &'a [Option<Unit>],
+    pub(crate) requests: &'a [PathRequest],
+    pub(crate) rng: &'a SimRng,
+    pub(crate) next_obstruction: u32,
+    pub(crate) formations: Vec<Formation>,
+    pub(crate) formation_requests: &'a [FormationId],
+    pub(crate) next_formation: u32,
+    pub(crate) waypoint_nets: Vec<crate::waypoint::WaypointNet>,
+    pub(crate) waypoint_tables: Vec<(PlayerId, PassClass, Vec<pathing::waypoints::WaypointPriority>)>,
+    pub(crate) waypoint_routes: Vec<(EntityId, WorldPos, bool)>,
+    pub(crate) spawn_orders: &'a [SpawnOrder],
+    pub(crate) next_spawn_order: u32,
+}
+
 /// The payload of a world.
-pub(crate) fn data_of(world: &World, parts: crate::world::StateParts<'_>) -> SnapshotData {
-    let desc = world.nav().desc();
+pub(crate) fn data_of(parts: StateParts<'_>) -> SnapshotData {
+    let desc = parts.nav.desc();
     let t = &desc.terrain;
     let polygon = |p: &Polygon| p.vertices().iter().map(|v| (bits(v.x), bits(v.z))).collect::<Vec<_>>();
     SnapshotData {
-        settings: *world.settings(),
-        turn: world.turn(),
+        settings: parts.settings,
+        turn: parts.turn,
         grid: (desc.grid.width, desc.grid.height, bits(desc.grid.cell_size)),
         classes: desc.classes.to_json(),
         terrain: (t.tiles_w(), t.tiles_h(), bits(t.tile_size()), t.heights().iter().map(|h| bits(*h)).collect(), bits(t.water_level())),
@@ -239,8 +262,8 @@ pub(crate) fn data_of(world: &World, parts: crate::world::StateParts<'_>) -> Sna
         jump_table_classes: desc.jump_table_classes,
         landmark_classes: desc.landmark_classes,
         cells: desc.cells.iter().map(|kind| kind.to_byte()).collect(),
-        obstructions: world
-            .nav()
+        obstructions: parts
+            .nav
             .obstructions()
             .iter()
             .map(|(&id, o)| {
@@ -260,8 +283,8 @@ pub(crate) fn data_of(world: &World, parts: crate::world::StateParts<'_>) -> Sna
         waypoint_nets: parts.waypoint_nets,
         waypoint_tables: parts.waypoint_tables,
         waypoint_routes: parts.waypoint_routes,
-        spawn_orders: parts.spawns.orders.clone(),
-        next_spawn_order: parts.spawns.next_order,
+        spawn_orders: parts.spawn_orders.to_vec(),
+        next_spawn_order: parts.next_spawn_order,
     }
 }
 

@@ -8,7 +8,7 @@
 //!    only, [`NavWorld::update`]); then the spawn orders waiting for room round a building try
 //!    again, oldest first (`world/spawning.rs`);
 //! 3. the oldest pending path requests (at most [`Settings::max_paths_per_turn`] long-range and
-//!    [`MotionSettings::max_short_paths_per_turn`] short-range ones) are
+//!    [`crate::motion::MotionSettings::max_short_paths_per_turn`] short-range ones) are
 //!    computed, in parallel when the world has worker threads, and their results applied in request
 //!    order, so the outcome does not depend on the thread count; the rest wait for the next turn;
 //! 4. units move ([`crate::motion`]), decided against the positions at the start of the step and
@@ -33,17 +33,23 @@ use pathing::passability::{NavWorld, Obstruction, ObstructionFlags, ObstructionI
 use pathing::{CellRect, Fixed, Goal, Navcell, PassClass, Path, PathStatus, SearchLimits, SearchScratch, Square, WorldPos};
 use serde::{Deserialize, Serialize};
 
-use crate::command::{Command, CommandKind, Event, GoalSpec, PlayerId, RangeKind, RejectReason, Target};
+use crate::command::{Command, CommandKind, Event, GoalSpec, IdKind, PlayerId, RangeKind, RejectReason, Target, WorldRefusal};
 use crate::digest_tree::{Digest, DigestReport, GridDigests, RangeDigests, StateDigest, range_digest_bytes, range_indices};
 use crate::formation::{Formation, FormationId};
+use crate::geom::{centre, grid_navcell};
 use crate::ids::{EntityAllocator, EntityId};
-use crate::motion::MotionSettings;
+use crate::motion::{MotionParts, Steering};
 use crate::rng::SimRng;
-use crate::snapshot::SnapshotError;
+use crate::snapshot::{SnapshotError, StateParts};
 use crate::state_hash;
+use crate::unit::{unit_digest_bytes, unit_static_bytes};
+
+// The types a world is made of keep their paths under `world`, where games and tools name them.
+pub use crate::settings::{DEFAULT_TURN_MS, Settings};
+pub use crate::spawn_order::SpawnOrder;
+pub use crate::unit::{PathRequest, Unit, UnitState};
 
 mod formations;
-pub(crate) use formations::Steering;
 mod held;
 mod plan;
 mod spawning;
@@ -54,10 +60,7 @@ mod unit_state_tests;
 mod waypoints;
 
 pub use plan::RANGE_EPSILON;
-pub use spawning::{MAX_SPAWN_COUNT, MAX_SPAWN_ORDERS_PER_PLAYER, POINT_SPAWN_RINGS, SpawnOrder};
-
-/// Default turn length. `[Units: milliseconds]`
-pub const DEFAULT_TURN_MS: u32 = 200;
+pub use spawning::{MAX_SPAWN_COUNT, MAX_SPAWN_ORDERS_PER_PLAYER, POINT_SPAWN_RINGS};
 
 /// Most orders a unit may hold; a command that would give one more is refused (`OutOfRange`),
 /// and a snapshot with more is refused. Bounds a unit's state, and with it snapshots and keyframes.
@@ -66,28 +69,6 @@ pub const MAX_ORDERS: usize = 128;
 /// Node budget of one long-range search: enough for any path on a 1024 × 1024 grid with room to
 /// spare; a search that runs out returns a partial path and the unit asks again from its end.
 pub const PATH_NODE_BUDGET: u32 = 1 << 20;
-
-/// Game settings: part of the replay header, fixed for a game.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Settings {
-    /// Turn length. `[Units: milliseconds] [Limit: 1..=10000]`
-    pub turn_ms: u32,
-    /// Players 1..=players may send commands (player 0 is the world itself).
-    pub players: u8,
-    /// Seed of the simulation's random number generator.
-    pub seed: u64,
-    /// Most long-range path requests computed in one turn (0 A.D.'s `MaxSameTurnMoves` is 64);
-    /// the rest wait, in order, for the next turns. Bounds the worst turn. `[Limit: 1..=65535]`
-    pub max_paths_per_turn: u16,
-    /// The constants of local movement.
-    pub motion: MotionSettings,
-}
-
-impl Default for Settings {
-    fn default() -> Self {
-        Self { turn_ms: DEFAULT_TURN_MS, players: 8, seed: 0, max_paths_per_turn: 64, motion: MotionSettings::default() }
-    }
-}
 
 /// The phases of a turn, in order, as reported by [`World::step_observed`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -104,208 +85,6 @@ pub enum Phase {
     Formations,
     /// State digest computed.
     Hash,
-}
-
-/// What a unit is doing.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum UnitState {
-    /// No order.
-    Idle,
-    /// Its path request is queued.
-    WaitingForPath,
-    /// Following its waypoints.
-    Moving,
-    /// Could not move for this many consecutive turns.
-    Blocked(u8),
-}
-
-/// A unit. `[Units: metres, metres per second]`
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Unit {
-    /// Its id.
-    pub id: EntityId,
-    /// Its player.
-    pub owner: PlayerId,
-    /// Its passability class index.
-    pub class: PassClass,
-    /// Where it stands.
-    pub pos: WorldPos,
-    /// Half-size of its obstruction square.
-    pub radius: Fixed,
-    /// Speed.
-    pub speed: Fixed,
-    /// How fast it turns to face its way (docs/motion-rules.md, "Facing").
-    /// `[Units: degrees per second] [Limit: 1..=3600]`
-    pub turn_rate: Fixed,
-    /// Orders; the first is the current one.
-    pub orders: Vec<GoalSpec>,
-    /// Remaining turning points of the current path, next first.
-    waypoints: Vec<WorldPos>,
-    /// What it is doing.
-    pub state: UnitState,
-    /// Turns left before it may ask for a new path after being blocked.
-    pub replan_cooldown: u8,
-    /// Its waypoints are an escape from impassable navcells, not the path of its order.
-    pub escape: bool,
-    /// Consecutive turns it could not move (kept across replans; reset by any progress).
-    pub stalled: u8,
-    /// Derived: digest of `waypoints`, kept current by every change to them (so the state digest
-    /// covers the waypoints without hashing them every turn); recomputed on load, never stored.
-    #[serde(skip)]
-    path_digest: [u8; 32],
-    /// The current path ended early for lack of search budget: ask again when it is walked.
-    pub resume: bool,
-    /// How many of the first waypoints are a short-range detour (around units in the way) before
-    /// the next waypoint of the long-range path.
-    pub detour: u16,
-    /// The goal is taken by standing units: the current path ends as near as it can get, and the
-    /// order is done when it is walked.
-    pub settle: bool,
-    /// The direction it faces, a unit vector (docs/motion-rules.md, "Facing"): turned toward its
-    /// direction of travel by at most [`Unit::turn_rate`] a turn.
-    pub facing: pathing::Vec2,
-    /// How far it moved in the last turn (walking, pushed or nudged): its velocity is this over
-    /// the turn length. With [`Unit::pos`] and [`Unit::facing`], what a game interpolates
-    /// between turns. `[Units: metres]`
-    pub displacement: pathing::Vec2,
-    /// Long-range searches made round standing units of other players since it last made
-    /// progress (docs/motion-rules.md, "Passages held by other players"); 0 when it has made none.
-    pub held_searches: u8,
-}
-
-impl Unit {
-    /// Remaining turning points of the current path, next first.
-    pub fn waypoints(&self) -> &[WorldPos] {
-        &self.waypoints
-    }
-
-    /// Replaces the waypoints (none of them a detour).
-    pub(crate) fn set_waypoints(&mut self, waypoints: Vec<WorldPos>) {
-        self.waypoints = waypoints;
-        self.detour = 0;
-        self.path_digest = state_hash::digest("path", &self.waypoints);
-    }
-
-    /// Replaces the waypoints, the first `detour` of them a short-range detour.
-    pub(crate) fn set_detour(&mut self, waypoints: Vec<WorldPos>, detour: usize) {
-        let detour = u16::try_from(detour.min(waypoints.len())).unwrap_or(u16::MAX);
-        self.set_waypoints(waypoints);
-        self.detour = detour;
-    }
-
-    /// Drops the first waypoint (reached).
-    pub(crate) fn pop_waypoint(&mut self) {
-        if !self.waypoints.is_empty() {
-            self.waypoints.remove(0);
-            self.detour = self.detour.saturating_sub(1);
-            self.path_digest = state_hash::digest("path", &self.waypoints);
-        }
-    }
-
-    /// Gives up every order: idle where it stands (the caller reports [`Event::Failed`]).
-    pub(crate) fn give_up(&mut self) {
-        self.orders.clear();
-        self.clear_waypoints();
-        self.state = UnitState::Idle;
-        self.settle = false;
-        self.held_searches = 0;
-    }
-
-    /// Drops every waypoint.
-    pub(crate) fn clear_waypoints(&mut self) {
-        if !self.waypoints.is_empty() {
-            self.set_waypoints(Vec::new());
-        }
-    }
-}
-
-/// The fields of a unit that change only with its orders and paths, as canonical bytes
-/// (fixed-width little-endian, declaration order); the state digest hashes 8 bytes of their blake3
-/// per unit, recomputed only when they change.
-fn unit_static_bytes(u: &Unit, out: &mut Vec<u8>) {
-    out.extend_from_slice(&u.id.index.to_le_bytes());
-    out.extend_from_slice(&u.id.generation.to_le_bytes());
-    out.push(u.owner.0);
-    out.push(u.class.index());
-    for v in [u.radius, u.speed, u.turn_rate] {
-        out.extend_from_slice(&v.to_bits().to_le_bytes());
-    }
-    out.extend_from_slice(&(u.orders.len() as u32).to_le_bytes());
-    for order in &u.orders {
-        let (tag, a, b, c) = match *order {
-            GoalSpec::Point(p) => (0u8, p.x, p.z, Fixed::ZERO),
-            GoalSpec::Circle { center, radius } => (1, center.x, center.z, radius),
-            GoalSpec::Square { center, half } => (2, center.x, center.z, half),
-            GoalSpec::Range { target, min, max, kind } => {
-                let (tag, id) = match target {
-                    Target::Unit(id) => (3u8, (u64::from(id.generation) << 32) | u64::from(id.index)),
-                    Target::Obstruction(id) => (4, u64::from(id.0)),
-                };
-                // Melee keeps tags 3 and 4; ranged orders are 5 and 6, build orders 7 and 8.
-                let tag = tag
-                    + match kind {
-                        RangeKind::Melee => 0,
-                        RangeKind::Ranged => 2,
-                        RangeKind::Build => 4,
-                    };
-                (tag, Fixed::from_bits(id as i64), min, max)
-            }
-        };
-        out.push(tag);
-        for v in [a, b, c] {
-            out.extend_from_slice(&v.to_bits().to_le_bytes());
-        }
-    }
-    out.extend_from_slice(&u.path_digest);
-}
-
-/// The bytes the state digest hashes for a unit each time it changes: its index, the digest of
-/// its static fields, and the fields that change as it moves (position, waypoints consumed and
-/// left, which with the path digest determine the waypoints, state, cooldown, escape, stalls,
-/// facing, the last turn's displacement, searches round held passages).
-/// Written by hand rather than through serde: it is the hot part of the per-turn hash.
-fn unit_digest_bytes(u: &Unit, static_digest: &[u8; 8], out: &mut Vec<u8>) {
-    out.extend_from_slice(&u.id.index.to_le_bytes());
-    out.extend_from_slice(static_digest);
-    for v in [u.pos.x, u.pos.z] {
-        out.extend_from_slice(&v.to_bits().to_le_bytes());
-    }
-    out.push(u8::from(u.resume));
-    out.push(u8::from(u.settle));
-    out.extend_from_slice(&u.detour.to_le_bytes());
-    let (state, blocked) = match u.state {
-        UnitState::Idle => (0u8, 0u8),
-        UnitState::WaitingForPath => (1, 0),
-        UnitState::Moving => (2, 0),
-        UnitState::Blocked(n) => (3, n),
-    };
-    out.extend_from_slice(&[state, blocked, u.replan_cooldown, u8::from(u.escape), u.stalled]);
-    for v in [u.facing.x, u.facing.z, u.displacement.x, u.displacement.z] {
-        out.extend_from_slice(&v.to_bits().to_le_bytes());
-    }
-    out.push(u.held_searches);
-}
-
-/// A queued path request.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PathRequest {
-    /// For which unit.
-    pub unit: EntityId,
-    /// A short-range detour to the unit's next waypoint (or to its goal when near), instead of a
-    /// long-range path to its goal.
-    pub short: bool,
-}
-
-impl PathRequest {
-    /// A long-range request.
-    pub(crate) fn long(unit: EntityId) -> Self {
-        Self { unit, short: false }
-    }
-
-    /// A short-range request.
-    pub(crate) fn short(unit: EntityId) -> Self {
-        Self { unit, short: true }
-    }
 }
 
 /// What one turn did.
@@ -333,8 +112,9 @@ pub struct World {
     next_obstruction: u32,
     rng: SimRng,
     requests: Vec<PathRequest>,
-    /// Worker threads for path requests (not state: results never depend on it).
-    pool: Option<rayon::ThreadPool>,
+    /// Worker threads for path requests, the world's own ([`World::set_threads`]) or shared with
+    /// the caller ([`World::set_pool`]); not state: results never depend on it.
+    pool: Option<std::sync::Arc<rayon::ThreadPool>>,
     /// Search workspace per worker thread (index 0 also serves the calling thread), kept across
     /// turns so that a query allocates nothing. Workspace only: never hashed or saved.
     workspaces: Vec<std::sync::Mutex<plan::Workspace>>,
@@ -381,6 +161,10 @@ pub struct World {
     waypoints_digest: Digest,
     /// Building spawn orders waiting for room (state).
     spawns: spawning::SpawnQueue,
+    /// Derived: the state digest of the state as it is, made current by [`World::refresh_digest`]
+    /// at the end of everything that changes the state (`new`, `load`, `step` and the few public
+    /// changes outside a turn), so that reading it never needs `&mut self`.
+    digest: StateDigest,
 }
 
 /// What the path phase of a turn computed: counters for benchmarks and profilers, never state.
@@ -392,35 +176,6 @@ pub struct PathStats {
     pub short: u32,
     /// Vertices the short-range searches expanded.
     pub short_expanded: u64,
-}
-
-/// What motion reads and writes of the world, borrowed apart.
-pub(crate) struct MotionParts<'a> {
-    pub(crate) nav: &'a NavWorld,
-    pub(crate) units: &'a mut Vec<Option<Unit>>,
-    pub(crate) requests: &'a mut Vec<PathRequest>,
-    pub(crate) turn_ms: u32,
-    pub(crate) digests: &'a mut RangeDigests,
-    pub(crate) static_dirty: &'a mut Vec<u32>,
-    pub(crate) motion: &'a MotionSettings,
-    /// By unit index: whether the unit is a member of a formation that steers it, and at which speed.
-    pub(crate) steered: Vec<crate::world::Steering>,
-}
-
-/// Borrowed private state, for the snapshot writer.
-pub(crate) struct StateParts<'a> {
-    pub(crate) ids: &'a EntityAllocator,
-    pub(crate) units: &'a [Option<Unit>],
-    pub(crate) requests: &'a [PathRequest],
-    pub(crate) rng: &'a SimRng,
-    pub(crate) next_obstruction: u32,
-    pub(crate) formations: Vec<Formation>,
-    pub(crate) formation_requests: &'a [FormationId],
-    pub(crate) next_formation: u32,
-    pub(crate) waypoint_nets: Vec<crate::waypoint::WaypointNet>,
-    pub(crate) waypoint_tables: Vec<waypoints::StoredTable>,
-    pub(crate) waypoint_routes: Vec<waypoints::StoredRoute>,
-    pub(crate) spawns: &'a spawning::SpawnQueue,
 }
 
 /// Why a world could not be made.
@@ -469,7 +224,8 @@ impl World {
         let next_obstruction = obstructions.iter().map(|(id, _)| id.0.saturating_add(1)).max().unwrap_or(1);
         let nav = NavWorld::build(desc, obstructions).map_err(SetupError::World)?;
         let grid_digests = GridDigests::build(nav.grid());
-        Ok(Self {
+        let mut world = Self {
+            digest: StateDigest::new(0, Vec::new()),
             geometry_digest: geometry_digest(&nav),
             obstruction_digest: obstruction_digest(&nav),
             grid_digests,
@@ -489,7 +245,7 @@ impl World {
             rng: SimRng::new(settings.seed),
             requests: Vec::new(),
             pool: None,
-            workspaces: vec![std::sync::Mutex::new(plan::Workspace::default())],
+            workspaces: plan::workspaces(1),
             formations: std::collections::BTreeMap::new(),
             formation_requests: Vec::new(),
             next_formation: 0,
@@ -500,7 +256,9 @@ impl World {
             waypoints_digest: waypoints::Waypoints::default().digest(),
             waypoints: waypoints::Waypoints::default(),
             spawns: spawning::SpawnQueue::default(),
-        })
+        };
+        world.refresh_digest();
+        Ok(world)
     }
 
     /// Computes path requests on `threads` worker threads (1 or 0: on the calling thread). The
@@ -509,13 +267,23 @@ impl World {
     /// # Errors
     /// The thread pool's error text when it cannot start.
     pub fn set_threads(&mut self, threads: usize) -> Result<(), String> {
-        self.workspaces = (0..threads.max(1)).map(|_| std::sync::Mutex::new(plan::Workspace::default())).collect();
-        self.pool = if threads <= 1 {
-            None
+        if threads <= 1 {
+            self.workspaces = plan::workspaces(1);
+            self.pool = None;
         } else {
-            Some(rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| e.to_string())?)
-        };
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| e.to_string())?;
+            self.set_pool(std::sync::Arc::new(pool));
+        }
         Ok(())
+    }
+
+    /// Computes path requests on the caller's thread pool, shared with the rest of the game (and
+    /// with other worlds) instead of threads of the world's own; the world keeps one search
+    /// workspace per thread of the pool. The results are the same for any pool, as for any thread
+    /// count (docs/decisions.md, "The caller may lend the world its thread pool").
+    pub fn set_pool(&mut self, pool: std::sync::Arc<rayon::ThreadPool>) {
+        self.workspaces = plan::workspaces(pool.current_num_threads());
+        self.pool = Some(pool);
     }
 
     /// Counters of the last turn's path phase.
@@ -590,7 +358,7 @@ impl World {
         observe(Phase::Grid);
         self.compute_paths(&mut events);
         observe(Phase::Paths);
-        crate::motion::move_units(self, &mut events);
+        crate::motion::move_units(self.parts_mut(), &mut events);
         observe(Phase::Motion);
         self.update_formations(&mut events);
         self.follow_up_routes(&mut events);
@@ -598,14 +366,14 @@ impl World {
         let stepped = self.turn;
         self.turn = self.turn.wrapping_add(1);
         // The digest covers the state after the turn, whose turn counter is the next turn.
-        let digest = self.state_digest();
+        self.refresh_digest();
         observe(Phase::Hash);
-        TurnReport { turn: stepped, events, hash: digest.hash, digest }
+        TurnReport { turn: stepped, events, hash: self.digest.hash, digest: self.digest.clone() }
     }
 
     /// The 32-byte hash of everything that can influence the future (see [`World::state_digest`]).
-    pub fn state_hash(&mut self) -> [u8; 32] {
-        self.state_digest().hash
+    pub fn state_hash(&self) -> [u8; 32] {
+        self.digest.hash
     }
 
     /// The state digest: the roots of the components, in this fixed order, and the turn hash over
@@ -613,7 +381,15 @@ impl World {
     /// indices) whose leaves are recomputed only where something changed, so two peers can compare
     /// roots, then leaves ([`World::digest_reports`], [`crate::digest_tree::locate`]), to find the
     /// diverging component, chunk or entity range.
-    pub fn state_digest(&mut self) -> StateDigest {
+    ///
+    /// It is always current: every change to the state ends by bringing it up to date.
+    pub fn state_digest(&self) -> StateDigest {
+        self.digest.clone()
+    }
+
+    /// Brings the state digest up to date with the state: recomputes the leaves marked dirty since
+    /// the last time, then the roots and the turn hash.
+    fn refresh_digest(&mut self) {
         let mut dirty = std::mem::take(&mut self.static_dirty);
         dirty.sort_unstable();
         dirty.dedup();
@@ -653,7 +429,7 @@ impl World {
             small("geometry", self.geometry_digest),
             small("passability", self.grid_digests.root()),
         ];
-        StateDigest::new(self.turn, components)
+        self.digest = StateDigest::new(self.turn, components);
     }
 
     /// The state digest computed from scratch, ignoring every cached leaf: the oracle the
@@ -669,7 +445,7 @@ impl World {
             rng: self.rng.clone(),
             requests: self.requests.clone(),
             pool: None,
-            workspaces: vec![std::sync::Mutex::new(plan::Workspace::default())],
+            workspaces: plan::workspaces(1),
             grid_digests: GridDigests::build(self.nav.grid()),
             unit_digests: RangeDigests::new("units"),
             geometry_digest: geometry_digest(&self.nav),
@@ -690,17 +466,18 @@ impl World {
             waypoints_digest: self.waypoints.digest(),
             waypoints: waypoints::Waypoints::default(),
             spawns: self.spawns.clone(),
+            digest: StateDigest::new(0, Vec::new()),
         };
         for index in 0..self.units.len() as u32 {
             fresh.unit_digests.mark(index);
         }
-        fresh.state_digest()
+        fresh.refresh_digest();
+        fresh.digest
     }
 
     /// The leaves of the tree components (passability chunks, unit ranges), for locating a
     /// divergence against another peer's.
-    pub fn digest_reports(&mut self) -> Vec<DigestReport> {
-        self.state_digest();
+    pub fn digest_reports(&self) -> Vec<DigestReport> {
         vec![self.unit_digests.tree().report(), self.grid_digests.tree().report()]
     }
 
@@ -773,9 +550,7 @@ impl World {
                     return Err(RejectReason::OutOfRange);
                 }
                 let id = self.obstruction_id()?;
-                self.nav
-                    .add_obstruction(id, Obstruction { square: sq, flags: ObstructionFlags(*flags) })
-                    .map_err(|e| RejectReason::World(e.to_string()))?;
+                self.nav.add_obstruction(id, Obstruction { square: sq, flags: ObstructionFlags(*flags) }).map_err(WorldRefusal::reason)?;
                 self.next_obstruction = id.0 + 1;
                 events.push(Event::ObstructionPlaced { id });
                 Ok(())
@@ -788,16 +563,14 @@ impl World {
                 if *flags & !(ObstructionFlags::BLOCK_PATHFINDING | ObstructionFlags::BLOCK_FOUNDATION) != 0 {
                     return Err(RejectReason::OutOfRange);
                 }
-                let old = *self.nav.obstructions().get(id).ok_or_else(|| RejectReason::World(format!("no obstruction has id {id}")))?;
+                let old = *self.nav.obstructions().get(id).ok_or(RejectReason::UnknownObstruction(*id))?;
                 self.nav
                     .move_obstruction(*id, Obstruction { square: old.square, flags: ObstructionFlags(*flags) })
-                    .map_err(|e| RejectReason::World(e.to_string()))
+                    .map_err(WorldRefusal::reason)
             }
-            CommandKind::RemoveObstruction { id } => {
-                self.nav.remove_obstruction(*id).map(|_| ()).map_err(|e| RejectReason::World(e.to_string()))
-            }
+            CommandKind::RemoveObstruction { id } => self.nav.remove_obstruction(*id).map(|_| ()).map_err(WorldRefusal::reason),
             CommandKind::SetArea { name, available } => {
-                let changed = self.nav.set_area_available(name, *available).map_err(|e| RejectReason::World(e.to_string()))?;
+                let changed = self.nav.set_area_available(name, *available).map_err(WorldRefusal::reason)?;
                 self.geometry_changed |= changed;
                 Ok(())
             }
@@ -808,9 +581,9 @@ impl World {
                 let mut terrain = self.nav.desc().terrain.clone();
                 for (n, &h) in heights.iter().enumerate() {
                     let (x, z) = (vx.saturating_add(n as u32 % width), vz.saturating_add(n as u32 / width));
-                    terrain.set_vertex_height(x, z, h).map_err(|e| RejectReason::World(e.to_string()))?;
+                    terrain.set_vertex_height(x, z, h).map_err(WorldRefusal::terrain)?;
                 }
-                self.nav.set_terrain(terrain).map_err(|e| RejectReason::World(e.to_string()))?;
+                self.nav.set_terrain(terrain).map_err(WorldRefusal::reason)?;
                 self.geometry_changed = true;
                 Ok(())
             }
@@ -877,9 +650,7 @@ impl World {
                 }
                 match target {
                     Target::Unit(id) if self.unit(id).is_none() => Err(RejectReason::UnknownEntity(id)),
-                    Target::Obstruction(id) if !self.nav.obstructions().contains_key(&id) => {
-                        Err(RejectReason::World(format!("no obstruction has id {id}")))
-                    }
+                    Target::Obstruction(id) if !self.nav.obstructions().contains_key(&id) => Err(RejectReason::UnknownObstruction(id)),
                     _ => Ok(()),
                 }
             }
@@ -902,7 +673,7 @@ impl World {
     fn obstruction_id(&self) -> Result<ObstructionId, RejectReason> {
         let id = ObstructionId(self.next_obstruction);
         if self.next_obstruction == u32::MAX || self.nav.obstructions().contains_key(&id) {
-            return Err(RejectReason::World("obstruction ids exhausted".into()));
+            return Err(RejectReason::IdsExhausted(IdKind::Obstruction));
         }
         Ok(id)
     }
@@ -933,11 +704,9 @@ impl World {
         }
         let sq =
             pathing::raster::editor_square(square.x, square.z, square.w, square.h, square.degrees).map_err(|_| RejectReason::OutOfRange)?;
-        self.nav.check_building_placement(class, &sq).map_err(|e| RejectReason::Placement(e.to_string()))?;
+        self.nav.check_building_placement(class, &sq).map_err(|e| RejectReason::Placement(e.into()))?;
         let id = self.obstruction_id()?;
-        self.nav
-            .add_obstruction(id, Obstruction { square: sq, flags: ObstructionFlags::STATIC })
-            .map_err(|e| RejectReason::World(e.to_string()))?;
+        self.nav.add_obstruction(id, Obstruction { square: sq, flags: ObstructionFlags::STATIC }).map_err(WorldRefusal::reason)?;
         self.next_obstruction = id.0 + 1;
         events.push(Event::ObstructionPlaced { id });
         // Foundation dispersal: units whose clearance the footprint would block step out.
@@ -1042,12 +811,17 @@ impl World {
             if x < 0 || z < 0 || x >= w || z >= h {
                 return Err(format!("unit {:?} at {:?} is off the map", unit.id, unit.pos));
             }
-            if unit.state == UnitState::Idle && (!unit.waypoints.is_empty() || !unit.orders.is_empty()) {
+            if unit.state == UnitState::Idle && (!unit.waypoints().is_empty() || !unit.orders.is_empty()) {
                 return Err(format!("idle unit {:?} still has orders or waypoints", unit.id));
             }
 
-            if usize::from(unit.detour) > unit.waypoints.len() {
-                return Err(format!("unit {:?} has a detour of {} waypoints but {} waypoints", unit.id, unit.detour, unit.waypoints.len()));
+            if usize::from(unit.detour) > unit.waypoints().len() {
+                return Err(format!(
+                    "unit {:?} has a detour of {} waypoints but {} waypoints",
+                    unit.id,
+                    unit.detour,
+                    unit.waypoints().len()
+                ));
             }
             if unit.state == UnitState::WaitingForPath && !self.requests.iter().any(|r| r.unit == unit.id) {
                 return Err(format!("unit {:?} waits for a path nobody will compute", unit.id));
@@ -1063,6 +837,9 @@ impl World {
     /// The world as snapshot bytes ([`crate::snapshot`]).
     pub fn save(&self) -> Vec<u8> {
         let parts = StateParts {
+            nav: &self.nav,
+            settings: self.settings,
+            turn: self.turn,
             ids: &self.ids,
             units: &self.units,
             requests: &self.requests,
@@ -1074,9 +851,10 @@ impl World {
             waypoint_nets: self.waypoints.nets.values().map(|n| n.spec.clone()).collect(),
             waypoint_tables: self.waypoints.stored_tables(),
             waypoint_routes: self.waypoints.stored_routes(),
-            spawns: &self.spawns,
+            spawn_orders: &self.spawns.orders,
+            next_spawn_order: self.spawns.next_order,
         };
-        crate::snapshot::frame(&crate::snapshot::data_of(self, parts))
+        crate::snapshot::frame(&crate::snapshot::data_of(parts))
     }
 
     /// A world from snapshot bytes; it continues exactly as the saved world would have. Runs on the
@@ -1124,7 +902,7 @@ impl World {
             if unit.orders.len() > MAX_ORDERS {
                 return Err(invalid(format!("{what}: {} orders, more than {MAX_ORDERS}", unit.orders.len())));
             }
-            if !unit.waypoints.iter().all(on_map) || usize::from(unit.detour) > unit.waypoints.len() {
+            if !unit.waypoints().iter().all(on_map) || usize::from(unit.detour) > unit.waypoints().len() {
                 return Err(invalid(format!("{what}: a waypoint is off the map, or its detour is longer than its path")));
             }
             // A range order's target may be gone (the order then fails when planned); its ranges
@@ -1140,7 +918,7 @@ impl World {
             if !unit_length(unit.facing.x) || !unit_length(unit.facing.z) || unit.facing == pathing::Vec2::new(Fixed::ZERO, Fixed::ZERO) {
                 return Err(invalid(format!("{what}: its facing is not a direction")));
             }
-            unit.path_digest = state_hash::digest("path", &unit.waypoints);
+            unit.refresh_path_digest();
             *slot = Some(unit);
         }
         world.units = units;
@@ -1153,6 +931,7 @@ impl World {
             world.unit_digests.mark(index);
             world.static_dirty.push(index);
         }
+        world.refresh_digest();
         Ok(world)
     }
 
@@ -1189,20 +968,6 @@ fn keeps_its_path(unit: &Unit, orders: &[GoalSpec]) -> bool {
     let (dx, dz) = (d(new.x, current.x), d(new.z, current.z));
     let t = i128::from(TARGET_REPLAN_THRESHOLD.to_bits());
     dx * dx + dz * dz <= t * t
-}
-
-/// The navcell under a position, clamped onto the grid.
-pub(crate) fn grid_navcell(grid: &pathing::NavGrid, pos: WorldPos) -> Navcell {
-    // A navcell size is positive, so the `i64` division cannot overflow.
-    let s = grid.cell_size().to_bits().max(1);
-    let c = |v: Fixed, n: u32| v.to_bits().div_euclid(s).clamp(0, i64::from(n) - 1) as u16;
-    Navcell::new(c(pos.x, grid.width()), c(pos.z, grid.height()))
-}
-
-/// The centre of a navcell.
-pub(crate) fn centre(cell: Navcell, cell_size: Fixed) -> WorldPos {
-    let s = cell_size.to_bits();
-    WorldPos::new(Fixed::from_bits(i64::from(cell.i) * s + s / 2), Fixed::from_bits(i64::from(cell.j) * s + s / 2))
 }
 
 /// A fixed goal spec as a search goal; `None` for a range order (whose goal depends on its

@@ -124,3 +124,190 @@ fn the_map_stays_short() {
         "ARCHITECTURE.md is {size} bytes; it is a map, to be read in ten minutes (limit 12 KiB): move detail to docs/"
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// The module graph of `sim`: its top-level modules (a folder such as `world/` counts as its
+// module, `world`) may not import one another in a cycle, so each can be read, tested and changed
+// with only the modules below it in mind. An edge is any `crate::module` path in code (comments
+// do not count: a doc link is not a dependency), including the grouped `crate::{a::X, b}` form
+// and the crate root's re-exports (`crate::EntityId` is an edge to `ids`).
+// ---------------------------------------------------------------------------------------------
+
+/// The code of a line: the text before a `//` comment, with the contents of string and character
+/// literals left out (a path in a string is not a dependency).
+fn code_of(line: &str) -> String {
+    let chars: Vec<char> = line.chars().collect();
+    let mut out = String::new();
+    let mut k = 0;
+    let mut in_string = false;
+    while k < chars.len() {
+        let c = chars[k];
+        match c {
+            '\\' if in_string => k += 1,
+            '"' => in_string = !in_string,
+            _ if in_string => {}
+            '/' if chars.get(k + 1) == Some(&'/') => break,
+            // A character literal (`'"'`, `'\''`); a lifetime (`'a`) has no closing quote two on.
+            '\'' if chars.get(k + 2) == Some(&'\'') => k += 2,
+            '\'' if chars.get(k + 1) == Some(&'\\') && chars.get(k + 3) == Some(&'\'') => k += 3,
+            _ => out.push(c),
+        }
+        k += 1;
+    }
+    out
+}
+
+/// The leading identifier of `s` (letters, digits, `_`).
+fn ident(s: &str) -> &str {
+    let end = s.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(s.len());
+    &s[..end]
+}
+
+/// The first path segments named after each `crate::` in `code`: `crate::a::X` gives `a`, and
+/// `crate::{a::X, b, c::{D, E}}` gives `a`, `b` and `c`.
+fn crate_paths(code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = code;
+    while let Some(at) = rest.find("crate::") {
+        // `pub(crate)` and `$crate` are not paths into the crate.
+        let before = rest[..at].chars().next_back();
+        rest = &rest[at + "crate::".len()..];
+        if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$') {
+            continue;
+        }
+        if let Some(group) = rest.strip_prefix('{') {
+            // Split the group's top level at commas.
+            let mut depth = 0usize;
+            let mut start = 0;
+            for (k, c) in group.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => {
+                        out.push(ident(group[start..k].trim()).to_string());
+                        break;
+                    }
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        out.push(ident(group[start..k].trim()).to_string());
+                        start = k + 1;
+                    }
+                    _ => {}
+                }
+            }
+        } else {
+            out.push(ident(rest).to_string());
+        }
+    }
+    out.retain(|name| !name.is_empty());
+    out
+}
+
+/// The module graph of a crate's sources: `files` are `(path relative to the source folder, text)`;
+/// `lib.rs` is the root, whose `pub use module::…` re-exports resolve `crate::Name` paths.
+fn module_graph(files: &[(String, String)]) -> BTreeMap<String, std::collections::BTreeSet<String>> {
+    let module_of = |path: &str| path.split('/').next().unwrap_or(path).trim_end_matches(".rs").to_string();
+    let mut graph: BTreeMap<String, std::collections::BTreeSet<String>> = BTreeMap::new();
+    for (path, _) in files.iter().filter(|(p, _)| p != "lib.rs") {
+        graph.entry(module_of(path)).or_default();
+    }
+    // Names the root re-exports, by the module that defines them.
+    let mut reexported: BTreeMap<String, String> = BTreeMap::new();
+    for (_, text) in files.iter().filter(|(p, _)| p == "lib.rs") {
+        for line in text.lines().map(code_of) {
+            let line = line.as_str();
+            let Some(path) = line.trim().strip_prefix("pub use ") else { continue };
+            let path = path.trim_start_matches("crate::");
+            let module = ident(path).to_string();
+            let names = path[module.len()..].trim_start_matches("::").trim_end_matches(';');
+            let names = names.trim_start_matches('{').trim_end_matches('}');
+            for name in names.split(',').map(|n| n.trim().rsplit(" as ").next().unwrap_or("").trim()) {
+                reexported.insert(name.to_string(), module.clone());
+            }
+        }
+    }
+    for (path, text) in files.iter().filter(|(p, _)| p != "lib.rs") {
+        let from = module_of(path);
+        // The whole file's code at once, so a group that rustfmt spreads over lines is read whole.
+        let code: Vec<String> = text.lines().map(code_of).collect();
+        for name in crate_paths(&code.join("\n")) {
+            let to = if graph.contains_key(&name) { Some(name) } else { reexported.get(&name).cloned() };
+            if let Some(to) = to.filter(|to| *to != from) {
+                graph.get_mut(&from).expect("every file's module is a node").insert(to);
+            }
+        }
+    }
+    graph
+}
+
+/// A cycle of the graph as its modules in order, the first repeated at the end; `None` when the
+/// graph is acyclic. Depth-first in name order, so the cycle named is always the same.
+fn find_cycle(graph: &BTreeMap<String, std::collections::BTreeSet<String>>) -> Option<Vec<String>> {
+    fn visit<'a>(
+        node: &'a str,
+        graph: &'a BTreeMap<String, std::collections::BTreeSet<String>>,
+        done: &mut std::collections::BTreeSet<&'a str>,
+        stack: &mut Vec<&'a str>,
+    ) -> Option<Vec<String>> {
+        if let Some(at) = stack.iter().position(|n| *n == node) {
+            let mut cycle: Vec<String> = stack[at..].iter().map(|n| n.to_string()).collect();
+            cycle.push(node.to_string());
+            return Some(cycle);
+        }
+        if done.contains(node) {
+            return None;
+        }
+        stack.push(node);
+        for next in graph.get(node).into_iter().flatten() {
+            if let Some(cycle) = visit(next, graph, done, stack) {
+                return Some(cycle);
+            }
+        }
+        stack.pop();
+        done.insert(node);
+        None
+    }
+    let mut done = std::collections::BTreeSet::new();
+    graph.keys().find_map(|node| visit(node, graph, &mut done, &mut Vec::new()))
+}
+
+#[test]
+fn sim_modules_import_one_another_without_a_cycle() {
+    let src = repo_root().join("sim/src");
+    let mut paths = Vec::new();
+    files_under(&src, &mut paths);
+    let files: Vec<(String, String)> = paths
+        .iter()
+        .map(|p| {
+            let rel = p.strip_prefix(&src).expect("under sim/src").to_string_lossy().replace('\\', "/");
+            (rel, std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display())))
+        })
+        .collect();
+    let graph = module_graph(&files);
+    // The graph is read from the sources, not empty by mistake: the world uses motion and units.
+    assert!(graph.get("world").is_some_and(|edges| edges.contains("motion") && edges.contains("unit")), "graph: {graph:?}");
+    if let Some(cycle) = find_cycle(&graph) {
+        panic!("the modules of sim import one another in a cycle: {}", cycle.join(" → "));
+    }
+}
+
+#[test]
+fn the_cycle_finder_names_a_planted_cycle() {
+    let file = |path: &str, text: &str| (path.to_string(), text.to_string());
+    let files = vec![
+        file("lib.rs", "pub mod a;\npub mod b;\npub mod c;\npub use c::{Thing, Other as Renamed};\n"),
+        file("a.rs", "//! Uses b.\nuse crate::b::B;\npub(crate) fn f() {}\n"),
+        // A grouped path, and a folder module whose files all count as `b`.
+        file("b.rs", "use crate::{c::{C, D}, lookup_free};\n"),
+        file("b/inner.rs", "fn g() -> crate::Thing { todo!() }\n"),
+        // Only a comment and a string name `a`: no edge.
+        file("c.rs", "// crate::a::f\nconst S: &str = \"crate::a::f\";\n"),
+    ];
+    let graph = module_graph(&files);
+    assert_eq!(find_cycle(&graph), None, "graph: {graph:?}");
+    assert_eq!(graph["b"].iter().collect::<Vec<_>>(), ["c"]);
+    // One edge back closes the cycle a → b → c → a, and the finder names it.
+    let mut files = files;
+    files.push(file("c/deep.rs", "use crate::{\n    // crate::b::B\n    a::f,\n};\n"));
+    let graph = module_graph(&files);
+    assert_eq!(find_cycle(&graph), Some(vec!["a".to_string(), "b".into(), "c".into(), "a".into()]));
+}

@@ -168,7 +168,7 @@ fn a_spawn_with_its_own_turn_rate_turns_at_it_and_rates_outside_the_limits_are_r
     world.step(&[]);
     assert!(faces(quick, 144, &world) && faces(slow, 36, &world));
     // The rate is part of the unit's state: saved, loaded, hashed.
-    let mut loaded = World::load(&world.save()).unwrap();
+    let loaded = World::load(&world.save()).unwrap();
     assert_eq!(loaded.unit(slow).unwrap().turn_rate, m(90));
     assert_eq!(loaded.state_hash(), world.state_hash());
     // Outside 1..=3600 degrees per second: refused, nothing spawned.

@@ -174,8 +174,8 @@ fn the_geometry_digest_covers_the_painted_layer() {
     let painted = WorldDesc::from_cells(16, 12, Fixed::ONE, vec![CellKind::Ground; 16 * 12], land_and_water()).unwrap();
     let mut plain = painted.clone();
     plain.cells.clear();
-    let mut a = World::new(painted, Vec::new(), Settings::default()).unwrap();
-    let mut b = World::new(plain, Vec::new(), Settings::default()).unwrap();
+    let a = World::new(painted, Vec::new(), Settings::default()).unwrap();
+    let b = World::new(plain, Vec::new(), Settings::default()).unwrap();
     assert_eq!(a.nav().grid(), b.nav().grid(), "the same passability: the terrain is dry and flat, the paint all ground");
     assert_eq!(a.state_digest().differing_components(&b.state_digest()), vec!["geometry".to_string()]);
     assert_eq!(a.state_digest_from_scratch(), a.state_digest());

@@ -103,7 +103,11 @@ fn script(turn: u32, units: &[EntityId]) -> Vec<Command> {
 
 /// Runs the script for `turns` turns; returns the per-turn hashes and every event.
 fn run(threads: usize, turns: u32) -> (Vec<[u8; 32]>, Vec<Event>) {
-    let mut w = world(threads);
+    run_world(world(threads), turns)
+}
+
+/// [`run`] on a given world.
+fn run_world(mut w: World, turns: u32) -> (Vec<[u8; 32]>, Vec<Event>) {
     let mut units = Vec::new();
     let mut hashes = Vec::new();
     let mut events = Vec::new();
@@ -122,6 +126,34 @@ fn run(threads: usize, turns: u32) -> (Vec<[u8; 32]>, Vec<Event>) {
     (hashes, events)
 }
 
+/// The state digest is current whenever the world is at rest, so it is read through `&self`: after
+/// `new`, after each turn, after a load and after a change made outside a turn (a waypoint net), it
+/// equals the from-scratch recomputation, and a loaded world reports the same leaves as its original.
+#[test]
+fn the_state_digest_is_current_and_read_through_a_shared_reference() {
+    let check = |w: &World, when: &str| {
+        assert_eq!(w.state_digest(), w.state_digest_from_scratch(), "{when}: the digest is stale");
+        assert_eq!(w.state_hash(), w.state_digest().hash, "{when}");
+    };
+    let mut w = world(1);
+    check(&w, "after new");
+    let mut units = Vec::new();
+    for turn in 0..6 {
+        let report = w.step(&script(turn, &units));
+        units.extend(report.events.iter().filter_map(|e| if let Event::Spawned { unit } = e { Some(*unit) } else { None }));
+        assert_eq!(report.hash, w.state_hash(), "turn {turn}");
+        check(&w, &format!("after turn {turn}"));
+    }
+    let loaded = World::load(&w.save()).unwrap();
+    check(&loaded, "after a load");
+    assert_eq!((loaded.state_hash(), loaded.digest_reports()), (w.state_hash(), w.digest_reports()));
+    let before = w.state_hash();
+    let net = sim::waypoint::WaypointNet { class: PassClass::of(0), range: 24, points: vec![at(40, 60), at(60, 60)] };
+    w.set_waypoints(net).unwrap();
+    check(&w, "after a waypoint net set outside a turn");
+    assert_ne!(w.state_hash(), before, "a new waypoint net is state");
+}
+
 #[test]
 fn two_runs_and_any_thread_count_give_the_same_hashes() {
     let (one, events) = run(1, 240);
@@ -138,6 +170,30 @@ fn two_runs_and_any_thread_count_give_the_same_hashes() {
     assert_eq!(failed, 0, "every unit finds its way round the others");
     assert!(detours > 0, "crowding at one point takes short-range detours");
     assert!(!events.iter().any(|e| matches!(e, Event::Rejected { .. })), "the script is valid: {events:?}");
+}
+
+/// A world computing its paths on a pool the caller owns (3 threads, also lent to a second world
+/// that steps on it turn by turn in between) gives the hashes of one thread.
+#[test]
+fn a_callers_thread_pool_gives_the_one_thread_hashes() {
+    let pool = std::sync::Arc::new(rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap());
+    let (one, _) = run(1, 120);
+    let mut lent = world(1);
+    lent.set_pool(pool.clone());
+    let mut other = world(1);
+    other.set_pool(pool);
+    let (mut hashes, mut units, mut other_units) = (Vec::new(), Vec::new(), Vec::new());
+    for turn in 0..120 {
+        for (w, units, hashes) in [(&mut lent, &mut units, Some(&mut hashes)), (&mut other, &mut other_units, None)] {
+            let report = w.step(&script(turn, units));
+            units.extend(report.events.iter().filter_map(|e| if let Event::Spawned { unit } = e { Some(*unit) } else { None }));
+            if let Some(hashes) = hashes {
+                hashes.push(report.hash);
+            }
+        }
+    }
+    assert_eq!(hashes, one, "a 3-thread pool of the caller's differs from 1 thread");
+    assert_eq!(other.state_hash(), lent.state_hash(), "two worlds sharing a pool");
 }
 
 #[test]
@@ -199,11 +255,11 @@ fn invalid_commands_are_rejected_and_change_nothing() {
         ),
         (
             cmd(1, 1, 5, CommandKind::RemoveObstruction { id: pathing::ObstructionId(123_456) }),
-            RejectReason::World("no obstruction has id 123456".into()),
+            RejectReason::UnknownObstruction(pathing::ObstructionId(123456)),
         ),
         (
             cmd(1, 1, 6, CommandKind::SetArea { name: "gate".into(), available: true }),
-            RejectReason::World("no navigation area is named \"gate\"".into()),
+            RejectReason::World(sim::command::WorldRefusal::UnknownArea("gate".into())),
         ),
         (cmd(1, 1, 7, CommandKind::EditTerrain { vx: 0, vz: 0, width: 0, heights: vec![] }), RejectReason::OutOfRange),
         (cmd(1, 2, 2, CommandKind::Remove { units: vec![mine[1]] }), RejectReason::NotOwned(mine[1])),
@@ -564,7 +620,11 @@ fn buildings_disperse_the_units_in_their_way_and_gates_open() {
     assert!(!dispersed.contains(&builder), "the builder never moves");
     // A second building on top of the first is refused.
     let r = w.step(&[cmd(3, 1, 0, CommandKind::PlaceBuilding { class: land, square: house, builder: None })]);
-    assert!(matches!(&r.events[0], Event::Rejected { reason: RejectReason::Placement(_), .. }), "{:?}", r.events);
+    assert!(
+        matches!(&r.events[0], Event::Rejected { reason: RejectReason::Placement(sim::command::PlacementRefusal::Blocked(_)), .. }),
+        "{:?}",
+        r.events
+    );
     // After a few turns every dispersed unit stands on a navcell its class may use.
     for turn in 4..25 {
         w.step(&[cmd(turn, 0, 0, CommandKind::Stop { units: vec![] })]);
@@ -677,7 +737,7 @@ fn review_cases_same_turn_grid_off_map_goals_id_exhaustion_and_checked_snapshots
     )]);
     assert_eq!(
         r.events,
-        vec![Event::Rejected { command: (0, PlayerId(0), 0), reason: RejectReason::World("obstruction ids exhausted".into()) }]
+        vec![Event::Rejected { command: (0, PlayerId(0), 0), reason: RejectReason::IdsExhausted(sim::command::IdKind::Obstruction) }]
     );
     // Snapshots whose units or ids break the rules are refused.
     let bytes = w.save();

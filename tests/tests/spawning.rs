@@ -167,10 +167,7 @@ fn waiting_orders_are_cancelled_by_their_player_or_with_their_building() {
         r.events,
         vec![
             Event::SpawnCancelled { order: 0, remaining: 7 },
-            Event::Rejected {
-                command: (2, PlayerId(2), 0),
-                reason: RejectReason::World("no spawn order of player 2 waits at obstruction 1".into())
-            },
+            Event::Rejected { command: (2, PlayerId(2), 0), reason: RejectReason::NoSpawnOrder(ObstructionId(1)) },
         ]
     );
     assert!(w.spawn_orders().is_empty());
@@ -188,7 +185,7 @@ fn a_player_may_have_at_most_sixteen_waiting_spawn_orders() {
     let commands: Vec<Command> = (1..=16).map(|seq| cmd(2, 1, seq, from_building(1))).collect();
     let r = w.step(&commands);
     assert_eq!(w.spawn_orders().len(), 16);
-    let reason = RejectReason::World("16 spawn orders already wait, at most 16".into());
+    let reason = RejectReason::TooManySpawnOrders { waiting: 16, max: 16 };
     assert_eq!(r.events.last(), Some(&Event::Rejected { command: (2, PlayerId(1), 16), reason }));
     // Another player's orders are counted apart.
     let r = w.step(&[cmd(3, 2, 0, from_building(1))]);
@@ -282,9 +279,9 @@ fn building_spawns_are_deterministic_across_runs_threads_and_save_load() {
 
 #[test]
 fn a_waiting_order_is_saved_loaded_and_hashed() {
-    let (mut w, _, _) = full_perimeter(1);
+    let (w, _, _) = full_perimeter(1);
     let bytes = w.save();
-    let mut loaded = World::load(&bytes).unwrap();
+    let loaded = World::load(&bytes).unwrap();
     assert_eq!(loaded.spawn_orders(), w.spawn_orders());
     assert_eq!(loaded.state_hash(), w.state_hash());
     // Changing the order (one unit fewer) changes the hash; a broken order is refused on load.
@@ -299,7 +296,7 @@ fn a_waiting_order_is_saved_loaded_and_hashed() {
     };
     let mut fewer = data.clone();
     fewer.spawn_orders[0].remaining = 6;
-    let mut changed = World::load(&reframe(&fewer)).unwrap();
+    let changed = World::load(&reframe(&fewer)).unwrap();
     assert_ne!(changed.state_hash(), w.state_hash());
     for (what, bad) in [
         ("no units left", SpawnOrder { remaining: 0, ..data.spawn_orders[0].clone() }),

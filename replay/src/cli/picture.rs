@@ -46,7 +46,7 @@ pub(super) fn cmd_render(
     let sniffed = input.read(&mut magic).map_err(|e| io_error(file, e))?;
     input.rewind().map_err(|e| io_error(file, e))?;
     let mut code = 0;
-    let mut world = if sniffed == magic.len() && magic == MAGIC {
+    let world = if sniffed == magic.len() && magic == MAGIC {
         let target = turn.map_or(SeekTarget::End, SeekTarget::Turn);
         let restored = restore(std::io::BufReader::new(input), &name, target, threads).map_err(bad)?;
         if let Some(d) = &restored.divergence {

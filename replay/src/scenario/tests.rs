@@ -97,7 +97,7 @@ fn landmark_tables_are_part_of_the_map_and_of_the_state() {
     let minimal = |extra: &str| minimal(extra).replace("\"version\": 1", "\"version\": 4");
     let plain = parse(&minimal("")).unwrap();
     let with = parse(&minimal("").replace("\"seed\": 1}}", "\"seed\": 1}, \"landmarks\": [\"default\", 1]}")).unwrap();
-    let (mut plain_world, mut world) = (plain.world().unwrap(), with.world().unwrap());
+    let (plain_world, world) = (plain.world().unwrap(), with.world().unwrap());
     assert_eq!(plain_world.nav().desc().landmark_classes, 0);
     assert_eq!(world.nav().desc().landmark_classes, 0b11);
     for k in 0..8u8 {

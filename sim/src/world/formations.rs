@@ -145,17 +145,6 @@ const QUARTER_PI_RAW: i64 = 51_472;
 /// cos 45°, raw: two formations whose facings' dot product is below its negative meet head on.
 const COS_45_RAW: i128 = 46_341;
 
-/// How the motion step moves a unit, by the formation phase's rules.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Steering {
-    /// Not steered by a formation: the ordinary rules.
-    Free,
-    /// A member at or ahead of its slot: its own speed.
-    Walk,
-    /// A member behind its slot: [`RUN_MULTIPLIER`] times its speed.
-    Run,
-}
-
 /// Whether a member at `pos` is behind its slot: the slot lies more than [`ARRIVE_DISTANCE`] ahead
 /// of it along the facing.
 fn behind_slot(facing: Vec2, pos: WorldPos, slot: WorldPos) -> bool {
@@ -416,7 +405,7 @@ impl World {
             return Err(RejectReason::TooManyMembers { count: members.len() as u32, max: MAX_MEMBERS as u32 });
         }
         if self.next_formation == u32::MAX {
-            return Err(RejectReason::World("formation ids exhausted".into()));
+            return Err(RejectReason::IdsExhausted(crate::command::IdKind::Formation));
         }
         let id = FormationId(self.next_formation);
         self.next_formation += 1;

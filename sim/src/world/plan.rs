@@ -48,11 +48,18 @@ use pathing::collide::{UnitSquare, point_in_square};
 use pathing::short_range::{ShortPartial, ShortQuery, ShortScratch, ShortStatus, find_short_path};
 
 use super::*;
-use crate::motion::{UnitIndex, distance_raw, off_grid_lines, within_of_segment};
+use crate::geom::{distance_raw, off_grid_lines, within_of_segment};
+use crate::motion::UnitIndex;
 use pathing::GoalShape;
 
 /// The ε of 0 A.D.'s range constraints: 1/8 m (docs/motion-rules.md, "Range orders").
 pub const RANGE_EPSILON: Fixed = Fixed::from_bits(1 << 13);
+
+/// One search workspace for each of `threads` worker threads (at least one, which also serves the
+/// calling thread), indexed by the worker's index in its pool.
+pub(crate) fn workspaces(threads: usize) -> Vec<std::sync::Mutex<Workspace>> {
+    (0..threads.max(1)).map(|_| std::sync::Mutex::new(Workspace::default())).collect()
+}
 
 /// One worker's search workspace, reused across queries and turns (never hashed or saved).
 #[derive(Debug, Default)]

@@ -19,12 +19,12 @@
 
 use pathing::placement::{SPAWN_EPSILON, SPAWN_RINGS, SpawnCursor, UnitShape};
 use pathing::{Fixed, ObstructionId, PassClass, Square, WorldPos};
-use serde::{Deserialize, Serialize};
 
-use super::{Unit, UnitState, World};
+use super::{Unit, World};
 use crate::command::{Event, PlayerId, RejectReason};
 use crate::digest_tree::Digest;
 use crate::ids::EntityId;
+use crate::spawn_order::SpawnOrder;
 use crate::state_hash;
 
 /// Most units one spawn command may create (or queue). `[Limit: 1..=4096]`
@@ -37,28 +37,6 @@ pub const POINT_SPAWN_RINGS: u32 = 64;
 /// Most building spawn orders one player may have waiting; a spawn from a building while the
 /// sender has this many waiting is refused. Bounds the state and the turn's retry work.
 pub const MAX_SPAWN_ORDERS_PER_PLAYER: usize = 16;
-
-/// A spawn from a building whose units did not all fit round it: the units still to come.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SpawnOrder {
-    /// Its id, in the order the orders were made.
-    pub id: u32,
-    /// Whose units.
-    pub player: PlayerId,
-    /// The building's obstruction id.
-    pub building: ObstructionId,
-    /// The units' passability class.
-    pub class: PassClass,
-    /// Units still to place. `[Limit: 1..=MAX_SPAWN_COUNT]`
-    pub remaining: u16,
-    /// The units' half-size. `[Units: metres] [Limit: (0, 8]]`
-    pub radius: Fixed,
-    /// The units' speed. `[Units: metres per second] [Limit: (0, 64]]`
-    pub speed: Fixed,
-    /// The units' turn rate, the game's default already applied.
-    /// `[Units: degrees per second] [Limit: 1..=3600]`
-    pub turn_rate: Fixed,
-}
 
 /// The waiting building spawn orders (state: saved and hashed).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -161,28 +139,7 @@ impl World {
     /// ids digest once for the batch).
     pub(crate) fn add_unit(&mut self, batch: &Batch, pos: WorldPos) -> EntityId {
         let id = self.ids.allocate();
-        let unit = Unit {
-            id,
-            owner: batch.player,
-            class: batch.class,
-            pos,
-            radius: batch.radius,
-            speed: batch.speed,
-            turn_rate: batch.turn_rate,
-            orders: Vec::new(),
-            waypoints: Vec::new(),
-            state: UnitState::Idle,
-            replan_cooldown: 0,
-            escape: false,
-            stalled: 0,
-            path_digest: state_hash::digest("path", &Vec::<WorldPos>::new()),
-            resume: false,
-            detour: 0,
-            settle: false,
-            facing: crate::facing::INITIAL_FACING,
-            displacement: pathing::Vec2::new(Fixed::ZERO, Fixed::ZERO),
-            held_searches: 0,
-        };
+        let unit = Unit::new(id, batch.player, batch.class, pos, batch.radius, batch.speed, batch.turn_rate);
         let slot = id.index as usize;
         if self.units.len() <= slot {
             self.units.resize(slot + 1, None);
@@ -231,14 +188,13 @@ impl World {
         count: u16,
         events: &mut Vec<Event>,
     ) -> Result<(), RejectReason> {
-        let footprint =
-            self.nav.obstructions().get(&building).ok_or_else(|| RejectReason::World(format!("no obstruction has id {building}")))?.square;
+        let footprint = self.nav.obstructions().get(&building).ok_or(RejectReason::UnknownObstruction(building))?.square;
         let waiting = self.spawns.orders.iter().filter(|o| o.player == batch.player).count();
         if waiting >= MAX_SPAWN_ORDERS_PER_PLAYER {
-            return Err(RejectReason::World(format!("{waiting} spawn orders already wait, at most {MAX_SPAWN_ORDERS_PER_PLAYER}")));
+            return Err(RejectReason::TooManySpawnOrders { waiting: waiting as u32, max: MAX_SPAWN_ORDERS_PER_PLAYER as u32 });
         }
         if self.next_spawn_order_id().is_none() {
-            return Err(RejectReason::World("spawn order ids exhausted".into()));
+            return Err(RejectReason::IdsExhausted(crate::command::IdKind::SpawnOrder));
         }
         let placed = self.spawn_positions(batch, &footprint, count, SPAWN_RINGS);
         let remaining = count - placed.len() as u16;
@@ -274,7 +230,7 @@ impl World {
     /// sender's waiting orders at `building`, oldest first; refused when there is none.
     pub(crate) fn cancel_spawns(&mut self, player: PlayerId, building: ObstructionId, events: &mut Vec<Event>) -> Result<(), RejectReason> {
         if !self.spawns.orders.iter().any(|o| o.player == player && o.building == building) {
-            return Err(RejectReason::World(format!("no spawn order of player {player} waits at obstruction {building}")));
+            return Err(RejectReason::NoSpawnOrder(building));
         }
         self.spawns.orders.retain(|o| {
             let cancel = o.player == player && o.building == building;

@@ -16,6 +16,7 @@ impl World {
         };
         u.pos.x = Fixed::from_bits(u.pos.x.to_bits() ^ 1);
         self.unit_digests.mark(unit.index);
+        self.refresh_digest();
         true
     }
 }

@@ -4,13 +4,15 @@
 use std::collections::BTreeMap;
 
 use pathing::waypoints::{
-    GraphParams, PriorityTable, WaypointGraph, WaypointId, WaypointPriority, WaypointReach, range_of_metres, range_of_navcells,
+    GraphParams, PriorityTable, WaypointError, WaypointGraph, WaypointId, WaypointPriority, WaypointReach, range_of_metres,
+    range_of_navcells,
 };
 use pathing::{CellRect, Navcell, PassClass, WorldPos};
 
-use super::{World, grid_navcell};
+use super::World;
 use crate::command::{Event, GoalSpec, PlayerId, RejectReason};
 use crate::digest_tree::Digest;
+use crate::geom::grid_navcell;
 use crate::ids::EntityId;
 use crate::state_hash;
 use crate::waypoint::{
@@ -75,6 +77,14 @@ impl World {
     /// waypoints is outside its limits, a waypoint is off the map, or the waypoints are too dense
     /// for the range ([`crate::waypoint::PAIRS_PER_WAYPOINT`]).
     pub fn set_waypoints(&mut self, net: WaypointNet) -> Result<(), RejectReason> {
+        let res = self.replace_net(net);
+        // Outside a turn the digest must be current at once; inside one, the turn's end makes it so.
+        self.refresh_digest();
+        res
+    }
+
+    /// [`World::set_waypoints`] without the digest, for the command inside a turn.
+    fn replace_net(&mut self, net: WaypointNet) -> Result<(), RejectReason> {
         self.sync_grid();
         let class = self.movement_class(net.class)?;
         if net.points.is_empty() {
@@ -99,7 +109,7 @@ impl World {
     /// other waypoint reaches ([`Event::WaypointUnreached`]), by increasing index.
     pub(super) fn set_waypoints_reporting(&mut self, net: WaypointNet, events: &mut Vec<Event>) -> Result<(), RejectReason> {
         let class = net.class;
-        self.set_waypoints(net)?;
+        self.replace_net(net)?;
         for waypoint in self.isolated_waypoints(class) {
             events.push(Event::WaypointUnreached { class, waypoint });
         }
@@ -140,12 +150,19 @@ impl World {
             return Err(RejectReason::OutOfRange);
         }
         if let Some(k) = net.points.iter().position(|p| !self.on_map(*p)) {
-            return Err(RejectReason::World(format!("waypoint {k} is off the map")));
+            return Err(RejectReason::WaypointOffMap { waypoint: k as u32 });
         }
         let cells: Vec<Navcell> = net.points.iter().map(|p| grid_navcell(self.nav.grid(), *p)).collect();
         let params = GraphParams { range, max_pairs: (PAIRS_PER_WAYPOINT * net.points.len() as u32).min(MAX_NET_PAIRS) };
         let nav = self.nav.class_nav(class).ok_or(RejectReason::BadClass)?;
-        WaypointGraph::build(nav, cells, &params, &mut self.waypoints.scratch).map_err(|e| RejectReason::World(e.to_string()))
+        WaypointGraph::build(nav, cells, &params, &mut self.waypoints.scratch).map_err(|e| match e {
+            WaypointError::TooManyPairs { limit } => RejectReason::WaypointsTooDense { max_pairs: limit },
+            WaypointError::OffGrid { waypoint, .. } => RejectReason::WaypointOffMap { waypoint: waypoint.0 },
+            // The counts and the range were checked against the tighter limits of a net above.
+            WaypointError::TooManyWaypoints { .. } | WaypointError::RangeTooLarge { .. } | WaypointError::PairLimitTooLarge { .. } => {
+                RejectReason::OutOfRange
+            }
+        })
     }
 
     /// Brings every graph up to date after the grid changed inside `rects`.
@@ -359,7 +376,7 @@ impl World {
             }
             last = Some(net.class);
             let class = net.class;
-            self.set_waypoints(net).map_err(|e| format!("waypoint net of class {class}: {e:?}"))?;
+            self.replace_net(net).map_err(|e| format!("waypoint net of class {class}: {e:?}"))?;
         }
         let mut last: Option<(PlayerId, PassClass)> = None;
         for (player, class, entries) in tables {
