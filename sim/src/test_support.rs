@@ -1,5 +1,6 @@
 //! Worlds for tests and benchmarks, compiled with the `test-support` feature: flat maps walled by
-//! rectangles, and maps drawn as text. Nothing in the simulation calls them.
+//! rectangles, maps drawn as text, and worlds drawn back as text for snapshot tests. Nothing in the
+//! simulation calls them.
 
 use pathing::classes::ClassSet;
 use pathing::passability::{Obstruction, ObstructionFlags, WorldDesc};
@@ -7,6 +8,7 @@ use pathing::raster::oriented_square;
 use pathing::terrain::{GridSpec, Terrain};
 use pathing::{Fixed, WorldPos};
 
+use crate::EntityId;
 use crate::world::{Settings, World};
 
 /// A wall rectangle `(x0, z0, x1, z1)` in whole metres, west-south corner first.
@@ -69,4 +71,62 @@ pub fn walls_from(rows: &[&str]) -> Vec<Wall> {
 pub fn world_from(rows: &[&str], threads: usize) -> World {
     let (w, h) = (rows[0].len() as u32, rows.len() as u32);
     flat_world(w, h, &walls_from(rows), Settings { seed: 3, players: 2, ..Settings::default() }, threads)
+}
+
+/// A unit's letter in [`picture`]: `a`–`z` for indices 0–25, `A`–`Z` for 26–51, `?` beyond.
+pub fn glyph(id: EntityId) -> char {
+    let n = id.index as u8;
+    match n {
+        0..=25 => (b'a' + n) as char,
+        26..=51 => (b'A' + n - 26) as char,
+        _ => '?',
+    }
+}
+
+/// The world as text, north row first: `.` passable and `#` impassable for class 0; each
+/// formation's path `o`, an active formation's slots `+` and position `@`; each unit's [`glyph`]
+/// on its navcell, `*` where two or more units share one.
+pub fn picture(world: &World) -> String {
+    let grid = world.nav().grid();
+    let pass = world.nav().class_nav(pathing::PassClass::of(0)).expect("class 0 moves").pass_map();
+    let (w, h) = (grid.width(), grid.height());
+    let mut cells: Vec<Vec<char>> = (0..h)
+        .map(|j| (0..w).map(|i| if pass.is_passable(pathing::Navcell::new(i as u16, j as u16)) { '.' } else { '#' }).collect())
+        .collect();
+    let mut put = |p: WorldPos, c: char| {
+        let cell = world.navcell_of(p);
+        cells[usize::from(cell.j)][usize::from(cell.i)] = c;
+    };
+    for f in world.formations() {
+        for &p in f.path() {
+            put(p, 'o');
+        }
+        if f.is_active() {
+            for slot in world.formation_slots(f.id) {
+                put(slot, '+');
+            }
+            put(f.pos, '@');
+        }
+    }
+    let mut taken = vec![vec![false; w as usize]; h as usize];
+    for unit in world.units() {
+        let cell = world.navcell_of(unit.pos);
+        let (i, j) = (usize::from(cell.i), usize::from(cell.j));
+        cells[j][i] = if taken[j][i] { '*' } else { glyph(unit.id) };
+        taken[j][i] = true;
+    }
+    let mut out = String::new();
+    for row in cells.iter().rev() {
+        out.extend(row.iter());
+        out.push('\n');
+    }
+    out
+}
+
+/// Metres with two decimals (truncated toward zero), from the raw bits, for test output.
+pub fn metres(v: Fixed) -> String {
+    let bits = v.to_bits();
+    let sign = if bits < 0 { "-" } else { "" };
+    let a = bits.unsigned_abs();
+    format!("{sign}{}.{:02}", a >> 16, ((a & 0xFFFF) * 100) >> 16)
 }

@@ -19,7 +19,7 @@ use pathing::{Fixed, PassClass, WorldPos};
 use proptest::prelude::*;
 use sim::command::{Command, CommandKind, Event, GoalSpec, RejectReason};
 use sim::formation::{FormationId, FormationState, Layout};
-use sim::test_support::world_from;
+use sim::test_support::{metres, picture, world_from};
 use sim::world::{Settings, UnitState, World};
 use sim::{EntityId, PlayerId};
 
@@ -33,62 +33,6 @@ fn at(x: i32, z: i32) -> WorldPos {
 
 fn cmd(turn: u32, player: u8, seq: u32, kind: CommandKind) -> Command {
     Command { turn, player: PlayerId(player), seq, kind }
-}
-
-fn glyph(id: EntityId) -> char {
-    let n = id.index as u8;
-    match n {
-        0..=25 => (b'a' + n) as char,
-        26..=51 => (b'A' + n - 26) as char,
-        _ => '?',
-    }
-}
-
-/// The picture of the world: passability of class 0, the formations' paths, positions and slots,
-/// and the units.
-fn picture(world: &World) -> String {
-    let grid = world.nav().grid();
-    let pass = world.nav().class_nav(PassClass::new(0).unwrap()).unwrap().pass_map();
-    let (w, h) = (grid.width(), grid.height());
-    let mut cells: Vec<Vec<char>> = (0..h)
-        .map(|j| (0..w).map(|i| if pass.is_passable(pathing::Navcell::new(i as u16, j as u16)) { '.' } else { '#' }).collect())
-        .collect();
-    let mut put = |p: WorldPos, c: char| {
-        let cell = world.navcell_of(p);
-        cells[usize::from(cell.j)][usize::from(cell.i)] = c;
-    };
-    for f in world.formations() {
-        for &p in f.path() {
-            put(p, 'o');
-        }
-        if f.is_active() {
-            for slot in world.formation_slots(f.id) {
-                put(slot, '+');
-            }
-            put(f.pos, '@');
-        }
-    }
-    let mut taken = vec![vec![false; w as usize]; h as usize];
-    for unit in world.units() {
-        let cell = world.navcell_of(unit.pos);
-        let (i, j) = (usize::from(cell.i), usize::from(cell.j));
-        cells[j][i] = if taken[j][i] { '*' } else { glyph(unit.id) };
-        taken[j][i] = true;
-    }
-    let mut out = String::new();
-    for row in cells.iter().rev() {
-        out.extend(row.iter());
-        out.push('\n');
-    }
-    out
-}
-
-/// Metres with two decimals (truncated), from the raw bits.
-fn metres(v: Fixed) -> String {
-    let bits = v.to_bits();
-    let sign = if bits < 0 { "-" } else { "" };
-    let a = bits.unsigned_abs();
-    format!("{sign}{}.{:02}", a >> 16, ((a & 0xFFFF) * 100) >> 16)
 }
 
 /// The properties every turn must keep: no unit on a navcell impassable for its class (unless it

@@ -14,7 +14,7 @@ use pathing::{Fixed, PassClass, WorldPos};
 use proptest::prelude::*;
 use sim::command::{Command, CommandKind, Event, FailReason, GoalSpec, SquareSpec, Target};
 use sim::motion::OVERLAP_TOLERANCE;
-use sim::test_support::world_from;
+use sim::test_support::{glyph, metres, picture, world_from};
 use sim::world::{UnitState, World};
 use sim::{EntityId, PlayerId};
 
@@ -38,47 +38,6 @@ fn at_dm(x: i32, z: i32) -> WorldPos {
 
 fn cmd(turn: u32, player: u8, seq: u32, kind: CommandKind) -> Command {
     Command { turn, player: PlayerId(player), seq, kind }
-}
-
-/// The picture of the world: passability of class 0 and the units.
-fn picture(world: &World) -> String {
-    let grid = world.nav().grid();
-    let pass = world.nav().class_nav(PassClass::new(0).unwrap()).unwrap().pass_map();
-    let (w, h) = (grid.width(), grid.height());
-    let mut cells: Vec<Vec<char>> = (0..h)
-        .map(|j| (0..w).map(|i| if pass.is_passable(pathing::Navcell::new(i as u16, j as u16)) { '.' } else { '#' }).collect())
-        .collect();
-    let mut taken = vec![vec![false; w as usize]; h as usize];
-    for unit in world.units() {
-        let cell = world.navcell_of(unit.pos);
-        let (i, j) = (usize::from(cell.i), usize::from(cell.j));
-        let glyph = glyph(unit.id);
-        cells[j][i] = if taken[j][i] { '*' } else { glyph };
-        taken[j][i] = true;
-    }
-    let mut out = String::new();
-    for row in cells.iter().rev() {
-        out.extend(row.iter());
-        out.push('\n');
-    }
-    out
-}
-
-fn glyph(id: EntityId) -> char {
-    let n = id.index as u8;
-    match n {
-        0..=25 => (b'a' + n) as char,
-        26..=51 => (b'A' + n - 26) as char,
-        _ => '?',
-    }
-}
-
-/// Metres with two decimals (truncated), from the raw bits.
-fn metres(v: Fixed) -> String {
-    let bits = v.to_bits();
-    let sign = if bits < 0 { "-" } else { "" };
-    let a = bits.unsigned_abs();
-    format!("{sign}{}.{:02}", a >> 16, ((a & 0xFFFF) * 100) >> 16)
 }
 
 /// A short description of every unit.
