@@ -521,7 +521,12 @@ pub(crate) fn move_units(parts: MotionParts<'_>, events: &mut Vec<Event>) {
                 events.push(Event::Failed { unit: unit.id, reason });
                 continue;
             }
-            if let Some(other) = blocker {
+            // Only a unit on an order (or escaping) nudges: a unit stepping aside from a nudge
+            // that runs into another standing unit stops, or the two would nudge each other back
+            // and forth for ever.
+            if let Some(other) = blocker
+                && (!unit.orders.is_empty() || unit.escape)
+            {
                 nudges.push((other, unit.pos, unit.owner));
             }
             let held = blocker.is_some_and(|b| owners.get(b.index as usize).copied().flatten().is_some_and(|o| o != unit.owner));

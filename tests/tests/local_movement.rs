@@ -464,3 +464,31 @@ fn range_orders_end_in_range_from_every_direction() {
         assert!(dx * dx + dz * dz <= reach * reach, "from ({x}, {z}) it stopped out of range");
     }
 }
+
+/// The crowd CI found (stop 27): a unit stepping aside from a nudge ran into another standing unit
+/// and nudged it, which then ran back into the first and nudged it, for ever (the two were still
+/// "walking" after 200 turns). A unit on no order nudges no one; the crowd stands within 60 turns.
+#[test]
+fn two_standing_units_do_not_nudge_each_other_for_ever() {
+    let seed = [
+        (65, 148, 65, 0),
+        (183, 66, 181, 194),
+        (41, 161, 137, 9),
+        (124, 140, 137, 207),
+        (146, 148, 33, 29),
+        (232, 128, 4, 77),
+        (136, 156, 143, 184),
+        (42, 0, 1, 66),
+    ];
+    let mut world = world_from(FIELD, 1);
+    let mut last_nudge = 0;
+    for turn in 0..200 {
+        let report = world.step(&crowd_commands(&seed, turn, &world));
+        check_turn(&world).unwrap_or_else(|e| panic!("turn {turn}: {e}"));
+        if report.events.iter().any(|e| matches!(e, Event::Nudged { .. })) {
+            last_nudge = turn;
+        }
+    }
+    assert!(last_nudge < 60, "a unit was still nudged in turn {last_nudge}");
+    assert!(world.units().all(|u| u.orders.is_empty() && u.waypoints().is_empty() && u.state == UnitState::Idle), "{}", roster(&world));
+}
