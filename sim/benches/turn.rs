@@ -116,8 +116,8 @@ fn run(map: &Map, groups: u32, per_group: u16, turns: u32, threads: usize, landm
                 Phase::Commands => 0,
                 Phase::Grid => 1,
                 Phase::Paths => 2,
-                // This workload has no formations: their (empty) phase counts with motion.
-                Phase::Motion | Phase::Formations => 3,
+                // This workload has no formations and no game: their (empty) phases count with motion.
+                Phase::Motion | Phase::Formations | Phase::Rules => 3,
                 Phase::Hash => 4,
             };
             marks[k] += now - last;

@@ -231,6 +231,12 @@ pub enum CommandKind {
         /// Append instead of replace.
         queue: bool,
     },
+    /// A command of the game's own rules ([`crate::rules`]): its canonical bytes, made by
+    /// [`crate::rules::command`]. A world without rules refuses it ([`RejectReason::NoRules`]).
+    Game {
+        /// The encoded command. `[Limit: ≤ crate::rules::MAX_GAME_COMMAND bytes]`
+        payload: Vec<u8>,
+    },
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -358,6 +364,7 @@ impl std::fmt::Display for CommandKind {
             CommandKind::MoveByWaypoints { units, goal, queue } => {
                 write!(f, "move by waypoints {} → {}{}", Units(units), Coordinates(*goal), queued(*queue))
             }
+            CommandKind::Game { payload } => write!(f, "game command of {} bytes", payload.len()),
         }
     }
 }
@@ -401,6 +408,10 @@ impl std::fmt::Display for RejectReason {
             RejectReason::RadiusAboveClearance { radius, clearance } => {
                 write!(f, "radius {radius} m is above the class's clearance of {clearance} m (whole navcells)")
             }
+            RejectReason::NoRules => f.write_str("a game command, and the world has no game rules"),
+            RejectReason::GameMalformed => f.write_str("a game command the rules cannot decode"),
+            RejectReason::Game { payload } => write!(f, "refused by the game's rules (reason of {} bytes)", payload.len()),
+            RejectReason::NotAnAction => f.write_str("a game command cannot be a game action"),
         }
     }
 }
@@ -473,6 +484,18 @@ pub enum RejectReason {
         /// The class's clearance in whole navcells. `[Units: metres]`
         clearance: Fixed,
     },
+    /// A game command sent to a world without game rules.
+    NoRules,
+    /// A game command whose bytes are not a command of the world's rules, or are too long.
+    GameMalformed,
+    /// The game's rules refused the command: their reason, encoded (read it with
+    /// [`crate::rules::reject`]).
+    Game {
+        /// The encoded `Rules::Reject`.
+        payload: Vec<u8>,
+    },
+    /// A game's action was a game command ([`crate::rules::Ctx::act`] takes core commands only).
+    NotAnAction,
 }
 
 /// Which ids ran out ([`RejectReason::IdsExhausted`]).
@@ -783,6 +806,12 @@ pub enum Event {
         unit: EntityId,
         /// The waypoints of its route; 0 when it moves locally instead.
         waypoints: u32,
+    },
+    /// Something the game's rules reported ([`crate::rules::Ctx::emit`]; read it with
+    /// [`crate::rules::events`]).
+    Game {
+        /// The encoded `Rules::Event`.
+        payload: Vec<u8>,
     },
 }
 

@@ -31,6 +31,7 @@
 //! Nothing here panics, whatever the input (except [`range_digest`] on a type bincode cannot encode, as
 //! [`encode`](crate::state_hash::encode) does): out-of-range leaf indices are reported, not indexed, and sizes are bounded.
 
+use std::borrow::Cow;
 use std::sync::OnceLock;
 
 use pathing::{CellRect, NavGrid};
@@ -72,7 +73,7 @@ fn to_u32(n: usize) -> u32 {
 /// serialized, and two trees are equal when their components and leaves are.
 #[derive(Clone, Debug)]
 pub struct DigestTree {
-    component: &'static str,
+    component: Cow<'static, str>,
     leaves: Vec<Digest>,
     /// The root of `leaves`, empty while dirty. A `OnceLock` rather than a `Cell` keeps the tree `Sync`.
     root: OnceLock<Digest>,
@@ -88,14 +89,14 @@ impl Eq for DigestTree {}
 
 impl DigestTree {
     /// A tree of `n_leaves` all-zero leaves (clamped to [`MAX_LEAVES`]) for a component.
-    pub fn new(component: &'static str, n_leaves: u32) -> Self {
+    pub fn new(component: impl Into<Cow<'static, str>>, n_leaves: u32) -> Self {
         let n = n_leaves.min(MAX_LEAVES) as usize;
-        Self { component, leaves: vec![[0; 32]; n], root: OnceLock::new() }
+        Self { component: component.into(), leaves: vec![[0; 32]; n], root: OnceLock::new() }
     }
 
     /// The component name, part of every context of this tree.
-    pub fn component(&self) -> &'static str {
-        self.component
+    pub fn component(&self) -> &str {
+        &self.component
     }
 
     /// Number of leaves.
@@ -182,7 +183,7 @@ impl GridDigests {
     }
 
     /// The digests of every chunk of a grid under another component name (for a second grid).
-    pub fn build_as(component: &'static str, grid: &NavGrid) -> Self {
+    pub fn build_as(component: impl Into<Cow<'static, str>>, grid: &NavGrid) -> Self {
         let (width, height) = (grid.width(), grid.height());
         let chunks_x = width.div_ceil(GRID_CHUNK);
         let chunks_y = height.div_ceil(GRID_CHUNK);
@@ -201,7 +202,7 @@ impl GridDigests {
     /// most once. When the grid's size differs from the one built, everything is rebuilt.
     pub fn update(&mut self, grid: &NavGrid, rects: &[CellRect]) -> u32 {
         if grid.width() != self.width || grid.height() != self.height {
-            *self = Self::build_as(self.tree.component, grid);
+            *self = Self::build_as(self.tree.component.clone(), grid);
             return self.tree.n_leaves();
         }
         let whole = CellRect::full(self.width, self.height);
@@ -326,7 +327,7 @@ pub struct RangeDigests {
 
 impl RangeDigests {
     /// No ranges yet, for a component.
-    pub fn new(component: &'static str) -> Self {
+    pub fn new(component: impl Into<Cow<'static, str>>) -> Self {
         Self { tree: DigestTree::new(component, 0), dirty: Vec::new(), dirty_list: Vec::new() }
     }
 

@@ -93,3 +93,6 @@ pub use rng::SimRng;
 pub use settings::Settings;
 pub use unit::{Unit, UnitState};
 pub use world::{TurnReport, World};
+// The game-rules API, `sim::rules` (it lives with the world, which calls it every turn).
+pub use world::rules;
+pub use world::rules::{Ctx, Rules, View};

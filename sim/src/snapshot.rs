@@ -33,7 +33,8 @@
 //! ([`SnapshotData::landmark_classes`]), version 7 the units' facing, turn rate, last
 //! displacement and searches round held passages, the motion setting `turn_rate`, the waiting building spawn orders
 //! ([`SnapshotData::spawn_orders`]) and the units following waypoint routes
-//! ([`SnapshotData::waypoint_routes`]); a reader accepts only its own version.
+//! ([`SnapshotData::waypoint_routes`]), version 8 the game's state ([`SnapshotData::game`]); a
+//! reader accepts only its own version.
 
 use pathing::classes::ClassSet;
 use pathing::passability::{NavArea, NavWorld, Obstruction, ObstructionFlags, ObstructionId, WorldDesc};
@@ -53,7 +54,7 @@ use crate::unit::{PathRequest, Unit};
 pub const MAGIC: [u8; 8] = *b"PHXSNAP\0";
 
 /// Version of the snapshot format; a reader accepts only its own.
-pub const SNAPSHOT_VERSION: u32 = 7;
+pub const SNAPSHOT_VERSION: u32 = 8;
 
 /// Largest payload a snapshot may have. `[Units: bytes]`
 ///
@@ -113,6 +114,22 @@ pub enum SnapshotError {
         /// Which value and why.
         message: String,
     },
+    /// The snapshot is of another ruleset (or version), or has game state where none is expected,
+    /// or none where it is.
+    Rules {
+        /// The ruleset and version the snapshot holds, `None` for a world without a game.
+        found: Option<(String, u32)>,
+        /// The ruleset and version it was to be loaded as, `None` for a world without a game.
+        expected: Option<(String, u32)>,
+    },
+}
+
+/// `ruleset NAME version V`, or `no game rules`.
+fn rules_text(rules: &Option<(String, u32)>) -> String {
+    match rules {
+        Some((name, version)) => format!("ruleset {name} version {version}"),
+        None => "no game rules".to_owned(),
+    }
 }
 
 impl std::fmt::Display for SnapshotError {
@@ -128,6 +145,9 @@ impl std::fmt::Display for SnapshotError {
             SnapshotError::ChecksumMismatch => write!(f, "the payload does not match its checksum: the snapshot is damaged"),
             SnapshotError::Decode { message } => write!(f, "offset {HEADER}: payload cannot be decoded: {message}"),
             SnapshotError::Invalid { message } => write!(f, "snapshot payload: {message}"),
+            SnapshotError::Rules { found, expected } => {
+                write!(f, "the snapshot holds a world with {}, expected {}", rules_text(found), rules_text(expected))
+            }
         }
     }
 }
@@ -205,6 +225,8 @@ pub struct SnapshotData {
     pub spawn_orders: Vec<SpawnOrder>,
     /// The id the next spawn order gets.
     pub next_spawn_order: u32,
+    /// The game's state, when the world has game rules ([`crate::rules`]).
+    pub game: Option<GameSnapshot>,
 }
 
 fn bits(v: Fixed) -> i64 {
@@ -238,6 +260,7 @@ pub(crate) struct StateParts<'a> {
     pub(crate) waypoint_routes: Vec<(EntityId, WorldPos, bool)>,
     pub(crate) spawn_orders: &'a [SpawnOrder],
     pub(crate) next_spawn_order: u32,
+    pub(crate) game: Option<GameSnapshot>,
 }
 
 /// The payload of a world.
@@ -285,6 +308,7 @@ pub(crate) fn data_of(parts: StateParts<'_>) -> SnapshotData {
         waypoint_routes: parts.waypoint_routes,
         spawn_orders: parts.spawn_orders.to_vec(),
         next_spawn_order: parts.next_spawn_order,
+        game: parts.game,
     }
 }
 
@@ -426,4 +450,20 @@ pub fn check_frame(bytes: &[u8]) -> Result<&[u8], SnapshotError> {
         return Err(SnapshotError::ChecksumMismatch);
     }
     Ok(payload)
+}
+
+/// The game's section of a snapshot: each value in the canonical encoding of its type, which only
+/// the ruleset knows.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameSnapshot {
+    /// [`Rules::NAME`].
+    pub rules: String,
+    /// [`Rules::VERSION`].
+    pub version: u32,
+    /// Every live unit's state, by id.
+    pub units: Vec<(EntityId, Vec<u8>)>,
+    /// Every player's state, player 0 first.
+    pub players: Vec<Vec<u8>>,
+    /// The world state.
+    pub state: Vec<u8>,
 }

@@ -22,6 +22,17 @@ pub type Wall = (i32, i32, i32, i32);
 /// When the size is not whole tiles, a wall is empty or out of range, or the settings or thread
 /// count are refused: a test's or benchmark's own mistake.
 pub fn flat_world(width: u32, depth: u32, walls: &[Wall], settings: Settings, threads: usize) -> World {
+    let (desc, obstructions) = flat_geometry(width, depth, walls);
+    let mut world = World::new(desc, obstructions, settings).expect("a test world");
+    world.set_threads(threads).expect("a thread pool");
+    world
+}
+
+/// The geometry of [`flat_world`], for a world made another way (with a game's rules).
+///
+/// # Panics
+/// As [`flat_world`].
+pub fn flat_geometry(width: u32, depth: u32, walls: &[Wall]) -> (WorldDesc, Vec<(pathing::ObstructionId, Obstruction)>) {
     assert!(width.is_multiple_of(4) && depth.is_multiple_of(4), "maps are whole 4 m tiles");
     let m = |n: i32| Fixed::from_num(n);
     let terrain = Terrain::flat(width / 4, depth / 4, m(4), m(12), Fixed::ZERO).expect("a flat terrain");
@@ -35,9 +46,7 @@ pub fn flat_world(width: u32, depth: u32, walls: &[Wall], settings: Settings, th
             (pathing::ObstructionId(n as u32 + 1), Obstruction { square, flags: ObstructionFlags::STATIC })
         })
         .collect();
-    let mut world = World::new(desc, obstructions, settings).expect("a test world");
-    world.set_threads(threads).expect("a thread pool");
-    world
+    (desc, obstructions)
 }
 
 /// The walls of a map drawn as text (first row north, one character a metre): each horizontal run

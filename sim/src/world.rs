@@ -43,6 +43,7 @@ use crate::rng::SimRng;
 use crate::snapshot::{SnapshotError, StateParts};
 use crate::state_hash;
 use crate::unit::{unit_digest_bytes, unit_static_bytes};
+use rules::{DynGame, GameState, Rules};
 
 // The types a world is made of keep their paths under `world`, where games and tools name them.
 pub use crate::settings::{DEFAULT_TURN_MS, Settings};
@@ -52,6 +53,7 @@ pub use crate::unit::{PathRequest, Unit, UnitState};
 mod formations;
 mod held;
 mod plan;
+pub mod rules;
 mod spawning;
 #[cfg(feature = "desync-hook")]
 mod testing;
@@ -83,6 +85,8 @@ pub enum Phase {
     Motion,
     /// Formations updated their plans.
     Formations,
+    /// The game's rules ran ([`rules::Rules::step`]); only in a world with a game.
+    Rules,
     /// State digest computed.
     Hash,
 }
@@ -165,6 +169,14 @@ pub struct World {
     /// at the end of everything that changes the state (`new`, `load`, `step` and the few public
     /// changes outside a turn), so that reading it never needs `&mut self`.
     digest: StateDigest,
+    /// The game's rules and state ([`crate::rules`]), when the world has a game.
+    game: Option<Box<dyn DynGame>>,
+    /// Game actions taken so far this turn, for their `seq` ([`rules::ACTION_SEQ_BASE`]).
+    /// Scratch: zero between turns.
+    actions: u32,
+    /// The navcell rectangles the game's actions changed after the formation phase, which the
+    /// next turn's formation phase must see (not state: a loaded world rebuilds every field).
+    carried_dirty: Vec<CellRect>,
 }
 
 /// What the path phase of a turn computed: counters for benchmarks and profilers, never state.
@@ -256,9 +268,65 @@ impl World {
             waypoints_digest: waypoints::Waypoints::default().digest(),
             waypoints: waypoints::Waypoints::default(),
             spawns: spawning::SpawnQueue::default(),
+            game: None,
+            actions: 0,
+            carried_dirty: Vec::new(),
         };
         world.refresh_digest();
         Ok(world)
+    }
+
+    /// A world with a game's rules ([`crate::rules`]): [`World::new`], with the game's state for
+    /// every player and its digest components after the core's.
+    ///
+    /// # Errors
+    /// As [`World::new`], and [`SetupError::Settings`] for a ruleset name that is not 1 to 32
+    /// bytes of `a-z`, `0-9`, `-` and `_`.
+    pub fn with_rules<R: Rules>(
+        desc: WorldDesc,
+        obstructions: Vec<(ObstructionId, Obstruction)>,
+        settings: Settings,
+        rules: R,
+    ) -> Result<Self, SetupError> {
+        if !rules::valid_name(R::NAME) {
+            return Err(SetupError::Settings(format!("ruleset name {:?} is not 1 to 32 bytes of a-z, 0-9, - and _", R::NAME)));
+        }
+        let mut world = Self::new(desc, obstructions, settings)?;
+        world.game = Some(Box::new(GameState::new(rules, settings.players)));
+        world.refresh_digest();
+        Ok(world)
+    }
+
+    /// The name and version of the world's ruleset, when it has one.
+    pub fn rules_name(&self) -> Option<(&'static str, u32)> {
+        self.game.as_ref().map(|g| (g.name(), g.version()))
+    }
+
+    /// Read access to the game's state, when the world's rules are `R`.
+    pub fn game<R: Rules>(&self) -> Option<rules::View<'_, R>> {
+        rules::View::of(self, self.game.as_deref()?)
+    }
+
+    /// Every entity slot, for the game's bookkeeping.
+    pub(crate) fn unit_slots(&self) -> &[Option<Unit>] {
+        &self.units
+    }
+
+    /// The digest of the entity allocator: it changes whenever a unit is created or removed.
+    pub(crate) fn ids_digest(&self) -> Digest {
+        self.ids_digest
+    }
+
+    /// The `seq` of the next game action this turn.
+    pub(crate) fn next_action_seq(&mut self) -> u32 {
+        let seq = rules::ACTION_SEQ_BASE.saturating_add(self.actions);
+        self.actions = self.actions.saturating_add(1);
+        seq
+    }
+
+    /// A game action: a core command applied now, with a command's validation.
+    pub(crate) fn apply_action(&mut self, command: &Command, events: &mut Vec<Event>) -> Result<(), RejectReason> {
+        self.apply(command, events)
     }
 
     /// Computes path requests on `threads` worker threads (1 or 0: on the calling thread). The
@@ -340,20 +408,9 @@ impl World {
             }
         }
         observe(Phase::Commands);
-        let obstructions_changed = self.nav.has_pending() || !self.turn_rects.is_empty();
-        let terrain_changed = std::mem::take(&mut self.geometry_changed);
-        let mut dirty = std::mem::take(&mut self.turn_rects);
-        let fresh = self.nav.update();
-        self.update_waypoint_graphs(&fresh);
-        dirty.extend(fresh);
-        self.grid_digests.update(self.nav.grid(), &dirty);
+        let mut dirty = std::mem::take(&mut self.carried_dirty);
+        dirty.extend(self.settle_grid());
         self.turn_dirty = dirty;
-        if obstructions_changed {
-            self.obstruction_digest = obstruction_digest(&self.nav);
-        }
-        if terrain_changed {
-            self.geometry_digest = geometry_digest(&self.nav);
-        }
         self.retry_spawns(&mut events);
         observe(Phase::Grid);
         self.compute_paths(&mut events);
@@ -363,12 +420,44 @@ impl World {
         self.update_formations(&mut events);
         self.follow_up_routes(&mut events);
         observe(Phase::Formations);
+        if let Some(mut game) = self.game.take() {
+            game.sync_units(self);
+            game.step(self, &mut events);
+            game.sync_units(self);
+            self.game = Some(game);
+            // The game's grid changes count in this turn's digest, and in the next turn's
+            // formation phase.
+            let changed = self.settle_grid();
+            self.carried_dirty.extend(changed);
+            observe(Phase::Rules);
+        }
+        self.actions = 0;
         let stepped = self.turn;
         self.turn = self.turn.wrapping_add(1);
         // The digest covers the state after the turn, whose turn counter is the next turn.
         self.refresh_digest();
         observe(Phase::Hash);
         TurnReport { turn: stepped, events, hash: self.digest.hash, digest: self.digest.clone() }
+    }
+
+    /// Applies the pending changes to the passability grids (obstructions, areas, terrain) and
+    /// brings their digests up to date; returns the navcell rectangles that changed this way or
+    /// earlier in the turn (spawns sync the grid before placing units).
+    fn settle_grid(&mut self) -> Vec<CellRect> {
+        let obstructions_changed = self.nav.has_pending() || !self.turn_rects.is_empty();
+        let terrain_changed = std::mem::take(&mut self.geometry_changed);
+        let mut dirty = std::mem::take(&mut self.turn_rects);
+        let fresh = self.nav.update();
+        self.update_waypoint_graphs(&fresh);
+        dirty.extend(fresh);
+        self.grid_digests.update(self.nav.grid(), &dirty);
+        if obstructions_changed {
+            self.obstruction_digest = obstruction_digest(&self.nav);
+        }
+        if terrain_changed {
+            self.geometry_digest = geometry_digest(&self.nav);
+        }
+        dirty
     }
 
     /// The 32-byte hash of everything that can influence the future (see [`World::state_digest`]).
@@ -416,7 +505,7 @@ impl World {
             self.unit_digests.set_range(range, range_digest_bytes("units", range, &bytes));
         }
         let small = |name: &str, d: Digest| (name.to_owned(), d);
-        let components = vec![
+        let mut components = vec![
             small("settings", state_hash::digest("settings", &self.settings)),
             small("rng", state_hash::digest("rng", &self.rng)),
             small("ids", self.ids_digest),
@@ -429,6 +518,9 @@ impl World {
             small("geometry", self.geometry_digest),
             small("passability", self.grid_digests.root()),
         ];
+        if let Some(game) = self.game.as_mut() {
+            components.extend(game.components());
+        }
         self.digest = StateDigest::new(self.turn, components);
     }
 
@@ -467,6 +559,9 @@ impl World {
             waypoints: waypoints::Waypoints::default(),
             spawns: self.spawns.clone(),
             digest: StateDigest::new(0, Vec::new()),
+            game: self.game.as_ref().map(|g| g.fresh()),
+            actions: 0,
+            carried_dirty: Vec::new(),
         };
         for index in 0..self.units.len() as u32 {
             fresh.unit_digests.mark(index);
@@ -478,7 +573,9 @@ impl World {
     /// The leaves of the tree components (passability chunks, unit ranges), for locating a
     /// divergence against another peer's.
     pub fn digest_reports(&self) -> Vec<DigestReport> {
-        vec![self.unit_digests.tree().report(), self.grid_digests.tree().report()]
+        let mut reports = vec![self.unit_digests.tree().report(), self.grid_digests.tree().report()];
+        reports.extend(self.game.as_ref().map(|g| g.report()));
+        reports
     }
 
     fn apply(&mut self, command: &Command, events: &mut Vec<Event>) -> Result<(), RejectReason> {
@@ -500,6 +597,13 @@ impl World {
                 self.spawn_from_building(command.order_key(), &batch, *building, *count, events)
             }
             CommandKind::CancelSpawns { building } => self.cancel_spawns(command.player, *building, events),
+            CommandKind::Game { payload } => {
+                let Some(mut game) = self.game.take() else { return Err(RejectReason::NoRules) };
+                game.sync_units(self);
+                let result = game.command(self, command.player, payload, events);
+                self.game = Some(game);
+                result
+            }
             CommandKind::Move { units, goal, queue } => {
                 self.check_units(command.player, units)?;
                 self.check_order(goal)?;
@@ -853,6 +957,7 @@ impl World {
             waypoint_routes: self.waypoints.stored_routes(),
             spawn_orders: &self.spawns.orders,
             next_spawn_order: self.spawns.next_order,
+            game: self.game.as_ref().map(|g| g.save()),
         };
         crate::snapshot::frame(&crate::snapshot::data_of(parts))
     }
@@ -864,6 +969,32 @@ impl World {
     /// [`SnapshotError`] for bytes that are not a valid snapshot, naming the offset or the value.
     pub fn load(bytes: &[u8]) -> Result<Self, SnapshotError> {
         let data = crate::snapshot::unframe(bytes)?;
+        if let Some(game) = &data.game {
+            return Err(SnapshotError::Rules { found: Some((game.rules.clone(), game.version)), expected: None });
+        }
+        Self::from_data(data)
+    }
+
+    /// A world with game rules `R` from snapshot bytes ([`World::load`]).
+    ///
+    /// # Errors
+    /// [`SnapshotError::Rules`] for a snapshot of another ruleset or version or of a world
+    /// without a game; otherwise as [`World::load`], with the game's values named.
+    pub fn load_with_rules<R: Rules>(bytes: &[u8], rules: R) -> Result<Self, SnapshotError> {
+        let mut data = crate::snapshot::unframe(bytes)?;
+        let expected = Some((R::NAME.to_owned(), R::VERSION));
+        let Some(game) = data.game.take() else { return Err(SnapshotError::Rules { found: None, expected }) };
+        if game.rules != R::NAME || game.version != R::VERSION {
+            return Err(SnapshotError::Rules { found: Some((game.rules, game.version)), expected });
+        }
+        let mut world = Self::from_data(data)?;
+        let state = GameState::restore(rules, &world, &game).map_err(|message| SnapshotError::Invalid { message })?;
+        world.game = Some(Box::new(state));
+        world.refresh_digest();
+        Ok(world)
+    }
+
+    fn from_data(data: crate::snapshot::SnapshotData) -> Result<Self, SnapshotError> {
         if data.settings.turn_ms == 0 || data.settings.turn_ms > 10_000 || data.settings.max_paths_per_turn == 0 {
             return Err(SnapshotError::Invalid { message: "settings out of range".into() });
         }

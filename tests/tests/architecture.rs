@@ -119,9 +119,10 @@ fn every_source_file_is_named_in_the_map() {
 #[test]
 fn the_map_stays_short() {
     let size = std::fs::metadata(repo_root().join("ARCHITECTURE.md")).expect("ARCHITECTURE.md exists").len();
+    // 12 KiB for three crates of code; 14 KiB once the game rules and the reference game joined.
     assert!(
-        size <= 12 * 1024,
-        "ARCHITECTURE.md is {size} bytes; it is a map, to be read in ten minutes (limit 12 KiB): move detail to docs/"
+        size <= 14 * 1024,
+        "ARCHITECTURE.md is {size} bytes; it is a map, to be read in ten minutes (limit 14 KiB): move detail to docs/"
     );
 }
 

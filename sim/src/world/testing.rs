@@ -5,7 +5,8 @@
 use pathing::Fixed;
 
 use super::World;
-use crate::ids::EntityId;
+use super::rules::{GameState, Rules};
+use crate::ids::{EntityId, PlayerId};
 
 impl World {
     /// Flips the lowest bit of a unit's x coordinate (2⁻¹⁶ m) with no command: the one-bit
@@ -16,6 +17,26 @@ impl World {
         };
         u.pos.x = Fixed::from_bits(u.pos.x.to_bits() ^ 1);
         self.unit_digests.mark(unit.index);
+        self.refresh_digest();
+        true
+    }
+
+    /// Changes a unit's game state with no command (the game's rules must be `R`). Returns
+    /// `false` when the world has no such game or unit.
+    pub fn plant_game_desync<R: Rules>(&mut self, unit: EntityId, change: impl FnOnce(&mut R::Unit)) -> bool {
+        let Some(game) = self.game.as_mut().and_then(|g| g.as_any_mut().downcast_mut::<GameState<R>>()) else { return false };
+        let Some(state) = game.unit_mut(unit) else { return false };
+        change(state);
+        self.refresh_digest();
+        true
+    }
+
+    /// Changes a player's game state with no command (the game's rules must be `R`). Returns
+    /// `false` when the world has no such game or player.
+    pub fn plant_player_desync<R: Rules>(&mut self, player: PlayerId, change: impl FnOnce(&mut R::Player)) -> bool {
+        let Some(game) = self.game.as_mut().and_then(|g| g.as_any_mut().downcast_mut::<GameState<R>>()) else { return false };
+        let Some(state) = game.player_mut(player) else { return false };
+        change(state);
         self.refresh_digest();
         true
     }

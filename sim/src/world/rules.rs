@@ -1,0 +1,561 @@
+//! A game's own rules inside the lockstep world: its per-unit, per-player and world state, its
+//! commands and events, hashed, saved and replayed with the core's (docs/game-rules.md).
+//!
+//! A game implements [`Rules`] and makes its world with [`World::with_rules`]. From then on:
+//!
+//! - its commands travel as [`CommandKind::Game`] (made by [`command`]), are applied in the
+//!   turn's `(turn, player, seq)` order among the core's, checked first by [`Rules::check`] (a
+//!   refusal becomes [`Event::Rejected`] with [`RejectReason::Game`] and changes nothing), then
+//!   carried out by [`Rules::apply`];
+//! - once a turn, after the units moved and the formations planned and before the state digest,
+//!   [`Rules::step`] runs with the turn's events so far;
+//! - both act on the world only through [`Ctx`]: reads of the whole world, spatial queries in a
+//!   total order, the game's own state (every write marks its digest), and actions
+//!   ([`Ctx::act`]), which are core commands with exactly the core's validation;
+//! - the game's state is three digest components after the core's (`NAME.units`, a tree of entity
+//!   ranges like `units`; `NAME.players`; `NAME.world`), a section of every snapshot (a snapshot
+//!   of one ruleset or version never loads into another), and its events are
+//!   [`Event::Game`] in the turn report.
+//!
+//! Determinism is the game's part of the bargain: no floats, no clock, no hash-map iteration,
+//! fixed-width integers in everything it keeps, as in the core (docs/determinism.md).
+
+use std::any::Any;
+use std::fmt::Debug;
+
+use pathing::{Fixed, WorldPos};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::command::{Command, CommandKind, Event, RejectReason};
+use crate::digest_tree::{Digest, DigestReport, RangeDigests, range_digest, range_indices};
+use crate::ids::{EntityId, PlayerId};
+use crate::snapshot::GameSnapshot;
+use crate::unit::Unit;
+use crate::world::World;
+
+/// What a game may keep in the world or send through it: plain serde data, compared and cloned.
+pub trait GameData: Clone + Debug + Eq + Serialize + DeserializeOwned + Send + Sync + 'static {}
+
+impl<T> GameData for T where T: Clone + Debug + Eq + Serialize + DeserializeOwned + Send + Sync + 'static {}
+
+/// A game's rules: its state types and the three places it runs.
+///
+/// Every method must be a pure function of its arguments (the world, the game's state, the
+/// command): the same on every peer, every run and every thread count.
+pub trait Rules: Clone + Debug + Send + Sync + 'static {
+    /// The ruleset's name: 1 to 32 bytes of `a-z`, `0-9`, `-` and `_`. It names the digest
+    /// components (`NAME.units`, …) and is written in snapshots and replays.
+    const NAME: &'static str;
+    /// The ruleset's version; a snapshot of another version is refused.
+    const VERSION: u32;
+    /// Per-unit state, made by [`Rules::new_unit`] for every unit the world creates.
+    type Unit: GameData;
+    /// Per-player state (player 0 is the world itself).
+    type Player: GameData + Default;
+    /// The game's world-wide state.
+    type State: GameData + Default;
+    /// The game's commands ([`command`] makes a [`CommandKind`] of one).
+    type Command: GameData;
+    /// What the game reports ([`events`] reads them from a turn's events).
+    type Event: GameData;
+    /// Why the game refuses a command ([`reject`] reads it from a rejection).
+    type Reject: GameData;
+
+    /// The game's state for a unit the world just created (by a command, an action or a waiting
+    /// building spawn). It runs before the next game code that could see the unit; a game that
+    /// wants to know more (which building trained it) sets it in [`Rules::step`] from the turn's
+    /// `Spawned` / `SpawnedFromQueue` events.
+    fn new_unit(&self, state: &Self::State, unit: &Unit) -> Self::Unit;
+
+    /// Whether `player` may give `command` now. Must not depend on anything but the view.
+    ///
+    /// # Errors
+    /// The reason, reported as [`RejectReason::Game`]; the command then changes nothing.
+    fn check(&self, view: &View<'_, Self>, player: PlayerId, command: &Self::Command) -> Result<(), Self::Reject>;
+
+    /// Carries out a command [`Rules::check`] accepted.
+    fn apply(&self, ctx: &mut Ctx<'_, Self>, player: PlayerId, command: &Self::Command);
+
+    /// The game's turn, after the units moved and the formations planned, before the digest.
+    /// `events` are the turn's events so far (commands, spawns, arrivals, …).
+    fn step(&self, ctx: &mut Ctx<'_, Self>, events: &[Event]);
+}
+
+/// Largest encoded game command. `[Units: bytes]`
+pub const MAX_GAME_COMMAND: usize = 4096;
+
+/// Largest encoded game state value in a snapshot (one unit's, one player's, or the world's).
+/// `[Units: bytes]`
+pub const MAX_GAME_VALUE: usize = 1 << 20;
+
+/// The `seq` of the first action of a turn ([`Ctx::act`]); each next action counts up. Commands
+/// players send use lower numbers, so an action never takes a command's place in the order.
+pub const ACTION_SEQ_BASE: u32 = 1 << 31;
+
+/// A game command as a core command kind.
+pub fn command<R: Rules>(command: &R::Command) -> CommandKind {
+    CommandKind::Game { payload: crate::state_hash::encode(command) }
+}
+
+/// The game events among a turn's events, in order (events that do not decode as `R::Event`,
+/// which only another ruleset's report holds, are skipped).
+pub fn events<R: Rules>(events: &[Event]) -> impl Iterator<Item = R::Event> + '_ {
+    events.iter().filter_map(|e| match e {
+        Event::Game { payload } => decode::<R::Event>(payload, MAX_GAME_VALUE).ok(),
+        _ => None,
+    })
+}
+
+/// The game's reason, when a rejection is the game's.
+pub fn reject<R: Rules>(reason: &RejectReason) -> Option<R::Reject> {
+    match reason {
+        RejectReason::Game { payload } => decode::<R::Reject>(payload, MAX_GAME_VALUE).ok(),
+        _ => None,
+    }
+}
+
+/// Decodes canonical bytes ([`crate::state_hash::CONFIG`]) of at most `limit` bytes, all of them.
+///
+/// # Errors
+/// Text saying what did not fit.
+pub fn decode<T: DeserializeOwned>(bytes: &[u8], limit: usize) -> Result<T, String> {
+    if bytes.len() > limit {
+        return Err(format!("{} bytes, more than the limit {limit}", bytes.len()));
+    }
+    let config = crate::state_hash::CONFIG.with_limit::<MAX_GAME_VALUE>();
+    let (value, used): (T, usize) = bincode::serde::decode_from_slice(bytes, config).map_err(|e| e.to_string())?;
+    if used != bytes.len() {
+        return Err(format!("{} bytes after the value", bytes.len() - used));
+    }
+    Ok(value)
+}
+
+/// Whether a ruleset name is usable (see [`Rules::NAME`]).
+pub fn valid_name(name: &str) -> bool {
+    (1..=32).contains(&name.len()) && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_')
+}
+
+/// A snapshot's game values decoded as `R`'s types.
+///
+/// # Errors
+/// Text naming the value that is not `R`'s, or another ruleset's name or version.
+pub fn decode_snapshot<R: Rules>(snapshot: &GameSnapshot) -> Result<GameValues<R>, String> {
+    if snapshot.rules != R::NAME || snapshot.version != R::VERSION {
+        return Err(format!(
+            "the game state is of ruleset {} version {}, not {} version {}",
+            snapshot.rules,
+            snapshot.version,
+            R::NAME,
+            R::VERSION
+        ));
+    }
+    let mut units = Vec::with_capacity(snapshot.units.len());
+    for (id, bytes) in &snapshot.units {
+        units.push((*id, decode(bytes, MAX_GAME_VALUE).map_err(|e| format!("{}.units {id}: {e}", R::NAME))?));
+    }
+    let mut players = Vec::with_capacity(snapshot.players.len());
+    for (p, bytes) in snapshot.players.iter().enumerate() {
+        players.push(decode(bytes, MAX_GAME_VALUE).map_err(|e| format!("{}.players {p}: {e}", R::NAME))?);
+    }
+    let state = decode(&snapshot.state, MAX_GAME_VALUE).map_err(|e| format!("{}.world: {e}", R::NAME))?;
+    Ok(GameValues { units, players, state })
+}
+
+/// A game's state as a snapshot holds it, decoded ([`decode_snapshot`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameValues<R: Rules> {
+    /// Every live unit's state, by id.
+    pub units: Vec<(EntityId, R::Unit)>,
+    /// Every player's state, player 0 first.
+    pub players: Vec<R::Player>,
+    /// The world state.
+    pub state: R::State,
+}
+
+/// The game's state in the world, with the digests of it.
+#[derive(Clone, Debug)]
+pub(crate) struct GameState<R: Rules> {
+    rules: R,
+    /// Per entity slot: the unit's id and its game state.
+    units: Vec<Option<(EntityId, R::Unit)>>,
+    /// Per player, player 0 first.
+    players: Vec<R::Player>,
+    state: R::State,
+    unit_digests: RangeDigests,
+    players_digest: Digest,
+    state_digest: Digest,
+    players_dirty: bool,
+    state_dirty: bool,
+    /// The world's id-allocator digest when the units were last synced (derived; `None`: never).
+    synced_ids: Option<Digest>,
+}
+
+impl<R: Rules> GameState<R> {
+    pub(crate) fn new(rules: R, players: u8) -> Self {
+        Self {
+            rules,
+            units: Vec::new(),
+            players: vec![R::Player::default(); usize::from(players) + 1],
+            state: R::State::default(),
+            unit_digests: RangeDigests::new(component(R::NAME, "units")),
+            players_digest: [0; 32],
+            state_digest: [0; 32],
+            players_dirty: true,
+            state_dirty: true,
+            synced_ids: None,
+        }
+    }
+
+    /// The game state of a snapshot, checked against the world it is loaded into.
+    pub(crate) fn restore(rules: R, world: &World, snapshot: &GameSnapshot) -> Result<Self, String> {
+        let GameValues { units, players, state } = decode_snapshot::<R>(snapshot)?;
+        let expected = usize::from(world.settings().players) + 1;
+        if players.len() != expected {
+            return Err(format!("{}.players: {} players, the world has {expected} (with player 0)", R::NAME, players.len()));
+        }
+        let mut game = Self::new(rules, world.settings().players);
+        game.players = players;
+        game.state = state;
+        game.mark_every_slot(world.unit_slots().len());
+        game.synced_ids = Some(world.ids_digest());
+        for (id, unit) in units {
+            let slot = game.units.get_mut(id.index as usize).filter(|_| world.unit(id).is_some());
+            let Some(slot) = slot else { return Err(format!("{}.units {id}: no such unit in the world", R::NAME)) };
+            if slot.is_some() {
+                return Err(format!("{}.units {id}: stored twice", R::NAME));
+            }
+            *slot = Some((id, unit));
+        }
+        if let Some(unit) = world.units().find(|u| game.unit(u.id).is_none()) {
+            return Err(format!("{}.units: unit {} has no game state", R::NAME, unit.id));
+        }
+        Ok(game)
+    }
+
+    pub(crate) fn player_mut(&mut self, player: PlayerId) -> Option<&mut R::Player> {
+        let p = self.players.get_mut(usize::from(player.0))?;
+        self.players_dirty = true;
+        Some(p)
+    }
+
+    /// Marks every entity slot's range, as a world that was never saved would have set them all.
+    fn mark_every_slot(&mut self, slots: usize) {
+        if self.units.len() < slots {
+            let from = self.units.len();
+            self.units.resize(slots, None);
+            for slot in from..slots {
+                self.unit_digests.mark(slot as u32);
+            }
+        }
+    }
+
+    fn unit(&self, id: EntityId) -> Option<&R::Unit> {
+        self.units.get(id.index as usize).and_then(Option::as_ref).filter(|(u, _)| *u == id).map(|(_, s)| s)
+    }
+
+    pub(crate) fn unit_mut(&mut self, id: EntityId) -> Option<&mut R::Unit> {
+        let state = self.units.get_mut(id.index as usize).and_then(Option::as_mut).filter(|(u, _)| *u == id).map(|(_, s)| s)?;
+        self.unit_digests.mark(id.index);
+        Some(state)
+    }
+}
+
+/// The digest component name `RULES.PART`.
+fn component(rules: &str, part: &str) -> std::borrow::Cow<'static, str> {
+    std::borrow::Cow::Owned(format!("{rules}.{part}"))
+}
+
+/// The world's handle on its game, whatever the ruleset (the world keeps it boxed).
+pub(crate) trait DynGame: Debug + Send + Sync {
+    fn name(&self) -> &'static str;
+    fn version(&self) -> u32;
+    /// Gives every unit the world has and the game has not its game state, and drops the state of
+    /// units the world no longer has.
+    fn sync_units(&mut self, world: &World);
+    fn command(&mut self, world: &mut World, player: PlayerId, payload: &[u8], events: &mut Vec<Event>) -> Result<(), RejectReason>;
+    fn step(&mut self, world: &mut World, events: &mut Vec<Event>);
+    /// Brings the digests up to date and returns the components, in order.
+    fn components(&mut self) -> Vec<(String, Digest)>;
+    fn report(&self) -> DigestReport;
+    fn save(&self) -> GameSnapshot;
+    /// A copy whose digests are all to be computed afresh (the from-scratch oracle).
+    fn fresh(&self) -> Box<dyn DynGame>;
+    fn as_any(&self) -> &dyn Any;
+    #[cfg_attr(not(feature = "desync-hook"), allow(dead_code, reason = "only the planted desyncs change a game's state from outside"))]
+    fn as_any_mut(&mut self) -> &mut dyn Any;
+}
+
+impl<R: Rules> DynGame for GameState<R> {
+    fn name(&self) -> &'static str {
+        R::NAME
+    }
+
+    fn version(&self) -> u32 {
+        R::VERSION
+    }
+
+    fn sync_units(&mut self, world: &World) {
+        // Units are created and removed only with their ids: unchanged ids, nothing to do.
+        let ids = world.ids_digest();
+        if self.synced_ids == Some(ids) {
+            return;
+        }
+        self.synced_ids = Some(ids);
+        let slots = world.unit_slots();
+        // Every slot the world has is covered by a range digest, even one whose unit came and
+        // went between two syncs, as a loaded world's are (`mark_every_slot`).
+        self.mark_every_slot(slots.len());
+        for (slot, game) in self.units.iter_mut().enumerate() {
+            let unit = slots.get(slot).and_then(Option::as_ref);
+            match (unit, &game) {
+                (Some(u), Some((id, _))) if *id == u.id => {}
+                (Some(u), _) => {
+                    *game = Some((u.id, self.rules.new_unit(&self.state, u)));
+                    self.unit_digests.mark(slot as u32);
+                }
+                (None, Some(_)) => {
+                    *game = None;
+                    self.unit_digests.mark(slot as u32);
+                }
+                (None, None) => {}
+            }
+        }
+    }
+
+    fn command(&mut self, world: &mut World, player: PlayerId, payload: &[u8], events: &mut Vec<Event>) -> Result<(), RejectReason> {
+        let command: R::Command = decode(payload, MAX_GAME_COMMAND).map_err(|_| RejectReason::GameMalformed)?;
+        let rules = self.rules.clone();
+        rules
+            .check(&View { world, game: self }, player, &command)
+            .map_err(|r| RejectReason::Game { payload: crate::state_hash::encode(&r) })?;
+        let mut ctx = Ctx::new(world, self, events);
+        rules.apply(&mut ctx, player, &command);
+        Ok(())
+    }
+
+    fn step(&mut self, world: &mut World, events: &mut Vec<Event>) {
+        let rules = self.rules.clone();
+        let so_far = events.clone();
+        let mut ctx = Ctx::new(world, self, events);
+        rules.step(&mut ctx, &so_far);
+    }
+
+    fn components(&mut self) -> Vec<(String, Digest)> {
+        for range in self.unit_digests.take_dirty() {
+            let list: Vec<&(EntityId, R::Unit)> =
+                range_indices(range).into_iter().flatten().filter_map(|i| self.units.get(i as usize).and_then(Option::as_ref)).collect();
+            let digest = range_digest(&format!("{}.units", R::NAME), range, &list);
+            self.unit_digests.set_range(range, digest);
+        }
+        if std::mem::take(&mut self.players_dirty) {
+            self.players_digest = crate::state_hash::digest(&format!("{}.players", R::NAME), &self.players);
+        }
+        if std::mem::take(&mut self.state_dirty) {
+            self.state_digest = crate::state_hash::digest(&format!("{}.world", R::NAME), &(R::NAME, R::VERSION, &self.state));
+        }
+        vec![
+            (format!("{}.units", R::NAME), self.unit_digests.root()),
+            (format!("{}.players", R::NAME), self.players_digest),
+            (format!("{}.world", R::NAME), self.state_digest),
+        ]
+    }
+
+    fn report(&self) -> DigestReport {
+        self.unit_digests.tree().report()
+    }
+
+    fn save(&self) -> GameSnapshot {
+        use crate::state_hash::encode;
+        GameSnapshot {
+            rules: R::NAME.to_owned(),
+            version: R::VERSION,
+            units: self.units.iter().flatten().map(|(id, u)| (*id, encode(u))).collect(),
+            players: self.players.iter().map(encode::<R::Player>).collect(),
+            state: encode(&self.state),
+        }
+    }
+
+    fn fresh(&self) -> Box<dyn DynGame> {
+        let mut copy = Self::new(self.rules.clone(), 0);
+        copy.mark_every_slot(self.units.len());
+        copy.units = self.units.clone();
+        copy.players = self.players.clone();
+        copy.state = self.state.clone();
+        copy.synced_ids = self.synced_ids;
+        Box::new(copy)
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}
+
+/// Read access to the world and the game's state, as [`Rules::check`] and games' tools see them.
+pub struct View<'a, R: Rules> {
+    world: &'a World,
+    game: &'a GameState<R>,
+}
+
+impl<'a, R: Rules> View<'a, R> {
+    pub(crate) fn of(world: &'a World, game: &'a dyn DynGame) -> Option<Self> {
+        Some(Self { world, game: game.as_any().downcast_ref::<GameState<R>>()? })
+    }
+
+    /// The world: units, obstructions, passability, settings, the turn.
+    pub fn world(&self) -> &'a World {
+        self.world
+    }
+
+    /// The rules.
+    pub fn rules(&self) -> &'a R {
+        &self.game.rules
+    }
+
+    /// A live unit's game state.
+    pub fn unit(&self, id: EntityId) -> Option<&'a R::Unit> {
+        self.game.unit(id)
+    }
+
+    /// Every live unit with its game state, by id.
+    pub fn units(&self) -> impl Iterator<Item = (&'a Unit, &'a R::Unit)> + 'a {
+        let game = self.game;
+        self.world.units().filter_map(move |u| game.unit(u.id).map(|s| (u, s)))
+    }
+
+    /// A player's game state (player 0 is the world).
+    pub fn player(&self, player: PlayerId) -> Option<&'a R::Player> {
+        self.game.players.get(usize::from(player.0))
+    }
+
+    /// The game's world state.
+    pub fn state(&self) -> &'a R::State {
+        &self.game.state
+    }
+
+    /// The live units whose centres are within `radius` of `centre` (the boundary included) and
+    /// that `keep` accepts, nearest first, ties by id: a total order.
+    pub fn units_within(&self, centre: WorldPos, radius: Fixed, keep: impl Fn(&Unit, &R::Unit) -> bool) -> Vec<EntityId> {
+        let r = i128::from(radius.to_bits());
+        let mut found: Vec<(i128, EntityId)> = self
+            .units()
+            .filter(|(u, s)| keep(u, s))
+            .filter_map(|(u, _)| {
+                let d2 = distance2(centre, u.pos);
+                (d2 <= r * r).then_some((d2, u.id))
+            })
+            .collect();
+        found.sort_unstable();
+        found.into_iter().map(|(_, id)| id).collect()
+    }
+
+    /// The nearest live unit within `radius` of `centre` that `keep` accepts (ties by id).
+    pub fn nearest(&self, centre: WorldPos, radius: Fixed, keep: impl Fn(&Unit, &R::Unit) -> bool) -> Option<EntityId> {
+        let r = i128::from(radius.to_bits());
+        self.units()
+            .filter(|(u, s)| keep(u, s))
+            .map(|(u, _)| (distance2(centre, u.pos), u.id))
+            .filter(|&(d2, _)| d2 <= r * r)
+            .min()
+            .map(|(_, id)| id)
+    }
+}
+
+/// The squared distance between two points in raw fixed-point units (exact, in `i128`).
+pub fn distance2(a: WorldPos, b: WorldPos) -> i128 {
+    let (dx, dz) = (i128::from(a.x.to_bits()) - i128::from(b.x.to_bits()), i128::from(a.z.to_bits()) - i128::from(b.z.to_bits()));
+    dx * dx + dz * dz
+}
+
+/// What the game's code holds while it runs: the world to read and act on, and its own state to
+/// change. Every change to the game's state goes through here and marks its digest.
+pub struct Ctx<'a, R: Rules> {
+    world: &'a mut World,
+    game: &'a mut GameState<R>,
+    events: &'a mut Vec<Event>,
+}
+
+impl<'a, R: Rules> Ctx<'a, R> {
+    fn new(world: &'a mut World, game: &'a mut GameState<R>, events: &'a mut Vec<Event>) -> Self {
+        Self { world, game, events }
+    }
+
+    /// Read access to everything ([`View`]).
+    pub fn view(&self) -> View<'_, R> {
+        View { world: self.world, game: self.game }
+    }
+
+    /// The world.
+    pub fn world(&self) -> &World {
+        self.world
+    }
+
+    /// The rules.
+    pub fn rules(&self) -> &R {
+        &self.game.rules
+    }
+
+    /// A live unit's game state.
+    pub fn unit(&self, id: EntityId) -> Option<&R::Unit> {
+        self.game.unit(id)
+    }
+
+    /// A live unit's game state, to change.
+    pub fn unit_mut(&mut self, id: EntityId) -> Option<&mut R::Unit> {
+        self.game.unit_mut(id)
+    }
+
+    /// A player's game state (player 0 is the world).
+    pub fn player(&self, player: PlayerId) -> Option<&R::Player> {
+        self.game.players.get(usize::from(player.0))
+    }
+
+    /// A player's game state, to change.
+    pub fn player_mut(&mut self, player: PlayerId) -> Option<&mut R::Player> {
+        self.game.player_mut(player)
+    }
+
+    /// The game's world state.
+    pub fn state(&self) -> &R::State {
+        &self.game.state
+    }
+
+    /// The game's world state, to change.
+    pub fn state_mut(&mut self) -> &mut R::State {
+        self.game.state_dirty = true;
+        &mut self.game.state
+    }
+
+    /// Reports a game event (it joins the turn's events as [`Event::Game`]).
+    pub fn emit(&mut self, event: &R::Event) {
+        self.events.push(Event::Game { payload: crate::state_hash::encode(event) });
+    }
+
+    /// Carries out a core command on behalf of `player` (player 0 is the world), with exactly the
+    /// validation a command gets, now: its events join the turn's and are returned (the new
+    /// units' ids are in them). Units it creates get their game state at once ([`Rules::new_unit`]).
+    ///
+    /// A grid change (an obstruction placed or removed, an area, the terrain) takes effect in
+    /// the passability grids before the turn's digest; orders are planned in the next turn's path
+    /// phase, like every order given after it.
+    ///
+    /// # Errors
+    /// The reason the core refuses it (and it changed nothing); a game command is refused with
+    /// [`RejectReason::NotAnAction`].
+    pub fn act(&mut self, player: PlayerId, kind: CommandKind) -> Result<Vec<Event>, RejectReason> {
+        if matches!(kind, CommandKind::Game { .. }) {
+            return Err(RejectReason::NotAnAction);
+        }
+        let seq = self.world.next_action_seq();
+        let command = Command { turn: self.world.turn(), player, seq, kind };
+        let start = self.events.len();
+        let result = self.world.apply_action(&command, self.events);
+        let new = self.events[start..].to_vec();
+        self.game.sync_units(self.world);
+        result.map(|()| new)
+    }
+}

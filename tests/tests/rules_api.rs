@@ -1,0 +1,472 @@
+//! The game-rules API (`sim::rules`) checked on its own, with a tiny ruleset of this file's: one
+//! unit field (`hp`), one player field (`score`), one world field (`hits`), one command (`Hit`)
+//! and a step that heals and builds. Independent of the reference game, so a change there cannot
+//! hide a broken promise here.
+//!
+//! The promises: a game command is checked before it is applied and a refused one changes
+//! nothing; its actions are core commands with the core's validation; the game's state is in the
+//! hash (three components after the core's), in snapshots (refused by another ruleset or version),
+//! and located to the entity by the digest trees; the whole is the same across thread counts and
+//! through a save and load every turn.
+
+use pathing::{Fixed, WorldPos};
+use serde::{Deserialize, Serialize};
+use sim::command::{SquareSpec, Target};
+use sim::digest_tree::locate_reports;
+use sim::rules::{self, Ctx, Rules, View};
+use sim::snapshot::SnapshotError;
+use sim::test_support::flat_geometry;
+use sim::{Command, CommandKind, EntityId, Event, GoalSpec, PlayerId, RejectReason, Settings, Unit, World};
+
+#[derive(Clone, Debug, Default)]
+struct Tiny;
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+struct TinyUnit {
+    hp: u16,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+struct TinyPlayer {
+    score: u32,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+struct TinyWorld {
+    hits: u32,
+    /// A wall to build at the next step, from a `Wall` command.
+    wall: Option<(i32, i32)>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+enum TinyCommand {
+    /// Takes `damage` hit points from another player's unit; at 0 it is removed.
+    Hit { unit: EntityId, damage: u16 },
+    /// Builds a 2 × 2 m wall centred at whole metres in the next step (an action of the world).
+    Wall { x: i32, z: i32 },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+enum TinyEvent {
+    Died { unit: EntityId },
+    Healed { unit: EntityId },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+enum TinyReject {
+    NoSuchUnit,
+    OwnUnit,
+    Damage,
+}
+
+const MAX_HP: u16 = 10;
+
+impl Rules for Tiny {
+    const NAME: &'static str = "tiny";
+    const VERSION: u32 = 1;
+    type Unit = TinyUnit;
+    type Player = TinyPlayer;
+    type State = TinyWorld;
+    type Command = TinyCommand;
+    type Event = TinyEvent;
+    type Reject = TinyReject;
+
+    fn new_unit(&self, _state: &TinyWorld, _unit: &Unit) -> TinyUnit {
+        TinyUnit { hp: MAX_HP }
+    }
+
+    fn check(&self, view: &View<'_, Self>, player: PlayerId, command: &TinyCommand) -> Result<(), TinyReject> {
+        match *command {
+            TinyCommand::Hit { unit, damage } => {
+                let target = view.world().unit(unit).ok_or(TinyReject::NoSuchUnit)?;
+                if target.owner == player {
+                    return Err(TinyReject::OwnUnit);
+                }
+                if !(1..=MAX_HP).contains(&damage) {
+                    return Err(TinyReject::Damage);
+                }
+                Ok(())
+            }
+            TinyCommand::Wall { .. } => Ok(()),
+        }
+    }
+
+    fn apply(&self, ctx: &mut Ctx<'_, Self>, player: PlayerId, command: &TinyCommand) {
+        match *command {
+            TinyCommand::Hit { unit, damage } => {
+                let owner = ctx.world().unit(unit).expect("checked").owner;
+                let hp = {
+                    let state = ctx.unit_mut(unit).expect("every unit has game state");
+                    state.hp = state.hp.saturating_sub(damage);
+                    state.hp
+                };
+                ctx.player_mut(player).expect("a player").score += u32::from(damage);
+                ctx.state_mut().hits += 1;
+                if hp == 0 {
+                    ctx.act(owner, CommandKind::Remove { units: vec![unit] }).expect("a live unit of its owner");
+                    ctx.emit(&TinyEvent::Died { unit });
+                }
+            }
+            TinyCommand::Wall { x, z } => ctx.state_mut().wall = Some((x, z)),
+        }
+    }
+
+    fn step(&self, ctx: &mut Ctx<'_, Self>, events: &[Event]) {
+        // Every 5th turn each wounded unit heals one point, nearest to the map's centre first.
+        if ctx.world().turn() % 5 == 0 {
+            let wounded = ctx.view().units_within(WorldPos::from_int(24, 8), Fixed::from_num(100), |_, s| s.hp < MAX_HP);
+            for unit in wounded {
+                ctx.unit_mut(unit).expect("listed").hp += 1;
+                ctx.emit(&TinyEvent::Healed { unit });
+            }
+        }
+        // A unit that arrived this turn scores for its owner.
+        for e in events {
+            if let Event::Arrived { unit } = e
+                && let Some(owner) = ctx.world().unit(*unit).map(|u| u.owner)
+            {
+                ctx.player_mut(owner).expect("a player").score += 100;
+            }
+        }
+        if let Some((x, z)) = ctx.state_mut().wall.take() {
+            let square = SquareSpec {
+                x: Fixed::from_num(x),
+                z: Fixed::from_num(z),
+                w: Fixed::from_num(2),
+                h: Fixed::from_num(2),
+                degrees: Fixed::ZERO,
+            };
+            let _ = ctx.act(PlayerId(0), CommandKind::PlaceObstruction { square, flags: 1 });
+        }
+    }
+}
+
+const FIELD: &[&str] = &[
+    "################################################",
+    "#..............................................#",
+    "#..............................................#",
+    "#..............................................#",
+    "#..............................................#",
+    "#..............................................#",
+    "#..............................................#",
+    "#..............................................#",
+    "#..............................................#",
+    "#..............................................#",
+    "#..............................................#",
+    "#..............................................#",
+    "#..............................................#",
+    "#..............................................#",
+    "#..............................................#",
+    "################################################",
+];
+
+fn settings() -> Settings {
+    Settings { seed: 3, players: 2, ..Settings::default() }
+}
+
+fn tiny_world(threads: usize) -> World {
+    let (w, h) = (FIELD[0].len() as u32, FIELD.len() as u32);
+    let (desc, obstructions) = flat_geometry(w, h, &sim::test_support::walls_from(FIELD));
+    let mut world = World::with_rules(desc, obstructions, settings(), Tiny).expect("a world with the tiny rules");
+    world.set_threads(threads).expect("threads");
+    world
+}
+
+fn cmd(turn: u32, player: u8, seq: u32, kind: CommandKind) -> Command {
+    Command { turn, player: PlayerId(player), seq, kind }
+}
+
+fn hit(turn: u32, player: u8, seq: u32, unit: EntityId, damage: u16) -> Command {
+    cmd(turn, player, seq, rules::command::<Tiny>(&TinyCommand::Hit { unit, damage }))
+}
+
+fn spawn(turn: u32, player: u8, x: i32, z: i32, count: u16) -> Command {
+    let kind = CommandKind::Spawn {
+        class: pathing::PassClass::of(0),
+        at: WorldPos::from_int(x, z),
+        count,
+        radius: Fixed::ONE / 2,
+        speed: Fixed::from_num(6),
+        turn_rate: None,
+    };
+    cmd(turn, player, 0, kind)
+}
+
+fn units_of(world: &World, player: u8) -> Vec<EntityId> {
+    world.units().filter(|u| u.owner == PlayerId(player)).map(|u| u.id).collect()
+}
+
+fn hp(world: &World, unit: EntityId) -> Option<u16> {
+    world.game::<Tiny>().expect("tiny rules").unit(unit).map(|u| u.hp)
+}
+
+/// A scripted game: two groups, hits both ways, walls, moves; the commands of each turn.
+fn script(turn: u32, world: &World) -> Vec<Command> {
+    let (a, b) = (units_of(world, 1), units_of(world, 2));
+    match turn {
+        0 => vec![spawn(0, 1, 8, 8, 6), spawn(0, 2, 40, 8, 6)],
+        1 => vec![
+            cmd(1, 1, 1, CommandKind::Move { units: a.clone(), goal: GoalSpec::Point(WorldPos::from_int(30, 8)), queue: false }),
+            cmd(1, 2, 1, CommandKind::Move { units: b.clone(), goal: GoalSpec::Point(WorldPos::from_int(18, 8)), queue: false }),
+        ],
+        3 => vec![cmd(3, 1, 2, rules::command::<Tiny>(&TinyCommand::Wall { x: 24, z: 12 }))],
+        t if t % 3 == 0 && !a.is_empty() && !b.is_empty() => {
+            let k = t as usize;
+            vec![hit(t, 1, 3, b[k % b.len()], 3 + (t % 4) as u16), hit(t, 2, 3, a[k % a.len()], 2 + (t % 5) as u16)]
+        }
+        _ => Vec::new(),
+    }
+}
+
+#[test]
+fn a_game_command_changes_the_game_state_and_the_hash() {
+    let mut world = tiny_world(1);
+    world.step(&[spawn(0, 1, 8, 8, 1), spawn(0, 2, 40, 8, 1)]);
+    let (a, b) = (units_of(&world, 1)[0], units_of(&world, 2)[0]);
+    assert_eq!(hp(&world, b), Some(MAX_HP), "a new unit gets its game state from new_unit");
+    let mut twin = World::load_with_rules(&world.save(), Tiny).expect("a snapshot of the tiny game");
+    let report = world.step(&[hit(1, 1, 0, b, 4)]);
+    let quiet = twin.step(&[]);
+    assert_eq!(hp(&world, b), Some(MAX_HP - 4));
+    assert_eq!(hp(&world, a), Some(MAX_HP));
+    let view = world.game::<Tiny>().expect("tiny");
+    assert_eq!(view.player(PlayerId(1)).map(|p| p.score), Some(4));
+    assert_eq!(view.state().hits, 1);
+    assert_ne!(report.hash, quiet.hash);
+    let differs = report.digest.differing_components(&quiet.digest);
+    assert_eq!(differs, ["tiny.units", "tiny.players", "tiny.world"], "only the game's components changed");
+}
+
+#[test]
+fn the_game_components_follow_the_core_ones_in_the_digest() {
+    let world = tiny_world(1);
+    let digest = world.state_digest();
+    let names: Vec<&str> = digest.components.iter().map(|(n, _)| n.as_str()).collect();
+    let plain = sim::test_support::world_from(FIELD, 1);
+    let plain_digest = plain.state_digest();
+    let core: Vec<&str> = plain_digest.components.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names[..core.len()], core[..]);
+    assert_eq!(names[core.len()..], ["tiny.units", "tiny.players", "tiny.world"]);
+    assert_eq!(world.rules_name(), Some(("tiny", 1)));
+    assert!(world.digest_reports().iter().any(|r| r.component == "tiny.units"));
+}
+
+#[test]
+fn a_refused_game_command_changes_nothing_and_says_why() {
+    let mut world = tiny_world(1);
+    world.step(&[spawn(0, 1, 8, 8, 1), spawn(0, 2, 40, 8, 1)]);
+    let (a, b) = (units_of(&world, 1)[0], units_of(&world, 2)[0]);
+    let mut twin = World::load_with_rules(&world.save(), Tiny).expect("a snapshot");
+    let ghost = EntityId { index: 77, generation: 0 };
+    let oversized = vec![0u8; rules::MAX_GAME_COMMAND + 1];
+    let commands = [
+        hit(1, 1, 0, a, 3),     // its own unit
+        hit(1, 1, 1, b, 0),     // no damage
+        hit(1, 1, 2, b, 11),    // more than the maximum
+        hit(1, 1, 3, ghost, 1), // no such unit
+        cmd(1, 1, 4, CommandKind::Game { payload: vec![9, 9, 9] }),
+        cmd(1, 1, 5, CommandKind::Game { payload: oversized }),
+    ];
+    let report = world.step(&commands);
+    let quiet = twin.step(&[]);
+    assert_eq!(report.hash, quiet.hash, "refused commands changed the state");
+    let reasons: Vec<RejectReason> = report
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Rejected { reason, .. } => Some(reason.clone()),
+            _ => None,
+        })
+        .collect();
+    let game: Vec<Option<TinyReject>> = reasons.iter().map(rules::reject::<Tiny>).collect();
+    assert_eq!(
+        game,
+        [Some(TinyReject::OwnUnit), Some(TinyReject::Damage), Some(TinyReject::Damage), Some(TinyReject::NoSuchUnit), None, None]
+    );
+    assert_eq!(reasons[4..], [RejectReason::GameMalformed, RejectReason::GameMalformed]);
+}
+
+#[test]
+fn a_world_without_rules_refuses_game_commands() {
+    let mut world = sim::test_support::world_from(FIELD, 1);
+    let report = world.step(&[cmd(0, 1, 0, rules::command::<Tiny>(&TinyCommand::Wall { x: 3, z: 3 }))]);
+    assert!(report.events.iter().any(|e| matches!(e, Event::Rejected { reason: RejectReason::NoRules, .. })));
+    assert!(world.game::<Tiny>().is_none());
+}
+
+#[test]
+fn a_unit_killed_by_the_rules_is_removed_with_its_game_state() {
+    let mut world = tiny_world(1);
+    world.step(&[spawn(0, 1, 8, 8, 1), spawn(0, 2, 40, 8, 2)]);
+    let b = units_of(&world, 2)[0];
+    let report = world.step(&[hit(1, 1, 0, b, 6), hit(1, 1, 1, b, 6)]);
+    assert!(world.unit(b).is_none(), "the unit was removed by the rules' action");
+    assert_eq!(hp(&world, b), None, "its game state went with it");
+    let died: Vec<TinyEvent> = rules::events::<Tiny>(&report.events).collect();
+    assert_eq!(died, [TinyEvent::Died { unit: b }]);
+    world.check_invariants().unwrap();
+    assert_eq!(world.state_digest(), world.state_digest_from_scratch());
+}
+
+#[test]
+fn actions_are_validated_like_commands() {
+    #[derive(Clone, Debug, Default)]
+    struct Sneaky;
+    impl Rules for Sneaky {
+        const NAME: &'static str = "sneaky";
+        const VERSION: u32 = 1;
+        type Unit = u8;
+        type Player = u8;
+        type State = Vec<String>;
+        type Command = u8;
+        type Event = u8;
+        type Reject = u8;
+        fn new_unit(&self, _: &Vec<String>, _: &Unit) -> u8 {
+            0
+        }
+        fn check(&self, _: &View<'_, Self>, _: PlayerId, _: &u8) -> Result<(), u8> {
+            Ok(())
+        }
+        fn apply(&self, _: &mut Ctx<'_, Self>, _: PlayerId, _: &u8) {}
+        fn step(&self, ctx: &mut Ctx<'_, Self>, _: &[Event]) {
+            if ctx.world().turn() != 1 {
+                return;
+            }
+            let foreign = ctx.world().units().find(|u| u.owner == PlayerId(2)).map(|u| u.id).expect("player 2's unit");
+            let tries = [
+                ctx.act(PlayerId(1), CommandKind::Remove { units: vec![foreign] }),
+                ctx.act(PlayerId(9), CommandKind::Stop { units: vec![] }),
+                ctx.act(PlayerId(1), CommandKind::Game { payload: vec![0] }),
+                ctx.act(
+                    PlayerId(2),
+                    CommandKind::Move {
+                        units: vec![foreign],
+                        goal: GoalSpec::Range {
+                            target: Target::Unit(foreign),
+                            min: Fixed::ZERO,
+                            max: Fixed::ONE,
+                            kind: sim::command::RangeKind::Melee,
+                        },
+                        queue: false,
+                    },
+                ),
+            ];
+            let words: Vec<String> = tries.into_iter().map(|r| format!("{:?}", r.err())).collect();
+            ctx.state_mut().extend(words);
+        }
+    }
+    let (w, h) = (FIELD[0].len() as u32, FIELD.len() as u32);
+    let (desc, obstructions) = flat_geometry(w, h, &sim::test_support::walls_from(FIELD));
+    let mut world = World::with_rules(desc, obstructions, settings(), Sneaky).unwrap();
+    world.step(&[spawn(0, 1, 8, 8, 1), spawn(0, 2, 40, 8, 1)]);
+    world.step(&[]);
+    let said = world.game::<Sneaky>().unwrap().state().clone();
+    let foreign = units_of(&world, 2)[0];
+    assert_eq!(
+        said,
+        [
+            format!("{:?}", Some(RejectReason::NotOwned(foreign))),
+            format!("{:?}", Some(RejectReason::UnknownPlayer)),
+            format!("{:?}", Some(RejectReason::NotAnAction)),
+            format!("{:?}", Some(RejectReason::OutOfRange)),
+        ]
+    );
+    assert_eq!(units_of(&world, 2), [foreign], "the refused removal changed nothing");
+}
+
+#[test]
+fn a_wall_built_by_the_rules_is_in_the_grid_and_the_hash_in_the_same_turn() {
+    let mut world = tiny_world(1);
+    world.step(&[]);
+    let before = world.state_digest();
+    let wall_at = world.navcell_of(WorldPos::from_int(24, 12));
+    world.step(&[cmd(1, 1, 0, rules::command::<Tiny>(&TinyCommand::Wall { x: 24, z: 12 }))]);
+    let after = world.state_digest();
+    let pass = world.nav().class_nav(pathing::PassClass::of(0)).unwrap().pass_map();
+    assert!(!pass.is_passable(wall_at), "the wall blocks the grid once the turn ends");
+    let differs = after.differing_components(&before);
+    for component in ["obstructions", "passability"] {
+        assert!(differs.iter().any(|c| c == component), "{component} did not change: {differs:?}");
+    }
+    assert_eq!(after, world.state_digest_from_scratch());
+}
+
+#[test]
+fn the_tiny_game_is_the_same_on_one_and_two_threads_and_through_a_load_every_turn() {
+    let mut one = tiny_world(1);
+    let mut two = tiny_world(2);
+    let mut reloaded = tiny_world(1);
+    let mut died = 0;
+    for turn in 0..60 {
+        let commands = script(turn, &one);
+        let a = one.step(&commands);
+        let b = two.step(&commands);
+        let c = reloaded.step(&commands);
+        assert_eq!(a, b, "turn {turn}: one and two threads differ");
+        assert_eq!(a.hash, c.hash, "turn {turn}: the reloaded world differs");
+        assert_eq!(one.state_digest(), one.state_digest_from_scratch(), "turn {turn}: the incremental digest drifted");
+        reloaded = World::load_with_rules(&reloaded.save(), Tiny).expect("every turn's snapshot loads");
+        assert_eq!(reloaded.state_hash(), a.hash, "turn {turn}: the load changed the hash");
+        died += rules::events::<Tiny>(&a.events).filter(|e| matches!(e, TinyEvent::Died { .. })).count();
+        one.check_invariants().unwrap();
+    }
+    assert!(died > 0, "the script kills units, so removal by the rules is exercised");
+    let game = one.game::<Tiny>().unwrap();
+    assert!(game.units().all(|(_, s)| s.hp <= MAX_HP));
+    assert!(game.state().hits > 10);
+}
+
+#[test]
+fn a_snapshot_loads_only_into_its_own_ruleset_and_version() {
+    #[derive(Clone, Debug, Default)]
+    struct TinyTwo;
+    impl Rules for TinyTwo {
+        const NAME: &'static str = "tiny";
+        const VERSION: u32 = 2;
+        type Unit = TinyUnit;
+        type Player = TinyPlayer;
+        type State = TinyWorld;
+        type Command = TinyCommand;
+        type Event = TinyEvent;
+        type Reject = TinyReject;
+        fn new_unit(&self, state: &TinyWorld, unit: &Unit) -> TinyUnit {
+            Tiny.new_unit(state, unit)
+        }
+        fn check(&self, _: &View<'_, Self>, _: PlayerId, _: &TinyCommand) -> Result<(), TinyReject> {
+            Ok(())
+        }
+        fn apply(&self, _: &mut Ctx<'_, Self>, _: PlayerId, _: &TinyCommand) {}
+        fn step(&self, _: &mut Ctx<'_, Self>, _: &[Event]) {}
+    }
+    let mut world = tiny_world(1);
+    world.step(&[spawn(0, 1, 8, 8, 2)]);
+    let bytes = world.save();
+    let refused = World::load_with_rules(&bytes, TinyTwo).unwrap_err();
+    assert_eq!(refused, SnapshotError::Rules { found: Some(("tiny".into(), 1)), expected: Some(("tiny".into(), 2)) });
+    assert_eq!(refused.to_string(), "the snapshot holds a world with ruleset tiny version 1, expected ruleset tiny version 2");
+    let plain = World::load(&bytes).unwrap_err();
+    assert!(plain.to_string().contains("ruleset tiny version 1, expected no game rules"), "{plain}");
+    let core = sim::test_support::world_from(FIELD, 1).save();
+    let missing = World::load_with_rules(&core, Tiny).unwrap_err();
+    assert_eq!(missing, SnapshotError::Rules { found: None, expected: Some(("tiny".into(), 1)) });
+    assert_eq!(World::load_with_rules(&bytes, Tiny).unwrap().state_hash(), world.state_hash());
+}
+
+#[test]
+fn a_planted_hit_point_divergence_is_located_to_the_game_component_and_the_unit() {
+    let mut a = tiny_world(1);
+    a.step(&[spawn(0, 1, 8, 8, 3), spawn(0, 2, 40, 8, 3)]);
+    let mut b = World::load_with_rules(&a.save(), Tiny).unwrap();
+    let victim = units_of(&a, 2)[1];
+    assert!(b.plant_game_desync::<Tiny>(victim, |u| u.hp -= 1));
+    let differs = a.state_digest().differing_components(&b.state_digest());
+    assert_eq!(differs, ["tiny.units"]);
+    let places = locate_reports(&a.digest_reports(), &b.digest_reports());
+    assert_eq!(places.len(), 1);
+    assert_eq!(places[0].component, "tiny.units");
+    assert_eq!(places[0].leaves, [victim.index / 64]);
+    // A player's field likewise.
+    let mut c = World::load_with_rules(&a.save(), Tiny).unwrap();
+    assert!(c.plant_player_desync::<Tiny>(PlayerId(2), |p| p.score += 1));
+    assert_eq!(a.state_digest().differing_components(&c.state_digest()), ["tiny.players"]);
+}
