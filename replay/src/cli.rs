@@ -340,7 +340,13 @@ where
             game::cmd_run(&scenario, turns, record.as_deref(), threads, hashes, keyframe_every, out)
         }
         Command::Verify { files, jobs, json, sync_test, strict, threads, shard } => {
-            let options = crate::verify::VerifyOptions { threads, sync_test, strict, ..crate::verify::VerifyOptions::default() };
+            let options = crate::verify::VerifyOptions {
+                threads,
+                sync_test,
+                strict,
+                rulesets: rulesets(),
+                ..crate::verify::VerifyOptions::default()
+            };
             game::cmd_verify(&files, jobs, json, &options, shard.as_deref(), out, err)
         }
         Command::Diff { a, b } => game::cmd_diff(&a, &b, out),
@@ -363,6 +369,12 @@ where
 /// A usage error of clap on one line, as every other error is: its first paragraph (the message
 /// and any indented list under it) joined with spaces, without the `error: ` prefix; the usage
 /// lines and the `--help` hint that follow are dropped.
+/// The game rulesets this program knows: what `"rules"` in a scenario and a replay's header may
+/// name.
+pub fn rulesets() -> crate::rules::Rulesets {
+    crate::rules::Rulesets::none()
+}
+
 fn usage_error_line(text: &str) -> String {
     let paragraph: Vec<&str> = text.lines().map(str::trim).take_while(|l| !l.is_empty()).collect();
     let line = paragraph.join(" ");

@@ -155,7 +155,7 @@ pub fn run_demo(options: &DemoOptions, progress: &(dyn Fn(&str) + Sync)) -> Resu
         if writer.keyframe_due(&world) {
             writer.keyframe(&world).map_err(io(&replay))?;
         }
-        let commands = script.commands(world.turn());
+        let commands = script.turn_commands(&world);
         let started = Instant::now();
         let report = world.step(&commands);
         turn_times.push(started.elapsed());
@@ -179,7 +179,7 @@ pub fn run_demo(options: &DemoOptions, progress: &(dyn Fn(&str) + Sync)) -> Resu
     let bytes = std::fs::read(&replay).map_err(|e| DemoError::Setup(format!("{}: cannot read back: {e}", replay.display())))?;
     let html = crate::viewer::build_html(
         &[crate::viewer::Source { name: "demo", bytes: &bytes }],
-        &crate::viewer::ViewOptions { threads: options.threads, diff_limit: 100 },
+        &crate::viewer::ViewOptions { threads: options.threads, diff_limit: 100, ..Default::default() },
     )
     .map_err(|e| DemoError::Setup(e.to_string()))?;
     std::fs::write(&viewer, html).map_err(io(&viewer))?;

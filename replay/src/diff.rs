@@ -23,7 +23,9 @@ use pathing::Fixed;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use sim::command::{GoalSpec, Target};
-use sim::snapshot::SnapshotData;
+use sim::snapshot::{GameSnapshot, SnapshotData};
+
+use crate::rules::Rulesets;
 use sim::world::{PathRequest, Settings, Unit, UnitState, World};
 use sim::{EntityAllocator, EntityId, PlayerId, SimRng};
 
@@ -60,6 +62,12 @@ pub struct SnapshotDiff {
 /// name, path requests by position in the queue; a list of another length gives a `len`
 /// difference and one per differing or missing element. Never panics, whatever the snapshots hold.
 pub fn diff_snapshots(a: &SnapshotData, b: &SnapshotData, limit: usize) -> SnapshotDiff {
+    diff_snapshots_with(a, b, limit, &Rulesets::none())
+}
+
+/// [`diff_snapshots`], comparing the game's state field by field through its ruleset (from
+/// `rulesets`); without it, a game's values are compared as their encoded bytes.
+pub fn diff_snapshots_with(a: &SnapshotData, b: &SnapshotData, limit: usize, rulesets: &Rulesets) -> SnapshotDiff {
     let mut sink = Sink { diff: SnapshotDiff::default(), limit };
     if a == b {
         return sink.diff;
@@ -72,7 +80,54 @@ pub fn diff_snapshots(a: &SnapshotData, b: &SnapshotData, limit: usize) -> Snaps
     diff_requests(&mut sink, a, b);
     diff_obstructions(&mut sink, a, b);
     diff_geometry(&mut sink, a, b);
+    diff_game(&mut sink, a.game.as_ref(), b.game.as_ref(), rulesets);
     sink.diff
+}
+
+/// The game's state: the ruleset first (`rules`), then `NAME.units` by unit, `NAME.players` by
+/// player and `NAME.world`, field by field in their serde form when `rulesets` knows the rules.
+fn diff_game(sink: &mut Sink, a: Option<&GameSnapshot>, b: Option<&GameSnapshot>, rulesets: &Rulesets) {
+    if a == b {
+        return;
+    }
+    let rules = |g: Option<&GameSnapshot>| g.map_or_else(|| NONE.to_owned(), |g| format!("{} version {}", g.rules, g.version));
+    let (Some(x), Some(y)) = (a, b) else { return leaf(sink, &At::component("rules"), "rules", rules(a), rules(b)) };
+    if (&x.rules, x.version) != (&y.rules, y.version) {
+        return leaf(sink, &At::component("rules"), "rules", rules(a), rules(b));
+    }
+    let name = &x.rules;
+    let (units, players, world) = (format!("{name}.units"), format!("{name}.players"), format!("{name}.world"));
+    let decoded = rulesets.resolve(name, x.version).ok().and_then(|r| Some((r.game_json(x).ok()?, r.game_json(y).ok()?)));
+    let Some((jx, jy)) = decoded else {
+        // Unknown rules, or a value that does not decode: the encoded bytes, entity by entity.
+        let bytes = |v: &[u8]| format!("{} encoded bytes, blake3 {}", v.len(), &sim::state_hash::hex(blake3::hash(v).as_bytes())[..16]);
+        for ((id, occurrence), p, q) in matched(&x.units, &y.units, |u| u.0) {
+            let at = At::entity(&units, format!("unit {}", id_text(id)), occurrence);
+            leaf(sink, &at, "(encoded)", p.map_or(NONE.into(), |u| bytes(&u.1)), q.map_or(NONE.into(), |u| bytes(&u.1)));
+        }
+        for k in 0..x.players.len().max(y.players.len()) {
+            let at = At::entity(&players, format!("player {k}"), 0);
+            leaf(
+                sink,
+                &at,
+                "(encoded)",
+                x.players.get(k).map_or(NONE.into(), |v| bytes(v)),
+                y.players.get(k).map_or(NONE.into(), |v| bytes(v)),
+            );
+        }
+        return leaf(sink, &At::component(&world), "(encoded)", bytes(&x.state), bytes(&y.state));
+    };
+    for ((id, occurrence), p, q) in matched(&jx.units, &jy.units, |u| u.0) {
+        let at = At::entity(&units, format!("unit {}", id_text(id)), occurrence);
+        match (p, q) {
+            (Some(p), Some(q)) => walk(sink, &at, "", Some(&p.1), Some(&q.1)),
+            (p, q) => sink.push(&at, "(exists)", p.map_or(NONE.into(), |u| render(&u.1)), q.map_or(NONE.into(), |u| render(&u.1))),
+        }
+    }
+    for k in 0..jx.players.len().max(jy.players.len()) {
+        walk(sink, &At::entity(&players, format!("player {k}"), 0), "", jx.players.get(k), jy.players.get(k));
+    }
+    walk(sink, &At::component(&world), "", Some(&jx.world), Some(&jy.world));
 }
 
 /// How many units [`summary`] lists.
@@ -127,9 +182,9 @@ pub fn common_keyframe<'r>(a: &'r crate::format::Replay, b: &'r crate::format::R
 ///
 /// # Errors
 /// Text naming the keyframe when either does not decode.
-pub fn keyframe_diff(k: u32, a: &[u8], b: &[u8], limit: usize) -> Result<SnapshotDiff, String> {
+pub fn keyframe_diff(k: u32, a: &[u8], b: &[u8], limit: usize, rulesets: &Rulesets) -> Result<SnapshotDiff, String> {
     let load = |bytes: &[u8]| sim::snapshot::unframe(bytes).map_err(|e| format!("keyframe of turn {k}: {e}"));
-    Ok(diff_snapshots(&load(a)?, &load(b)?, limit))
+    Ok(diff_snapshots_with(&load(a)?, &load(b)?, limit, rulesets))
 }
 
 /// A short human summary of a world at its current turn: turn, state hash, units in all, per
@@ -177,19 +232,19 @@ struct Sink {
 
 /// Where the values being compared are: a component and an entity in it.
 struct At {
-    component: &'static str,
+    component: String,
     entity: Option<String>,
 }
 
 impl At {
-    fn component(component: &'static str) -> Self {
-        Self { component, entity: None }
+    fn component(component: &str) -> Self {
+        Self { component: component.to_owned(), entity: None }
     }
 
     /// An entity; `occurrence` > 0 only for a key repeated within one snapshot (a damaged one).
-    fn entity(component: &'static str, name: String, occurrence: usize) -> Self {
+    fn entity(component: &str, name: String, occurrence: usize) -> Self {
         let entity = if occurrence == 0 { name } else { format!("{name} (#{})", occurrence + 1) };
-        Self { component, entity: Some(entity) }
+        Self { component: component.to_owned(), entity: Some(entity) }
     }
 }
 
@@ -199,7 +254,7 @@ impl Sink {
         if self.diff.diffs.len() < self.limit {
             let field = if field.is_empty() { "(value)" } else { field };
             self.diff.diffs.push(FieldDiff {
-                component: at.component.to_owned(),
+                component: at.component.clone(),
                 entity: at.entity.clone(),
                 field: field.to_owned(),
                 left,
@@ -290,6 +345,11 @@ fn fixed_of(object: &Map<String, Value>) -> Option<Fixed> {
         return None;
     }
     object.get("bits")?.as_i64().map(Fixed::from_bits)
+}
+
+/// A serde form as the tools print it ([`render`]): what the viewer shows of a game's fields.
+pub fn value_text(v: &Value) -> String {
+    render(v)
 }
 
 /// A serde form as compact text: fixed-point numbers as decimals, `{x, z}` pairs as `(x, z)`,

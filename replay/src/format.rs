@@ -36,7 +36,9 @@ pub const MAGIC: [u8; 8] = *b"PHXRPLY\0";
 /// and the `waypoints` state component.
 /// Version 4: `turn_rate` in the motion settings and in spawns; `SpawnFromBuilding`, `CancelSpawns` and the kind
 /// of a range goal in the commands.
-pub const REPLAY_VERSION: u32 = 4;
+/// Version 5: the game rules in the header ([`ReplayHeader::rules`]) and game commands
+/// (`CommandKind::Game`).
+pub const REPLAY_VERSION: u32 = 5;
 
 /// The engine that writes replays, as recorded in their header.
 pub const ENGINE: &str = concat!("phalanx ", env!("CARGO_PKG_VERSION"));
@@ -89,6 +91,8 @@ pub struct ReplayHeader {
     /// The names of the state digest's components, in order; every turn record holds one root per
     /// name.
     pub components: Vec<String>,
+    /// The game rules the world runs, by name and version; `None` for a world without a game.
+    pub rules: Option<(String, u32)>,
 }
 
 /// The first fields of [`ReplayHeader`], decoded alone to check compatibility first.

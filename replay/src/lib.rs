@@ -101,6 +101,7 @@ pub mod diff;
 pub mod format;
 pub mod picture;
 pub mod record;
+pub mod rules;
 pub mod scenario;
 pub mod seek;
 pub mod verify;

@@ -47,6 +47,7 @@ pub fn header_for(scenario: &Scenario, world: &mut World, keyframe_every: u32) -
         scenario: scenario.canonical_text().to_owned(),
         scenario_digest: scenario.digest(),
         components: world.state_digest().components.into_iter().map(|(name, _)| name).collect(),
+        rules: world.rules_name().map(|(name, version)| (name.to_owned(), version)),
     }
 }
 
@@ -88,7 +89,7 @@ pub fn run<W: Write>(
         {
             w.keyframe(&world).map_err(RunError::Io)?;
         }
-        let commands = script.commands(world.turn());
+        let commands = script.turn_commands(&world);
         let report = world.step(&commands);
         script.observe(&report);
         if let Some(w) = writer.as_mut() {

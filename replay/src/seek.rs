@@ -55,7 +55,13 @@ pub struct Restored {
 /// # Errors
 /// A one-line message starting with `name`: the replay is damaged or of another version, the turn
 /// is beyond what it records, or a keyframe does not load.
-pub fn restore(input: impl Read, name: &str, target: SeekTarget, threads: usize) -> Result<Restored, String> {
+pub fn restore(
+    input: impl Read,
+    name: &str,
+    target: SeekTarget,
+    threads: usize,
+    rulesets: &crate::rules::Rulesets,
+) -> Result<Restored, String> {
     let damaged = |e: crate::format::ReplayError| format!("{name}: {e}");
     let mut reader = ReplayReader::new(input).map_err(damaged)?;
     let header = reader.header().clone();
@@ -95,7 +101,9 @@ pub fn restore(input: impl Read, name: &str, target: SeekTarget, threads: usize)
     }
     let mut world = match &keyframe {
         Some((k, snapshot, recorded_hash)) => {
-            let mut w = World::load(snapshot).map_err(|e| format!("{name}: keyframe of turn {k}: {e}"))?;
+            // The scenario's world first: it checks the header's rules against the scenario's.
+            let start = scenario_world(&header, rulesets).map_err(|e| format!("{name}: {e}"))?;
+            let mut w = start.load_like(snapshot).map_err(|e| format!("{name}: keyframe of turn {k}: {e}"))?;
             if w.turn() != *k {
                 return Err(format!("{name}: the keyframe record of turn {k} holds a snapshot of turn {}", w.turn()));
             }
@@ -112,7 +120,7 @@ pub fn restore(input: impl Read, name: &str, target: SeekTarget, threads: usize)
             w
         }
         None => {
-            let mut w = scenario_world(&header).map_err(|e| format!("{name}: {e}"))?;
+            let mut w = scenario_world(&header, rulesets).map_err(|e| format!("{name}: {e}"))?;
             crate::verify::start_threads(&mut w, threads)?;
             w
         }

@@ -16,6 +16,7 @@
 //! world taken just before it (saved, loaded, stepped), and any difference from the world that
 //! never stopped is a divergence: 0 A.D.'s serialization test, GGRS's sync test.
 
+use crate::rules::Rulesets;
 use std::io::Read;
 
 use serde::Serialize;
@@ -24,12 +25,12 @@ use sim::digest_tree::StateDigest;
 use sim::state_hash::hex;
 use sim::world::World;
 
-use crate::diff::{FieldDiff, diff_snapshots};
+use crate::diff::FieldDiff;
 use crate::format::{ENGINE, End, Record, ReplayHeader, ReplayReader};
 use crate::scenario::Scenario;
 
 /// How to verify.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct VerifyOptions {
     /// Worker threads for each world's path requests.
     pub threads: usize,
@@ -40,11 +41,13 @@ pub struct VerifyOptions {
     /// A replay cut short (no footer) fails as [`Outcome::CutShort`] instead of passing on the
     /// turns it holds: for CI, which must not accept a truncated file.
     pub strict: bool,
+    /// The game rulesets replays may name.
+    pub rulesets: Rulesets,
 }
 
 impl Default for VerifyOptions {
     fn default() -> Self {
-        Self { threads: 1, sync_test: false, diff_limit: 50, strict: false }
+        Self { threads: 1, sync_test: false, diff_limit: 50, strict: false, rulesets: Rulesets::none() }
     }
 }
 
@@ -293,9 +296,17 @@ pub type Hook<'a> = &'a mut dyn FnMut(&mut World);
 ///
 /// # Errors
 /// The scenario's parse error as text.
-pub fn embedded_scenario(header: &ReplayHeader) -> Result<Scenario, String> {
+pub fn embedded_scenario(header: &ReplayHeader, rulesets: &Rulesets) -> Result<Scenario, String> {
+    if let Some((name, version)) = &header.rules {
+        rulesets.resolve(name, *version)?;
+    }
     let mut refuse = |path: &str| Err(format!("the embedded scenario refers to the file {path:?}; it must be self-contained"));
-    Scenario::parse(&header.scenario, "<replay header scenario>", &mut refuse).map_err(|e| e.to_string())
+    let scenario = Scenario::parse_with(&header.scenario, "<replay header scenario>", &mut refuse, rulesets).map_err(|e| e.to_string())?;
+    let named = scenario.rules().map(|r| (r.name().to_owned(), r.version()));
+    if named != header.rules {
+        return Err("the header's game rules differ from its scenario's".into());
+    }
+    Ok(scenario)
 }
 
 /// The world at turn 0 of a replay, with `threads` path workers.
@@ -303,8 +314,8 @@ pub fn embedded_scenario(header: &ReplayHeader) -> Result<Scenario, String> {
 /// # Errors
 /// Text saying why the embedded scenario cannot be used, or that the worker threads could not be
 /// started.
-pub fn initial_world(header: &ReplayHeader, threads: usize) -> Result<World, String> {
-    let mut world = scenario_world(header)?;
+pub fn initial_world(header: &ReplayHeader, threads: usize, rulesets: &Rulesets) -> Result<World, String> {
+    let mut world = scenario_world(header, rulesets)?;
     start_threads(&mut world, threads)?;
     Ok(world)
 }
@@ -321,8 +332,8 @@ pub fn start_threads(world: &mut World, threads: usize) -> Result<(), String> {
 ///
 /// # Errors
 /// Text saying why the embedded scenario cannot be used.
-pub fn scenario_world(header: &ReplayHeader) -> Result<World, String> {
-    let scenario = embedded_scenario(header)?;
+pub fn scenario_world(header: &ReplayHeader, rulesets: &Rulesets) -> Result<World, String> {
+    let scenario = embedded_scenario(header, rulesets)?;
     if *scenario.settings() != header.settings || header.seed != header.settings.seed {
         return Err("the header's settings or seed differ from its scenario's".into());
     }
@@ -343,10 +354,10 @@ pub fn command_lines(commands: &[Command]) -> Vec<String> {
 }
 
 /// Field differences between two snapshots' bytes (`expected` first).
-fn snapshot_diff(expected: &[u8], found: &[u8], limit: usize) -> Result<(Vec<FieldDiff>, usize), String> {
+fn snapshot_diff(expected: &[u8], found: &[u8], limit: usize, rulesets: &Rulesets) -> Result<(Vec<FieldDiff>, usize), String> {
     let a = sim::snapshot::unframe(expected).map_err(|e| format!("recorded keyframe: {e}"))?;
     let b = sim::snapshot::unframe(found).map_err(|e| format!("re-simulated snapshot: {e}"))?;
-    let d = diff_snapshots(&a, &b, limit);
+    let d = crate::diff::diff_snapshots_with(&a, &b, limit, rulesets);
     Ok((d.diffs, d.total))
 }
 
@@ -388,7 +399,7 @@ fn verify_inner(
             .notes
             .push(format!("recorded by {}, verified with {ENGINE}: a rule change between them shows as a divergence", header.engine));
     }
-    let mut world = match scenario_world(&header) {
+    let mut world = match scenario_world(&header, &options.rulesets) {
         Ok(w) => w,
         Err(e) => return report.fail(format!("offset 16 (header): {e}")),
     };
@@ -418,7 +429,7 @@ fn verify_inner(
                     h(&mut world);
                 }
                 let twin = if options.sync_test && diverged.is_none() {
-                    match World::load(&world.save()) {
+                    match world.load_like(&world.save()) {
                         Ok(t) => Some(t),
                         Err(e) => {
                             report.outcome = Outcome::Diverged;
@@ -443,7 +454,7 @@ fn verify_inner(
                     let again = twin.step(&turn.commands);
                     let (mine, theirs) = (world.save(), twin.save());
                     if again.hash != stepped.hash || theirs != mine {
-                        let (diffs, total) = snapshot_diff(&mine, &theirs, options.diff_limit).unwrap_or_default();
+                        let (diffs, total) = snapshot_diff(&mine, &theirs, options.diff_limit, &options.rulesets).unwrap_or_default();
                         let mut d = sync_divergence(turn.turn, &turn.commands, Some(&stepped.digest), Some(&again.digest), String::new());
                         d.state_turn = Some(world.turn());
                         d.diffs = diffs;
@@ -460,7 +471,7 @@ fn verify_inner(
             Record::Keyframe { turn, snapshot } => {
                 let mine = world.save();
                 if let Some(d) = diverged.as_mut() {
-                    match snapshot_diff(&snapshot, &mine, options.diff_limit) {
+                    match snapshot_diff(&snapshot, &mine, options.diff_limit, &options.rulesets) {
                         Ok((diffs, total)) => {
                             d.state_turn = Some(turn);
                             d.diffs = diffs;
@@ -474,7 +485,7 @@ fn verify_inner(
                 if snapshot == mine {
                     last_keyframe = turn;
                 } else {
-                    let (diffs, total) = match snapshot_diff(&snapshot, &mine, options.diff_limit) {
+                    let (diffs, total) = match snapshot_diff(&snapshot, &mine, options.diff_limit, &options.rulesets) {
                         Ok(d) => d,
                         Err(e) => return report.fail(format!("keyframe of turn {turn}: {e}")),
                     };

@@ -36,7 +36,7 @@ use sim::formation::{FormationState, Layout};
 use sim::state_hash::hex;
 use sim::world::{UnitState, World};
 
-use crate::diff::{FieldDiff, ReplaySplit, common_keyframe, diff_snapshots, first_state_split, keyframe_diff, replay_split};
+use crate::diff::{FieldDiff, ReplaySplit, common_keyframe, first_state_split, keyframe_diff, replay_split};
 use crate::format::{Replay, is_replay};
 use crate::picture;
 use crate::verify::{command_lines, initial_world};
@@ -52,12 +52,14 @@ pub const QUANTUM: i64 = 16;
 pub const MAX_BACKGROUNDS: usize = 64;
 
 /// How to build a page.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default)]
 pub struct ViewOptions {
     /// Worker threads for each world's path requests (the result does not depend on it).
     pub threads: usize,
     /// Most field differences listed for a divergence.
     pub diff_limit: usize,
+    /// The game rulesets the files may name.
+    pub rulesets: crate::rules::Rulesets,
 }
 
 /// One input file: a replay or a snapshot, by its bytes.
@@ -157,31 +159,32 @@ pub fn build_view(sources: &[Source<'_>], options: &ViewOptions) -> Result<View,
         }
         for (k, (s, replay)) in sources.iter().zip(&read).enumerate() {
             let bgs = if k == 0 { Some(&mut backgrounds) } else { None };
-            let (game, geo) = capture_replay(s.name, replay, options.threads, bgs, &mut notes).map_err(|e| unreadable(s, e))?;
+            let (game, geo) = capture_replay(s.name, replay, options, bgs, &mut notes).map_err(|e| unreadable(s, e))?;
             geometry.get_or_insert(geo);
             games.push(game);
         }
         match &read[..] {
-            [a, b] => Some(replay_divergence(a, b, options.diff_limit).map_err(|e| unreadable(&sources[1], e))?),
+            [a, b] => Some(replay_divergence(a, b, options.diff_limit, &options.rulesets).map_err(|e| unreadable(&sources[1], e))?),
             _ => None,
         }
     } else {
         let mut data = Vec::new();
         for s in sources {
-            let world = World::load(s.bytes).map_err(|e| unreadable(s, e.to_string()))?;
+            let world = options.rulesets.load(s.bytes).map_err(|e| unreadable(s, e))?;
             let snapshot = sim::snapshot::unframe(s.bytes).map_err(|e| unreadable(s, e.to_string()))?;
             if backgrounds.is_empty() {
                 backgrounds.push((0, png_data_url(&picture::terrain_png(world.nav()))));
             }
             let geo = Geometry::of(&world);
-            let mut capture = Capture::new(s.name, "", world.turn(), geo.cell_bits);
+            let rules = world.rules_name().and_then(|(name, version)| options.rulesets.resolve(name, version).ok());
+            let mut capture = Capture::new(s.name, "", world.turn(), geo.cell_bits, rules);
             capture.frame(&world);
             geometry.get_or_insert(geo);
             games.push(capture.finish());
             data.push(snapshot);
         }
         match &data[..] {
-            [a, b] => Some(snapshot_divergence(a, b, options.diff_limit)),
+            [a, b] => Some(snapshot_divergence(a, b, options.diff_limit, &options.rulesets)),
             _ => None,
         }
     };
@@ -293,6 +296,8 @@ struct Track {
     ord: Vec<(u32, String)>,
     /// Facing changes: frame, direction in whole degrees anticlockwise from east (0..=359).
     fa: Vec<[u32; 2]>,
+    /// Changes of the unit's game state (a world with game rules): frame, its fields as text.
+    gm: Vec<(u32, String)>,
     /// Path changes: frame, then the turning points (x, z pairs) or how many of the previous
     /// path's first points were dropped.
     p: Vec<(u32, PathOut)>,
@@ -307,6 +312,7 @@ struct TrackLast {
     state: Option<[u32; 2]>,
     order: Option<String>,
     facing: Option<u32>,
+    game: Option<String>,
     waypoints: Vec<WorldPos>,
     /// The frame it was last seen in.
     frame: u32,
@@ -435,10 +441,12 @@ struct Capture {
     /// Formation records by formation id.
     forms: BTreeMap<u32, usize>,
     next_frame: u32,
+    /// The world's game rules, known to this program, for the units' game fields.
+    rules: Option<std::sync::Arc<dyn crate::rules::Ruleset>>,
 }
 
 impl Capture {
-    fn new(name: &str, scenario: &str, first: u32, cell_bits: i128) -> Self {
+    fn new(name: &str, scenario: &str, first: u32, cell_bits: i128, rules: Option<std::sync::Arc<dyn crate::rules::Ruleset>>) -> Self {
         let game = Game {
             name: name.to_owned(),
             scenario: scenario.to_owned(),
@@ -449,7 +457,7 @@ impl Capture {
             obs: Vec::new(),
             forms: Vec::new(),
         };
-        Self { game, cell_bits, live_units: BTreeMap::new(), live_obs: BTreeMap::new(), forms: BTreeMap::new(), next_frame: 0 }
+        Self { game, cell_bits, live_units: BTreeMap::new(), live_obs: BTreeMap::new(), forms: BTreeMap::new(), next_frame: 0, rules }
     }
 
     fn mark_bad(&mut self, frame: u32) {
@@ -491,13 +499,14 @@ impl Capture {
                         st: Vec::new(),
                         ord: Vec::new(),
                         fa: Vec::new(),
+                        gm: Vec::new(),
                         p: Vec::new(),
                         last: TrackLast { x, z, frame, ..TrackLast::default() },
                     });
                     let k = self.game.units.len() - 1;
                     self.live_units.insert(key, k);
                     let t = &mut self.game.units[k];
-                    record_unit_details(t, u, frame, member_of.get(&key), cell);
+                    record_unit_details(t, u, frame, member_of.get(&key), cell, self.rules.as_ref().and_then(|r| r.unit_json(world, u.id)));
                     continue;
                 }
             };
@@ -507,7 +516,7 @@ impl Capture {
             t.last.x = x;
             t.last.z = z;
             t.last.frame = frame;
-            record_unit_details(t, u, frame, member_of.get(&key), cell);
+            record_unit_details(t, u, frame, member_of.get(&key), cell, self.rules.as_ref().and_then(|r| r.unit_json(world, u.id)));
         }
         self.live_units.retain(|_, &mut k| self.game.units[k].last.frame == frame);
         // Obstructions: a record per shape; flags may change within it.
@@ -574,7 +583,21 @@ fn facing_degrees(facing: pathing::Vec2) -> u32 {
     (degrees as i32).rem_euclid(360) as u32
 }
 
-fn record_unit_details(t: &mut Track, u: &sim::world::Unit, frame: u32, formation: Option<&String>, cell: i128) {
+fn record_unit_details(
+    t: &mut Track,
+    u: &sim::world::Unit,
+    frame: u32,
+    formation: Option<&String>,
+    cell: i128,
+    game: Option<serde_json::Value>,
+) {
+    if let Some(game) = game {
+        let text = crate::diff::value_text(&game);
+        if t.last.game.as_ref() != Some(&text) {
+            t.gm.push((frame, text.clone()));
+            t.last.game = Some(text);
+        }
+    }
     let state = match u.state {
         UnitState::Idle => [0, 0],
         UnitState::WaitingForPath => [1, 0],
@@ -687,14 +710,16 @@ fn geometry_root(digest: &sim::digest_tree::StateDigest) -> Option<[u8; 32]> {
 fn capture_replay(
     name: &str,
     replay: &Replay,
-    threads: usize,
+    options: &ViewOptions,
     mut backgrounds: Option<&mut Vec<(u32, String)>>,
     notes: &mut Vec<String>,
 ) -> Result<(Game, Geometry), String> {
     let header = &replay.header;
-    let mut world = initial_world(header, threads)?;
+    let threads = options.threads;
+    let mut world = initial_world(header, threads, &options.rulesets)?;
     let geometry = Geometry::of(&world);
-    let mut capture = Capture::new(name, &header.scenario_name, 0, geometry.cell_bits);
+    let rules = header.rules.as_ref().and_then(|(name, version)| options.rulesets.resolve(name, *version).ok());
+    let mut capture = Capture::new(name, &header.scenario_name, 0, geometry.cell_bits, rules);
     let keyframes: BTreeMap<u32, &[u8]> = replay.keyframes.iter().map(|(k, s)| (*k, &s[..])).collect();
     let mut off_track = false;
     let mut geometry_at = geometry_root(&world.state_digest());
@@ -705,7 +730,7 @@ fn capture_replay(
     let n = replay.turns.len() as u32;
     for turn in 0..=n {
         if off_track && let Some(snapshot) = keyframes.get(&turn) {
-            let mut loaded = World::load(snapshot).map_err(|e| format!("keyframe of turn {turn}: {e}"))?;
+            let mut loaded = world.load_like(snapshot).map_err(|e| format!("keyframe of turn {turn}: {e}"))?;
             // A keyframe is trusted only when its state has the hash recorded for the turn before it.
             let recorded = turn.checked_sub(1).and_then(|t| replay.digest(t)).map(|d| d.hash);
             if recorded != Some(loaded.state_hash()) {
@@ -781,7 +806,7 @@ fn empty_divergence(summary: String) -> DivergenceOut {
 }
 
 /// The first divergence of two replays, from their records alone, as `phalanx diff` finds it.
-fn replay_divergence(ra: &Replay, rb: &Replay, limit: usize) -> Result<DivergenceOut, String> {
+fn replay_divergence(ra: &Replay, rb: &Replay, limit: usize, rulesets: &crate::rules::Rulesets) -> Result<DivergenceOut, String> {
     let mut notes = Vec::new();
     if ra.header.scenario_digest != rb.header.scenario_digest {
         notes.push(format!("different scenarios ({} vs {})", ra.header.scenario_name, rb.header.scenario_name));
@@ -793,7 +818,7 @@ fn replay_divergence(ra: &Replay, rb: &Replay, limit: usize) -> Result<Divergenc
     let t = match replay_split(ra, rb) {
         ReplaySplit::Turn(t) => t,
         ReplaySplit::Keyframe(k, sa, sb) => {
-            let diffs = keyframe_diff(k, sa, sb, limit)?;
+            let diffs = keyframe_diff(k, sa, sb, limit, rulesets)?;
             let mut d = empty_divergence(format!(
                 "every turn hash agrees, but the keyframes of turn {k} differ in {} fields (a state the hash does not cover)",
                 diffs.total
@@ -848,7 +873,7 @@ fn replay_divergence(ra: &Replay, rb: &Replay, limit: usize) -> Result<Divergenc
     let keyframe = common_keyframe(ra, rb, ra.turns[s].turn.wrapping_add(1));
     match keyframe {
         Some((k, sa, sb)) => {
-            let diffs = keyframe_diff(k, sa, sb, limit)?;
+            let diffs = keyframe_diff(k, sa, sb, limit, rulesets)?;
             d.state_turn = Some(k);
             d.diffs = diffs.diffs;
             d.total = diffs.total;
@@ -860,8 +885,13 @@ fn replay_divergence(ra: &Replay, rb: &Replay, limit: usize) -> Result<Divergenc
 }
 
 /// The differences of two snapshots.
-fn snapshot_divergence(a: &sim::snapshot::SnapshotData, b: &sim::snapshot::SnapshotData, limit: usize) -> DivergenceOut {
-    let diffs = diff_snapshots(a, b, limit);
+fn snapshot_divergence(
+    a: &sim::snapshot::SnapshotData,
+    b: &sim::snapshot::SnapshotData,
+    limit: usize,
+    rulesets: &crate::rules::Rulesets,
+) -> DivergenceOut {
+    let diffs = crate::diff::diff_snapshots_with(a, b, limit, rulesets);
     if diffs.total == 0 {
         return empty_divergence(format!("identical snapshots (turn {})", a.turn));
     }

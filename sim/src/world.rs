@@ -102,6 +102,9 @@ pub struct TurnReport {
     pub hash: [u8; 32],
     /// The component roots it was made from, in the world's fixed order.
     pub digest: StateDigest,
+    /// Which events each command caused: its `(turn, player, seq)` and the range `start..end` of
+    /// `events` it added (its rejection, the units it spawned, …), in application order.
+    pub caused: Vec<((u32, PlayerId, u32), u32, u32)>,
 }
 
 /// The simulation state.
@@ -402,10 +405,13 @@ impl World {
         self.waypoints.starts_this_turn = 0;
         let mut ordered: Vec<&Command> = commands.iter().collect();
         ordered.sort_by_key(|c| c.order_key());
+        let mut caused = Vec::with_capacity(ordered.len());
         for command in ordered {
+            let start = events.len() as u32;
             if let Err(reason) = self.apply(command, &mut events) {
                 events.push(Event::Rejected { command: command.order_key(), reason });
             }
+            caused.push((command.order_key(), start, events.len() as u32));
         }
         observe(Phase::Commands);
         let mut dirty = std::mem::take(&mut self.carried_dirty);
@@ -437,7 +443,7 @@ impl World {
         // The digest covers the state after the turn, whose turn counter is the next turn.
         self.refresh_digest();
         observe(Phase::Hash);
-        TurnReport { turn: stepped, events, hash: self.digest.hash, digest: self.digest.clone() }
+        TurnReport { turn: stepped, events, hash: self.digest.hash, digest: self.digest.clone(), caused }
     }
 
     /// Applies the pending changes to the passability grids (obstructions, areas, terrain) and
@@ -992,6 +998,18 @@ impl World {
         world.game = Some(Box::new(state));
         world.refresh_digest();
         Ok(world)
+    }
+
+    /// A world from snapshot bytes with this world's rules (or none, as this world has none):
+    /// what a tool that holds a world uses to load another snapshot of the same game.
+    ///
+    /// # Errors
+    /// As [`World::load`] and [`World::load_with_rules`].
+    pub fn load_like(&self, bytes: &[u8]) -> Result<Self, SnapshotError> {
+        match &self.game {
+            Some(game) => game.load_world(bytes),
+            None => Self::load(bytes),
+        }
     }
 
     fn from_data(data: crate::snapshot::SnapshotData) -> Result<Self, SnapshotError> {

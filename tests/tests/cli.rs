@@ -216,7 +216,7 @@ fn tamper(original: &str, tampered: &str, at_turn: u32) {
     let rep = Replay::read(&std::fs::read(original).unwrap()[..]).unwrap();
     let mut out = Vec::new();
     let mut writer = ReplayWriter::new(&mut out, rep.header.clone()).unwrap();
-    let mut honest = replay::verify::initial_world(&rep.header, 1).unwrap();
+    let mut honest = replay::verify::initial_world(&rep.header, 1, &replay::rules::Rulesets::none()).unwrap();
     for t in &rep.turns {
         if writer.keyframe_due(&honest) {
             writer.keyframe(&honest).unwrap();
@@ -556,7 +556,7 @@ fn seek_and_render_refuse_a_keyframe_that_does_not_match_the_recorded_hash() {
     let rep = replay::format::Replay::read(&std::fs::read(&rec).unwrap()[..]).unwrap();
     let mut out = Vec::new();
     let mut writer = replay::format::ReplayWriter::new(&mut out, rep.header.clone()).unwrap();
-    let mut world = replay::verify::initial_world(&rep.header, 1).unwrap();
+    let mut world = replay::verify::initial_world(&rep.header, 1, &replay::rules::Rulesets::none()).unwrap();
     for t in &rep.turns {
         if writer.keyframe_due(&world) {
             if world.turn() == 20 {

@@ -318,12 +318,13 @@ fn the_replay_layout_is_pinned_to_its_format_version() {
             turn_rate: Some(Fixed::from_num(90)),
         },
         CommandKind::CancelSpawns { building: pathing::ObstructionId(9) },
+        CommandKind::Game { payload: vec![1, 2, 3, 255] },
     ];
     let commands: Vec<Command> =
         kinds.into_iter().enumerate().map(|(k, kind)| Command { turn: 3, player: sim::PlayerId(1), seq: k as u32, kind }).collect();
     let bytes = sim::state_hash::encode(&(sim::world::Settings::default(), commands));
     let digest = sim::state_hash::hex(blake3::hash(&bytes).as_bytes());
-    assert_eq!((replay::format::REPLAY_VERSION, digest.as_str()), (4, "b17501f9f792f4ebcb95e004cf2a2cd581cc4a38a654028e4e268cc83e85210d"));
+    assert_eq!((replay::format::REPLAY_VERSION, digest.as_str()), (5, "f88576e3312eae943ac13d2eb1a5e1a075a58dee434dd3c7fe212aa4e0c2a9cc"));
 }
 
 #[test]

@@ -405,7 +405,7 @@ fn the_tiny_game_is_the_same_on_one_and_two_threads_and_through_a_load_every_tur
         assert_eq!(a, b, "turn {turn}: one and two threads differ");
         assert_eq!(a.hash, c.hash, "turn {turn}: the reloaded world differs");
         assert_eq!(one.state_digest(), one.state_digest_from_scratch(), "turn {turn}: the incremental digest drifted");
-        reloaded = World::load_with_rules(&reloaded.save(), Tiny).expect("every turn's snapshot loads");
+        reloaded = reloaded.load_like(&reloaded.save()).expect("every turn's snapshot loads with the same rules");
         assert_eq!(reloaded.state_hash(), a.hash, "turn {turn}: the load changed the hash");
         died += rules::events::<Tiny>(&a.events).filter(|e| matches!(e, TinyEvent::Died { .. })).count();
         one.check_invariants().unwrap();
@@ -469,4 +469,116 @@ fn a_planted_hit_point_divergence_is_located_to_the_game_component_and_the_unit(
     let mut c = World::load_with_rules(&a.save(), Tiny).unwrap();
     assert!(c.plant_player_desync::<Tiny>(PlayerId(2), |p| p.score += 1));
     assert_eq!(a.state_digest().differing_components(&c.state_digest()), ["tiny.players"]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The tiny rules through the replay tools: a scenario naming them, recorded, verified (with the
+// sync test), refused by a program that does not know them, and a planted hit-point divergence
+// named down to the field.
+// ---------------------------------------------------------------------------------------------
+
+use replay::rules::{RulesOf, Rulesets};
+use replay::scenario::Scenario;
+use replay::verify::{Outcome, VerifyOptions, verify};
+
+fn tiny_rulesets() -> Rulesets {
+    Rulesets::none().with(RulesOf::<Tiny>::new())
+}
+
+const TINY_SCENARIO: &str = r#"{
+  "format": "phalanx-scenario", "version": 6, "name": "tiny duel", "turns": 30, "rules": "tiny",
+  "settings": {"players": 2, "seed": 5},
+  "map": {"generated": {"tiles": 16, "seed": 2}},
+  "script": [
+    {"turn": 0, "player": 1, "spawn": {"group": "red", "class": "default", "at": [20, 20], "count": 3}},
+    {"turn": 0, "player": 2, "spawn": {"group": "blue", "class": "default", "at": [40, 40], "count": 3}},
+    {"turn": 1, "player": 1, "game": {"Hit": {"unit": {"$unit": "blue"}, "damage": 4}}},
+    {"turn": 2, "player": 2, "game": {"Hit": {"unit": {"$unit": "red"}, "damage": 7}}},
+    {"turn": 3, "player": 1, "game": {"Wall": {"x": 30, "z": 30}}},
+    {"turn": 4, "player": 1, "game": {"Hit": {"unit": {"$unit": "blue"}, "damage": 9}}}
+  ]
+}"#;
+
+fn tiny_scenario(rulesets: &Rulesets) -> Result<Scenario, String> {
+    Scenario::parse_with(TINY_SCENARIO, "tiny.json", &mut |f| Err(format!("no file {f}")), rulesets).map_err(|e| e.to_string())
+}
+
+fn record_tiny() -> Vec<u8> {
+    let scenario = tiny_scenario(&tiny_rulesets()).expect("the tiny scenario parses");
+    let options = replay::record::RunOptions { turns: 30, threads: 1, keyframe_every: 10 };
+    let (world, out) = replay::record::run(&scenario, &options, Some(Vec::new()), &mut |_, _| {}).expect("it runs");
+    let game = world.game::<Tiny>().expect("the scenario's world has the tiny rules");
+    assert_eq!(game.state().hits, 3, "the three hits landed");
+    assert_eq!(units_of(&world, 2).len(), 2, "the third hit (4 + 9 > 10) killed the first blue unit");
+    out.expect("recorded")
+}
+
+#[test]
+fn a_scenario_with_game_rules_records_and_verifies_with_the_sync_test() {
+    let bytes = record_tiny();
+    let replay = replay::format::Replay::read(&bytes[..]).unwrap();
+    assert_eq!(replay.header.rules, Some(("tiny".to_owned(), 1)));
+    let options = VerifyOptions { sync_test: true, threads: 2, rulesets: tiny_rulesets(), ..VerifyOptions::default() };
+    let report = verify(&bytes[..], "tiny", &options, None, &|| {});
+    assert_eq!(report.outcome, Outcome::Identical, "{}", report.to_text());
+    // The canonical text keeps the rules and the game commands as written.
+    let scenario = tiny_scenario(&tiny_rulesets()).unwrap();
+    let again = Scenario::parse_with(scenario.canonical_text(), "canonical", &mut |f| Err(f.to_owned()), &tiny_rulesets()).unwrap();
+    assert_eq!(again, scenario);
+    assert!(scenario.canonical_text().contains(r#""rules": "tiny""#));
+}
+
+#[test]
+fn a_replay_of_unknown_rules_is_unusable_and_names_them() {
+    let bytes = record_tiny();
+    let report = verify(&bytes[..], "tiny", &VerifyOptions::default(), None, &|| {});
+    assert_eq!(report.outcome, Outcome::Unreadable);
+    assert_eq!(report.outcome.exit_code(), 2);
+    let text = report.to_text();
+    assert!(text.contains("unknown ruleset \"tiny\" (this program knows: none)"), "{text}");
+}
+
+#[test]
+fn a_scenario_naming_unknown_rules_or_a_bad_game_command_is_refused_where_it_says_so() {
+    let err = tiny_scenario(&Rulesets::none()).unwrap_err();
+    assert!(err.contains("rules") && err.contains("expected a ruleset this program knows (none), found \"tiny\""), "{err}");
+    let bad = TINY_SCENARIO.replace(r#""damage": 7"#, r#""damage": "seven""#);
+    let err = Scenario::parse_with(&bad, "tiny.json", &mut |f| Err(f.to_owned()), &tiny_rulesets()).unwrap_err().to_string();
+    assert!(err.contains("script[3].game") && err.contains("expected a command of the tiny rules"), "{err}");
+    let early = TINY_SCENARIO.replace(r#""turn": 1, "player": 1, "game""#, r#""turn": 0, "player": 1, "game""#);
+    let err = Scenario::parse_with(&early, "tiny.json", &mut |f| Err(f.to_owned()), &tiny_rulesets()).unwrap_err().to_string();
+    assert!(err.contains("group \"blue\" is spawned on turn 0"), "{err}");
+    let none = TINY_SCENARIO.replace(r#""rules": "tiny","#, "");
+    let err = Scenario::parse_with(&none, "tiny.json", &mut |f| Err(f.to_owned()), &tiny_rulesets()).unwrap_err().to_string();
+    assert!(err.contains("the scenario names no game rules"), "{err}");
+}
+
+#[test]
+fn a_planted_hit_point_divergence_is_named_down_to_the_field_by_verify() {
+    let bytes = record_tiny();
+    let replay = replay::format::Replay::read(&bytes[..]).unwrap();
+    let keyframe = tiny_rulesets().load(&replay.keyframes[0].1).unwrap();
+    let victim = units_of(&keyframe, 2)[0];
+    // Turn 16: the rules heal on turns divisible by 5, so the planted point survives to the
+    // keyframe of turn 20, where the fields are compared.
+    let mut planted = false;
+    let mut hook = |w: &mut World| {
+        if w.turn() == 16 && !planted {
+            planted = w.plant_game_desync::<Tiny>(victim, |u| u.hp -= 1);
+        }
+    };
+    let options = VerifyOptions { rulesets: tiny_rulesets(), ..VerifyOptions::default() };
+    let report = verify(&bytes[..], "tiny", &options, Some(&mut hook), &|| {});
+    assert_eq!(report.outcome, Outcome::Diverged, "{}", report.to_text());
+    let d = report.divergence.as_ref().unwrap();
+    assert_eq!(d.turn, 16);
+    assert_eq!(d.components, ["tiny.units"]);
+    let field = d
+        .diffs
+        .iter()
+        .find(|f| f.component == "tiny.units")
+        .unwrap_or_else(|| panic!("no tiny.units field difference: {}", report.to_text()));
+    assert_eq!(field.entity.as_deref(), Some(format!("unit {}v{}", victim.index, victim.generation).as_str()));
+    assert_eq!(field.field, "hp");
+    assert_eq!(field.left.parse::<u16>().unwrap(), field.right.parse::<u16>().unwrap() + 1, "{field:?}");
 }

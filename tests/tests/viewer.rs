@@ -74,7 +74,7 @@ fn page_data(html: &str) -> Value {
 /// The world of a replay at the start of a turn (or its end).
 fn world_at(file: &str, target: SeekTarget) -> World {
     let bytes = std::fs::read(file).unwrap();
-    let restored = restore(&bytes[..], file, target, 1).unwrap();
+    let restored = restore(&bytes[..], file, target, 1, &replay::rules::Rulesets::none()).unwrap();
     assert!(restored.divergence.is_none(), "{file} re-simulates to its hashes");
     restored.world
 }
@@ -235,7 +235,7 @@ fn view_builds_a_self_contained_page_for_each_golden_replay() {
         assert!(data["div"].is_null(), "one file: no divergence");
         // The library call builds the same page.
         let bytes = std::fs::read(&file).unwrap();
-        let options = ViewOptions { threads: 1, diff_limit: 100 };
+        let options = ViewOptions { threads: 1, diff_limit: 100, ..ViewOptions::default() };
         assert_eq!(build_html(&[Source { name: &file, bytes: &bytes }], &options).unwrap(), html, "{name}");
         if name == "formations" {
             let forms = data["games"][0]["forms"].as_array().unwrap();
@@ -362,8 +362,11 @@ fn a_replay_that_does_not_re_simulate_marks_its_frames_and_a_keyframe_brings_it_
             victim.set(Some(unit));
         }
     });
-    let view =
-        replay::viewer::build_view(&[Source { name: "planted", bytes: &bytes }], &ViewOptions { threads: 1, diff_limit: 10 }).unwrap();
+    let view = replay::viewer::build_view(
+        &[Source { name: "planted", bytes: &bytes }],
+        &ViewOptions { threads: 1, diff_limit: 10, ..ViewOptions::default() },
+    )
+    .unwrap();
     let data = page_data(&view.html);
     assert_eq!(data["games"][0]["bad"], serde_json::json!([[20, 29]]));
     assert!(view.notes.iter().any(|n| n.contains("turn 19 re-simulates to")), "{:?}", view.notes);
@@ -567,8 +570,11 @@ fn diff_and_viewer_name_the_first_differing_state_after_a_command_divergence() {
 fn the_viewer_opens_on_the_first_turn_with_units() {
     // The page opened on turn 0, whose map is empty when the units are spawned by turn 0's commands.
     let bytes = record_skirmish(5, 0, &mut |_, _| {});
-    let view =
-        replay::viewer::build_view(&[Source { name: "skirmish", bytes: &bytes }], &ViewOptions { threads: 1, diff_limit: 10 }).unwrap();
+    let view = replay::viewer::build_view(
+        &[Source { name: "skirmish", bytes: &bytes }],
+        &ViewOptions { threads: 1, diff_limit: 10, ..ViewOptions::default() },
+    )
+    .unwrap();
     let data = page_data(&view.html);
     let first_with_units = data["games"][0]["units"].as_array().unwrap().iter().map(|t| t["f"].as_u64().unwrap()).min().unwrap();
     assert!(first_with_units > 0, "the skirmish spawns its units in turn 0");

@@ -7,7 +7,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use sim::state_hash::hex;
 
 use super::CliError;
-use crate::diff::diff_snapshots;
 use crate::format::{Replay, is_replay};
 use crate::record::{RunOptions, run};
 use crate::scenario::Scenario;
@@ -112,7 +111,7 @@ pub(super) fn cmd_run(
     // A file that cannot be opened is named once, as every unreadable input is (the scenario's
     // own error would name it as the text and again as the file).
     std::fs::File::open(scenario_path).map_err(|e| io_error(scenario_path, e))?;
-    let scenario = Scenario::load(scenario_path).map_err(|e| bad(e.to_string()))?;
+    let scenario = Scenario::load_with(scenario_path, &super::rulesets()).map_err(|e| bad(e.to_string()))?;
     let turns = turns.unwrap_or(scenario.turns());
     let options = RunOptions { turns, threads, keyframe_every };
     let file = match record {
@@ -266,7 +265,7 @@ fn print_diffs(out: &mut dyn Write, diffs: &crate::diff::SnapshotDiff) {
 
 /// The field differences of two replays' keyframes of turn `k` (A first).
 fn keyframe_diff(k: u32, a: &[u8], b: &[u8]) -> Result<crate::diff::SnapshotDiff, CliError> {
-    crate::diff::keyframe_diff(k, a, b, 100).map_err(bad)
+    crate::diff::keyframe_diff(k, a, b, 100, &super::rulesets()).map_err(bad)
 }
 
 /// `phalanx diff A B`: two replays or two snapshots of the same game.
@@ -277,7 +276,7 @@ pub(super) fn cmd_diff(a: &Path, b: &Path, out: &mut dyn Write) -> Result<i32, C
         (false, false) => {
             let load = |path: &Path, bytes: &[u8]| sim::snapshot::unframe(bytes).map_err(|e| bad(format!("{}: {e}", path.display())));
             let (sa, sb) = (load(a, &bytes_a)?, load(b, &bytes_b)?);
-            let diffs = diff_snapshots(&sa, &sb, 100);
+            let diffs = crate::diff::diff_snapshots_with(&sa, &sb, 100, &super::rulesets());
             if diffs.total == 0 {
                 let _ = writeln!(out, "identical snapshots (turn {})", sa.turn);
                 return Ok(0);
@@ -379,7 +378,8 @@ pub(super) fn cmd_seek(path: &Path, turn: u32, threads: usize, out: &mut dyn Wri
     let file = std::fs::File::open(path).map_err(|e| io_error(path, e))?;
     let name = path.display().to_string();
     let mut restored =
-        crate::seek::restore(std::io::BufReader::new(file), &name, crate::seek::SeekTarget::Turn(turn), threads).map_err(bad)?;
+        crate::seek::restore(std::io::BufReader::new(file), &name, crate::seek::SeekTarget::Turn(turn), threads, &super::rulesets())
+            .map_err(bad)?;
     if let Some(d) = &restored.divergence {
         let _ = writeln!(
             out,

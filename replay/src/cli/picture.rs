@@ -4,8 +4,6 @@
 use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
-use sim::world::World;
-
 use super::CliError;
 use crate::format::MAGIC;
 use crate::picture::{self, Layers};
@@ -48,7 +46,7 @@ pub(super) fn cmd_render(
     let mut code = 0;
     let world = if sniffed == magic.len() && magic == MAGIC {
         let target = turn.map_or(SeekTarget::End, SeekTarget::Turn);
-        let restored = restore(std::io::BufReader::new(input), &name, target, threads).map_err(bad)?;
+        let restored = restore(std::io::BufReader::new(input), &name, target, threads, &super::rulesets()).map_err(bad)?;
         if let Some(d) = &restored.divergence {
             code = 1;
             let _ = writeln!(
@@ -64,7 +62,7 @@ pub(super) fn cmd_render(
     } else {
         let mut bytes = Vec::new();
         input.take(sim::snapshot::MAX_PAYLOAD as u64 + 64).read_to_end(&mut bytes).map_err(|e| io_error(file, e))?;
-        let world = World::load(&bytes).map_err(|e| bad(format!("{name}: neither a replay nor a snapshot: {e}")))?;
+        let world = super::rulesets().load(&bytes).map_err(|e| bad(format!("{name}: neither a replay nor a snapshot: {e}")))?;
         if let Some(t) = turn
             && t != world.turn()
         {
@@ -112,7 +110,8 @@ pub(super) fn cmd_view(
     }
     let sources: Vec<Source<'_>> = names.iter().zip(&contents).map(|(name, bytes)| Source { name, bytes }).collect();
     let started = std::time::Instant::now();
-    let view = build_view(&sources, &ViewOptions { threads, diff_limit: 100 }).map_err(|e| bad(e.to_string()))?;
+    let view =
+        build_view(&sources, &ViewOptions { threads, diff_limit: 100, rulesets: super::rulesets() }).map_err(|e| bad(e.to_string()))?;
     write_file(out_path, view.html.as_bytes())?;
     for n in &view.notes {
         let _ = writeln!(err, "phalanx: note: {n}");

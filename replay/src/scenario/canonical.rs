@@ -25,6 +25,13 @@ pub(super) fn write_canonical(sc: &Scenario) -> String {
         let _ = writeln!(out, "  \"description\": {},", json_string(d));
     }
     let _ = writeln!(out, "  \"turns\": {},", sc.turns);
+    if let Some(rules) = &sc.rules {
+        let _ = writeln!(out, "  \"rules\": {},", json_string(rules.name()));
+    }
+    if !sc.bots.is_empty() {
+        let bots: Vec<String> = sc.bots.iter().map(|(p, seed)| format!("{{\"player\": {p}, \"seed\": {seed}}}")).collect();
+        let _ = writeln!(out, "  \"bots\": [{}],", bots.join(", "));
+    }
     let s = &sc.settings;
     let m = &s.motion;
     let _ = writeln!(
@@ -269,6 +276,7 @@ pub(super) fn action_json(sc: &Scenario, action: &Action) -> String {
             )
         }
         Action::CancelSpawns { building } => format!("\"cancel_spawns\": {{\"building\": {}}}", obs(*building)),
+        Action::Game { value } => format!("\"game\": {}", serde_json::to_string(value).unwrap_or_else(|_| "null".to_owned())),
         Action::Stop { units } => format!("\"stop\": {{\"units\": [{}]}}", groups(units)),
         Action::Remove { units } => format!("\"remove\": {{\"units\": [{}]}}", groups(units)),
         Action::PlaceObstruction { name, square, flags } => {

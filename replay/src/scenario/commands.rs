@@ -174,7 +174,7 @@ fn parse_goal(cx: &Cx, goal: &GoalIn, path: &str, turn: u32, names: &Names) -> R
 }
 
 /// The command keys of a script entry, each with whether it is given.
-fn command_kinds(e: &EntryIn) -> [(&'static str, bool); 19] {
+fn command_kinds(e: &EntryIn) -> [(&'static str, bool); 20] {
     [
         ("spawn", e.spawn.is_some()),
         ("move", e.r#move.is_some()),
@@ -195,6 +195,7 @@ fn command_kinds(e: &EntryIn) -> [(&'static str, bool); 19] {
         ("move_by_waypoints", e.move_by_waypoints.is_some()),
         ("spawn_from_building", e.spawn_from_building.is_some()),
         ("cancel_spawns", e.cancel_spawns.is_some()),
+        ("game", e.game.is_some()),
     ]
 }
 
@@ -216,7 +217,9 @@ pub(super) fn parse_entry(
     let p = join(path, kind);
     cx.since(&p, kind)?;
     let comment = e.comment.map(|c| c.0);
-    let action = if let Some(c) = e.spawn {
+    let action = if let Some(value) = e.game {
+        parse_game(cx, value, &p, turn, names)?
+    } else if let Some(c) = e.spawn {
         let group = match &c.group {
             Some(g) => Some(define_group(cx, g, &join(&p, "group"), turn, names)?),
             None => None,
@@ -364,4 +367,69 @@ pub(super) fn parse_entry(
         Action::EditTerrain { vx, vz, width, heights }
     };
     Ok(Entry { turn, player, seq: next_seq(seqs, player), comment, action })
+}
+
+/// A game command (`"game": …`): the scenario's rules must read it, with every `{"$group": …}`,
+/// `{"$unit": …}` and `{"$obstruction": …}` naming a group spawned or an obstruction placed before
+/// `turn` (they become ids when it is issued, [`game_ids`]).
+fn parse_game(cx: &Cx, value: Value, path: &str, turn: u32, names: &Names) -> Res<Action> {
+    let Some(rules) = &cx.rules else {
+        return Err(cx.err(path, "a game command, and the scenario names no game rules (add a top-level \"rules\")"));
+    };
+    // The same shape as when it is issued, with placeholder ids, so the rules read it now.
+    let placeholder = game_ids(&value, &mut |reference| match reference {
+        GameRef::Group(name) | GameRef::Unit(name) => {
+            let group = group_ref(cx, &Name(name.to_string()), path, turn, names)?;
+            let count = names.group_spawn[group].1.max(1) as usize;
+            let id = serde_json::json!({"index": 0, "generation": 0});
+            Ok(match reference {
+                GameRef::Group(_) => Value::Array(vec![id; count]),
+                _ => id,
+            })
+        }
+        GameRef::Obstruction(value) => {
+            obstruction_ref(cx, value, path, turn, names)?;
+            Ok(Value::from(0u32))
+        }
+    })?;
+    rules.command_from_json(&placeholder).map_err(|e| cx.err(path, format!("expected a command of the {} rules: {e}", rules.name())))?;
+    Ok(Action::Game { value })
+}
+
+/// A reference in a game command's JSON.
+pub(super) enum GameRef<'v> {
+    /// `{"$group": name}`: the group's ids, as a list.
+    Group(&'v str),
+    /// `{"$unit": name}`: the group's first id.
+    Unit(&'v str),
+    /// `{"$obstruction": name or id}`: the obstruction's id.
+    Obstruction(&'v Value),
+}
+
+/// `value` with each reference object replaced by what `resolve` makes of it.
+pub(super) fn game_ids<E>(value: &Value, resolve: &mut dyn FnMut(GameRef<'_>) -> Result<Value, E>) -> Result<Value, E> {
+    Ok(match value {
+        Value::Object(map) if map.len() == 1 => {
+            let (key, inner) = map.iter().next().unwrap_or_else(|| unreachable!("one entry"));
+            match (key.as_str(), inner) {
+                ("$group", Value::String(name)) => resolve(GameRef::Group(name))?,
+                ("$unit", Value::String(name)) => resolve(GameRef::Unit(name))?,
+                ("$obstruction", v) => resolve(GameRef::Obstruction(v))?,
+                _ => {
+                    let mut out = serde_json::Map::new();
+                    out.insert(key.clone(), game_ids(inner, resolve)?);
+                    Value::Object(out)
+                }
+            }
+        }
+        Value::Object(map) => {
+            let mut out = serde_json::Map::new();
+            for (k, v) in map {
+                out.insert(k.clone(), game_ids(v, resolve)?);
+            }
+            Value::Object(out)
+        }
+        Value::Array(items) => Value::Array(items.iter().map(|v| game_ids(v, resolve)).collect::<Result<_, _>>()?),
+        other => other.clone(),
+    })
 }

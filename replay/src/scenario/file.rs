@@ -33,6 +33,8 @@ pub(super) struct Root {
     pub(super) name: Text<{ super::MAX_NAME_BYTES }>,
     pub(super) description: Option<Text<MAX_DESCRIPTION_BYTES>>,
     pub(super) turns: Int<1, { MAX_TURN as u64 }>,
+    pub(super) rules: Option<Text<32>>,
+    pub(super) bots: Option<Capped<BotIn, 255>>,
     pub(super) settings: Option<SettingsIn>,
     pub(super) classes: Option<Value>,
     pub(super) map: MapIn,
@@ -186,6 +188,14 @@ pub(super) struct NetIn {
     pub(super) points: Capped<Point, { sim::waypoint::MAX_NET_WAYPOINTS }>,
 }
 
+/// A seat the scenario's rules' bot plays.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct BotIn {
+    pub(super) player: Int<1, 255>,
+    pub(super) seed: Option<Int<0, { u64::MAX }>>,
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct UnitIn {
@@ -229,6 +239,7 @@ pub(super) struct EntryIn {
     pub(super) move_by_waypoints: Option<MoveByWaypointsIn>,
     pub(super) spawn_from_building: Option<SpawnFromBuildingIn>,
     pub(super) cancel_spawns: Option<CancelSpawnsIn>,
+    pub(super) game: Option<Value>,
 }
 
 #[derive(Deserialize)]

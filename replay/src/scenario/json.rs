@@ -231,6 +231,10 @@ pub(super) struct Cx<'a> {
     pub(super) text: &'a str,
     /// The version the file declares (once read; [`SCENARIO_VERSION`] until then).
     pub(super) version: u32,
+    /// The rulesets the program knows.
+    pub(super) rulesets: &'a crate::rules::Rulesets,
+    /// The scenario's game rules, once its `rules` key is read.
+    pub(super) rules: Option<&'a std::sync::Arc<dyn crate::rules::Ruleset>>,
 }
 
 impl Cx<'_> {

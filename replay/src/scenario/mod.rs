@@ -97,10 +97,10 @@ use json::*;
 use map::*;
 use model::*;
 use parse::*;
-pub use runner::{ScriptRunner, run_turns};
+pub use runner::{BOT_SEQ_BASE, ScriptRunner, run_turns};
 
 /// The version of the format this program writes and reads. Every change to the format bumps it.
-pub const SCENARIO_VERSION: u32 = 5;
+pub const SCENARIO_VERSION: u32 = 6;
 
 /// The oldest version this program reads. Version 2 added the formation commands (`form_group`,
 /// `move_formation`, `set_layout`, `disband`), version 3 the waypoint networks (`waypoints`) and
@@ -108,8 +108,9 @@ pub const SCENARIO_VERSION: u32 = 5;
 /// landmark tables (`map.landmarks`) and the refusal of foundation classes in `map.jump_tables`
 /// (older files' are dropped, as they were always ignored), version 5 the motion setting
 /// `turn_rate` and a spawn's own `turn_rate`, the kind of a range goal (`range.kind`) and the
-/// spawns from buildings (`spawn_from_building`, `cancel_spawns`); an older file is a valid newer file, so it is read as
-/// one (and its canonical text says version 5).
+/// spawns from buildings (`spawn_from_building`, `cancel_spawns`), version 6 the game rules
+/// (`rules`) and game commands (`game`); an older file is a valid newer file, so it is read as
+/// one (and its canonical text says version 6).
 pub const OLDEST_SCENARIO_VERSION: u32 = 1;
 
 /// The keys and commands added after version 1, each with the version that introduced it; a file
@@ -130,6 +131,9 @@ pub const INTRODUCED: &[(&str, u32)] = &[
     ("spawn_from_building", 5),
     ("cancel_spawns", 5),
     ("spawn turn_rate", 5),
+    ("rules", 6),
+    ("game", 6),
+    ("bots", 6),
 ];
 
 /// The version that introduced a key or command of [`INTRODUCED`] (named as there), or 1.
@@ -181,6 +185,10 @@ pub const MAX_TERRAIN_VERTICES: u64 = 1 << 21;
 /// A parsed, checked scenario. Two scenarios are equal when their canonical texts are.
 #[derive(Clone, Debug)]
 pub struct Scenario {
+    /// The game rules the world is made with, when the scenario names some.
+    rules: Option<std::sync::Arc<dyn crate::rules::Ruleset>>,
+    /// The seats the rules' bots play, by player, with their seeds.
+    bots: Vec<(PlayerId, u64)>,
     name: String,
     description: Option<String>,
     turns: u32,
@@ -235,6 +243,20 @@ impl Scenario {
     /// declares ([`INTRODUCED`]), an unknown group, class, obstruction or area name, a
     /// referenced file that cannot be read or parsed, or a map that cannot become a world.
     pub fn parse(text: &str, origin: &str, resolve: &mut dyn FnMut(&str) -> Result<String, String>) -> Result<Scenario, ScenarioError> {
+        Self::parse_with(text, origin, resolve, &crate::rules::Rulesets::none())
+    }
+
+    /// [`Scenario::parse`], knowing `rulesets`: a scenario's `rules` must name one of them.
+    ///
+    /// # Errors
+    /// As [`Scenario::parse`], and a `rules` naming a ruleset not in `rulesets`, or a `game`
+    /// command its rules cannot read.
+    pub fn parse_with(
+        text: &str,
+        origin: &str,
+        resolve: &mut dyn FnMut(&str) -> Result<String, String>,
+        rulesets: &crate::rules::Rulesets,
+    ) -> Result<Scenario, ScenarioError> {
         let whole = |message: String| ScenarioError {
             origin: origin.to_string(),
             line: None,
@@ -246,7 +268,7 @@ impl Scenario {
         if text.len() > MAX_TEXT_BYTES {
             return Err(whole(format!("expected a scenario of at most {MAX_TEXT_BYTES} bytes, found {} bytes", text.len())));
         }
-        parse_text(text, origin, resolve)
+        parse_text(text, origin, resolve, rulesets)
     }
 
     /// Reads a scenario file, resolving file references relative to its directory. The file and
@@ -255,6 +277,14 @@ impl Scenario {
     /// # Errors
     /// [`ScenarioError`] when the file cannot be read, and as [`Scenario::parse`].
     pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
+        Self::load_with(path, &crate::rules::Rulesets::none())
+    }
+
+    /// [`Scenario::load`], knowing `rulesets` ([`Scenario::parse_with`]).
+    ///
+    /// # Errors
+    /// As [`Scenario::load`] and [`Scenario::parse_with`].
+    pub fn load_with(path: &Path, rulesets: &crate::rules::Rulesets) -> Result<Scenario, ScenarioError> {
         let origin = path.display().to_string();
         let text = read_capped(path, MAX_TEXT_BYTES).map_err(|(message, io)| ScenarioError {
             origin: origin.clone(),
@@ -265,7 +295,12 @@ impl Scenario {
             source: io.map(|e| Box::new(e) as Box<dyn std::error::Error + Send + Sync>),
         })?;
         let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-        Scenario::parse(&text, &origin, &mut |name| read_capped(&dir.join(name), MAX_FILE_BYTES).map_err(|(message, _)| message))
+        Scenario::parse_with(
+            &text,
+            &origin,
+            &mut |name| read_capped(&dir.join(name), MAX_FILE_BYTES).map_err(|(message, _)| message),
+            rulesets,
+        )
     }
 
     /// The scenario's name.
@@ -330,7 +365,10 @@ impl Scenario {
                 .map_err(|e| SetupError::Settings(format!("obstruction {}: {e}", o.id)))?;
             obstructions.push((ObstructionId(o.id), Obstruction { square, flags: ObstructionFlags(o.flags) }));
         }
-        let mut world = World::new(self.desc.clone(), obstructions, self.settings)?;
+        let mut world = match &self.rules {
+            Some(rules) => rules.new_world(self.desc.clone(), obstructions, self.settings)?,
+            None => World::new(self.desc.clone(), obstructions, self.settings)?,
+        };
         for net in &self.waypoints {
             world
                 .set_waypoints(self.world_net(net))
@@ -341,6 +379,11 @@ impl Scenario {
 
     fn world_net(&self, net: &WaypointNet) -> WaypointNet {
         WaypointNet { points: net.points.iter().map(|&p| self.world_pos(p)).collect(), ..net.clone() }
+    }
+
+    /// The game rules the scenario names, if any.
+    pub fn rules(&self) -> Option<&std::sync::Arc<dyn crate::rules::Ruleset>> {
+        self.rules.as_ref()
     }
 
     /// A runner producing each turn's commands.

@@ -166,6 +166,11 @@ pub(super) enum Action {
     CancelSpawns {
         building: ObsRef,
     },
+    /// A command of the scenario's game rules, as written: its `{"$group": name}`,
+    /// `{"$unit": name}` and `{"$obstruction": name or id}` objects become ids when it is issued.
+    Game {
+        value: serde_json::Value,
+    },
 }
 
 #[derive(Clone, Debug)]

@@ -6,11 +6,16 @@ use serde_json::Value;
 use super::file::{EntryIn, Head, MotionIn, NetIn, ObstructionIn, Root, SettingsIn, TextRefIn, UnitIn};
 use super::*;
 
-pub(super) fn parse_text(text: &str, origin: &str, resolve: &mut dyn FnMut(&str) -> Result<String, String>) -> Res<Scenario> {
+pub(super) fn parse_text(
+    text: &str,
+    origin: &str,
+    resolve: &mut dyn FnMut(&str) -> Result<String, String>,
+    rulesets: &crate::rules::Rulesets,
+) -> Res<Scenario> {
     // The format and version first, before the keys are checked: a newer version may have keys
     // this one does not know, and its error should be about the version.
     let Object(head): Object<Head> = from_text(text, origin)?;
-    let cx = Cx { origin, text, version: SCENARIO_VERSION };
+    let cx = Cx { origin, text, version: SCENARIO_VERSION, rulesets, rules: None };
     if head.format.0 != FORMAT_NAME {
         return Err(cx.err("format", format!("expected \"{FORMAT_NAME}\", found {:?}", head.format.0)));
     }
@@ -24,8 +29,15 @@ pub(super) fn parse_text(text: &str, origin: &str, resolve: &mut dyn FnMut(&str)
         ));
     }
     // From here on, keys and commands of later versions are refused (`Cx::since`).
-    let cx = Cx { version: head.version.get(), ..cx };
+    let mut cx = Cx { version: head.version.get(), ..cx };
     let Object(root): Object<Root> = from_text(text, origin)?;
+    if let Some(name) = &root.rules {
+        cx.since("rules", "rules")?;
+        let ruleset = cx.rulesets.find(&name.0).ok_or_else(|| {
+            cx.err("rules", format!("expected a ruleset this program knows ({}), found {:?}", cx.rulesets.known(), name.0))
+        })?;
+        cx.rules = Some(ruleset);
+    }
     parse_root(&cx, root, resolve)
 }
 
@@ -88,7 +100,10 @@ fn parse_root(cx: &Cx, root: Root, resolve: &mut dyn FnMut(&str) -> Result<Strin
     let mut desc = map.desc;
     desc.jump_table_classes = map.jump_tables;
     desc.landmark_classes = map.landmarks;
+    let bots = parse_bots(cx, root.bots.map(|b| b.0).unwrap_or_default(), &settings)?;
     let mut scenario = Scenario {
+        rules: cx.rules.cloned(),
+        bots,
         name,
         description,
         turns,
@@ -125,6 +140,31 @@ fn parse_root(cx: &Cx, root: Root, resolve: &mut dyn FnMut(&str) -> Result<Strin
     }
     scenario.digest = *blake3::hash(scenario.canonical.as_bytes()).as_bytes();
     Ok(scenario)
+}
+
+/// `bots`: distinct seats of the game, each one the scenario's rules have a bot for.
+fn parse_bots(cx: &Cx, list: Vec<super::file::BotIn>, settings: &Settings) -> Res<Vec<(PlayerId, u64)>> {
+    let mut bots: Vec<(PlayerId, u64)> = Vec::new();
+    for (k, b) in list.into_iter().enumerate() {
+        let path = format!("bots[{k}]");
+        cx.since(&path, "bots")?;
+        let player = PlayerId(b.player.get());
+        if player.0 > settings.players {
+            return Err(
+                cx.err(&join(&path, "player"), format!("expected a player of the game (1 to {}), found {player}", settings.players))
+            );
+        }
+        if bots.iter().any(|(p, _)| *p == player) {
+            return Err(cx.err(&join(&path, "player"), format!("player {player} has a bot already")));
+        }
+        let seed = b.seed.map_or(u64::from(player.0), |s| s.0);
+        match cx.rules {
+            Some(rules) if rules.bot(player, seed).is_some() => bots.push((player, seed)),
+            Some(rules) => return Err(cx.err(&path, format!("the {} rules have no bots", rules.name()))),
+            None => return Err(cx.err(&path, "a bot, and the scenario names no game rules (add a top-level \"rules\")")),
+        }
+    }
+    Ok(bots)
 }
 
 pub(super) fn next_seq(seqs: &mut BTreeMap<PlayerId, u32>, player: PlayerId) -> u32 {

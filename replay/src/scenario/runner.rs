@@ -7,10 +7,9 @@ use super::*;
 ///
 /// Call [`ScriptRunner::commands`] once per turn, in turn order, step the world with exactly those
 /// commands, then [`ScriptRunner::observe`] the report. The mapping from events to groups relies
-/// on the world reporting the `Spawned` and `ObstructionPlaced` events of a turn's commands in
-/// `(turn, player, seq)` order, which it does; commands of other sources mixed into the same turn
-/// would confuse it.
-#[derive(Debug, Clone)]
+/// on the events each command caused (`TurnReport::caused`), so commands of other sources in the
+/// same turn (bots, game commands) do not confuse it.
+#[derive(Debug)]
 pub struct ScriptRunner<'a> {
     scenario: &'a Scenario,
     /// Next position in the scenario's schedule.
@@ -26,7 +25,13 @@ pub struct ScriptRunner<'a> {
     /// Entries issued for `issued_turn`, in application order, awaiting `observe`.
     issued: Vec<usize>,
     issued_turn: Option<u32>,
+    /// The bots playing seats, with the number of commands each has given.
+    bots: Vec<(PlayerId, Box<dyn crate::rules::Bot>, u32)>,
 }
+
+/// The `seq` of a bot's first command; its later ones count up. Below the rules' actions
+/// (`sim::rules::ACTION_SEQ_BASE`) and above any scripted command's.
+pub const BOT_SEQ_BASE: u32 = 1 << 30;
 
 /// An id no entity has (the world rejects it as unknown): what a name with no live unit becomes.
 const NO_ENTITY: EntityId = EntityId { index: u32::MAX, generation: u32::MAX };
@@ -43,6 +48,10 @@ impl<'a> ScriptRunner<'a> {
             order_groups: std::collections::BTreeMap::new(),
             issued: Vec::new(),
             issued_turn: None,
+            bots: match &scenario.rules {
+                Some(rules) => scenario.bots.iter().filter_map(|&(p, seed)| Some((p, rules.bot(p, seed)?, 0))).collect(),
+                None => Vec::new(),
+            },
         }
     }
 
@@ -60,6 +69,21 @@ impl<'a> ScriptRunner<'a> {
         self.issued = sc.schedule[start..self.cursor].to_vec();
         self.issued_turn = Some(turn);
         self.issued.iter().map(|&k| self.command(&sc.entries[k])).collect()
+    }
+
+    /// The commands of the turn `world` is at: the script's ([`ScriptRunner::commands`]), then
+    /// each bot's in player order, stamped with the turn, the bot's player and its own `seq`s
+    /// from [`BOT_SEQ_BASE`].
+    pub fn turn_commands(&mut self, world: &World) -> Vec<Command> {
+        let turn = world.turn();
+        let mut out = self.commands(turn);
+        for (player, bot, given) in &mut self.bots {
+            for kind in bot.commands(world) {
+                out.push(Command { turn, player: *player, seq: BOT_SEQ_BASE.saturating_add(*given), kind });
+                *given = given.saturating_add(1);
+            }
+        }
+        out
     }
 
     /// Learns spawned ids and placed obstruction ids from the turn's report; call after each step.
@@ -84,58 +108,40 @@ impl<'a> ScriptRunner<'a> {
         }
     }
 
-    /// Learns what the turn's issued commands created.
+    /// Learns what the turn's issued commands created, from the events each caused
+    /// (`TurnReport::caused`), so commands of other sources in the same turn (bots, game
+    /// commands whose rules spawn units) cannot be mistaken for them.
     fn observe_commands(&mut self, report: &sim::world::TurnReport) {
         let sc = self.scenario;
-        let mut rejected = std::collections::BTreeSet::new();
-        let mut spawned = Vec::new();
-        let mut placed = Vec::new();
-        let mut formed = Vec::new();
-        // Per spawn command: the units that did not fit, and the order they wait in (if any).
-        let mut short = std::collections::BTreeMap::new();
-        for event in &report.events {
-            match event {
-                Event::SpawnShort { command, missing } => {
-                    short.insert(*command, (*missing, None));
-                }
-                Event::SpawnWaiting { command, order, waiting, .. } => {
-                    short.insert(*command, (*waiting, Some(*order)));
-                }
-                Event::Rejected { command, .. } => {
-                    rejected.insert(*command);
-                }
-                Event::Spawned { unit } => spawned.push(*unit),
-                Event::ObstructionPlaced { id } => placed.push(*id),
-                Event::FormationCreated { formation } => formed.push(*formation),
-                _ => {}
-            }
-        }
-        let (mut spawned, mut placed, mut formed) = (spawned.into_iter(), placed.into_iter(), formed.into_iter());
+        let caused: std::collections::BTreeMap<_, _> = report.caused.iter().map(|&(key, start, end)| (key, (start, end))).collect();
         for k in std::mem::take(&mut self.issued) {
             let entry = &sc.entries[k];
-            if rejected.contains(&(entry.turn, entry.player, entry.seq)) {
+            let key = (entry.turn, entry.player, entry.seq);
+            let Some(&(start, end)) = caused.get(&key) else { continue };
+            let events = report.events.get(start as usize..end as usize).unwrap_or_default();
+            if events.iter().any(|e| matches!(e, Event::Rejected { .. })) {
                 continue;
             }
+            let spawned = events.iter().filter_map(|e| if let Event::Spawned { unit } = e { Some(*unit) } else { None });
+            let placed = events.iter().find_map(|e| if let Event::ObstructionPlaced { id } = e { Some(*id) } else { None });
+            let formed = events.iter().find_map(|e| if let Event::FormationCreated { formation } = e { Some(*formation) } else { None });
+            let waiting = events.iter().find_map(|e| if let Event::SpawnWaiting { order, .. } = e { Some(*order) } else { None });
             match &entry.action {
                 Action::Spawn(s) | Action::SpawnFromBuilding { spawn: s, .. } => {
-                    let (missing, order) = short.get(&(entry.turn, entry.player, entry.seq)).copied().unwrap_or((0, None));
-                    let placed = u32::from(s.count).saturating_sub(missing);
-                    let ids: Vec<EntityId> = spawned.by_ref().take(placed as usize).collect();
                     if let Some(g) = s.group {
-                        self.groups[g].extend(ids);
-                        if let Some(order) = order {
+                        self.groups[g].extend(spawned);
+                        if let Some(order) = waiting {
                             self.order_groups.insert(order, g);
                         }
                     }
                 }
                 Action::PlaceObstruction { name, .. } | Action::PlaceBuilding { name, .. } => {
-                    let id = placed.next();
-                    if let (Some(k), Some(id)) = (name, id) {
+                    if let (Some(k), Some(id)) = (name, placed) {
                         self.obstruction_ids[*k] = Some(id);
                     }
                 }
                 Action::FormGroup { name, .. } => {
-                    if let Some(id) = formed.next() {
+                    if let Some(id) = formed {
                         self.formation_ids[*name] = Some(id);
                     }
                 }
@@ -185,6 +191,35 @@ impl<'a> ScriptRunner<'a> {
         }
     }
 
+    /// A game command with its references as the ids known now (a group never spawned becomes
+    /// no ids, an obstruction never placed an id no obstruction has); a command the rules cannot
+    /// read (which parsing prevents) becomes an empty payload, which the world refuses.
+    fn game_command(&self, value: &serde_json::Value) -> CommandKind {
+        let sc = self.scenario;
+        let id_json = |id: EntityId| serde_json::json!({"index": id.index, "generation": id.generation});
+        let resolved = super::commands::game_ids::<()>(value, &mut |reference| {
+            Ok(match reference {
+                super::commands::GameRef::Group(name) => serde_json::Value::Array(self.group(name).iter().map(|&id| id_json(id)).collect()),
+                super::commands::GameRef::Unit(name) => id_json(self.group(name).first().copied().unwrap_or(NO_ENTITY)),
+                super::commands::GameRef::Obstruction(v) => {
+                    let id = match v {
+                        serde_json::Value::String(name) => match sc.obstruction_names.iter().position(|n| n == name) {
+                            Some(k) => self.obstruction(ObsRef::Named(k)),
+                            None => ObstructionId(u32::MAX),
+                        },
+                        other => ObstructionId(other.as_u64().and_then(|n| u32::try_from(n).ok()).unwrap_or(u32::MAX)),
+                    };
+                    serde_json::Value::from(id.0)
+                }
+            })
+        });
+        let payload = match (resolved, &sc.rules) {
+            (Ok(v), Some(rules)) => rules.command_from_json(&v).unwrap_or_default(),
+            _ => Vec::new(),
+        };
+        CommandKind::Game { payload }
+    }
+
     /// A formation's id, or one no formation has (the world rejects it) when it was not formed.
     fn formation(&self, k: usize) -> FormationId {
         self.formation_ids[k].unwrap_or(FormationId(u32::MAX))
@@ -232,6 +267,7 @@ impl<'a> ScriptRunner<'a> {
                 turn_rate: s.turn_rate,
             },
             Action::CancelSpawns { building } => CommandKind::CancelSpawns { building: self.obstruction(*building) },
+            Action::Game { value } => self.game_command(value),
             Action::Stop { units } => CommandKind::Stop { units: self.units(units) },
             Action::Remove { units } => CommandKind::Remove { units: self.units(units) },
             Action::PlaceObstruction { square, flags, .. } => {
@@ -260,8 +296,8 @@ impl<'a> ScriptRunner<'a> {
 /// runs, for tests and tools.
 pub fn run_turns(scenario: &Scenario, world: &mut World, turns: u32, mut each: impl FnMut(&TurnReport)) {
     let mut script = scenario.script();
-    for turn in 0..turns {
-        let report = world.step(&script.commands(turn));
+    for _ in 0..turns {
+        let report = world.step(&script.turn_commands(world));
         script.observe(&report);
         each(&report);
     }

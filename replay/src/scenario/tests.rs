@@ -12,9 +12,40 @@ fn refuse_files(name: &str) -> Result<String, String> {
     Err(format!("no file access ({name})"))
 }
 
-/// Parses `text` with no file access.
+/// A ruleset with one command, a number, for the `rules` and `game` keys.
+#[derive(Clone, Debug, Default)]
+struct Nop;
+
+impl sim::Rules for Nop {
+    const NAME: &'static str = "nop";
+    const VERSION: u32 = 1;
+    type Unit = ();
+    type Player = ();
+    type State = ();
+    type Command = u8;
+    type Event = ();
+    type Reject = ();
+    fn new_unit(&self, (): &(), _: &sim::Unit) {}
+    fn check(&self, _: &sim::View<'_, Self>, _: PlayerId, _: &u8) -> Result<(), ()> {
+        Ok(())
+    }
+    fn apply(&self, _: &mut sim::Ctx<'_, Self>, _: PlayerId, _: &u8) {}
+    fn step(&self, _: &mut sim::Ctx<'_, Self>, _: &[Event]) {}
+}
+
+/// The bot of `nop`: it sends command 1 every turn.
+struct NopBot;
+
+impl crate::rules::Bot for NopBot {
+    fn commands(&mut self, _: &World) -> Vec<CommandKind> {
+        vec![sim::rules::command::<Nop>(&1)]
+    }
+}
+
+/// Parses `text` with no file access, knowing the ruleset `nop` (with its bot).
 fn parse(text: &str) -> Result<Scenario, ScenarioError> {
-    Scenario::parse(text, "test.json", &mut refuse_files)
+    let rulesets = crate::rules::Rulesets::none().with(crate::rules::RulesOf::<Nop>::new().with_bots(|_, _| Box::new(NopBot)));
+    Scenario::parse_with(text, "test.json", &mut refuse_files, &rulesets)
 }
 
 /// A minimal valid scenario with `extra` top-level fields appended (each starting with a comma).
@@ -190,6 +221,10 @@ fn a_key_newer_than_the_files_version_was_accepted() {
         ),
         ("cancel_spawns", "script[0].cancel_spawns", with_script("{\"turn\": 1, \"player\": 1, \"cancel_spawns\": {\"building\": 1}}")),
         ("spawn turn_rate", "units[0].turn_rate", minimal("").replace("\"count\": 3}", "\"count\": 3, \"turn_rate\": 90}")),
+        ("rules", "rules", minimal(", \"rules\": \"nop\"")),
+        // A game command needs `rules`, which is refused first in an older file (see below).
+        ("game", "script[0].game", minimal(",\n\"rules\": \"nop\",\n\"script\": [{\"turn\": 1, \"player\": 1, \"game\": 7}]")),
+        ("bots", "bots[0]", minimal(",\n\"rules\": \"nop\",\n\"bots\": [{\"player\": 2, \"seed\": 9}]")),
     ];
     let keys: Vec<&str> = uses.iter().map(|(key, _, _)| *key).collect();
     let rows: Vec<&str> = INTRODUCED.iter().map(|(key, _)| *key).collect();
@@ -202,6 +237,8 @@ fn a_key_newer_than_the_files_version_was_accepted() {
             if version < introduced {
                 let (text, path) =
                     if *key == "form_group" { (text, path.to_string()) } else { (text.replace(form, ""), path.replace("[1]", "[0]")) };
+                // The `rules` a game command needs is read (and refused) before the script.
+                let (key, path) = if matches!(*key, "game" | "bots") { ("rules", "rules".to_owned()) } else { (*key, path) };
                 let expected = format!("`{key}` was introduced in version {introduced}, found version {version}");
                 let err = parse(&text).expect_err(key);
                 assert_eq!(
@@ -290,7 +327,7 @@ fn malformed_inputs_are_refused_with_a_position_or_a_path() {
     let syntax = parse("{,").unwrap_err();
     assert!(std::error::Error::source(&syntax).and_then(|s| s.downcast_ref::<serde_json::Error>()).is_some(), "{syntax:?}");
     // Format and version first, naming both versions.
-    check_error(&minimal("").replace("\"version\": 1", "\"version\": 6"), "version", Some(1), "expected version 1 to 5, found version 6");
+    check_error(&minimal("").replace("\"version\": 1", "\"version\": 7"), "version", Some(1), "expected version 1 to 6, found version 7");
     check_error(&minimal("").replace("phalanx-scenario", "other"), "format", Some(1), "expected \"phalanx-scenario\"");
     check_error("[1, 2]", "", Some(1), "expected a scenario object");
     // Structure.
@@ -546,4 +583,28 @@ fn a_building_spawn_group_learns_the_units_of_its_waiting_order() {
     assert_eq!(group.len(), placed);
     assert!(group.iter().all(|&id| world.unit(id).is_some()));
     assert_eq!(world.units().count(), placed + 5, "the units of groups a and b stay");
+}
+
+#[test]
+fn bots_play_their_seats_with_their_own_seqs_and_are_checked() {
+    let text = minimal(",\n\"rules\": \"nop\",\n\"bots\": [{\"player\": 2, \"seed\": 9}]").replace("\"version\": 1", "\"version\": 6");
+    let scenario = parse(&text).unwrap();
+    assert!(scenario.canonical_text().contains(r#""bots": [{"player": 2, "seed": 9}]"#), "{}", scenario.canonical_text());
+    let mut world = scenario.world().unwrap();
+    let mut script = scenario.script();
+    let mut keys = Vec::new();
+    for _ in 0..3 {
+        let commands = script.turn_commands(&world);
+        keys.extend(commands.iter().filter(|c| c.player == PlayerId(2) && c.seq >= BOT_SEQ_BASE).map(|c| (c.turn, c.seq - BOT_SEQ_BASE)));
+        let report = world.step(&commands);
+        script.observe(&report);
+    }
+    assert_eq!(keys, [(0, 0), (1, 1), (2, 2)], "one bot command a turn, seqs counting up");
+    assert_eq!(script.group("b").len(), 2, "the bot's commands did not confuse the groups");
+    let three = text.replace("{\"player\": 2, \"seed\": 9}", "{\"player\": 3}");
+    check_error(&three, "bots[0].player", None, "expected a player of the game (1 to 2), found 3");
+    let twice = text.replace("{\"player\": 2, \"seed\": 9}", "{\"player\": 2}, {\"player\": 2}");
+    check_error(&twice, "bots[1].player", None, "player 2 has a bot already");
+    let no_rules = text.replace("\"rules\": \"nop\",", "");
+    check_error(&no_rules, "bots[0]", None, "the scenario names no game rules");
 }

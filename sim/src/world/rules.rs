@@ -281,6 +281,8 @@ pub(crate) trait DynGame: Debug + Send + Sync {
     fn save(&self) -> GameSnapshot;
     /// A copy whose digests are all to be computed afresh (the from-scratch oracle).
     fn fresh(&self) -> Box<dyn DynGame>;
+    /// A world from snapshot bytes, with these rules.
+    fn load_world(&self, bytes: &[u8]) -> Result<World, crate::snapshot::SnapshotError>;
     fn as_any(&self) -> &dyn Any;
     #[cfg_attr(not(feature = "desync-hook"), allow(dead_code, reason = "only the planted desyncs change a game's state from outside"))]
     fn as_any_mut(&mut self) -> &mut dyn Any;
@@ -384,6 +386,10 @@ impl<R: Rules> DynGame for GameState<R> {
         copy.state = self.state.clone();
         copy.synced_ids = self.synced_ids;
         Box::new(copy)
+    }
+
+    fn load_world(&self, bytes: &[u8]) -> Result<World, crate::snapshot::SnapshotError> {
+        World::load_with_rules(bytes, self.rules.clone())
     }
 
     fn as_any(&self) -> &dyn Any {

@@ -1,0 +1,252 @@
+//! Game rulesets as the replay tools see them: by name, at run time.
+//!
+//! A replay or a scenario names its ruleset (`"rules": "skirmish"`); the tools build its worlds,
+//! read its commands from scenario JSON, print its commands and events, and compare its state
+//! field by field through a [`Ruleset`], found by name in a [`Rulesets`] registry. This crate knows
+//! no particular game: the program that runs the tools (the `phalanx` command line) fills the
+//! registry, and a game with its own rules adds its own ([`RulesOf`] wraps any `sim::Rules`).
+
+use std::sync::Arc;
+
+use pathing::ObstructionId;
+use pathing::passability::{Obstruction, WorldDesc};
+use serde::Serialize;
+use serde_json::Value;
+use sim::rules::{MAX_GAME_COMMAND, MAX_GAME_VALUE, Rules, decode, decode_snapshot};
+use sim::snapshot::{GameSnapshot, SnapshotError};
+use sim::world::SetupError;
+use sim::{CommandKind, EntityId, PlayerId, Settings, World};
+
+/// A game's state in its serde form (`serde_json::Value`), for field-by-field comparison.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GameJson {
+    /// Every live unit's state, by id.
+    pub units: Vec<(EntityId, Value)>,
+    /// Every player's state, player 0 first.
+    pub players: Vec<Value>,
+    /// The world state.
+    pub world: Value,
+}
+
+/// What the tools need of one game's rules.
+pub trait Ruleset: Send + Sync {
+    /// `Rules::NAME`.
+    fn name(&self) -> &'static str;
+    /// `Rules::VERSION`.
+    fn version(&self) -> u32;
+    /// A world at turn 0 with these rules.
+    ///
+    /// # Errors
+    /// As `World::with_rules`.
+    fn new_world(&self, desc: WorldDesc, obstructions: Vec<(ObstructionId, Obstruction)>, settings: Settings) -> Result<World, SetupError>;
+    /// A world from snapshot bytes with these rules.
+    ///
+    /// # Errors
+    /// As `World::load_with_rules`.
+    fn load(&self, bytes: &[u8]) -> Result<World, SnapshotError>;
+    /// A game command from its JSON form (as a scenario writes it) to its payload.
+    ///
+    /// # Errors
+    /// What serde says is wrong with it, or that it is too long.
+    fn command_from_json(&self, value: &Value) -> Result<Vec<u8>, String>;
+    /// A game command's payload in its JSON form; `None` when it does not decode.
+    fn command_json(&self, payload: &[u8]) -> Option<Value>;
+    /// A game event's payload in its JSON form; `None` when it does not decode.
+    fn event_json(&self, payload: &[u8]) -> Option<Value>;
+    /// A game refusal's payload in its JSON form; `None` when it does not decode.
+    fn reject_json(&self, payload: &[u8]) -> Option<Value>;
+    /// A snapshot's game section in serde form.
+    ///
+    /// # Errors
+    /// Text naming the value that does not decode.
+    fn game_json(&self, snapshot: &GameSnapshot) -> Result<GameJson, String>;
+    /// One unit's game state in serde form, from a live world; `None` for a world of other rules
+    /// or a unit it does not have.
+    fn unit_json(&self, world: &World, unit: EntityId) -> Option<Value>;
+    /// A program playing `player`'s seat, deterministic from `seed`; `None` when the rules have
+    /// no bots.
+    fn bot(&self, player: PlayerId, seed: u64) -> Option<Box<dyn Bot>> {
+        let _ = (player, seed);
+        None
+    }
+}
+
+/// A program playing one seat: each turn it reads the world (as its player may see it) and gives
+/// its commands, like a player's client. Its commands are recorded in replays like anyone's, so a
+/// replay verifies without it.
+pub trait Bot: Send {
+    /// The commands for the turn the world is at (their turn, player and seq are set by the
+    /// caller).
+    fn commands(&mut self, world: &World) -> Vec<CommandKind>;
+}
+
+impl std::fmt::Debug for dyn Bot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("bot")
+    }
+}
+
+/// Makes a ruleset's bots ([`RulesOf::with_bots`]).
+pub type BotMaker = fn(PlayerId, u64) -> Box<dyn Bot>;
+
+impl std::fmt::Debug for dyn Ruleset {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ruleset {} version {}", self.name(), self.version())
+    }
+}
+
+/// Any `sim::Rules` as a [`Ruleset`], built with `Default`.
+pub struct RulesOf<R> {
+    rules: std::marker::PhantomData<fn() -> R>,
+    bots: Option<BotMaker>,
+}
+
+impl<R> RulesOf<R> {
+    /// The ruleset of `R`.
+    pub fn new() -> Self {
+        Self { rules: std::marker::PhantomData, bots: None }
+    }
+
+    /// The ruleset of `R`, whose seats `make` can play.
+    #[must_use]
+    pub fn with_bots(self, make: BotMaker) -> Self {
+        Self { bots: Some(make), ..self }
+    }
+}
+
+impl<R> Default for RulesOf<R> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+fn json<T: Serialize>(value: &T) -> Value {
+    // Plain serde data (no maps with non-string keys) always has a JSON form.
+    serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+impl<R: Rules + Default> Ruleset for RulesOf<R> {
+    fn name(&self) -> &'static str {
+        R::NAME
+    }
+
+    fn version(&self) -> u32 {
+        R::VERSION
+    }
+
+    fn new_world(&self, desc: WorldDesc, obstructions: Vec<(ObstructionId, Obstruction)>, settings: Settings) -> Result<World, SetupError> {
+        World::with_rules(desc, obstructions, settings, R::default())
+    }
+
+    fn load(&self, bytes: &[u8]) -> Result<World, SnapshotError> {
+        World::load_with_rules(bytes, R::default())
+    }
+
+    fn command_from_json(&self, value: &Value) -> Result<Vec<u8>, String> {
+        let command: R::Command = serde_json::from_value(value.clone()).map_err(|e| format!("not a {} command: {e}", R::NAME))?;
+        let payload = sim::state_hash::encode(&command);
+        if payload.len() > MAX_GAME_COMMAND {
+            return Err(format!("a {} command of {} bytes, more than {MAX_GAME_COMMAND}", R::NAME, payload.len()));
+        }
+        Ok(payload)
+    }
+
+    fn command_json(&self, payload: &[u8]) -> Option<Value> {
+        decode::<R::Command>(payload, MAX_GAME_COMMAND).ok().map(|c| json(&c))
+    }
+
+    fn event_json(&self, payload: &[u8]) -> Option<Value> {
+        decode::<R::Event>(payload, MAX_GAME_VALUE).ok().map(|e| json(&e))
+    }
+
+    fn reject_json(&self, payload: &[u8]) -> Option<Value> {
+        decode::<R::Reject>(payload, MAX_GAME_VALUE).ok().map(|r| json(&r))
+    }
+
+    fn game_json(&self, snapshot: &GameSnapshot) -> Result<GameJson, String> {
+        let values = decode_snapshot::<R>(snapshot)?;
+        Ok(GameJson {
+            units: values.units.iter().map(|(id, u)| (*id, json(u))).collect(),
+            players: values.players.iter().map(json).collect(),
+            world: json(&values.state),
+        })
+    }
+
+    fn unit_json(&self, world: &World, unit: EntityId) -> Option<Value> {
+        world.game::<R>()?.unit(unit).map(json)
+    }
+
+    fn bot(&self, player: PlayerId, seed: u64) -> Option<Box<dyn Bot>> {
+        self.bots.map(|make| make(player, seed))
+    }
+}
+
+/// The rulesets a program knows, by name.
+#[derive(Clone, Default)]
+pub struct Rulesets {
+    list: Vec<Arc<dyn Ruleset>>,
+}
+
+impl std::fmt::Debug for Rulesets {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.list.iter().map(|r| (r.name(), r.version()))).finish()
+    }
+}
+
+impl Rulesets {
+    /// No rulesets: only worlds without game rules.
+    pub fn none() -> Self {
+        Self::default()
+    }
+
+    /// This registry and one more ruleset (a later one of the same name replaces it).
+    #[must_use]
+    pub fn with(mut self, ruleset: impl Ruleset + 'static) -> Self {
+        self.list.retain(|r| r.name() != ruleset.name());
+        self.list.push(Arc::new(ruleset));
+        self
+    }
+
+    /// The ruleset of a name.
+    pub fn get(&self, name: &str) -> Option<Arc<dyn Ruleset>> {
+        self.find(name).cloned()
+    }
+
+    /// The ruleset of a name, borrowed.
+    pub fn find(&self, name: &str) -> Option<&Arc<dyn Ruleset>> {
+        self.list.iter().find(|r| r.name() == name)
+    }
+
+    /// The names known, in the order added, for messages (`skirmish 1, …`, or `none`).
+    pub fn known(&self) -> String {
+        if self.list.is_empty() {
+            return "none".to_owned();
+        }
+        self.list.iter().map(|r| format!("{} {}", r.name(), r.version())).collect::<Vec<_>>().join(", ")
+    }
+
+    /// The ruleset a replay or snapshot names, at the version it names.
+    ///
+    /// # Errors
+    /// Text naming the ruleset and version asked for and the ones known.
+    pub fn resolve(&self, name: &str, version: u32) -> Result<Arc<dyn Ruleset>, String> {
+        match self.get(name) {
+            Some(r) if r.version() == version => Ok(r),
+            Some(r) => Err(format!("ruleset {name} version {version} is not known (this program has {name} version {})", r.version())),
+            None => Err(format!("unknown ruleset {name:?} (this program knows: {})", self.known())),
+        }
+    }
+
+    /// A world from snapshot bytes, with the rules the snapshot names (or none).
+    ///
+    /// # Errors
+    /// The snapshot's error, or an unknown ruleset named.
+    pub fn load(&self, bytes: &[u8]) -> Result<World, String> {
+        match World::load(bytes) {
+            Err(SnapshotError::Rules { found: Some((name, version)), .. }) => {
+                self.resolve(&name, version)?.load(bytes).map_err(|e| e.to_string())
+            }
+            other => other.map_err(|e| e.to_string()),
+        }
+    }
+}
