@@ -3,7 +3,9 @@
 //! run must give the same events and state hashes every turn, keep the world's invariants, and never
 //! panic. The commands cover every `CommandKind`: units (spawn, move, stop, remove), obstructions
 //! (place, remove, flags as gates), buildings, spawns from buildings and their cancelling, areas,
-//! terrain edits, formations and waypoint networks (set, priorities, moves by waypoints).
+//! terrain edits, formations and waypoint networks (set, priorities, moves by waypoints), and the
+//! commands of a small game ruleset ([`crate::fuzz_rules`]) with every kind of game action, plus
+//! game payloads that are no command.
 //!
 //! # Layout
 //!
@@ -40,6 +42,7 @@ use sim::waypoint::{PriorityEntry, WaypointNet};
 use sim::world::{Settings, World};
 
 use crate::bytes::Bytes;
+use crate::fuzz_rules::{FuzzCommand, FuzzRules};
 
 /// Most turns in one input.
 pub const MAX_TURNS: u32 = 40;
@@ -319,7 +322,8 @@ fn command_kind(b: &mut Bytes, known: &Known, setup: &Setup) -> CommandKind {
                 .collect(),
         },
         16 => CommandKind::MoveByWaypoints { units: unit_ids(b, known), goal: position(b, size), queue: b.u8() < 64 },
-        _ => match b.below(4) {
+        _ => match b.below(5) {
+            4 => game_command(b, known, size),
             0 => CommandKind::SetLayout { formation: formation_id(b, known), layout: layout(b) },
             1 => CommandKind::Disband { formation: formation_id(b, known) },
             2 => CommandKind::SpawnFromBuilding {
@@ -336,6 +340,19 @@ fn command_kind(b: &mut Bytes, known: &Known, setup: &Setup) -> CommandKind {
             _ => CommandKind::CancelSpawns { building: obstruction_id(b, known) },
         },
     }
+}
+
+/// A command of [`FuzzRules`], or sometimes bytes that are none.
+fn game_command(b: &mut Bytes, known: &Known, size: (i64, i64)) -> CommandKind {
+    let command = match b.below(8) {
+        0 => return CommandKind::Game { payload: (0..b.below(12)).map(|_| b.u8()).collect() },
+        1 | 2 => FuzzCommand::Hit { unit: unit_id(b, known), damage: b.pick(&[1, 3, 5, 12, 0, 100]) },
+        3 => FuzzCommand::Wall { square: square(b, size) },
+        4 => FuzzCommand::Unwall,
+        5 => FuzzCommand::Spawn { at: position(b, size), count: b.pick(&[1, 2, 4, 0, 9]) },
+        _ => FuzzCommand::Order { unit: unit_id(b, known), to: position(b, size) },
+    };
+    sim::rules::command::<FuzzRules>(&command)
 }
 
 fn command(b: &mut Bytes, known: &Known, setup: &Setup, turn: u32) -> Command {
@@ -358,7 +375,7 @@ fn command(b: &mut Bytes, known: &Known, setup: &Setup, turn: u32) -> Command {
 type TurnOutcome = (Vec<Event>, [u8; 32]);
 
 fn new_world(setup: &Setup, threads: usize) -> Option<World> {
-    let mut world = World::new(setup.desc.clone(), setup.obstructions.clone(), setup.settings).ok()?;
+    let mut world = World::with_rules(setup.desc.clone(), setup.obstructions.clone(), setup.settings, FuzzRules).ok()?;
     world.set_threads(threads).expect("a two-thread pool starts");
     Some(world)
 }
@@ -432,7 +449,7 @@ pub fn command_stream(data: &[u8]) {
     // Saved before turn `save_at`, loaded, and continued.
     if let Some(bytes) = saved {
         let at = save_at as usize;
-        let mut loaded = World::load(&bytes).unwrap_or_else(|e| panic!("a saved world loads: {e}"));
+        let mut loaded = World::load_with_rules(&bytes, FuzzRules).unwrap_or_else(|e| panic!("a saved world loads: {e}"));
         let before = if at == 0 { new_world(&setup, 1).expect("made once").state_hash() } else { outcomes[at - 1].1 };
         assert!(loaded.state_hash() == before, "the loaded world's hash differs from the saved world's");
         for (turn, (commands, expected)) in turns.iter().zip(&outcomes).enumerate().skip(at) {

@@ -9,6 +9,7 @@
 mod bytes;
 mod command_stream;
 mod fixed_math;
+mod fuzz_rules;
 mod geometry;
 mod reachability;
 #[cfg(test)]
