@@ -17,8 +17,8 @@ mod check;
 pub mod play;
 mod step;
 
-// pub use bot::Bot;
-// pub use play::{Outcome, PlayerSummary, play, start_spot, summary};
+pub use bot::Bot;
+pub use play::{Outcome, PlayerSummary, play, setup, start_spot, summary};
 
 /// The ruleset's name in digests, snapshots and replay headers.
 pub const NAME: &str = "skirmish";
