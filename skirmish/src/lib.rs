@@ -5,6 +5,9 @@
 //! Everything is integers and fixed point: times are milliseconds turned into whole turns of the
 //! world's `turn_ms`, distances are `pathing::Fixed` metres, hit points and wood are integers.
 
+#![deny(clippy::float_arithmetic)]
+#![forbid(unsafe_code)]
+
 use std::collections::{BTreeMap, BTreeSet};
 
 use pathing::{Fixed, ObstructionId, PassClass, WorldPos};

@@ -45,7 +45,7 @@ fn command(world: &World, fallen: &[EntityId], op: &Op) -> (C, Option<EntityId>)
         list.get(usize::from(k) % list.len().max(1)).copied()
     }
     // One in four ops that name units names a dead one, when there is one.
-    let dead = (op.b % 4 == 0 && op.action != 4).then(|| pick(fallen, op.a)).flatten();
+    let dead = (op.b.is_multiple_of(4) && op.action != 4).then(|| pick(fallen, op.a)).flatten();
     let unit = dead.or_else(|| pick(&own, op.a)).unwrap_or(EntityId { index: 999, generation: 0 });
     let buildings: Vec<ObstructionId> = view.state().buildings.keys().copied().collect();
     let building = pick(&buildings, op.b).unwrap_or(ObstructionId(77));
@@ -57,9 +57,9 @@ fn command(world: &World, fallen: &[EntityId], op: &Op) -> (C, Option<EntityId>)
         2 => C::AttackMove { units: vec![unit], to: at },
         3 => C::Stop { units: vec![unit] },
         4 => C::Train { building, kind, count: op.a % 7 },
-        5 => C::Gather { units: vec![unit], tree: if op.a % 2 == 0 { TREE } else { building } },
+        5 => C::Gather { units: vec![unit], tree: if op.a.is_multiple_of(2) { TREE } else { building } },
         6 => {
-            let kind = if op.a % 3 == 0 { BuildingKind::TownCentre } else { BuildingKind::Barracks };
+            let kind = if op.a.is_multiple_of(3) { BuildingKind::TownCentre } else { BuildingKind::Barracks };
             C::Build {
                 kind,
                 square: skirmish::footprint(kind, Fixed::from_num(op.x), Fixed::from_num(op.z), Fixed::ZERO),
@@ -88,8 +88,7 @@ proptest! {
         // The spearmen and archers stand within each other's aggro radius, so they fight on their
         // own and dead units appear early in every stream.
         let mut fallen: Vec<EntityId> = Vec::new();
-        let mut seq = 0;
-        for op in &ops {
+        for (seq, op) in ops.iter().enumerate() {
             for _ in 0..op.wait {
                 let report = world.step(&[]);
                 note_deaths(&report.events, &mut fallen);
@@ -98,8 +97,7 @@ proptest! {
             let (c, dead) = command(&world, &fallen, op);
             let before: Vec<u32> = [1u8, 2].iter().map(|&p| world.game::<Skirmish>().unwrap().player(PlayerId(p)).unwrap().wood).collect();
             let turn = world.turn();
-            let report = world.step(&[game(turn, op.player, seq, c.clone())]);
-            seq += 1;
+            let report = world.step(&[game(turn, op.player, seq as u32, c.clone())]);
             note_deaths(&report.events, &mut fallen);
             check_invariants(&world);
             let refused = rejections(&report.events);
