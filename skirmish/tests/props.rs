@@ -1,7 +1,8 @@
 //! Property tests: random streams of the game's commands (valid and invalid, from both players,
 //! naming live, foreign and dead units) keep the game's invariants every turn: hit points within
-//! the maximum, carried wood within the capacity, no unit on an impassable navcell, wood spent
-//! only when held, and a dead unit's commands refused as `Dead`.
+//! the maximum, carried wood within the capacity, no unit on an impassable navcell except while it
+//! walks out from under a new foundation (for a bounded time), wood spent only by its own
+//! player's accepted command, and a dead unit's commands refused as `Dead`.
 
 mod common;
 
@@ -88,11 +89,13 @@ proptest! {
         // The spearmen and archers stand within each other's aggro radius, so they fight on their
         // own and dead units appear early in every stream.
         let mut fallen: Vec<EntityId> = Vec::new();
+        let mut stranded = Stranded::default();
         for (seq, op) in ops.iter().enumerate() {
             for _ in 0..op.wait {
                 let report = world.step(&[]);
                 note_deaths(&report.events, &mut fallen);
                 check_invariants(&world);
+                stranded.check(&world);
             }
             let (c, dead) = command(&world, &fallen, op);
             let before: Vec<u32> = [1u8, 2].iter().map(|&p| world.game::<Skirmish>().unwrap().player(PlayerId(p)).unwrap().wood).collect();
@@ -100,6 +103,7 @@ proptest! {
             let report = world.step(&[game(turn, op.player, seq as u32, c.clone())]);
             note_deaths(&report.events, &mut fallen);
             check_invariants(&world);
+            stranded.check(&world);
             let refused = rejections(&report.events);
             if let Some(d) = dead {
                 prop_assert_eq!(&refused, &vec![Some(SkirmishReject::Dead(d))], "a dead unit's command {:?}", c);
@@ -118,6 +122,13 @@ proptest! {
                 let placed = game_events(&report.events).iter().any(|e| matches!(e, SkirmishEvent::Placed { .. }));
                 prop_assert!(!placed, "a refused command laid a foundation");
             }
+        }
+        // Then the world runs on with no commands: every stranded unit walks off in time.
+        for _ in 0..MAX_STRANDED_TURNS + 10 {
+            let report = world.step(&[]);
+            note_deaths(&report.events, &mut fallen);
+            check_invariants(&world);
+            stranded.check(&world);
         }
     }
 }
