@@ -302,6 +302,19 @@ pub struct Building {
     pub training: u32,
 }
 
+/// A building's spawn order waiting for room: what its units will be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pending {
+    /// Their kind.
+    pub kind: UnitKind,
+    /// The building.
+    pub building: ObstructionId,
+    /// Units still to come.
+    pub left: u32,
+    /// Whether they count as trained (a start's workers do not).
+    pub trained: bool,
+}
+
 /// The game's world state.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WorldState {
@@ -309,9 +322,8 @@ pub struct WorldState {
     pub buildings: BTreeMap<ObstructionId, Building>,
     /// Every tree and its wood, by obstruction id.
     pub trees: BTreeMap<ObstructionId, u32>,
-    /// A building's spawn order waiting for room: the kind it trains, the building, and the units
-    /// still to come.
-    pub pending: BTreeMap<u32, (UnitKind, ObstructionId, u32)>,
+    /// The building spawn orders waiting for room, by the core's order id.
+    pub pending: BTreeMap<u32, Pending>,
     /// The kind of the units a spawn the rules are making right now creates (read by `new_unit`).
     pub spawning: Option<UnitKind>,
     /// Units that died, so a command naming one is refused as `Dead` rather than unknown.

@@ -102,7 +102,7 @@ fn start(ctx: &mut Ctx<'_, Skirmish>, player: PlayerId, x: i32, z: i32) {
         p.wood = START_WOOD;
     }
     ctx.emit(&crate::SkirmishEvent::Started { player, town_centre: id });
-    spawn(ctx, player, id, UnitKind::Worker, START_WORKERS);
+    spawn(ctx, player, id, UnitKind::Worker, START_WORKERS, false);
 }
 
 /// Lays a building by the core's command; its obstruction id, or `None` (reported) if refused.
@@ -131,9 +131,16 @@ fn refused(ctx: &mut Ctx<'_, Skirmish>, player: PlayerId, kind: CommandKind) -> 
 }
 
 /// Spawns `count` units of a kind at a building: those placed now get their kind from
-/// `new_unit` (through `spawning`), a waiting order is remembered until its units appear.
-/// Returns the units placed now.
-fn spawn(ctx: &mut Ctx<'_, Skirmish>, player: PlayerId, building: ObstructionId, kind: UnitKind, count: u16) -> Vec<EntityId> {
+/// `new_unit` (through `spawning`), a waiting order is remembered until its units appear (and
+/// then counted as trained if `trained`). Returns the units placed now.
+fn spawn(
+    ctx: &mut Ctx<'_, Skirmish>,
+    player: PlayerId,
+    building: ObstructionId,
+    kind: UnitKind,
+    count: u16,
+    trained: bool,
+) -> Vec<EntityId> {
     let stats = kind.stats();
     let command =
         CommandKind::SpawnFromBuilding { building, class: UNIT_CLASS, count, radius: stats.radius, speed: stats.speed, turn_rate: None };
@@ -147,7 +154,7 @@ fn spawn(ctx: &mut Ctx<'_, Skirmish>, player: PlayerId, building: ObstructionId,
                 match e {
                     Event::Spawned { unit } => placed.push(unit),
                     Event::SpawnWaiting { order, waiting, .. } => {
-                        ctx.state_mut().pending.insert(order, (kind, building, waiting));
+                        ctx.state_mut().pending.insert(order, crate::Pending { kind, building, left: waiting, trained });
                     }
                     _ => {}
                 }
@@ -213,16 +220,18 @@ fn name_waiting_spawns(ctx: &mut Ctx<'_, Skirmish>, events: &[Event]) {
     for e in events {
         match *e {
             Event::SpawnedFromQueue { order, unit } => {
-                let Some(&(kind, building, left)) = ctx.state().pending.get(&order) else { continue };
-                if left <= 1 {
+                let Some(&pending) = ctx.state().pending.get(&order) else { continue };
+                if pending.left <= 1 {
                     ctx.state_mut().pending.remove(&order);
-                } else {
-                    ctx.state_mut().pending.insert(order, (kind, building, left - 1));
+                } else if let Some(p) = ctx.state_mut().pending.get_mut(&order) {
+                    p.left -= 1;
                 }
                 if let Some(s) = ctx.unit_mut(unit) {
-                    *s = crate::UnitState::new(kind);
+                    *s = crate::UnitState::new(pending.kind);
                 }
-                trained(ctx, unit, kind, building);
+                if pending.trained {
+                    trained(ctx, unit, pending.kind, pending.building);
+                }
             }
             Event::SpawnCancelled { order, .. } => {
                 ctx.state_mut().pending.remove(&order);
@@ -267,7 +276,7 @@ fn train(ctx: &mut Ctx<'_, Skirmish>) {
         b.training = 0;
         b.queue.remove(0);
         let owner = b.owner;
-        for unit in spawn(ctx, owner, id, kind, 1) {
+        for unit in spawn(ctx, owner, id, kind, 1, true) {
             trained(ctx, unit, kind, id);
         }
     }

@@ -289,3 +289,85 @@ fn every_invalid_command_is_refused_with_its_reason_and_changes_nothing() {
     assert_eq!(rejections(&report.events), expected);
     assert_eq!(report.hash, quiet.hash, "refused commands changed the world");
 }
+
+#[test]
+fn a_unit_that_waits_for_room_gets_its_kind_when_it_appears() {
+    // Player 1 alone, its town centre in the north-west; a barracks in the south-east.
+    let mut world = field(1);
+    world.step(&[game(0, 0, 0, C::Start { player: 1, x: 14, z: 36 })]);
+    let workers = units_of(&world, 1);
+    let square = skirmish::footprint(BuildingKind::Barracks, Fixed::from_num(40), Fixed::from_num(10), Fixed::ZERO);
+    let report = world.step(&[game(1, 1, 0, C::Build { kind: BuildingKind::Barracks, square, builders: workers[..3].to_vec() })]);
+    let barracks = game_events(&report.events)
+        .into_iter()
+        .find_map(|e| match e {
+            SkirmishEvent::Placed { building, .. } => Some(building),
+            _ => None,
+        })
+        .expect("the foundation is laid");
+    while !world.game::<Skirmish>().unwrap().state().buildings[&barracks].finished {
+        assert!(world.turn() < 600, "the barracks was not finished");
+        world.step(&[]);
+    }
+    // The builders walk away, then the world walls the barracks (x 35..45, z 5..15) in, 1 m from
+    // its footprint and 9 m thick or to the map's edge: every spawn point round it (8 rings, up to
+    // 9.4 m out) is then blocked.
+    let t = world.turn();
+    let away = sim::CommandKind::Move { units: workers.clone(), goal: sim::GoalSpec::Point(WorldPos::from_int(32, 34)), queue: false };
+    world.step(&[sim::Command { turn: t, player: PlayerId(1), seq: 0, kind: away }]);
+    for _ in 0..40 {
+        world.step(&[]);
+    }
+    let half = |n: i32| Fixed::from_num(n) / 2;
+    let wall = |x2: i32, z2: i32, w: i32, h: i32| sim::CommandKind::PlaceObstruction {
+        square: SquareSpec { x: half(x2), z: half(z2), w: Fixed::from_num(w), h: Fixed::from_num(h), degrees: Fixed::ZERO },
+        flags: pathing::passability::ObstructionFlags::STATIC.0,
+    };
+    // South z 1..4, north z 16..26 (both x 24..56), west x 24..34 and east x 46..56 (z 4..16).
+    let walls = [wall(80, 5, 32, 3), wall(80, 42, 32, 10), wall(58, 20, 10, 12), wall(102, 20, 10, 12)];
+    let t = world.turn();
+    let commands: Vec<sim::Command> =
+        walls.into_iter().enumerate().map(|(n, kind)| sim::Command { turn: t, player: PlayerId(0), seq: n as u32, kind }).collect();
+    let report = world.step(&commands);
+    let placed: Vec<ObstructionId> = report
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            sim::Event::ObstructionPlaced { id } => Some(*id),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(placed.len(), 4, "{:?}", report.events);
+    let t = world.turn();
+    world.step(&[game(t, 1, 0, C::Train { building: barracks, kind: UnitKind::Spearman, count: 1 })]);
+    let each = turns(UnitKind::Spearman.stats().train_ms, world.settings().turn_ms);
+    let mut waited = false;
+    for _ in 0..each + 2 {
+        let report = world.step(&[]);
+        waited |= report.events.iter().any(|e| matches!(e, sim::Event::SpawnWaiting { .. }));
+        assert!(!game_events(&report.events).iter().any(|e| matches!(e, SkirmishEvent::Trained { .. })), "no room, no unit");
+    }
+    assert!(waited, "the spawn waits for room");
+    let view = world.game::<Skirmish>().unwrap();
+    assert_eq!(
+        view.state().pending.values().map(|p| (p.kind, p.building, p.left, p.trained)).collect::<Vec<_>>(),
+        [(UnitKind::Spearman, barracks, 1, true)]
+    );
+    assert_eq!(view.player(PlayerId(1)).unwrap().trained, 0);
+    // The world opens the north wall: the spearman appears, a spearman.
+    let t = world.turn();
+    let open = sim::CommandKind::RemoveObstruction { id: placed[1] };
+    let mut trained = Vec::new();
+    for n in 0..5 {
+        let commands = if n == 0 { vec![sim::Command { turn: t, player: PlayerId(0), seq: 0, kind: open.clone() }] } else { vec![] };
+        let report = world.step(&commands);
+        trained.extend(game_events(&report.events).into_iter().filter(|e| matches!(e, SkirmishEvent::Trained { .. })));
+        check_invariants(&world);
+    }
+    let [SkirmishEvent::Trained { unit, kind, building }] = trained[..] else { panic!("one unit trained: {trained:?}") };
+    assert_eq!((kind, building), (UnitKind::Spearman, barracks));
+    let view = world.game::<Skirmish>().unwrap();
+    assert_eq!(view.unit(unit).map(|s| (s.kind, s.hp)), Some((UnitKind::Spearman, UnitKind::Spearman.stats().hp)));
+    assert!(view.state().pending.is_empty());
+    assert_eq!(view.player(PlayerId(1)).unwrap().trained, 1);
+}
