@@ -613,3 +613,45 @@ pub fn within_unit(a: &sim::Unit, b: &sim::Unit, range: Fixed) -> bool {
     let reach = i128::from((range + a.radius + b.radius + UNIT_SLACK).to_bits());
     sim::rules::distance2(a.pos, b.pos) <= reach * reach
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(n: i32) -> Fixed {
+        Fixed::from_num(n)
+    }
+
+    #[test]
+    fn turns_round_up_and_are_never_zero() {
+        assert_eq!(turns(1000, 200), 5);
+        assert_eq!(turns(1001, 200), 6);
+        assert_eq!(turns(1, 200), 1);
+        assert_eq!(turns(0, 200), 1);
+        assert_eq!(turns(400, 0), 400, "a zero turn length counts milliseconds");
+    }
+
+    #[test]
+    fn within_square_measures_in_the_square_s_own_axes() {
+        // A 4 × 2 m square at (10, 10), then the same turned by 90°: its long side along z.
+        let flat = pathing::raster::oriented_square(WorldPos::from_int(10, 10), m(2), m(1), Fixed::ZERO).unwrap();
+        let turned = pathing::raster::oriented_square(WorldPos::from_int(10, 10), m(2), m(1), m(90)).unwrap();
+        let east = WorldPos::from_int(13, 10);
+        assert!(within_square(east, &flat, m(1)), "1 m east of the flat square's edge");
+        assert!(!within_square(east, &flat, Fixed::ONE / 2));
+        assert!(!within_square(east, &turned, m(1)), "2 m east of the turned square's edge");
+        assert!(within_square(east, &turned, m(2)));
+        assert!(within_square(WorldPos::from_int(10, 13), &turned, m(1)));
+        // A corner: within the grown square, though farther than the reach from the corner.
+        assert!(within_square(WorldPos::from_int(13, 12), &flat, m(1)));
+    }
+
+    #[test]
+    fn within_obstruction_adds_the_rasterized_radius_and_the_slack() {
+        let sq = pathing::raster::oriented_square(WorldPos::from_int(10, 10), m(3), m(3), Fixed::ZERO).unwrap();
+        // Edge at x = 13; range 1, R = 1 (clearance), slack 5/8: in range up to x = 15.625.
+        let at = |x: Fixed| WorldPos::new(x, m(10));
+        assert!(within_obstruction(at(m(15) + Fixed::from_bits(5 << 13)), &sq, m(1), Fixed::ONE));
+        assert!(!within_obstruction(at(m(15) + Fixed::from_bits((5 << 13) + 1)), &sq, m(1), Fixed::ONE));
+    }
+}
