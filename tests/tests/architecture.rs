@@ -20,6 +20,7 @@ fn repo_root() -> PathBuf {
 const CRATES: &[(&str, &str, &[&str])] = &[
     ("pathing", "pathing/src", &["pathing/src"]),
     ("sim", "sim/src", &["sim/src"]),
+    ("skirmish", "skirmish", &["skirmish/src", "skirmish/tests"]),
     ("replay", "replay/src", &["replay/src"]),
     ("fuzz", "fuzz", &["fuzz/src"]),
     ("examples", "examples", &["examples/src", "examples/tests"]),

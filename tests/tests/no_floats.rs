@@ -44,7 +44,7 @@ fn float_tokens(path: &Path) -> Vec<String> {
 fn simulation_crates_have_no_float_types() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut files = Vec::new();
-    for krate in ["pathing/src", "sim/src"] {
+    for krate in ["pathing/src", "sim/src", "skirmish/src"] {
         rust_files(&root.join(krate), &mut files);
     }
     assert!(files.len() >= 10, "expected the simulation sources, found {} files", files.len());

@@ -1,0 +1,657 @@
+//! The reference game on Phalanx: units and buildings with hit points, melee and ranged combat,
+//! training, a wood economy, building, and bots, written as a `sim::Rules` ruleset with only the
+//! public API of `sim` and `pathing` (docs/skirmish.md).
+//!
+//! Everything is integers and fixed point: times are milliseconds turned into whole turns of the
+//! world's `turn_ms`, distances are `pathing::Fixed` metres, hit points and wood are integers.
+
+#![deny(clippy::float_arithmetic)]
+#![forbid(unsafe_code)]
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use pathing::{Fixed, ObstructionId, PassClass, WorldPos};
+use serde::{Deserialize, Serialize};
+use sim::command::{PlacementRefusal, SquareSpec, Target};
+use sim::{EntityId, PlayerId, RejectReason};
+
+pub mod bot;
+mod check;
+pub mod play;
+mod step;
+
+pub use bot::Bot;
+pub use play::{Outcome, PlayerSummary, play, setup, start_spot, summary};
+
+/// The ruleset's name in digests, snapshots and replay headers.
+pub const NAME: &str = "skirmish";
+/// The ruleset's version: a change to any rule or constant below is a new version.
+pub const VERSION: u32 = 1;
+
+/// Wood each player has when it starts. `[Units: wood]`
+pub const START_WOOD: u32 = 300;
+/// Workers each player starts with, beside its town centre.
+pub const START_WORKERS: u16 = 5;
+/// Most wood a worker carries. `[Units: wood]`
+pub const CARRY_CAPACITY: u16 = 10;
+/// Time a worker in range of a tree takes to cut one wood. `[Units: milliseconds]`
+pub const GATHER_MS: u32 = 400;
+/// How far from a tree's or drop-site's square a worker gathers or deposits. `[Units: metres]`
+pub const GATHER_RANGE: Fixed = Fixed::ONE;
+/// How far a felled tree's gatherers look for the next tree. `[Units: metres]`
+pub const NEXT_TREE_RADIUS: Fixed = Fixed::from_bits(30 << 16);
+/// The radius within which an attack-moving or idle soldier engages an enemy. `[Units: metres]`
+pub const AGGRO_RADIUS: Fixed = Fixed::from_bits(14 << 16);
+/// The radius round a player's units and buildings within which its bot sees enemies.
+/// `[Units: metres]`
+pub const VISION_RADIUS: Fixed = Fixed::from_bits(24 << 16);
+/// Turns a unit waits after an order the rules gave it before the rules give it another (so a
+/// unit that cannot reach its target does not ask for a path every turn). `[Units: turns]`
+pub const REORDER_TURNS: u8 = 5;
+/// Most units one command names.
+pub const MAX_COMMAND_UNITS: usize = 256;
+/// Most units a building's training queue holds.
+pub const MAX_QUEUE: usize = 10;
+/// Most units one `Train` command asks for.
+pub const MAX_BATCH: u16 = 5;
+/// Most units one world `Spawn` command places.
+pub const MAX_SPAWN: u16 = 64;
+/// Most wood one tree holds. `[Units: wood]`
+pub const MAX_TREE_WOOD: u32 = 10_000;
+/// Most obstruction ids one `Resources` command names.
+pub const MAX_RESOURCE_IDS: u32 = 1 << 16;
+/// The passability class of every unit (the 0 A.D. defaults' `default`, clearance 1 m).
+pub const UNIT_CLASS: PassClass = PassClass::of(0);
+/// The passability class of every building (the 0 A.D. defaults' `building-land`).
+pub const BUILDING_CLASS: PassClass = PassClass::of(4);
+/// Extra reach of an in-range test against a building's or tree's square, beyond the range and
+/// the distance `R` the core grows the square by for the unit's class (its clearance, 1 m, or more
+/// for a narrow square): the core's ε (1/8 m) and half a metre for where a unit stands within its
+/// last navcell. `[Units: metres]`
+pub const SQUARE_SLACK: Fixed = Fixed::from_bits(5 << 13);
+/// The clearance of [`UNIT_CLASS`] (the 0 A.D. defaults' `default`). `[Units: metres]`
+pub const UNIT_CLEARANCE: Fixed = Fixed::ONE;
+/// Extra reach of an in-range test between two units, beyond the range and the two radii: the
+/// core's ε (1/8 m) and as much again. `[Units: metres]`
+pub const UNIT_SLACK: Fixed = Fixed::from_bits(1 << 14);
+
+/// The kinds of unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum UnitKind {
+    /// Gathers wood, builds, fights weakly.
+    Worker,
+    /// A melee soldier.
+    Spearman,
+    /// A ranged soldier.
+    Archer,
+}
+
+/// One unit kind's numbers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UnitStats {
+    /// Hit points when whole. `[Units: hit points]`
+    pub hp: u16,
+    /// Damage of one strike. `[Units: hit points]`
+    pub damage: u16,
+    /// Time between strikes. `[Units: milliseconds]`
+    pub cooldown_ms: u32,
+    /// Attack range, edge to edge. `[Units: metres]`
+    pub range: Fixed,
+    /// Melee or ranged, as the core shapes the range goal.
+    pub ranged: bool,
+    /// Cost. `[Units: wood]`
+    pub cost: u32,
+    /// Training time. `[Units: milliseconds]`
+    pub train_ms: u32,
+    /// Walking speed. `[Units: metres per second]`
+    pub speed: Fixed,
+    /// Half-size of the unit's square. `[Units: metres]`
+    pub radius: Fixed,
+}
+
+impl UnitKind {
+    /// Every kind, in order.
+    pub const ALL: [UnitKind; 3] = [UnitKind::Worker, UnitKind::Spearman, UnitKind::Archer];
+
+    /// The kind's numbers.
+    pub const fn stats(self) -> UnitStats {
+        let half = Fixed::from_bits(1 << 15);
+        match self {
+            UnitKind::Worker => UnitStats {
+                hp: 50,
+                damage: 2,
+                cooldown_ms: 1000,
+                range: half,
+                ranged: false,
+                cost: 50,
+                train_ms: 8000,
+                speed: Fixed::from_bits(5 << 16),
+                radius: half,
+            },
+            UnitKind::Spearman => UnitStats {
+                hp: 100,
+                damage: 8,
+                cooldown_ms: 1000,
+                range: Fixed::ONE,
+                ranged: false,
+                cost: 60,
+                train_ms: 10_000,
+                speed: Fixed::from_bits(5 << 16),
+                radius: half,
+            },
+            UnitKind::Archer => UnitStats {
+                hp: 60,
+                damage: 5,
+                cooldown_ms: 1500,
+                range: Fixed::from_bits(16 << 16),
+                ranged: true,
+                cost: 70,
+                train_ms: 12_000,
+                speed: Fixed::from_bits(6 << 16),
+                radius: half,
+            },
+        }
+    }
+
+    /// Whether the kind fights on its own (idle soldiers engage enemies; idle workers do not).
+    pub const fn is_soldier(self) -> bool {
+        !matches!(self, UnitKind::Worker)
+    }
+}
+
+/// The kinds of building.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum BuildingKind {
+    /// The drop-site for wood; trains workers.
+    TownCentre,
+    /// Trains soldiers.
+    Barracks,
+}
+
+/// One building kind's numbers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BuildingStats {
+    /// Hit points when finished. `[Units: hit points]`
+    pub hp: u16,
+    /// Cost. `[Units: wood]`
+    pub cost: u32,
+    /// Building time of one builder. `[Units: milliseconds]`
+    pub build_ms: u32,
+    /// Side of the square footprint. `[Units: metres]`
+    pub size: i32,
+}
+
+impl BuildingKind {
+    /// The kind's numbers.
+    pub const fn stats(self) -> BuildingStats {
+        match self {
+            BuildingKind::TownCentre => BuildingStats { hp: 800, cost: 400, build_ms: 60_000, size: 12 },
+            BuildingKind::Barracks => BuildingStats { hp: 500, cost: 150, build_ms: 20_000, size: 10 },
+        }
+    }
+
+    /// Whether the kind trains `unit`.
+    pub const fn trains(self, unit: UnitKind) -> bool {
+        match self {
+            BuildingKind::TownCentre => matches!(unit, UnitKind::Worker),
+            BuildingKind::Barracks => matches!(unit, UnitKind::Spearman | UnitKind::Archer),
+        }
+    }
+
+    /// Whether workers deposit wood here.
+    pub const fn is_drop_site(self) -> bool {
+        matches!(self, BuildingKind::TownCentre)
+    }
+}
+
+/// Whole turns of `turn_ms` that `ms` takes, at least one.
+pub fn turns(ms: u32, turn_ms: u32) -> u32 {
+    ms.div_ceil(turn_ms.max(1)).max(1)
+}
+
+/// What a unit is doing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Task {
+    /// Nothing (an idle soldier engages enemies within [`AGGRO_RADIUS`]).
+    Idle,
+    /// Attacking a unit or a building until it is dead.
+    Attack(Target),
+    /// Walking to a point, engaging enemies met on the way.
+    AttackMove {
+        /// Where.
+        to: WorldPos,
+        /// The enemy engaged now.
+        target: Option<Target>,
+    },
+    /// Cutting wood at a tree.
+    Gather(ObstructionId),
+    /// Carrying wood to a drop-site, then back to the tree.
+    Return {
+        /// The tree to go back to.
+        tree: ObstructionId,
+        /// The drop-site.
+        site: ObstructionId,
+    },
+    /// Raising a foundation.
+    Build(ObstructionId),
+}
+
+/// A unit's game state.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UnitState {
+    /// Its kind.
+    pub kind: UnitKind,
+    /// Hit points left. `[Units: hit points] [Limit: 1..=kind's hp]`
+    pub hp: u16,
+    /// Turns until it can strike again (or cut the next wood). `[Units: turns]`
+    pub cooldown: u16,
+    /// Turns until the rules give it another order. `[Units: turns]`
+    pub reorder: u8,
+    /// What it is doing.
+    pub task: Task,
+    /// Wood it carries. `[Units: wood] [Limit: 0..=CARRY_CAPACITY]`
+    pub wood: u16,
+}
+
+impl UnitState {
+    /// A whole, idle unit of a kind.
+    pub fn new(kind: UnitKind) -> Self {
+        Self { kind, hp: kind.stats().hp, cooldown: 0, reorder: 0, task: Task::Idle, wood: 0 }
+    }
+}
+
+/// A player's game state and record.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlayerState {
+    /// Whether the player has been started (`Start`).
+    pub started: bool,
+    /// Wood in store. `[Units: wood]`
+    pub wood: u32,
+    /// Enemy units killed.
+    pub kills: u32,
+    /// Own units lost.
+    pub deaths: u32,
+    /// Enemy buildings destroyed.
+    pub razed: u32,
+    /// Units trained.
+    pub trained: u32,
+    /// Wood deposited. `[Units: wood]`
+    pub gathered: u32,
+    /// Buildings finished (the starting town centre not counted).
+    pub built: u32,
+}
+
+/// A building's game state (the core's obstruction has no owner).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Building {
+    /// Its owner.
+    pub owner: PlayerId,
+    /// Its kind.
+    pub kind: BuildingKind,
+    /// Hit points left. `[Units: hit points] [Limit: 1..=max_hp]`
+    pub hp: u16,
+    /// Hit points when finished. `[Units: hit points]`
+    pub max_hp: u16,
+    /// Build work done so far. `[Units: milliseconds of one builder]`
+    pub progress: u32,
+    /// Whether it is finished (only a finished building trains or takes wood).
+    pub finished: bool,
+    /// Units waiting to be trained, first first.
+    pub queue: Vec<UnitKind>,
+    /// Turns the first unit of the queue has trained. `[Units: turns]`
+    pub training: u32,
+}
+
+/// A building's spawn order waiting for room: what its units will be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pending {
+    /// Their kind.
+    pub kind: UnitKind,
+    /// The building.
+    pub building: ObstructionId,
+    /// Units still to come.
+    pub left: u32,
+    /// Whether they count as trained (a start's workers do not).
+    pub trained: bool,
+}
+
+/// The game's world state.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorldState {
+    /// Every building, by obstruction id.
+    pub buildings: BTreeMap<ObstructionId, Building>,
+    /// Every tree and its wood, by obstruction id.
+    pub trees: BTreeMap<ObstructionId, u32>,
+    /// The building spawn orders waiting for room, by the core's order id.
+    pub pending: BTreeMap<u32, Pending>,
+    /// The kind of the units a spawn the rules are making right now creates (read by `new_unit`).
+    pub spawning: Option<UnitKind>,
+    /// Units that died, so a command naming one is refused as `Dead` rather than unknown.
+    pub fallen: BTreeSet<EntityId>,
+}
+
+/// The game's commands.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SkirmishCommand {
+    /// World only: a finished town centre for `player` centred at `(x, z)`, its workers and its
+    /// starting wood.
+    Start {
+        /// The player started.
+        player: u8,
+        /// Centre east. `[Units: metres]`
+        x: i32,
+        /// Centre north. `[Units: metres]`
+        z: i32,
+    },
+    /// World only: the obstructions `first..=last` that exist and are not buildings are trees
+    /// with `wood` each.
+    Resources {
+        /// First id.
+        first: ObstructionId,
+        /// Last id.
+        last: ObstructionId,
+        /// Wood of each. `[Units: wood] [Limit: 1..=MAX_TREE_WOOD]`
+        wood: u32,
+    },
+    /// World only: `count` whole units of a kind for `player` round `at` (scenario set-up; as
+    /// the core's spawn at a point, as many as fit).
+    Spawn {
+        /// The owner.
+        player: u8,
+        /// What.
+        kind: UnitKind,
+        /// Where (on the map).
+        at: WorldPos,
+        /// How many. `[Limit: 1..=MAX_SPAWN]`
+        count: u16,
+    },
+    /// Units attack a unit or a building until it is dead.
+    Attack {
+        /// The sender's units.
+        units: Vec<EntityId>,
+        /// Another player's unit or building.
+        target: Target,
+    },
+    /// Units walk to a point, engaging enemies on the way.
+    AttackMove {
+        /// The sender's units.
+        units: Vec<EntityId>,
+        /// Where (on the map).
+        to: WorldPos,
+    },
+    /// Units drop their task and orders.
+    Stop {
+        /// The sender's units.
+        units: Vec<EntityId>,
+    },
+    /// A building trains `count` units of a kind (paid now).
+    Train {
+        /// The sender's finished building.
+        building: ObstructionId,
+        /// What.
+        kind: UnitKind,
+        /// How many. `[Limit: 1..=MAX_BATCH]`
+        count: u16,
+    },
+    /// Workers gather wood at a tree.
+    Gather {
+        /// The sender's workers.
+        units: Vec<EntityId>,
+        /// The tree.
+        tree: ObstructionId,
+    },
+    /// Workers lay a foundation (paid now) and raise it.
+    Build {
+        /// What.
+        kind: BuildingKind,
+        /// The footprint: its `w` and `h` are the kind's size.
+        square: SquareSpec,
+        /// The sender's workers.
+        builders: Vec<EntityId>,
+    },
+}
+
+/// What the game reports.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SkirmishEvent {
+    /// A player was started.
+    Started {
+        /// The player.
+        player: PlayerId,
+        /// Its town centre.
+        town_centre: ObstructionId,
+    },
+    /// A unit died.
+    Killed {
+        /// The unit.
+        unit: EntityId,
+        /// Its kind.
+        kind: UnitKind,
+        /// Its owner.
+        owner: PlayerId,
+        /// The player whose unit struck last.
+        by: PlayerId,
+    },
+    /// A building was destroyed.
+    Razed {
+        /// The building.
+        building: ObstructionId,
+        /// Its kind.
+        kind: BuildingKind,
+        /// Its owner.
+        owner: PlayerId,
+        /// The player whose unit struck last.
+        by: PlayerId,
+    },
+    /// A unit was trained (it exists now).
+    Trained {
+        /// The unit.
+        unit: EntityId,
+        /// Its kind.
+        kind: UnitKind,
+        /// Where.
+        building: ObstructionId,
+    },
+    /// A worker deposited wood.
+    Deposited {
+        /// The worker.
+        unit: EntityId,
+        /// How much. `[Units: wood]`
+        wood: u16,
+    },
+    /// A tree's last wood was cut and its obstruction removed.
+    Felled {
+        /// The tree.
+        tree: ObstructionId,
+    },
+    /// A foundation was laid.
+    Placed {
+        /// The building.
+        building: ObstructionId,
+        /// Its kind.
+        kind: BuildingKind,
+        /// Its owner.
+        owner: PlayerId,
+    },
+    /// A building was finished.
+    Built {
+        /// The building.
+        building: ObstructionId,
+        /// Its kind.
+        kind: BuildingKind,
+        /// Its owner.
+        owner: PlayerId,
+    },
+    /// An action the rules took was refused by the core (it changed nothing, the wood was not
+    /// spent): the rules' own checks should make this rare.
+    ActionRefused {
+        /// The player it was for.
+        player: PlayerId,
+        /// The core's reason.
+        reason: RejectReason,
+    },
+}
+
+/// Why the game refuses a command.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SkirmishReject {
+    /// Only the world (player 0) sends this command.
+    WorldOnly,
+    /// The world (player 0) has no units or buildings to command.
+    NotAPlayer,
+    /// No such player.
+    UnknownPlayer,
+    /// The player was started already.
+    AlreadyStarted,
+    /// The command names no unit, or more than [`MAX_COMMAND_UNITS`].
+    BadUnitCount,
+    /// A unit is named twice.
+    Duplicate(EntityId),
+    /// No such live unit.
+    UnknownUnit(EntityId),
+    /// The unit died.
+    Dead(EntityId),
+    /// Another player's unit.
+    NotOwned(EntityId),
+    /// Not a worker (only workers gather and build).
+    NotAWorker(EntityId),
+    /// No such building.
+    NotABuilding(ObstructionId),
+    /// Another player's building.
+    NotYourBuilding(ObstructionId),
+    /// The building is not finished.
+    NotFinished(ObstructionId),
+    /// The building does not train that kind.
+    CannotTrain,
+    /// A count outside `1..=MAX_BATCH`.
+    BadCount,
+    /// The training queue would hold more than [`MAX_QUEUE`].
+    QueueFull,
+    /// Not enough wood.
+    NotEnoughResources {
+        /// Needed. `[Units: wood]`
+        need: u32,
+        /// In store. `[Units: wood]`
+        have: u32,
+    },
+    /// The target is the sender's own.
+    OwnTarget,
+    /// No such tree (or it has no wood left).
+    NotATree(ObstructionId),
+    /// A point off the map.
+    OffMap,
+    /// A footprint whose size is not the kind's, or out of range.
+    BadFootprint,
+    /// The footprint fails the core's building placement check.
+    CannotPlace(PlacementRefusal),
+    /// A `Resources` range that is empty, reversed, too long or names no obstruction.
+    BadRange,
+    /// Wood outside `1..=MAX_TREE_WOOD`.
+    BadAmount,
+}
+
+/// The reference game's rules (no parameters: every number is a constant above).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Skirmish;
+
+impl sim::Rules for Skirmish {
+    const NAME: &'static str = NAME;
+    const VERSION: u32 = VERSION;
+    type Unit = UnitState;
+    type Player = PlayerState;
+    type State = WorldState;
+    type Command = SkirmishCommand;
+    type Event = SkirmishEvent;
+    type Reject = SkirmishReject;
+
+    fn new_unit(&self, state: &WorldState, _unit: &sim::Unit) -> UnitState {
+        // A unit of a building's waiting spawn order is a worker until `step` reads which kind
+        // its order trains; so is a unit a player spawned with a core command.
+        UnitState::new(state.spawning.unwrap_or(UnitKind::Worker))
+    }
+
+    fn check(&self, view: &sim::View<'_, Self>, player: PlayerId, command: &SkirmishCommand) -> Result<(), SkirmishReject> {
+        check::check(view, player, command)
+    }
+
+    fn apply(&self, ctx: &mut sim::Ctx<'_, Self>, player: PlayerId, command: &SkirmishCommand) {
+        step::apply(ctx, player, command);
+    }
+
+    fn step(&self, ctx: &mut sim::Ctx<'_, Self>, events: &[sim::Event]) {
+        step::step(ctx, events);
+    }
+}
+
+/// A building's footprint centred at `(x, z)` turned by `degrees`.
+pub fn footprint(kind: BuildingKind, x: Fixed, z: Fixed, degrees: Fixed) -> SquareSpec {
+    let side = Fixed::from_num(kind.stats().size);
+    SquareSpec { x, z, w: side, h: side, degrees }
+}
+
+/// Whether `pos` is within `reach` of the square: inside it grown by `reach` on every side, in
+/// the square's own axes (exact, in `i128`).
+pub fn within_square(pos: WorldPos, square: &pathing::Square, reach: Fixed) -> bool {
+    let c = square.center();
+    let (dx, dz) = (i128::from((pos.x - c.x).to_bits()), i128::from((pos.z - c.z).to_bits()));
+    let along = |axis: pathing::Vec2| (dx * i128::from(axis.x.to_bits()) + dz * i128::from(axis.z.to_bits())).abs();
+    let one = 1i128 << pathing::FIXED_FRAC_BITS;
+    let limit = |half: Fixed| i128::from((half + reach).to_bits()) * one;
+    along(square.u()) <= limit(square.hw()) && along(square.v()) <= limit(square.hh())
+}
+
+/// Whether `pos` is within `range` of an obstruction's square as the core measures a range order
+/// against it for a unit of [`UNIT_CLASS`] (plus [`SQUARE_SLACK`]).
+pub fn within_obstruction(pos: WorldPos, square: &pathing::Square, range: Fixed, cell_size: Fixed) -> bool {
+    let r = pathing::raster::effective_radius(square, UNIT_CLEARANCE, cell_size);
+    within_square(pos, square, range + r + SQUARE_SLACK)
+}
+
+/// Whether two units are within `range` of each other, edge to edge, as the core measures a range
+/// order against a unit (plus [`UNIT_SLACK`]).
+pub fn within_unit(a: &sim::Unit, b: &sim::Unit, range: Fixed) -> bool {
+    let reach = i128::from((range + a.radius + b.radius + UNIT_SLACK).to_bits());
+    sim::rules::distance2(a.pos, b.pos) <= reach * reach
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(n: i32) -> Fixed {
+        Fixed::from_num(n)
+    }
+
+    #[test]
+    fn turns_round_up_and_are_never_zero() {
+        assert_eq!(turns(1000, 200), 5);
+        assert_eq!(turns(1001, 200), 6);
+        assert_eq!(turns(1, 200), 1);
+        assert_eq!(turns(0, 200), 1);
+        assert_eq!(turns(400, 0), 400, "a zero turn length counts milliseconds");
+    }
+
+    #[test]
+    fn within_square_measures_in_the_square_s_own_axes() {
+        // A 4 × 2 m square at (10, 10), then the same turned by 90°: its long side along z.
+        let flat = pathing::raster::oriented_square(WorldPos::from_int(10, 10), m(2), m(1), Fixed::ZERO).unwrap();
+        let turned = pathing::raster::oriented_square(WorldPos::from_int(10, 10), m(2), m(1), m(90)).unwrap();
+        let east = WorldPos::from_int(13, 10);
+        assert!(within_square(east, &flat, m(1)), "1 m east of the flat square's edge");
+        assert!(!within_square(east, &flat, Fixed::ONE / 2));
+        assert!(!within_square(east, &turned, m(1)), "2 m east of the turned square's edge");
+        assert!(within_square(east, &turned, m(2)));
+        assert!(within_square(WorldPos::from_int(10, 13), &turned, m(1)));
+        // A corner: within the grown square, though farther than the reach from the corner.
+        assert!(within_square(WorldPos::from_int(13, 12), &flat, m(1)));
+    }
+
+    #[test]
+    fn within_obstruction_adds_the_rasterized_radius_and_the_slack() {
+        let sq = pathing::raster::oriented_square(WorldPos::from_int(10, 10), m(3), m(3), Fixed::ZERO).unwrap();
+        // Edge at x = 13; range 1, R = 1 (clearance), slack 5/8: in range up to x = 15.625.
+        let at = |x: Fixed| WorldPos::new(x, m(10));
+        assert!(within_obstruction(at(m(15) + Fixed::from_bits(5 << 13)), &sq, m(1), Fixed::ONE));
+        assert!(!within_obstruction(at(m(15) + Fixed::from_bits((5 << 13) + 1)), &sq, m(1), Fixed::ONE));
+    }
+}
