@@ -372,7 +372,43 @@ where
 /// The game rulesets this program knows: what `"rules"` in a scenario and a replay's header may
 /// name.
 pub fn rulesets() -> crate::rules::Rulesets {
-    crate::rules::Rulesets::none()
+    let skirmish = crate::rules::RulesOf::<skirmish::Skirmish>::new()
+        .with_bots(|player, seed| Box::new(SkirmishBot(skirmish::Bot::new(player, seed))))
+        .with_summary(skirmish_summary);
+    crate::rules::Rulesets::none().with(skirmish)
+}
+
+/// Each player's record in a game of the reference rules, and the winner.
+fn skirmish_summary(world: &sim::World) -> Vec<String> {
+    let players = skirmish::summary(world);
+    let mut lines: Vec<String> = players
+        .iter()
+        .map(|p| {
+            format!(
+                "player {}: {} units, {} buildings; {} kills, {} deaths, {} razed; {} trained, {} wood gathered, {} buildings built; score {}",
+                p.player, p.units, p.buildings, p.kills, p.deaths, p.razed, p.trained, p.gathered, p.built, p.score
+            )
+        })
+        .collect();
+    let standing: Vec<_> = players.iter().filter(|p| !p.defeated && (p.units > 0 || p.buildings > 0)).collect();
+    lines.push(match (skirmish::play::last_standing(&players), standing.as_slice()) {
+        (Some(p), _) => format!("winner: player {p} (every other player destroyed)"),
+        (None, [only]) if players.len() > 1 => format!("winner: player {} (the only one with units or buildings left)", only.player),
+        _ => match players.iter().max_by_key(|p| (p.score, std::cmp::Reverse(p.player))) {
+            Some(best) => format!("no winner yet; best score: player {} ({})", best.player, best.score),
+            None => "no players".to_owned(),
+        },
+    });
+    lines
+}
+
+/// The reference game's bot as a seat's bot.
+struct SkirmishBot(skirmish::Bot);
+
+impl crate::rules::Bot for SkirmishBot {
+    fn commands(&mut self, world: &sim::World) -> Vec<sim::CommandKind> {
+        self.0.commands(world, world.turn()).into_iter().map(|c| c.kind).collect()
+    }
 }
 
 fn usage_error_line(text: &str) -> String {

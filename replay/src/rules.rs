@@ -69,6 +69,12 @@ pub trait Ruleset: Send + Sync {
         let _ = (player, seed);
         None
     }
+    /// Lines summing up a game of these rules (scores, a winner), for `phalanx run` and the demo;
+    /// none when the rules give none.
+    fn summary(&self, world: &World) -> Vec<String> {
+        let _ = world;
+        Vec::new()
+    }
 }
 
 /// A program playing one seat: each turn it reads the world (as its player may see it) and gives
@@ -99,18 +105,25 @@ impl std::fmt::Debug for dyn Ruleset {
 pub struct RulesOf<R> {
     rules: std::marker::PhantomData<fn() -> R>,
     bots: Option<BotMaker>,
+    summary: Option<fn(&World) -> Vec<String>>,
 }
 
 impl<R> RulesOf<R> {
     /// The ruleset of `R`.
     pub fn new() -> Self {
-        Self { rules: std::marker::PhantomData, bots: None }
+        Self { rules: std::marker::PhantomData, bots: None, summary: None }
     }
 
     /// The ruleset of `R`, whose seats `make` can play.
     #[must_use]
     pub fn with_bots(self, make: BotMaker) -> Self {
         Self { bots: Some(make), ..self }
+    }
+
+    /// The ruleset of `R`, whose games `summary` sums up ([`Ruleset::summary`]).
+    #[must_use]
+    pub fn with_summary(self, summary: fn(&World) -> Vec<String>) -> Self {
+        Self { summary: Some(summary), ..self }
     }
 }
 
@@ -178,6 +191,10 @@ impl<R: Rules + Default> Ruleset for RulesOf<R> {
 
     fn bot(&self, player: PlayerId, seed: u64) -> Option<Box<dyn Bot>> {
         self.bots.map(|make| make(player, seed))
+    }
+
+    fn summary(&self, world: &World) -> Vec<String> {
+        self.summary.map(|f| f(world)).unwrap_or_default()
     }
 }
 

@@ -178,6 +178,11 @@ pub(super) fn cmd_run(
         events[3],
         hex(&last_hash)
     );
+    if let Some(rules) = scenario.rules() {
+        for line in rules.summary(&world) {
+            let _ = writeln!(out, "  {line}");
+        }
+    }
     if let Some(path) = record {
         let _ = writeln!(out, "recorded {}", path.display());
     }

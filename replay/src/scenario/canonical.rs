@@ -276,7 +276,10 @@ pub(super) fn action_json(sc: &Scenario, action: &Action) -> String {
             )
         }
         Action::CancelSpawns { building } => format!("\"cancel_spawns\": {{\"building\": {}}}", obs(*building)),
-        Action::Game { value } => format!("\"game\": {}", serde_json::to_string(value).unwrap_or_else(|_| "null".to_owned())),
+        Action::Game { value, group } => {
+            let group = group.map_or_else(String::new, |g| format!("\"group\": {}, ", json_string(&sc.group_names[g])));
+            format!("{group}\"game\": {}", serde_json::to_string(value).unwrap_or_else(|_| "null".to_owned()))
+        }
         Action::Stop { units } => format!("\"stop\": {{\"units\": [{}]}}", groups(units)),
         Action::Remove { units } => format!("\"remove\": {{\"units\": [{}]}}", groups(units)),
         Action::PlaceObstruction { name, square, flags } => {

@@ -217,8 +217,19 @@ pub(super) fn parse_entry(
     let p = join(path, kind);
     cx.since(&p, kind)?;
     let comment = e.comment.map(|c| c.0);
+    if e.group.is_some() && e.game.is_none() {
+        return Err(
+            cx.err(&join(path, "group"), "an entry's own `group` names the units of a `game` command (a spawn names its group inside)")
+        );
+    }
     let action = if let Some(value) = e.game {
-        parse_game(cx, value, &p, turn, names)?
+        let action = parse_game(cx, value, &p, turn, names)?;
+        match (&e.group, action) {
+            (Some(g), Action::Game { value, .. }) => {
+                Action::Game { value, group: Some(define_group(cx, g, &join(path, "group"), turn, names)?) }
+            }
+            (_, action) => action,
+        }
     } else if let Some(c) = e.spawn {
         let group = match &c.group {
             Some(g) => Some(define_group(cx, g, &join(&p, "group"), turn, names)?),
@@ -391,9 +402,11 @@ fn parse_game(cx: &Cx, value: Value, path: &str, turn: u32, names: &Names) -> Re
             obstruction_ref(cx, value, path, turn, names)?;
             Ok(Value::from(0u32))
         }
+        GameRef::Number(value) => game_number(value).map(|f| json_of(&f)).map_err(|e| cx.err(path, e)),
+        GameRef::Point(value) => game_point(value).map(|p| json_of(&p)).map_err(|e| cx.err(path, e)),
     })?;
     rules.command_from_json(&placeholder).map_err(|e| cx.err(path, format!("expected a command of the {} rules: {e}", rules.name())))?;
-    Ok(Action::Game { value })
+    Ok(Action::Game { value, group: None })
 }
 
 /// A reference in a game command's JSON.
@@ -404,6 +417,31 @@ pub(super) enum GameRef<'v> {
     Unit(&'v str),
     /// `{"$obstruction": name or id}`: the obstruction's id.
     Obstruction(&'v Value),
+    /// `{"$number": 12.5}`: an exact decimal as the game's fixed-point number.
+    Number(&'v Value),
+    /// `{"$point": [x, z]}`: a point of the scenario's coordinates as the world's.
+    Point(&'v Value),
+}
+
+/// The serde form of a value (plain data always has one).
+pub(super) fn json_of<T: serde::Serialize>(value: &T) -> Value {
+    serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+/// The decimal of `{"$number": …}`.
+pub(super) fn game_number(value: &Value) -> Result<Fixed, String> {
+    match value {
+        Value::Number(n) => pathing::decimal::parse_fixed(&n.to_string()),
+        other => Err(format!("expected a number after \"$number\", found {other}")),
+    }
+}
+
+/// The scenario point of `{"$point": [x, z]}`.
+pub(super) fn game_point(value: &Value) -> Result<WorldPos, String> {
+    match value {
+        Value::Array(xz) if xz.len() == 2 => Ok(WorldPos::new(game_number(&xz[0])?, game_number(&xz[1])?)),
+        other => Err(format!("expected [x, z] after \"$point\", found {other}")),
+    }
 }
 
 /// `value` with each reference object replaced by what `resolve` makes of it.
@@ -415,6 +453,8 @@ pub(super) fn game_ids<E>(value: &Value, resolve: &mut dyn FnMut(GameRef<'_>) ->
                 ("$group", Value::String(name)) => resolve(GameRef::Group(name))?,
                 ("$unit", Value::String(name)) => resolve(GameRef::Unit(name))?,
                 ("$obstruction", v) => resolve(GameRef::Obstruction(v))?,
+                ("$number", v) => resolve(GameRef::Number(v))?,
+                ("$point", v) => resolve(GameRef::Point(v))?,
                 _ => {
                     let mut out = serde_json::Map::new();
                     out.insert(key.clone(), game_ids(inner, resolve)?);

@@ -240,6 +240,8 @@ pub(super) struct EntryIn {
     pub(super) spawn_from_building: Option<SpawnFromBuildingIn>,
     pub(super) cancel_spawns: Option<CancelSpawnsIn>,
     pub(super) game: Option<Value>,
+    /// With `game`: a new group of the units the command's rules create.
+    pub(super) group: Option<Name>,
 }
 
 #[derive(Deserialize)]

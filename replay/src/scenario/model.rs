@@ -170,6 +170,8 @@ pub(super) enum Action {
     /// `{"$unit": name}` and `{"$obstruction": name or id}` objects become ids when it is issued.
     Game {
         value: serde_json::Value,
+        /// A new group of the units the command creates.
+        group: Option<usize>,
     },
 }
 

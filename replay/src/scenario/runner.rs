@@ -58,6 +58,12 @@ impl<'a> ScriptRunner<'a> {
     /// The commands of `turn` (call once per turn in order), with their `(turn, player, seq)`.
     /// Entries of turns before `turn` that were never asked for are skipped.
     pub fn commands(&mut self, turn: u32) -> Vec<sim::command::Command> {
+        self.commands_seeing(turn, None)
+    }
+
+    /// [`ScriptRunner::commands`]; with the world, a game command's `{"$group": …}` lists only
+    /// the group's live units (a game's rules refuse dead ones).
+    fn commands_seeing(&mut self, turn: u32, world: Option<&World>) -> Vec<sim::command::Command> {
         let sc = self.scenario;
         while self.cursor < sc.schedule.len() && sc.entries[sc.schedule[self.cursor]].turn < turn {
             self.cursor += 1;
@@ -68,7 +74,7 @@ impl<'a> ScriptRunner<'a> {
         }
         self.issued = sc.schedule[start..self.cursor].to_vec();
         self.issued_turn = Some(turn);
-        self.issued.iter().map(|&k| self.command(&sc.entries[k])).collect()
+        self.issued.iter().map(|&k| self.command(&sc.entries[k], world)).collect()
     }
 
     /// The commands of the turn `world` is at: the script's ([`ScriptRunner::commands`]), then
@@ -76,7 +82,7 @@ impl<'a> ScriptRunner<'a> {
     /// from [`BOT_SEQ_BASE`].
     pub fn turn_commands(&mut self, world: &World) -> Vec<Command> {
         let turn = world.turn();
-        let mut out = self.commands(turn);
+        let mut out = self.commands_seeing(turn, Some(world));
         for (player, bot, given) in &mut self.bots {
             for kind in bot.commands(world) {
                 out.push(Command { turn, player: *player, seq: BOT_SEQ_BASE.saturating_add(*given), kind });
@@ -140,6 +146,7 @@ impl<'a> ScriptRunner<'a> {
                         self.obstruction_ids[*k] = Some(id);
                     }
                 }
+                Action::Game { group: Some(g), .. } => self.groups[*g].extend(spawned),
                 Action::FormGroup { name, .. } => {
                     if let Some(id) = formed {
                         self.formation_ids[*name] = Some(id);
@@ -194,13 +201,16 @@ impl<'a> ScriptRunner<'a> {
     /// A game command with its references as the ids known now (a group never spawned becomes
     /// no ids, an obstruction never placed an id no obstruction has); a command the rules cannot
     /// read (which parsing prevents) becomes an empty payload, which the world refuses.
-    fn game_command(&self, value: &serde_json::Value) -> CommandKind {
+    fn game_command(&self, value: &serde_json::Value, world: Option<&World>) -> CommandKind {
+        let live = |id: &&EntityId| world.is_none_or(|w| w.unit(**id).is_some());
         let sc = self.scenario;
         let id_json = |id: EntityId| serde_json::json!({"index": id.index, "generation": id.generation});
         let resolved = super::commands::game_ids::<()>(value, &mut |reference| {
             Ok(match reference {
-                super::commands::GameRef::Group(name) => serde_json::Value::Array(self.group(name).iter().map(|&id| id_json(id)).collect()),
-                super::commands::GameRef::Unit(name) => id_json(self.group(name).first().copied().unwrap_or(NO_ENTITY)),
+                super::commands::GameRef::Group(name) => {
+                    serde_json::Value::Array(self.group(name).iter().filter(live).map(|&id| id_json(id)).collect())
+                }
+                super::commands::GameRef::Unit(name) => id_json(self.group(name).iter().find(live).copied().unwrap_or(NO_ENTITY)),
                 super::commands::GameRef::Obstruction(v) => {
                     let id = match v {
                         serde_json::Value::String(name) => match sc.obstruction_names.iter().position(|n| n == name) {
@@ -210,6 +220,13 @@ impl<'a> ScriptRunner<'a> {
                         other => ObstructionId(other.as_u64().and_then(|n| u32::try_from(n).ok()).unwrap_or(u32::MAX)),
                     };
                     serde_json::Value::from(id.0)
+                }
+                // Checked when the scenario was read.
+                super::commands::GameRef::Number(v) => {
+                    super::commands::game_number(v).map(|f| super::commands::json_of(&f)).map_err(drop)?
+                }
+                super::commands::GameRef::Point(v) => {
+                    super::commands::game_point(v).map(|p| super::commands::json_of(&sc.world_pos(p))).map_err(drop)?
                 }
             })
         });
@@ -233,7 +250,7 @@ impl<'a> ScriptRunner<'a> {
         }
     }
 
-    fn command(&self, entry: &Entry) -> Command {
+    fn command(&self, entry: &Entry, world: Option<&World>) -> Command {
         let sc = self.scenario;
         let kind = match &entry.action {
             Action::Spawn(s) => CommandKind::Spawn {
@@ -267,7 +284,7 @@ impl<'a> ScriptRunner<'a> {
                 turn_rate: s.turn_rate,
             },
             Action::CancelSpawns { building } => CommandKind::CancelSpawns { building: self.obstruction(*building) },
-            Action::Game { value } => self.game_command(value),
+            Action::Game { value, .. } => self.game_command(value, world),
             Action::Stop { units } => CommandKind::Stop { units: self.units(units) },
             Action::Remove { units } => CommandKind::Remove { units: self.units(units) },
             Action::PlaceObstruction { square, flags, .. } => {
