@@ -162,7 +162,7 @@ impl Rules for FuzzRules {
                 u.hp = (u.hp + 1).min(MAX_HP);
             }
         }
-        if ctx.state().steps % 4 == 0
+        if ctx.state().steps.is_multiple_of(4)
             && let Some(unit) = ctx.view().nearest(WorldPos::from_int(0, 0), Fixed::from_num(4096), |_, s| s.hp < MAX_HP)
             && let Some(u) = ctx.unit_mut(unit)
         {

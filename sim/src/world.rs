@@ -591,6 +591,13 @@ impl World {
         if command.player.0 > self.settings.players {
             return Err(RejectReason::UnknownPlayer);
         }
+        // A game may refuse its players core commands; its own actions (applied while the game
+        // is taken out of the world) are never asked.
+        if let Some(game) = &self.game
+            && !matches!(command.kind, CommandKind::Game { .. })
+        {
+            game.allow(self, command.player, &command.kind)?;
+        }
         match &command.kind {
             CommandKind::Spawn { class, at, count, radius, speed, turn_rate } => {
                 self.sync_grid();

@@ -548,6 +548,9 @@ pub enum SkirmishReject {
     BadRange,
     /// Wood outside `1..=MAX_TREE_WOOD`.
     BadAmount,
+    /// A core command a player may not send in this game (units are trained, buildings built,
+    /// the map is the world's): only the world (player 0) sends it.
+    CoreCommandRefused,
 }
 
 /// The reference game's rules (no parameters: every number is a constant above).
@@ -564,9 +567,29 @@ impl sim::Rules for Skirmish {
     type Event = SkirmishEvent;
     type Reject = SkirmishReject;
 
+    fn allow(&self, _view: &sim::View<'_, Self>, player: PlayerId, command: &sim::CommandKind) -> Result<(), SkirmishReject> {
+        use sim::CommandKind as K;
+        // Players move, stop, remove and group their units; everything that makes units or
+        // changes the map goes through the game's commands (paid for) or is the world's.
+        let map_or_units = matches!(
+            command,
+            K::Spawn { .. }
+                | K::SpawnFromBuilding { .. }
+                | K::CancelSpawns { .. }
+                | K::PlaceBuilding { .. }
+                | K::PlaceObstruction { .. }
+                | K::RemoveObstruction { .. }
+                | K::SetObstructionFlags { .. }
+                | K::SetArea { .. }
+                | K::EditTerrain { .. }
+                | K::SetWaypoints { .. }
+        );
+        if player.0 != 0 && map_or_units { Err(SkirmishReject::CoreCommandRefused) } else { Ok(()) }
+    }
+
     fn new_unit(&self, state: &WorldState, _unit: &sim::Unit) -> UnitState {
         // A unit of a building's waiting spawn order is a worker until `step` reads which kind
-        // its order trains; so is a unit a player spawned with a core command.
+        // its order trains; so is a unit the world spawned with a core command.
         UnitState::new(state.spawning.unwrap_or(UnitKind::Worker))
     }
 

@@ -371,3 +371,51 @@ fn a_unit_that_waits_for_room_gets_its_kind_when_it_appears() {
     assert!(view.state().pending.is_empty());
     assert_eq!(view.player(PlayerId(1)).unwrap().trained, 1);
 }
+
+#[test]
+fn a_player_may_not_send_the_core_commands_that_make_units_or_change_the_map() {
+    let (mut world, tc, _) = started(10);
+    let mine = units_of(&world, 1);
+    let t = world.turn();
+    let mut twin = World::load_with_rules(&world.save(), Skirmish).unwrap();
+    let core = |seq: u32, kind: sim::CommandKind| sim::Command { turn: t, player: sim::PlayerId(1), seq, kind };
+    let square = skirmish::footprint(BuildingKind::Barracks, Fixed::from_num(40), Fixed::from_num(24), Fixed::ZERO);
+    let commands = [
+        core(
+            0,
+            sim::CommandKind::Spawn {
+                class: skirmish::UNIT_CLASS,
+                at: WorldPos::from_int(20, 20),
+                count: 3,
+                radius: Fixed::ONE / 2,
+                speed: Fixed::from_num(6),
+                turn_rate: None,
+            },
+        ),
+        core(
+            1,
+            sim::CommandKind::SpawnFromBuilding {
+                building: tc,
+                class: skirmish::UNIT_CLASS,
+                count: 1,
+                radius: Fixed::ONE / 2,
+                speed: Fixed::from_num(6),
+                turn_rate: None,
+            },
+        ),
+        core(2, sim::CommandKind::PlaceBuilding { class: skirmish::BUILDING_CLASS, square, builder: None }),
+        core(3, sim::CommandKind::RemoveObstruction { id: tc }),
+    ];
+    let report = world.step(&commands);
+    assert_eq!(rejections(&report.events), vec![Some(R::CoreCommandRefused); 4]);
+    assert_eq!(report.hash, twin.step(&[]).hash, "the refused core commands changed nothing");
+    // Moving its own units is a player's to do.
+    let t = world.turn();
+    let go = sim::Command {
+        turn: t,
+        player: sim::PlayerId(1),
+        seq: 9,
+        kind: sim::CommandKind::Move { units: vec![mine[0]], goal: sim::GoalSpec::Point(WorldPos::from_int(30, 30)), queue: false },
+    };
+    assert_eq!(rejections(&world.step(&[go]).events), Vec::<Option<R>>::new());
+}

@@ -587,3 +587,37 @@ fn seek_and_render_refuse_a_keyframe_that_does_not_match_the_recorded_hash() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("restored from keyframe of turn 10"), "{out}");
 }
+
+#[test]
+fn a_game_of_the_reference_rules_runs_verifies_and_prints_its_winner() {
+    let scenario = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/scenarios/battle.json").display().to_string();
+    let dir = std::env::temp_dir().join(format!("phalanx-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let replay = dir.join("battle.replay").display().to_string();
+    let (code, out, err) = phalanx(&["run", &scenario, "--turns", "300", "--record", &replay]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("  player 2: ") && out.contains("winner: player 2"), "{out}");
+    let (code, out, err) = phalanx(&["verify", &replay, "--sync-test"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("identical: 300 turns"), "{out}");
+}
+
+#[test]
+fn a_replay_of_rules_this_program_does_not_know_is_unusable_and_named() {
+    // A skirmish replay whose header names another version of the rules.
+    let scenario = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/scenarios/battle.json").display().to_string();
+    let dir = std::env::temp_dir().join(format!("phalanx-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("battle-v9.replay");
+    let (code, _, err) = phalanx(&["run", &scenario, "--turns", "5", "--record", &path.display().to_string()]);
+    assert_eq!(code, 0, "{err}");
+    let mut replay = replay::format::Replay::read(&std::fs::read(&path).unwrap()[..]).unwrap();
+    assert_eq!(replay.header.rules, Some(("skirmish".to_owned(), 1)));
+    replay.header.rules = Some(("skirmish".to_owned(), 9));
+    // The header alone is enough: it is checked before any turn.
+    let writer = replay::format::ReplayWriter::new(Vec::new(), replay.header.clone()).unwrap();
+    std::fs::write(&path, writer.finish().unwrap()).unwrap();
+    let (code, out, err) = phalanx(&["verify", &path.display().to_string()]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!((out.clone() + &err).contains("ruleset skirmish version 9 is not known (this program has skirmish version 1)"), "{out}{err}");
+}

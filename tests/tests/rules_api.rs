@@ -57,6 +57,8 @@ enum TinyReject {
     NoSuchUnit,
     OwnUnit,
     Damage,
+    /// Players may not remove units: only the rules do.
+    NoRemoving,
 }
 
 const MAX_HP: u16 = 10;
@@ -89,6 +91,10 @@ impl Rules for Tiny {
             }
             TinyCommand::Wall { .. } => Ok(()),
         }
+    }
+
+    fn allow(&self, _view: &View<'_, Self>, player: PlayerId, command: &CommandKind) -> Result<(), TinyReject> {
+        if player != PlayerId(0) && matches!(command, CommandKind::Remove { .. }) { Err(TinyReject::NoRemoving) } else { Ok(()) }
     }
 
     fn apply(&self, ctx: &mut Ctx<'_, Self>, player: PlayerId, command: &TinyCommand) {
@@ -284,6 +290,28 @@ fn a_refused_game_command_changes_nothing_and_says_why() {
         [Some(TinyReject::OwnUnit), Some(TinyReject::Damage), Some(TinyReject::Damage), Some(TinyReject::NoSuchUnit), None, None]
     );
     assert_eq!(reasons[4..], [RejectReason::GameMalformed, RejectReason::GameMalformed]);
+}
+
+#[test]
+fn the_rules_may_refuse_a_player_a_core_command_but_not_their_own_actions() {
+    let mut world = tiny_world(1);
+    world.step(&[spawn(0, 1, 8, 8, 1), spawn(0, 2, 40, 8, 1)]);
+    let (a, b) = (units_of(&world, 1)[0], units_of(&world, 2)[0]);
+    let mut twin = World::load_with_rules(&world.save(), Tiny).unwrap();
+    let report = world.step(&[cmd(1, 1, 0, CommandKind::Remove { units: vec![a] })]);
+    assert_eq!(report.hash, twin.step(&[]).hash, "the refused removal changed nothing");
+    let reasons: Vec<Option<TinyReject>> = report
+        .events
+        .iter()
+        .filter_map(|e| if let Event::Rejected { reason, .. } = e { Some(rules::reject::<Tiny>(reason)) } else { None })
+        .collect();
+    assert_eq!(reasons, [Some(TinyReject::NoRemoving)]);
+    // The rules' own Remove (a kill) is an action, never asked.
+    world.step(&[hit(2, 1, 0, b, 10)]);
+    assert!(world.unit(b).is_none());
+    // The world (player 0) is allowed by the rules; the core then refuses it (not its unit).
+    let report = world.step(&[cmd(3, 0, 0, CommandKind::Remove { units: vec![a] })]);
+    assert!(report.events.iter().any(|e| matches!(e, Event::Rejected { reason: RejectReason::NotOwned(u), .. } if *u == a)));
 }
 
 #[test]

@@ -74,6 +74,18 @@ pub trait Rules: Clone + Debug + Send + Sync + 'static {
     /// The reason, reported as [`RejectReason::Game`]; the command then changes nothing.
     fn check(&self, view: &View<'_, Self>, player: PlayerId, command: &Self::Command) -> Result<(), Self::Reject>;
 
+    /// Whether `player` may send a core command (not a game command) in this game: a game whose
+    /// units are trained, not spawned, refuses its players' `Spawn`, say. Runs before the core's
+    /// own checks; a refusal is [`RejectReason::Game`] and the command changes nothing. The
+    /// rules' own actions ([`Ctx::act`]) are never asked. By default every core command is allowed.
+    ///
+    /// # Errors
+    /// The reason, reported as [`RejectReason::Game`].
+    fn allow(&self, view: &View<'_, Self>, player: PlayerId, command: &CommandKind) -> Result<(), Self::Reject> {
+        let _ = (view, player, command);
+        Ok(())
+    }
+
     /// Carries out a command [`Rules::check`] accepted.
     fn apply(&self, ctx: &mut Ctx<'_, Self>, player: PlayerId, command: &Self::Command);
 
@@ -274,6 +286,8 @@ pub(crate) trait DynGame: Debug + Send + Sync {
     /// units the world no longer has.
     fn sync_units(&mut self, world: &World);
     fn command(&mut self, world: &mut World, player: PlayerId, payload: &[u8], events: &mut Vec<Event>) -> Result<(), RejectReason>;
+    /// [`Rules::allow`] for a core command.
+    fn allow(&self, world: &World, player: PlayerId, command: &CommandKind) -> Result<(), RejectReason>;
     fn step(&mut self, world: &mut World, events: &mut Vec<Event>);
     /// Brings the digests up to date and returns the components, in order.
     fn components(&mut self) -> Vec<(String, Digest)>;
@@ -334,6 +348,12 @@ impl<R: Rules> DynGame for GameState<R> {
         let mut ctx = Ctx::new(world, self, events);
         rules.apply(&mut ctx, player, &command);
         Ok(())
+    }
+
+    fn allow(&self, world: &World, player: PlayerId, command: &CommandKind) -> Result<(), RejectReason> {
+        self.rules
+            .allow(&View { world, game: self }, player, command)
+            .map_err(|r| RejectReason::Game { payload: crate::state_hash::encode(&r) })
     }
 
     fn step(&mut self, world: &mut World, events: &mut Vec<Event>) {
