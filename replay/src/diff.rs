@@ -583,6 +583,8 @@ fn walk_typed_rest(sink: &mut Sink, at: &At, a: &SnapshotData, b: &SnapshotData)
         rest.units = Vec::new();
         rest.requests = Vec::new();
         rest.rng = SimRng::new(0);
+        // Compared field by field by `diff_game`.
+        rest.game = None;
         rest
     };
     walk_typed(sink, at, &rest(a), &rest(b));

@@ -621,3 +621,68 @@ fn a_replay_of_rules_this_program_does_not_know_is_unusable_and_named() {
     assert_eq!(code, 2, "{out}{err}");
     assert!((out.clone() + &err).contains("ruleset skirmish version 9 is not known (this program has skirmish version 1)"), "{out}{err}");
 }
+
+/// The battle scenario recorded for 60 turns with a keyframe every 10, with `plant` applied to the
+/// world before turn 25 (a planted desync: no command changes the state).
+fn battle_with(name: &str, plant: &dyn Fn(&mut sim::World)) -> String {
+    use replay::format::ReplayWriter;
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/scenarios/battle.json");
+    let scenario = replay::scenario::Scenario::load_with(&path, &replay::cli::rulesets()).unwrap();
+    let mut world = scenario.world().unwrap();
+    let header = replay::record::header_for(&scenario, &mut world, 10);
+    let mut writer = ReplayWriter::new(Vec::new(), header).unwrap();
+    let mut script = scenario.script();
+    for _ in 0..60 {
+        if writer.keyframe_due(&world) {
+            writer.keyframe(&world).unwrap();
+        }
+        if world.turn() == 25 {
+            plant(&mut world);
+        }
+        let commands = script.turn_commands(&world);
+        let report = world.step(&commands);
+        script.observe(&report);
+        writer.turn(&commands, &report).unwrap();
+    }
+    if writer.keyframe_due(&world) {
+        writer.keyframe(&world).unwrap();
+    }
+    let dir = std::env::temp_dir().join(format!("phalanx-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join(name);
+    std::fs::write(&file, writer.finish().unwrap()).unwrap();
+    file.display().to_string()
+}
+
+#[test]
+fn a_planted_hit_point_or_wood_divergence_is_named_to_the_game_field_by_diff_and_verify() {
+    let honest = battle_with("battle-honest.replay", &|_| {});
+    // The first of player 2's units loses one hit point.
+    let victim = std::cell::Cell::new(None);
+    let hp = battle_with("battle-hp.replay", &|w| {
+        let unit = w.units().find(|u| u.owner == sim::PlayerId(2)).unwrap().id;
+        victim.set(Some(unit));
+        assert!(w.plant_game_desync::<skirmish::Skirmish>(unit, |u| u.hp -= 1));
+    });
+    let victim = victim.get().unwrap();
+    let (code, out, err) = phalanx(&["diff", &honest, &hp]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("first diverging turn: 25"), "{out}");
+    let line = format!("skirmish.units unit {}v{} hp: ", victim.index, victim.generation);
+    assert!(out.contains(&line), "no `{line}` in:\n{out}");
+    // Verify names the same field, re-simulating the planted replay's recorded commands.
+    let (code, out, _) = phalanx(&["verify", &hp]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("skirmish.units"), "{out}");
+    // A player's wood likewise.
+    let wood = battle_with("battle-wood.replay", &|w| {
+        assert!(w.plant_player_desync::<skirmish::Skirmish>(sim::PlayerId(1), |p| p.wood += 7));
+    });
+    let (code, out, err) = phalanx(&["diff", &honest, &wood]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("skirmish.players player 1 wood: 0 | 7"), "{out}");
+    assert!(
+        out.contains("state at the start of turn 30 (keyframe): 1 differing fields"),
+        "the game's field once, not again as raw bytes:\n{out}"
+    );
+}
