@@ -580,3 +580,34 @@ fn the_viewer_opens_on_the_first_turn_with_units() {
     assert!(first_with_units > 0, "the skirmish spawns its units in turn 0");
     assert_eq!(data["start"].as_u64(), Some(first_with_units));
 }
+
+#[test]
+fn the_viewer_shows_each_units_game_fields_as_they_change() {
+    // A battle of the reference rules: the hover details carry each unit's game state.
+    let scenario = replay::scenario::Scenario::load_with(
+        &PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/scenarios/battle.json"),
+        &replay::cli::rulesets(),
+    )
+    .unwrap();
+    let options = replay::record::RunOptions { turns: 120, threads: 1, keyframe_every: 40 };
+    let (_, bytes) = replay::record::run(&scenario, &options, Some(Vec::new()), &mut |_, _| {}).unwrap();
+    let bytes = bytes.unwrap();
+    let view = replay::viewer::build_view(
+        &[Source { name: "battle", bytes: &bytes }],
+        &ViewOptions { threads: 1, diff_limit: 10, rulesets: replay::cli::rulesets() },
+    )
+    .unwrap();
+    let data = page_data(&view.html);
+    let units = data["games"][0]["units"].as_array().unwrap();
+    let texts: Vec<&str> = units.iter().flat_map(|t| t["gm"].as_array().unwrap().iter().map(|e| e[1].as_str().unwrap())).collect();
+    assert!(units.iter().all(|t| !t["gm"].as_array().unwrap().is_empty()), "every unit has game fields");
+    assert!(texts.iter().any(|t| t.contains("kind: Spearman") && t.contains("hp: ")), "{:?}", &texts[..3]);
+    // Hit points change during the fight, so some unit has more than one entry.
+    assert!(units.iter().any(|t| t["gm"].as_array().unwrap().len() > 1));
+    // Without the ruleset the page cannot be built at all: the replay names rules it does not know.
+    let err = replay::viewer::build_view(
+        &[Source { name: "battle", bytes: &bytes }],
+        &ViewOptions { threads: 1, diff_limit: 10, ..ViewOptions::default() },
+    );
+    assert!(err.is_err_and(|e| e.to_string().contains("unknown ruleset \"skirmish\"")));
+}
