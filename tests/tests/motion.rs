@@ -270,3 +270,36 @@ fn a_corridor_held_with_no_other_way_waits_retries_and_gives_up_as_held() {
     assert!(held.positions[(first - 1) as usize..at as usize].iter().all(|&p| p == stopped));
     assert_eq!(held.holder.0, held.holder.1);
 }
+
+/// A unit waiting to search round a held passage that has a building placed over it escapes at
+/// once, like any unit on a navcell made impassable (a reference-game test saw one stand inside a
+/// foundation for 26 turns: the search round the holders came before the escape).
+#[test]
+fn a_unit_waiting_at_a_held_passage_escapes_a_building_placed_over_it() {
+    let rows = two_rooms(false);
+    let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+    let mut world = world_from(&rows, 1);
+    world.step(&[spawn_at(0, 1, 0, WorldPos::new(cm(450), cm(450))), spawn_at(0, 2, 0, WorldPos::new(cm(2450), cm(450)))]);
+    let walker = world.units().find(|u| u.owner == PlayerId(1)).unwrap().id;
+    let mut placed_at = None;
+    for turn in 1..80u32 {
+        let mut commands = if turn == 1 { vec![go(1, 1, vec![walker], WorldPos::new(cm(4250), cm(450)))] } else { Vec::new() };
+        let unit = world.unit(walker).unwrap();
+        if placed_at.is_none() && unit.held_searches > 0 {
+            // A 3 m square centred on the walker, placed by the world.
+            let square = sim::command::SquareSpec { x: unit.pos.x, z: unit.pos.z, w: m(3), h: m(3), degrees: Fixed::ZERO };
+            commands.push(cmd(turn, 0, 0, CommandKind::PlaceObstruction { square, flags: 3 }));
+            placed_at = Some(turn);
+        }
+        world.step(&commands);
+        if let Some(at) = placed_at {
+            let unit = world.unit(walker).unwrap();
+            let pass = world.nav().class_nav(unit.class).unwrap().pass_map();
+            if pass.is_passable(world.navcell_of(unit.pos)) {
+                assert!(turn <= at + 3, "the walker left the building only on turn {turn}, placed on turn {at}");
+                return;
+            }
+        }
+    }
+    panic!("the walker never waited for a held passage ({placed_at:?}) or never left the building");
+}

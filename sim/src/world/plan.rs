@@ -228,14 +228,14 @@ impl World {
             anchor: anchor.map(|a| off_grid_lines(a, cell_size)),
         };
         let long = || Job::Long(long_job());
-        if unit.held_searches > 0 && !(request.short || short) {
+        // A unit on an impassable navcell (a building placed over it) escapes by the long-range
+        // search first, even for a minimum-range retreat or while it waits to search round a held
+        // passage: the motion phase asks for a long path again whenever it finds the unit there
+        // without an escape, so anything else planned from there would be asked for every turn.
+        let stranded = self.nav.class_nav(unit.class).is_some_and(|nav| !nav.pass_map().is_passable(self.navcell_of(unit.pos)));
+        if unit.held_searches > 0 && !(request.short || short) && !stranded {
             return Some(Job::Held(self.held_job(unit, long_job(), stationary)));
         }
-        // A unit on an impassable navcell (a building placed over it) escapes by the long-range
-        // search first, even for a minimum-range retreat: the motion phase asks for a long path
-        // again whenever it finds the unit there without an escape, so a retreat planned from
-        // there would be asked for every turn.
-        let stranded = self.nav.class_nav(unit.class).is_some_and(|nav| !nav.pass_map().is_passable(self.navcell_of(unit.pos)));
         if !(request.short || short) || stranded {
             return Some(long());
         }
