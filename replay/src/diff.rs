@@ -347,7 +347,8 @@ fn fixed_of(object: &Map<String, Value>) -> Option<Fixed> {
     object.get("bits")?.as_i64().map(Fixed::from_bits)
 }
 
-/// A serde form as the tools print it ([`render`]): what the viewer shows of a game's fields.
+/// A serde form as the tools print it (fixed-point numbers as decimals, points as `(x, z)`): what
+/// the viewer shows of a game's fields.
 pub fn value_text(v: &Value) -> String {
     render(v)
 }

@@ -456,9 +456,9 @@ pub fn check_frame(bytes: &[u8]) -> Result<&[u8], SnapshotError> {
 /// the ruleset knows.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GameSnapshot {
-    /// [`Rules::NAME`].
+    /// [`crate::Rules::NAME`].
     pub rules: String,
-    /// [`Rules::VERSION`].
+    /// [`crate::Rules::VERSION`].
     pub version: u32,
     /// Every live unit's state, by id.
     pub units: Vec<(EntityId, Vec<u8>)>,
