@@ -448,11 +448,7 @@ fn gather(ctx: &mut Ctx<'_, Skirmish>, id: EntityId, tree: ObstructionId) {
         go_deposit(ctx, id, tree);
         return;
     }
-    let cell = ctx.world().nav().grid().cell_size();
-    if !crate::within_obstruction(pos, &square, GATHER_RANGE, cell) {
-        if standing && reorder == 0 {
-            order(ctx, id);
-        }
+    if !within_reach_or_reorder(ctx, id, pos, &square, standing && reorder == 0) {
         return;
     }
     if cooldown > 0 {
@@ -508,6 +504,19 @@ fn go_deposit(ctx: &mut Ctx<'_, Skirmish>, id: EntityId, tree: ObstructionId) {
     }
 }
 
+/// Whether a worker at `pos` is within `GATHER_RANGE` of a square; if not and it stands ready
+/// (`reorder_now`), it is sent there again.
+fn within_reach_or_reorder(ctx: &mut Ctx<'_, Skirmish>, id: EntityId, pos: WorldPos, square: &pathing::Square, reorder_now: bool) -> bool {
+    let cell = ctx.world().nav().grid().cell_size();
+    if crate::within_obstruction(pos, square, GATHER_RANGE, cell) {
+        return true;
+    }
+    if reorder_now {
+        order(ctx, id);
+    }
+    false
+}
+
 /// A worker carrying wood: deposits it in range of the drop-site, then goes back to its tree.
 fn deposit(ctx: &mut Ctx<'_, Skirmish>, id: EntityId, tree: ObstructionId, site: ObstructionId) {
     let (Some(me), Some(state)) = (ctx.world().unit(id), ctx.unit(id)) else { return };
@@ -518,11 +527,7 @@ fn deposit(ctx: &mut Ctx<'_, Skirmish>, id: EntityId, tree: ObstructionId, site:
         go_deposit(ctx, id, tree);
         return;
     };
-    let cell = ctx.world().nav().grid().cell_size();
-    if !crate::within_obstruction(pos, &square, GATHER_RANGE, cell) {
-        if standing && reorder == 0 {
-            order(ctx, id);
-        }
+    if !within_reach_or_reorder(ctx, id, pos, &square, standing && reorder == 0) {
         return;
     }
     if let Some(s) = ctx.unit_mut(id) {

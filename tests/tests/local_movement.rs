@@ -14,7 +14,7 @@ use pathing::{Fixed, PassClass, WorldPos};
 use proptest::prelude::*;
 use sim::command::{Command, CommandKind, Event, FailReason, GoalSpec, SquareSpec, Target};
 use sim::motion::OVERLAP_TOLERANCE;
-use sim::test_support::{glyph, metres, picture, world_from};
+use sim::test_support::{FIELD, glyph, metres, picture, world_from};
 use sim::world::{UnitState, World};
 use sim::{EntityId, PlayerId};
 
@@ -186,25 +186,6 @@ fn unit_nudges_a_standing_unit_along_a_narrow_corridor() {
     // One navcell of passable width: the standing unit is nudged ahead of the walker.
     insta::assert_snapshot!(walker_meets_standing_unit(NARROW, &[2, 10, 39], (4, 4), (20, 4), at_dm(245, 35)));
 }
-
-const FIELD: &[&str] = &[
-    "################################################",
-    "#..............................................#",
-    "#..............................................#",
-    "#..............................................#",
-    "#..............................................#",
-    "#..............................................#",
-    "#..............................................#",
-    "#..............................................#",
-    "#..............................................#",
-    "#..............................................#",
-    "#..............................................#",
-    "#..............................................#",
-    "#..............................................#",
-    "#..............................................#",
-    "#..............................................#",
-    "################################################",
-];
 
 #[test]
 fn two_crowds_crossing() {

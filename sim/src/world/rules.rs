@@ -358,9 +358,13 @@ impl<R: Rules> DynGame for GameState<R> {
 
     fn step(&mut self, world: &mut World, events: &mut Vec<Event>) {
         let rules = self.rules.clone();
-        let so_far = events.clone();
+        // The rules read the turn's events so far while theirs collect apart, then join them:
+        // no copy of the turn's events.
+        let so_far = std::mem::take(events);
         let mut ctx = Ctx::new(world, self, events);
         rules.step(&mut ctx, &so_far);
+        let theirs = std::mem::replace(events, so_far);
+        events.extend(theirs);
     }
 
     fn components(&mut self) -> Vec<(String, Digest)> {
