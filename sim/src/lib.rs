@@ -81,6 +81,7 @@ pub mod state_hash;
 #[cfg(feature = "test-support")]
 pub mod test_support;
 pub mod unit;
+mod units;
 pub mod waypoint;
 pub mod world;
 

@@ -72,11 +72,11 @@ use pathing::{Fixed, PassClass, WorldPos};
 use serde::{Deserialize, Serialize};
 
 use crate::command::{Event, FailReason, GoalSpec};
-use crate::digest_tree::RangeDigests;
 pub use crate::geom::off_grid_lines;
 use crate::geom::{distance_raw, div, grid_navcell, isqrt, within_of_segment};
 use crate::ids::{EntityId, PlayerId};
 use crate::unit::{PathRequest, Unit, UnitState};
+use crate::units::UnitStore;
 
 /// The constants of local movement: part of [`crate::world::Settings`], so fixed for a game and
 /// recorded with it. The defaults are 0 A.D.'s and the grid pathfinder's values (docs/motion-rules.md) where they
@@ -362,7 +362,6 @@ fn walk(
     grid: &pathing::NavGrid,
     index: &UnitIndex,
     motion: &MotionSettings,
-    static_dirty: &mut Vec<u32>,
 ) -> Walk {
     let navcell = |p: WorldPos| grid_navcell(grid, p);
     let mut moved = false;
@@ -394,7 +393,6 @@ fn walk(
         }
         let ends_detour = unit.detour == 1;
         unit.pop_waypoint();
-        static_dirty.push(unit.id.index);
         // Back from a detour: the long-range waypoint it led to is dropped when it is near and
         // the one after it can be walked to straight.
         if ends_detour
@@ -411,11 +409,10 @@ fn walk(
 /// What motion reads and writes of the world, borrowed apart.
 pub(crate) struct MotionParts<'a> {
     pub(crate) nav: &'a pathing::passability::NavWorld,
-    pub(crate) units: &'a mut Vec<Option<Unit>>,
+    /// The units: every unit motion changes is reached through the store, which notes it.
+    pub(crate) units: &'a mut UnitStore,
     pub(crate) requests: &'a mut Vec<PathRequest>,
     pub(crate) turn_ms: u32,
-    pub(crate) digests: &'a mut RangeDigests,
-    pub(crate) static_dirty: &'a mut Vec<u32>,
     pub(crate) motion: &'a MotionSettings,
     /// By unit index: whether the unit is a member of a formation that steers it, and at which speed.
     pub(crate) steered: Vec<Steering>,
@@ -434,21 +431,28 @@ pub(crate) enum Steering {
 
 /// Moves every unit for one turn (see the module documentation).
 pub(crate) fn move_units(parts: MotionParts<'_>, events: &mut Vec<Event>) {
-    let MotionParts { nav, units, requests, turn_ms, digests, static_dirty, motion, steered } = parts;
+    let MotionParts { nav, units, requests, turn_ms, motion, steered } = parts;
     let grid = nav.grid();
     // As 0 A.D.'s movement filter: only units that are not walking block, and only with their
     // core; walking units pass through one another (separating them is the push-apart's job).
-    let index = UnitIndex::new(
-        units.iter().flatten().filter(|u| u.state == UnitState::Idle).map(|u| (u.id, u.pos, motion.core(u.radius))).collect(),
-    );
-    let before: Vec<Option<WorldPos>> = units.iter().map(|u| u.as_ref().map(|u| u.pos)).collect();
-    let owners: Vec<Option<PlayerId>> = units.iter().map(|u| u.as_ref().map(|u| u.owner)).collect();
+    let index = UnitIndex::new(units.iter().filter(|u| u.state == UnitState::Idle).map(|u| (u.id, u.pos, motion.core(u.radius))).collect());
+    let before: Vec<Option<WorldPos>> = units.slots().iter().map(|u| u.as_ref().map(|u| u.pos)).collect();
+    let owners: Vec<Option<PlayerId>> = units.slots().iter().map(|u| u.as_ref().map(|u| u.owner)).collect();
     let navcell = |p: WorldPos| grid_navcell(grid, p);
     let cooldown_turns = u8::try_from(motion.replan_cooldown_ms.div_ceil(turn_ms)).unwrap_or(u8::MAX);
     let mut turn_steps = crate::facing::TurnSteps::new(turn_ms);
     // (standing unit, the position and owner of the unit walking into it)
     let mut nudges: Vec<(EntityId, WorldPos, PlayerId)> = Vec::new();
-    for unit in units.iter_mut().flatten() {
+    // The units something can happen to this turn; the others are not touched.
+    let acts = |unit: &Unit| {
+        let Some(class_nav) = nav.class_nav(unit.class) else { return false };
+        if steered.get(unit.id.index as usize).is_some_and(|&s| s != Steering::Free) {
+            return !unit.waypoints().is_empty();
+        }
+        let stuck = !class_nav.pass_map().is_passable(navcell(unit.pos));
+        !(unit.state == UnitState::WaitingForPath || (unit.state == UnitState::Idle && !stuck && unit.replan_cooldown == 0))
+    };
+    for unit in units.iter_mut_where(acts) {
         let Some(class_nav) = nav.class_nav(unit.class) else { continue };
         let pass = class_nav.pass_map();
         let stuck = !pass.is_passable(navcell(unit.pos));
@@ -457,14 +461,10 @@ pub(crate) fn move_units(parts: MotionParts<'_>, events: &mut Vec<Event>) {
             // A member of a formation that steers it: it walks towards the waypoints its formation
             // gave it (runs, when it is behind its slot), with every rule of movement, and never
             // plans a path of its own.
-            if unit.waypoints().is_empty() {
-                continue;
-            }
-            digests.mark(unit.id.index);
             let (num, den) = if steering == Steering::Run { crate::formation::RUN_MULTIPLIER } else { (1, 1) };
             let budget = (i128::from(unit.speed.to_bits()) * i128::from(turn_ms) * num) / (1000 * den);
             let from = unit.pos;
-            let Walk { moved, blocker, .. } = walk(unit, budget, pass, grid, &index, motion, static_dirty);
+            let Walk { moved, blocker, .. } = walk(unit, budget, pass, grid, &index, motion);
             face_travel(unit, from, turn_steps.of(unit.turn_rate));
             if let Some(other) = blocker
                 && !moved
@@ -473,10 +473,6 @@ pub(crate) fn move_units(parts: MotionParts<'_>, events: &mut Vec<Event>) {
             }
             continue;
         }
-        if unit.state == UnitState::WaitingForPath || (unit.state == UnitState::Idle && !stuck && unit.replan_cooldown == 0) {
-            continue; // nothing about it changes this turn
-        }
-        digests.mark(unit.id.index);
         if unit.replan_cooldown > 0 {
             unit.replan_cooldown -= 1;
         }
@@ -485,7 +481,6 @@ pub(crate) fn move_units(parts: MotionParts<'_>, events: &mut Vec<Event>) {
                 if stuck && !unit.escape {
                     // Something was built on it: ask for a path, which starts with the escape.
                     unit.clear_waypoints();
-                    static_dirty.push(unit.id.index);
                     unit.state = UnitState::WaitingForPath;
                     requests.push(PathRequest::long(unit.id));
                     continue;
@@ -503,7 +498,7 @@ pub(crate) fn move_units(parts: MotionParts<'_>, events: &mut Vec<Event>) {
         }
         let budget = (i128::from(unit.speed.to_bits()) * i128::from(turn_ms)) / 1000;
         let from = unit.pos;
-        let Walk { moved, blocker, blocked_by_grid } = walk(unit, budget, pass, grid, &index, motion, static_dirty);
+        let Walk { moved, blocker, blocked_by_grid } = walk(unit, budget, pass, grid, &index, motion);
         face_travel(unit, from, turn_steps.of(unit.turn_rate));
         if blocked_by_grid || (blocker.is_some() && !moved) {
             // Blocked: the grid changed under the path, or a standing unit is in the way. A
@@ -517,7 +512,6 @@ pub(crate) fn move_units(parts: MotionParts<'_>, events: &mut Vec<Event>) {
                 let reason = if unit.held_searches > 0 { FailReason::PassageHeld } else { FailReason::Blocked };
                 unit.give_up();
                 unit.stalled = 0;
-                static_dirty.push(unit.id.index);
                 events.push(Event::Failed { unit: unit.id, reason });
                 continue;
             }
@@ -531,7 +525,7 @@ pub(crate) fn move_units(parts: MotionParts<'_>, events: &mut Vec<Event>) {
             }
             let held = blocker.is_some_and(|b| owners.get(b.index as usize).copied().flatten().is_some_and(|o| o != unit.owner));
             if held && !blocked_by_grid && !unit.orders.is_empty() && !unit.escape {
-                wait_or_go_round(unit, motion, requests, static_dirty);
+                wait_or_go_round(unit, motion, requests);
                 continue;
             }
             if unit.orders.is_empty() && !unit.escape {
@@ -539,7 +533,6 @@ pub(crate) fn move_units(parts: MotionParts<'_>, events: &mut Vec<Event>) {
                 unit.clear_waypoints();
                 unit.state = UnitState::Idle;
                 unit.stalled = 0;
-                static_dirty.push(unit.id.index);
                 continue;
             }
             let long = unit.stalled > 0 && unit.stalled % motion.long_replan_every == 0 && unit.replan_cooldown == 0;
@@ -547,7 +540,6 @@ pub(crate) fn move_units(parts: MotionParts<'_>, events: &mut Vec<Event>) {
             if long || unit.orders.is_empty() {
                 unit.replan_cooldown = motion.long_replan_every;
                 unit.clear_waypoints();
-                static_dirty.push(unit.id.index);
                 requests.push(PathRequest::long(unit.id));
             } else {
                 requests.push(PathRequest::short(unit.id));
@@ -562,7 +554,6 @@ pub(crate) fn move_units(parts: MotionParts<'_>, events: &mut Vec<Event>) {
         if !unit.waypoints().is_empty() {
             continue;
         }
-        static_dirty.push(unit.id.index);
         if unit.escape || unit.resume {
             // Out of the impassable navcells, or at the end of a path cut short by the search
             // budget: resume the order, if any.
@@ -606,10 +597,10 @@ pub(crate) fn move_units(parts: MotionParts<'_>, events: &mut Vec<Event>) {
             requests.push(PathRequest::long(unit.id));
         }
     }
-    push_apart(nav, units, motion, digests, &mut nudges);
-    nudge(nav, units, motion, &index, &mut nudges, digests, static_dirty, events);
-    replan_trigger(units, &before, motion, turn_ms, cooldown_turns, requests, digests);
-    record_displacements(units, &before, digests);
+    push_apart(nav, units, motion, &mut nudges);
+    nudge(nav, units, motion, &index, &mut nudges, events);
+    replan_trigger(units, &before, motion, turn_ms, cooldown_turns, requests);
+    record_displacements(units, &before);
 }
 
 /// A unit blocked by a standing unit of another player, which it may not nudge (docs/motion-rules.md,
@@ -618,11 +609,10 @@ pub(crate) fn move_units(parts: MotionParts<'_>, events: &mut Vec<Event>) {
 /// players near it (`world/held.rs`; the search counts in [`Unit::held_searches`]); in between
 /// it waits, keeping its path ([`UnitState::Blocked`]). Giving up after `give_up_turns` blocked
 /// turns then says [`FailReason::PassageHeld`].
-fn wait_or_go_round(unit: &mut Unit, motion: &MotionSettings, requests: &mut Vec<PathRequest>, static_dirty: &mut Vec<u32>) {
+fn wait_or_go_round(unit: &mut Unit, motion: &MotionSettings, requests: &mut Vec<PathRequest>) {
     if unit.held_searches == 0 || unit.stalled.is_multiple_of(motion.long_replan_every) {
         unit.held_searches = unit.held_searches.saturating_add(1);
         unit.state = UnitState::WaitingForPath;
-        static_dirty.push(unit.id.index);
         requests.push(PathRequest::long(unit.id));
     } else {
         unit.state = UnitState::Blocked(unit.stalled);
@@ -638,14 +628,15 @@ fn face_travel(unit: &mut Unit, from: WorldPos, step: crate::facing::TurnStep) {
 }
 
 /// Sets each unit's [`Unit::displacement`] to how far it moved this turn (from `before`, where it
-/// stood when the motion step began), marking the units whose displacement changed.
-fn record_displacements(units: &mut [Option<Unit>], before: &[Option<WorldPos>], digests: &mut RangeDigests) {
-    for (unit, was) in units.iter_mut().zip(before) {
-        let (Some(unit), Some(was)) = (unit.as_mut(), was) else { continue };
+/// stood when the motion step began); only the units whose displacement changed are touched.
+fn record_displacements(units: &mut UnitStore, before: &[Option<WorldPos>]) {
+    for (slot, was) in before.iter().enumerate() {
+        let (Some(unit), Some(was)) = (units.slots().get(slot).and_then(Option::as_ref), was) else { continue };
         let moved = pathing::Vec2::new(unit.pos.x - was.x, unit.pos.z - was.z);
-        if moved != unit.displacement {
+        if moved != unit.displacement
+            && let Some(unit) = units.slot_mut(slot as u32)
+        {
             unit.displacement = moved;
-            digests.mark(unit.id.index);
         }
     }
 }
@@ -658,13 +649,13 @@ fn record_displacements(units: &mut [Option<Unit>], before: &[Option<WorldPos>],
 /// moves by the whole overlap if it can. A walking unit pushing a standing one also nudges it.
 fn push_apart(
     nav: &pathing::passability::NavWorld,
-    units: &mut [Option<Unit>],
+    store: &mut UnitStore,
     motion: &MotionSettings,
-    digests: &mut RangeDigests,
     nudges: &mut Vec<(EntityId, WorldPos, PlayerId)>,
 ) {
     let raw = |v: Fixed| i128::from(v.to_bits());
     for _ in 0..motion.push_iterations {
+        let units = store.slots();
         // Candidate pairs: a sweep along x over the units sorted by (x, index).
         let mut order: Vec<(i64, u32)> = units.iter().flatten().map(|u| (u.pos.x.to_bits(), u.id.index)).collect();
         order.sort_unstable();
@@ -688,6 +679,7 @@ fn push_apart(
         }
         pairs.sort_unstable();
         for (i, j) in pairs {
+            let units = store.slots();
             let (a, b) = (units[i as usize].as_ref().expect("listed"), units[j as usize].as_ref().expect("listed"));
             let (dx, dz) = (raw(b.pos.x) - raw(a.pos.x), raw(b.pos.z) - raw(a.pos.z));
             let reach = raw(a.radius) + raw(b.radius);
@@ -727,13 +719,15 @@ fn push_apart(
             }
             let cell_size = nav.grid().cell_size();
             for (slot, planned) in [(i, new_a), (j, new_b)] {
-                let u = units[slot as usize].as_mut().expect("listed");
+                let u = store.slots()[slot as usize].as_ref().expect("listed");
                 let pos = off_grid_lines(planned, cell_size);
                 // A planned position other than where the unit stands was checked above, from
                 // where it still stands; only a position moved off a grid line needs a new check.
-                if pos != u.pos && (pos == planned || may_shift(nav, u.class, u.pos, pos)) {
+                if pos != u.pos
+                    && (pos == planned || may_shift(nav, u.class, u.pos, pos))
+                    && let Some(u) = store.slot_mut(slot)
+                {
                     u.pos = pos;
-                    digests.mark(slot);
                 }
             }
         }
@@ -748,20 +742,18 @@ fn push_apart(
 #[allow(clippy::too_many_arguments)]
 fn nudge(
     nav: &pathing::passability::NavWorld,
-    units: &mut [Option<Unit>],
+    units: &mut UnitStore,
     motion: &MotionSettings,
     index: &UnitIndex,
     nudges: &mut Vec<(EntityId, WorldPos, PlayerId)>,
-    digests: &mut RangeDigests,
-    static_dirty: &mut Vec<u32>,
     events: &mut Vec<Event>,
 ) {
     let cell_size = nav.grid().cell_size();
-    nudges.retain(|&(id, _, owner)| units.get(id.index as usize).and_then(Option::as_ref).is_some_and(|u| u.id == id && u.owner == owner));
+    nudges.retain(|&(id, _, owner)| units.get(id).is_some_and(|u| u.owner == owner));
     nudges.sort_unstable_by_key(|&(id, from, _)| (id.index, from.x.to_bits(), from.z.to_bits()));
     nudges.dedup_by_key(|n| n.0);
     for &(id, from, _) in nudges.iter() {
-        let Some(unit) = units.get_mut(id.index as usize).and_then(Option::as_mut).filter(|u| u.id == id) else { continue };
+        let Some(unit) = units.get(id) else { continue };
         if unit.state != UnitState::Idle || !unit.orders.is_empty() {
             continue;
         }
@@ -775,11 +767,11 @@ fn nudge(
             .into_iter()
             .map(|d| off_grid_lines(offset(unit.pos, d), cell_size))
             .find(|&to| may_shift(nav, unit.class, unit.pos, to) && index.first_hit(unit.id, unit.pos, to, unit.radius).is_none());
-        if let Some(to) = step {
+        if let Some(to) = step
+            && let Some(unit) = units.get_mut(id)
+        {
             unit.set_waypoints(vec![to]);
             unit.state = UnitState::Moving;
-            digests.mark(id.index);
-            static_dirty.push(id.index);
             events.push(Event::Nudged { unit: id });
         }
     }
@@ -795,18 +787,16 @@ fn nudge(
 /// is no reason to plan now, and in a crowd at its destination (where arriving units push the ones
 /// standing) the whole segment would make every walker replan every cooldown.
 fn replan_trigger(
-    units: &mut [Option<Unit>],
+    units: &mut UnitStore,
     before: &[Option<WorldPos>],
     motion: &MotionSettings,
     turn_ms: u32,
     cooldown_turns: u8,
     requests: &mut Vec<PathRequest>,
-    digests: &mut RangeDigests,
 ) {
     let eps = i128::from(motion.moved_epsilon.to_bits());
     let movers: Vec<(EntityId, WorldPos)> = units
         .iter()
-        .flatten()
         .filter(|u| u.state == UnitState::Idle)
         .filter(|u| {
             before.get(u.id.index as usize).copied().flatten().is_none_or(|b| {
@@ -822,20 +812,20 @@ fn replan_trigger(
     }
     let index = UnitIndex::new(movers.iter().map(|&(id, pos)| (id, pos, Fixed::ZERO)).collect());
     let reach = i128::from(motion.replan_trigger.to_bits());
-    for unit in units.iter_mut().flatten() {
+    let triggered = |unit: &Unit| {
         if unit.state != UnitState::Moving || unit.replan_cooldown > 0 || unit.orders.is_empty() {
-            continue;
+            return false;
         }
-        let Some(&next) = unit.waypoints().first() else { continue };
+        let Some(&next) = unit.waypoints().first() else { return false };
         let (me, pos) = (unit.id, unit.pos);
         let stretch = i128::from(unit.speed.to_bits()) * i128::from(motion.replan_cooldown_ms.max(turn_ms)) / 1000;
         let length = distance_raw(pos, next);
         let end = if length <= stretch { next } else { advance(pos, next, stretch, length) };
-        if index.find_in(pos, end, reach, |id, p, _| id != me && within_of_segment(p, pos, end, motion.replan_trigger)) {
-            unit.state = UnitState::WaitingForPath;
-            unit.replan_cooldown = cooldown_turns;
-            requests.push(PathRequest::short(unit.id));
-            digests.mark(unit.id.index);
-        }
+        index.find_in(pos, end, reach, |id, p, _| id != me && within_of_segment(p, pos, end, motion.replan_trigger))
+    };
+    for unit in units.iter_mut_where(triggered) {
+        unit.state = UnitState::WaitingForPath;
+        unit.replan_cooldown = cooldown_turns;
+        requests.push(PathRequest::short(unit.id));
     }
 }

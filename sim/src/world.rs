@@ -43,6 +43,7 @@ use crate::rng::SimRng;
 use crate::snapshot::{SnapshotError, StateParts};
 use crate::state_hash;
 use crate::unit::{unit_digest_bytes, unit_static_bytes};
+use crate::units::UnitStore;
 use rules::{DynGame, GameState, Rules};
 
 // The types a world is made of keep their paths under `world`, where games and tools name them.
@@ -113,9 +114,9 @@ pub struct World {
     settings: Settings,
     turn: u32,
     nav: NavWorld,
-    ids: EntityAllocator,
-    /// Units by entity index.
-    units: Vec<Option<Unit>>,
+    /// The units and their entity ids; every change to a unit goes through it and is noted for
+    /// the digests.
+    units: UnitStore,
     next_obstruction: u32,
     rng: SimRng,
     requests: Vec<PathRequest>,
@@ -137,28 +138,23 @@ pub struct World {
     geometry_changed: bool,
     /// Derived: digest of the entity allocator, recomputed when ids are allocated or freed.
     ids_digest: Digest,
-    /// Derived: per unit slot, an 8-byte digest of the fields that change only with orders and
-    /// paths (id, owner, class, radius, speed, orders, path digest), recomputed for the slots in
-    /// `static_dirty`; the per-turn range digests hash it with the fields that change as units move.
-    unit_static: Vec<[u8; 8]>,
-    static_dirty: Vec<u32>,
+    /// Derived: per unit slot, the fields that change only with orders and paths (id, owner,
+    /// class, radius, speed, orders, path digest) as bytes, and an 8-byte digest of them, recomputed
+    /// when a touched unit's bytes differ; the range digests hash it with the fields that change as
+    /// units move.
+    unit_static: Vec<(Vec<u8>, [u8; 8])>,
     /// Navcell rectangles updated earlier in this turn (by `sync_grid`), for the grid digests.
     turn_rects: Vec<CellRect>,
     /// Counters of the last turn's path phase (for benchmarks and profilers; not state).
     path_stats: PathStats,
-    /// Formations by id.
-    formations: std::collections::BTreeMap<FormationId, Formation>,
-    /// Pending formation path requests, oldest first (computed before the units' long-range
-    /// requests, from the same per-turn budget).
-    formation_requests: Vec<FormationId>,
-    /// The id the next formation gets.
-    next_formation: u32,
+    /// The formations, their path requests and the next formation id; every change goes through
+    /// it and is noted for the digest.
+    formations: formations::FormationStore,
     /// Derived: each formation's flow field as built, rebuilt from the formation's saved inputs
     /// whenever it is missing (after a load) or the grid changed under it. Never hashed or saved.
     fields: std::collections::BTreeMap<FormationId, formations::CachedField>,
-    /// Derived: digest of the formations component, recomputed when `formations_dirty`.
+    /// Derived: digest of the formations component, recomputed when the store noted a change.
     formations_digest: Digest,
-    formations_dirty: bool,
     /// The navcell rectangles the grid changed in this turn, for the formation phase (not state).
     turn_dirty: Vec<CellRect>,
     /// Waypoint networks (state) with their graphs (derived) and the players' priority tables
@@ -248,25 +244,20 @@ impl World {
             geometry_changed: false,
             ids_digest: state_hash::digest("ids", &EntityAllocator::default()),
             unit_static: Vec::new(),
-            static_dirty: Vec::new(),
             turn_rects: Vec::new(),
             path_stats: PathStats::default(),
             settings,
             turn: 0,
             nav,
-            ids: EntityAllocator::default(),
-            units: Vec::new(),
+            units: UnitStore::default(),
             next_obstruction,
             rng: SimRng::new(settings.seed),
             requests: Vec::new(),
             pool: None,
             workspaces: plan::workspaces(1),
-            formations: std::collections::BTreeMap::new(),
-            formation_requests: Vec::new(),
-            next_formation: 0,
+            formations: formations::FormationStore::default(),
             fields: std::collections::BTreeMap::new(),
-            formations_digest: formations::formations_digest(0, &[], std::iter::empty()),
-            formations_dirty: false,
+            formations_digest: formations::FormationStore::default().digest(),
             turn_dirty: Vec::new(),
             waypoints_digest: waypoints::Waypoints::default().digest(),
             waypoints: waypoints::Waypoints::default(),
@@ -312,12 +303,12 @@ impl World {
 
     /// Every entity slot, for the game's bookkeeping.
     pub(crate) fn unit_slots(&self) -> &[Option<Unit>] {
-        &self.units
+        self.units.slots()
     }
 
-    /// The digest of the entity allocator: it changes whenever a unit is created or removed.
-    pub(crate) fn ids_digest(&self) -> Digest {
-        self.ids_digest
+    /// A count that changes whenever a unit is created or removed ([`UnitStore::id_epoch`]).
+    pub(crate) fn id_epoch(&self) -> u64 {
+        self.units.id_epoch()
     }
 
     /// The `seq` of the next game action this turn.
@@ -379,12 +370,12 @@ impl World {
 
     /// A live unit.
     pub fn unit(&self, id: EntityId) -> Option<&Unit> {
-        self.units.get(id.index as usize).and_then(Option::as_ref).filter(|u| u.id == id)
+        self.units.get(id)
     }
 
     /// Every live unit, in id order.
     pub fn units(&self) -> impl Iterator<Item = &Unit> + '_ {
-        self.units.iter().flatten()
+        self.units.iter()
     }
 
     /// Pending path requests, in the order they will be computed.
@@ -485,27 +476,36 @@ impl World {
     /// Brings the state digest up to date with the state: recomputes the leaves marked dirty since
     /// the last time, then the roots and the turn hash.
     fn refresh_digest(&mut self) {
-        let mut dirty = std::mem::take(&mut self.static_dirty);
-        dirty.sort_unstable();
-        dirty.dedup();
-        if std::mem::take(&mut self.formations_dirty) {
-            self.formations_digest = formations::formations_digest(self.next_formation, &self.formation_requests, self.formations.values());
+        if self.formations.take_changed() {
+            self.formations_digest = self.formations.digest();
         }
-        for index in dirty {
+        if self.units.take_ids_changed() {
+            self.ids_digest = state_hash::digest("ids", self.units.ids());
+        }
+        // The units the store noted as touched: their ranges are hashed again, and their fixed
+        // part only when its bytes changed.
+        let mut bytes = Vec::with_capacity(128);
+        for index in self.units.take_touched() {
+            self.unit_digests.mark(index);
             let slot = index as usize;
+            let Some(unit) = self.units.slots().get(slot).and_then(Option::as_ref) else { continue };
             if self.unit_static.len() <= slot {
-                self.unit_static.resize(self.units.len().max(slot + 1), [0; 8]);
+                self.unit_static.resize(self.units.slots().len().max(slot + 1), (Vec::new(), [0; 8]));
             }
-            if let Some(unit) = self.units.get(slot).and_then(Option::as_ref) {
-                let mut bytes = Vec::with_capacity(128);
-                unit_static_bytes(unit, &mut bytes);
-                self.unit_static[slot].copy_from_slice(&blake3::hash(&bytes).as_bytes()[..8]);
+            bytes.clear();
+            unit_static_bytes(unit, &mut bytes);
+            let cached = &mut self.unit_static[slot];
+            if cached.0 != bytes {
+                cached.1.copy_from_slice(&blake3::hash(&bytes).as_bytes()[..8]);
+                cached.0.clone_from(&bytes);
             }
         }
         for range in self.unit_digests.take_dirty() {
             let mut bytes = Vec::with_capacity(64 * 128);
-            for unit in range_indices(range).into_iter().flatten().filter_map(|i| self.units.get(i as usize).and_then(Option::as_ref)) {
-                let fixed_part = self.unit_static.get(unit.id.index as usize).copied().unwrap_or_default();
+            for unit in
+                range_indices(range).into_iter().flatten().filter_map(|i| self.units.slots().get(i as usize).and_then(Option::as_ref))
+            {
+                let fixed_part = self.unit_static.get(unit.id.index as usize).map(|s| s.1).unwrap_or_default();
                 unit_digest_bytes(unit, &fixed_part, &mut bytes);
             }
             self.unit_digests.set_range(range, range_digest_bytes("units", range, &bytes));
@@ -537,8 +537,7 @@ impl World {
             settings: self.settings,
             turn: self.turn,
             nav: self.nav.clone(),
-            ids: self.ids.clone(),
-            units: self.units.clone(),
+            units: UnitStore::from_parts(self.units.ids().clone(), self.units.slots().to_vec()),
             next_obstruction: self.next_obstruction,
             rng: self.rng.clone(),
             requests: self.requests.clone(),
@@ -549,17 +548,13 @@ impl World {
             geometry_digest: geometry_digest(&self.nav),
             obstruction_digest: obstruction_digest(&self.nav),
             geometry_changed: false,
-            ids_digest: state_hash::digest("ids", &self.ids),
+            ids_digest: [0; 32],
             unit_static: Vec::new(),
-            static_dirty: (0..self.units.len() as u32).collect(),
             turn_rects: Vec::new(),
             path_stats: PathStats::default(),
-            formations: self.formations.clone(),
-            formation_requests: self.formation_requests.clone(),
-            next_formation: self.next_formation,
+            formations: self.formations.changed_copy(),
             fields: std::collections::BTreeMap::new(),
             formations_digest: [0; 32],
-            formations_dirty: true,
             turn_dirty: Vec::new(),
             waypoints_digest: self.waypoints.digest(),
             waypoints: waypoints::Waypoints::default(),
@@ -569,9 +564,6 @@ impl World {
             actions: 0,
             carried_dirty: Vec::new(),
         };
-        for index in 0..self.units.len() as u32 {
-            fresh.unit_digests.mark(index);
-        }
         fresh.refresh_digest();
         fresh.digest
     }
@@ -642,13 +634,9 @@ impl World {
                 ids.sort_unstable();
                 ids.dedup();
                 for id in ids {
-                    self.units[id.index as usize] = None;
-                    self.ids.free(id);
-                    self.unit_digests.mark(id.index);
-                    self.static_dirty.push(id.index);
+                    self.units.remove(id);
                 }
                 self.drop_requests_of(units);
-                self.ids_digest = state_hash::digest("ids", &self.ids);
                 Ok(())
             }
             CommandKind::Stop { units } => {
@@ -724,16 +712,12 @@ impl World {
     /// Gives a live unit `orders` (replacing its orders, or after them when `queue`); a unit that
     /// had none asks for a path to the first.
     fn give_orders(&mut self, id: EntityId, orders: &[GoalSpec], queue: bool) {
-        let unit = self.units[id.index as usize].as_mut().expect("checked live");
+        let unit = self.units.get_mut(id).expect("checked live");
         if !queue && keeps_its_path(unit, orders) {
             // The same destination again (docs/motion-rules.md, "Repeated orders"): the unit keeps
             // its order and its path, and only the orders queued after it are dropped, as any
             // order that replaces them would drop them.
-            if unit.orders.len() > 1 {
-                unit.orders.truncate(1);
-                self.static_dirty.push(id.index);
-                self.unit_digests.mark(id.index);
-            }
+            unit.orders.truncate(1);
             return;
         }
         if !queue {
@@ -746,7 +730,6 @@ impl World {
         }
         let had = unit.orders.len();
         unit.orders.extend_from_slice(orders);
-        self.static_dirty.push(id.index);
         if had == 0 && !unit.orders.is_empty() {
             unit.state = UnitState::WaitingForPath;
             unit.escape = false;
@@ -754,7 +737,6 @@ impl World {
                 self.requests.push(PathRequest::long(id));
             }
         }
-        self.unit_digests.mark(id.index);
     }
 
     /// Whether an order is valid in this world: a fixed goal in range and on the map, or a range
@@ -842,7 +824,7 @@ impl World {
         let building = id;
         for (n, target) in moves {
             let id = live[n].0;
-            let unit = self.units[id.index as usize].as_mut().expect("listed from the live units");
+            let unit = self.units.get_mut(id).expect("listed from the live units");
             // The builder walks to build range of its building instead (docs/motion-rules.md,
             // "Placement"): beside the footprint, clear of the zone dispersal empties.
             let order = if Some(id) == builder {
@@ -859,8 +841,6 @@ impl World {
             if !self.requests.iter().any(|r| r.unit == id) {
                 self.requests.push(PathRequest::long(id));
             }
-            self.unit_digests.mark(id.index);
-            self.static_dirty.push(id.index);
             events.push(Event::Dispersed { unit: id });
         }
         Ok(())
@@ -890,9 +870,9 @@ impl World {
     }
 
     /// Clears a live unit's orders, path and movement flags and puts it in `state` (stopped, or
-    /// handed to its formation), marking its digests; a stale id changes nothing.
+    /// handed to its formation); a stale id changes nothing.
     pub(crate) fn reset_unit(&mut self, id: EntityId, state: UnitState) {
-        let Some(unit) = self.units.get_mut(id.index as usize).and_then(Option::as_mut).filter(|u| u.id == id) else { return };
+        let Some(unit) = self.units.get_mut(id) else { return };
         unit.orders.clear();
         unit.clear_waypoints();
         unit.state = state;
@@ -902,8 +882,6 @@ impl World {
         unit.stalled = 0;
         unit.replan_cooldown = 0;
         unit.held_searches = 0;
-        self.unit_digests.mark(id.index);
-        self.static_dirty.push(id.index);
     }
 
     /// The navcell under a position (clamped onto the grid).
@@ -919,9 +897,9 @@ impl World {
         let grid = self.nav.grid();
         let cell = i128::from(grid.cell_size().to_bits());
         let (w, h) = (i128::from(grid.width()) * cell, i128::from(grid.height()) * cell);
-        for (slot, unit) in self.units.iter().enumerate() {
+        for (slot, unit) in self.units.slots().iter().enumerate() {
             let Some(unit) = unit else { continue };
-            if unit.id.index as usize != slot || !self.ids.is_live(unit.id) {
+            if unit.id.index as usize != slot || !self.units.ids().is_live(unit.id) {
                 return Err(format!("unit {:?} in slot {slot} is not a live id of that slot", unit.id));
             }
             let (x, z) = (i128::from(unit.pos.x.to_bits()), i128::from(unit.pos.z.to_bits()));
@@ -944,8 +922,8 @@ impl World {
                 return Err(format!("unit {:?} waits for a path nobody will compute", unit.id));
             }
         }
-        if self.ids.n_live() != self.units().count() {
-            return Err(format!("{} live ids but {} units", self.ids.n_live(), self.units().count()));
+        if self.units.ids().n_live() != self.units().count() {
+            return Err(format!("{} live ids but {} units", self.units.ids().n_live(), self.units().count()));
         }
         self.check_formations()?;
         self.check_waypoints()
@@ -957,14 +935,14 @@ impl World {
             nav: &self.nav,
             settings: self.settings,
             turn: self.turn,
-            ids: &self.ids,
-            units: &self.units,
+            ids: self.units.ids(),
+            units: self.units.slots(),
             requests: &self.requests,
             rng: &self.rng,
             next_obstruction: self.next_obstruction,
             formations: self.formations.values().cloned().collect(),
-            formation_requests: &self.formation_requests,
-            next_formation: self.next_formation,
+            formation_requests: self.formations.requests(),
+            next_formation: self.formations.next(),
             waypoint_nets: self.waypoints.nets.values().map(|n| n.spec.clone()).collect(),
             waypoint_tables: self.waypoints.stored_tables(),
             waypoint_routes: self.waypoints.stored_routes(),
@@ -1029,11 +1007,11 @@ impl World {
         world.turn = data.turn;
         world.next_obstruction = data.next_obstruction;
         data.ids.check().map_err(|e| invalid(format!("entity ids: {e}")))?;
-        world.ids = data.ids;
+        let ids = data.ids;
         world.requests = data.requests;
         world.rng = data.rng;
         let on_map = |p: &WorldPos| world.on_map(*p);
-        let mut units: Vec<Option<Unit>> = vec![None; world.ids.n_slots()];
+        let mut units: Vec<Option<Unit>> = vec![None; ids.n_slots()];
         for mut unit in data.units {
             let what = format!("unit {:?}", unit.id);
             let slot = units.get_mut(unit.id.index as usize).ok_or_else(|| invalid(format!("{what}: index beyond the entity slots")))?;
@@ -1077,16 +1055,11 @@ impl World {
             unit.refresh_path_digest();
             *slot = Some(unit);
         }
-        world.units = units;
-        world.ids_digest = state_hash::digest("ids", &world.ids);
+        world.units = UnitStore::from_parts(ids, units);
         world.load_formations(data.formations, data.formation_requests, data.next_formation).map_err(invalid)?;
         world.load_waypoints(data.waypoint_nets, data.waypoint_tables, data.waypoint_routes).map_err(invalid)?;
         world.load_spawns(data.spawn_orders, data.next_spawn_order).map_err(invalid)?;
         world.check_invariants().map_err(invalid)?;
-        for index in 0..world.units.len() as u32 {
-            world.unit_digests.mark(index);
-            world.static_dirty.push(index);
-        }
         world.refresh_digest();
         Ok(world)
     }
@@ -1098,8 +1071,6 @@ impl World {
             units: &mut self.units,
             requests: &mut self.requests,
             turn_ms: self.settings.turn_ms,
-            digests: &mut self.unit_digests,
-            static_dirty: &mut self.static_dirty,
             motion: &self.settings.motion,
             steered,
         }

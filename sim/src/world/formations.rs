@@ -118,11 +118,93 @@ pub(super) struct FormationJob {
     pub(super) size: Fixed,
 }
 
-/// The digest of the formations component: the next id, the queued requests and every formation
-/// in id order, in their canonical encoding.
-pub(super) fn formations_digest<'a>(next: u32, requests: &[FormationId], formations: impl Iterator<Item = &'a Formation>) -> Digest {
-    let list: Vec<&Formation> = formations.collect();
-    state_hash::digest("formations", &(next, requests, list))
+/// The formations, their pending path requests and the id the next one gets: the one way to
+/// change them, noting every change for the digest (docs/decisions.md, "The stores note every
+/// change; the digest refresh alone marks digests").
+#[derive(Clone, Debug, Default)]
+pub(super) struct FormationStore {
+    by_id: std::collections::BTreeMap<FormationId, Formation>,
+    /// Pending formation path requests, oldest first (computed before the units' long-range
+    /// requests, from the same per-turn budget).
+    requests: Vec<FormationId>,
+    next: u32,
+    changed: bool,
+}
+
+impl FormationStore {
+    pub(super) fn get(&self, id: &FormationId) -> Option<&Formation> {
+        self.by_id.get(id)
+    }
+
+    pub(super) fn contains_key(&self, id: &FormationId) -> bool {
+        self.by_id.contains_key(id)
+    }
+
+    /// Every formation, in id order.
+    pub(super) fn values(&self) -> impl Iterator<Item = &Formation> + '_ {
+        self.by_id.values()
+    }
+
+    /// Every formation with its id, in id order.
+    pub(super) fn iter(&self) -> impl Iterator<Item = (&FormationId, &Formation)> + '_ {
+        self.by_id.iter()
+    }
+
+    /// Takes a formation out to change it; put it back with [`FormationStore::insert`].
+    pub(super) fn remove(&mut self, id: &FormationId) -> Option<Formation> {
+        self.changed = true;
+        self.by_id.remove(id)
+    }
+
+    pub(super) fn insert(&mut self, id: FormationId, f: Formation) {
+        self.changed = true;
+        self.by_id.insert(id, f);
+    }
+
+    pub(super) fn requests(&self) -> &[FormationId] {
+        &self.requests
+    }
+
+    pub(super) fn requests_mut(&mut self) -> &mut Vec<FormationId> {
+        self.changed = true;
+        &mut self.requests
+    }
+
+    /// The id the next formation gets.
+    pub(super) fn next(&self) -> u32 {
+        self.next
+    }
+
+    /// Hands out the next formation id, unless the ids are exhausted.
+    pub(super) fn allocate(&mut self) -> Option<FormationId> {
+        if self.next == u32::MAX {
+            return None;
+        }
+        self.changed = true;
+        self.next += 1;
+        Some(FormationId(self.next - 1))
+    }
+
+    /// A store of a snapshot's requests and next id, with no formations yet.
+    pub(super) fn loaded(requests: Vec<FormationId>, next: u32) -> Self {
+        Self { by_id: std::collections::BTreeMap::new(), requests, next, changed: true }
+    }
+
+    /// A copy noted as changed, for a digest computed afresh.
+    pub(super) fn changed_copy(&self) -> Self {
+        Self { changed: true, ..self.clone() }
+    }
+
+    /// Whether anything changed since the last call.
+    pub(super) fn take_changed(&mut self) -> bool {
+        std::mem::take(&mut self.changed)
+    }
+
+    /// The digest of the formations component.
+    pub(super) fn digest(&self) -> Digest {
+        let list: Vec<&Formation> = self.by_id.values().collect();
+        state_hash::digest("formations", &(self.next, &self.requests, list))
+    }
 }
 
 /// `a·b` of raw vectors.
@@ -228,7 +310,7 @@ impl World {
 
     /// Pending formation path requests, in the order they will be computed.
     pub fn formation_requests(&self) -> &[FormationId] {
-        &self.formation_requests
+        self.formations.requests()
     }
 
     /// A formation's flow field as last built (derived data; `None` before the first build or
@@ -250,7 +332,7 @@ impl World {
     /// formation's facing, and walks otherwise (step 6 of the module documentation). The slots are
     /// those the formation phase of the last turn laid out, from saved state only.
     pub(super) fn steered_members(&self) -> Vec<Steering> {
-        let mut out = vec![Steering::Free; self.units.len()];
+        let mut out = vec![Steering::Free; self.units.slots().len()];
         for f in self.formations.values().filter(|f| f.is_active()) {
             let slots = self.profile(&f.members).map(|profile| self.slots(f, &profile)).unwrap_or_default();
             for (k, m) in f.members.iter().enumerate() {
@@ -336,14 +418,12 @@ impl World {
     /// Lets members stand: idle where they are.
     fn release_members(&mut self, members: &[EntityId]) {
         for &id in members {
-            let Some(unit) = self.units.get_mut(id.index as usize).and_then(Option::as_mut).filter(|u| u.id == id) else { continue };
+            let Some(unit) = self.units.get_mut(id) else { continue };
             if unit.state != UnitState::Moving {
                 continue;
             }
             unit.clear_waypoints();
             unit.state = UnitState::Idle;
-            self.unit_digests.mark(id.index);
-            self.static_dirty.push(id.index);
         }
     }
 
@@ -354,7 +434,6 @@ impl World {
             self.formations.values().filter(|f| f.members.iter().any(|m| units.contains(m))).map(|f| f.id).collect();
         for id in touched {
             let Some(mut f) = self.formations.remove(&id) else { continue };
-            self.formations_dirty = true;
             f.members.retain(|m| !units.contains(m));
             if f.members.is_empty() {
                 self.drop_formation(id, events);
@@ -372,9 +451,8 @@ impl World {
 
     /// Forgets a formation (already taken out of the map) and reports it.
     fn drop_formation(&mut self, id: FormationId, events: &mut Vec<Event>) {
-        self.formation_requests.retain(|r| *r != id);
+        self.formations.requests_mut().retain(|r| *r != id);
         self.fields.remove(&id);
-        self.formations_dirty = true;
         events.push(Event::FormationDisbanded { formation: id });
     }
 
@@ -404,11 +482,9 @@ impl World {
         if members.len() > MAX_MEMBERS {
             return Err(RejectReason::TooManyMembers { count: members.len() as u32, max: MAX_MEMBERS as u32 });
         }
-        if self.next_formation == u32::MAX {
+        let Some(id) = self.formations.allocate() else {
             return Err(RejectReason::IdsExhausted(crate::command::IdKind::Formation));
-        }
-        let id = FormationId(self.next_formation);
-        self.next_formation += 1;
+        };
         self.leave_formations(&members, events);
         self.engage_members(&members);
         let pos = self.average_position(&members);
@@ -432,7 +508,6 @@ impl World {
         };
         self.assign_slots(&mut f);
         self.formations.insert(id, f);
-        self.formations_dirty = true;
         events.push(Event::FormationCreated { formation: id });
         Ok(())
     }
@@ -451,11 +526,10 @@ impl World {
         f.goal = Some(*goal);
         f.state = FormationState::WaitingForPath;
         f.waited = 0;
-        if !self.formation_requests.contains(&id) {
-            self.formation_requests.push(id);
+        if !self.formations.requests().contains(&id) {
+            self.formations.requests_mut().push(id);
         }
         self.formations.insert(id, f);
-        self.formations_dirty = true;
         Ok(())
     }
 
@@ -470,7 +544,6 @@ impl World {
             enter_arriving(&mut f);
         }
         self.formations.insert(id, f);
-        self.formations_dirty = true;
         Ok(())
     }
 
@@ -524,7 +597,6 @@ impl World {
             // No search could be made (cannot happen for a checked formation): it stays.
             f.goal = None;
             enter_arriving(&mut f);
-            self.formations_dirty = true;
         } else if f.state == FormationState::WaitingForPath {
             let start = path.remove(0);
             f.from = start;
@@ -542,7 +614,6 @@ impl World {
             } else {
                 f.state = FormationState::Following;
             }
-            self.formations_dirty = true;
         }
         self.formations.insert(id, f);
     }
@@ -553,7 +624,6 @@ impl World {
             self.turn_dirty.clear();
             return;
         }
-        self.formations_dirty = true;
         let scoring = self.formations.values().any(|f| f.state == FormationState::Following);
         let standing = if scoring {
             UnitIndex::new(self.units().filter(|u| u.state == UnitState::Idle).map(|u| (u.id, u.pos, u.radius)).collect())
@@ -817,7 +887,7 @@ impl World {
         let mut all_there = true;
         let mut remaining: u64 = 0;
         for (k, &id) in f.members.iter().enumerate() {
-            let Some(u) = self.units.get(id.index as usize).and_then(Option::as_ref).filter(|u| u.id == id) else { continue };
+            let Some(u) = self.units.get(id) else { continue };
             let Some(pass) = self.nav.class_nav(u.class).map(|c| c.pass_map()) else { continue };
             let (num, den) = RUN_MULTIPLIER;
             let budget = raw(u.speed) * i128::from(self.settings.turn_ms) * num / (1000 * den);
@@ -831,10 +901,8 @@ impl World {
             let waypoints: Vec<WorldPos> =
                 waypoints.into_iter().map(|p| crate::motion::off_grid_lines(corridor.clamp(p), cell_size)).collect();
             if u.waypoints() != waypoints.as_slice() {
-                let unit = self.units[id.index as usize].as_mut().expect("looked up above");
+                let unit = self.units.get_mut(id).expect("looked up above");
                 unit.set_waypoints(waypoints);
-                self.unit_digests.mark(id.index);
-                self.static_dirty.push(id.index);
             }
         }
         if let Some(cached) = field {
@@ -851,10 +919,10 @@ impl World {
 
     /// Checks the formations' invariants; `Err` names the first one broken.
     pub(super) fn check_formations(&self) -> Result<(), String> {
-        let mut seen = vec![false; self.units.len()];
-        for (&id, f) in &self.formations {
+        let mut seen = vec![false; self.units.slots().len()];
+        for (&id, f) in self.formations.iter() {
             let what = format!("formation {}", id.0);
-            if f.id != id || id.0 >= self.next_formation {
+            if f.id != id || id.0 >= self.formations.next() {
                 return Err(format!("{what}: stored under the wrong id, or not yet handed out"));
             }
             if f.members.is_empty() || f.members.len() > MAX_MEMBERS {
@@ -874,7 +942,7 @@ impl World {
                     return Err(format!("{what}: member {m:?} of a moving formation has orders of its own or is not walking"));
                 }
             }
-            if (f.state == FormationState::WaitingForPath) != self.formation_requests.contains(&id) {
+            if (f.state == FormationState::WaitingForPath) != self.formations.requests().contains(&id) {
                 return Err(format!("{what}: waits for a path nobody will compute, or has a request it does not wait for"));
             }
             let needs_path = match f.state {
@@ -889,10 +957,10 @@ impl World {
                 return Err(format!("{what}: faces nowhere"));
             }
         }
-        let mut requests = self.formation_requests.clone();
+        let mut requests = self.formations.requests().to_vec();
         requests.sort_unstable();
         requests.dedup();
-        if requests.len() != self.formation_requests.len() {
+        if requests.len() != self.formations.requests().len() {
             return Err("a formation is queued twice for a path".into());
         }
         Ok(())
@@ -900,8 +968,7 @@ impl World {
 
     /// Takes the formations of a snapshot, checking every value a command could not have made.
     pub(super) fn load_formations(&mut self, formations: Vec<Formation>, requests: Vec<FormationId>, next: u32) -> Result<(), String> {
-        self.next_formation = next;
-        self.formation_requests = requests;
+        self.formations = FormationStore::loaded(requests, next);
         let grid = self.nav.grid();
         // Formation positions stay near the map (they move toward goals on it), but the map itself
         // may be larger than the coordinate limit of the input formats: bound them by both.
@@ -931,7 +998,6 @@ impl World {
             }
             self.formations.insert(f.id, f);
         }
-        self.formations_dirty = true;
         Ok(())
     }
 }

@@ -286,8 +286,8 @@ impl World {
     pub(super) fn compute_paths(&mut self, events: &mut Vec<Event>) {
         let (mut longs, mut shorts) =
             (usize::from(self.settings.max_paths_per_turn), usize::from(self.settings.motion.max_short_paths_per_turn));
-        let n_formations = self.formation_requests.len().min(longs);
-        let formation_requests: Vec<crate::formation::FormationId> = self.formation_requests.drain(..n_formations).collect();
+        let n_formations = self.formations.requests().len().min(longs);
+        let formation_requests: Vec<crate::formation::FormationId> = self.formations.requests_mut().drain(..n_formations).collect();
         longs -= n_formations;
         let mut requests = Vec::new();
         self.requests.retain(|r| {
@@ -400,11 +400,9 @@ impl World {
     }
 
     fn apply_outcome(&mut self, id: EntityId, outcome: Outcome, events: &mut Vec<Event>) {
-        let Some(unit) = self.units.get_mut(id.index as usize).and_then(Option::as_mut).filter(|u| u.id == id) else {
+        let Some(unit) = self.units.get_mut(id) else {
             return;
         };
-        self.unit_digests.mark(id.index);
-        self.static_dirty.push(id.index);
         unit.state = UnitState::Moving;
         match outcome {
             Outcome::Failed | Outcome::Formation(..) | Outcome::Settled(OrderGoal::Gone) => {

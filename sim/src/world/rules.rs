@@ -199,8 +199,8 @@ pub(crate) struct GameState<R: Rules> {
     state_digest: Digest,
     players_dirty: bool,
     state_dirty: bool,
-    /// The world's id-allocator digest when the units were last synced (derived; `None`: never).
-    synced_ids: Option<Digest>,
+    /// The world's [`World::id_epoch`] when the units were last synced (`None`: never).
+    synced_ids: Option<u64>,
 }
 
 impl<R: Rules> GameState<R> {
@@ -230,7 +230,7 @@ impl<R: Rules> GameState<R> {
         game.players = players;
         game.state = state;
         game.mark_every_slot(world.unit_slots().len());
-        game.synced_ids = Some(world.ids_digest());
+        game.synced_ids = Some(world.id_epoch());
         for (id, unit) in units {
             let slot = game.units.get_mut(id.index as usize).filter(|_| world.unit(id).is_some());
             let Some(slot) = slot else { return Err(format!("{}.units {id}: no such unit in the world", R::NAME)) };
@@ -313,7 +313,7 @@ impl<R: Rules> DynGame for GameState<R> {
 
     fn sync_units(&mut self, world: &World) {
         // Units are created and removed only with their ids: unchanged ids, nothing to do.
-        let ids = world.ids_digest();
+        let ids = world.id_epoch();
         if self.synced_ids == Some(ids) {
             return;
         }

@@ -135,19 +135,9 @@ impl World {
         placed
     }
 
-    /// Creates an idle unit of the batch at `pos` and marks its digests (the caller updates the
-    /// ids digest once for the batch).
+    /// Creates an idle unit of the batch at `pos`.
     pub(crate) fn add_unit(&mut self, batch: &Batch, pos: WorldPos) -> EntityId {
-        let id = self.ids.allocate();
-        let unit = Unit::new(id, batch.player, batch.class, pos, batch.radius, batch.speed, batch.turn_rate);
-        let slot = id.index as usize;
-        if self.units.len() <= slot {
-            self.units.resize(slot + 1, None);
-        }
-        self.units[slot] = Some(unit);
-        self.unit_digests.mark(id.index);
-        self.static_dirty.push(id.index);
-        id
+        self.units.add(|id| Unit::new(id, batch.player, batch.class, pos, batch.radius, batch.speed, batch.turn_rate))
     }
 
     /// [`CommandKind::Spawn`](crate::command::CommandKind::Spawn): as many units as fit on the
@@ -171,7 +161,6 @@ impl World {
             let unit = self.add_unit(batch, pos);
             events.push(Event::Spawned { unit });
         }
-        self.ids_digest = state_hash::digest("ids", &self.ids);
         if missing > 0 {
             events.push(Event::SpawnShort { command, missing: missing as u32 });
         }
@@ -202,7 +191,6 @@ impl World {
             let unit = self.add_unit(batch, pos);
             events.push(Event::Spawned { unit });
         }
-        self.ids_digest = state_hash::digest("ids", &self.ids);
         if remaining > 0 {
             let id = self.next_spawn_order_id().expect("checked above");
             self.spawns.next_order = id + 1;
@@ -250,7 +238,6 @@ impl World {
         }
         let orders = std::mem::take(&mut self.spawns.orders);
         let mut kept = Vec::with_capacity(orders.len());
-        let mut spawned = false;
         for mut order in orders {
             let Some(footprint) = self.nav.obstructions().get(&order.building).map(|o| o.square) else {
                 events.push(Event::SpawnCancelled { order: order.id, remaining: u32::from(order.remaining) });
@@ -267,16 +254,12 @@ impl World {
             for pos in placed {
                 let unit = self.add_unit(&batch, pos);
                 events.push(Event::SpawnedFromQueue { order: order.id, unit });
-                spawned = true;
             }
             if order.remaining > 0 {
                 kept.push(order);
             }
         }
         self.spawns.orders = kept;
-        if spawned {
-            self.ids_digest = state_hash::digest("ids", &self.ids);
-        }
     }
 
     /// The waiting spawn orders, oldest first.

@@ -48,8 +48,7 @@ fn facing_displacement_and_held_searches_are_hashed_and_saved() {
         let mut copy = World::load(&world.save()).unwrap();
         assert_eq!(copy.state_hash(), base, "{field}: load(save) keeps the hash");
         assert_eq!(copy.unit(id), Some(&unit), "{field}: load(save) keeps the unit");
-        change(copy.units[id.index as usize].as_mut().unwrap());
-        copy.unit_digests.mark(id.index);
+        change(copy.units.get_mut(id).unwrap());
         // A change made behind the world's back is made current as the end of a turn would.
         copy.refresh_digest();
         let changed = copy.state_hash();

@@ -310,12 +310,7 @@ impl World {
             events.push(Event::WaypointReroute { unit: id, waypoints: route.len() as u32 });
         }
         let units = &self.units;
-        self.waypoints.routes.retain(|id, (goal, _)| {
-            units
-                .get(id.index as usize)
-                .and_then(Option::as_ref)
-                .is_some_and(|u| u.id == *id && u.orders.last() == Some(&GoalSpec::Point(*goal)))
-        });
+        self.waypoints.routes.retain(|id, (goal, _)| units.get(*id).is_some_and(|u| u.orders.last() == Some(&GoalSpec::Point(*goal))));
         self.waypoints_digest = self.waypoints.digest();
     }
 
