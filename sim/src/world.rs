@@ -109,10 +109,18 @@ pub struct TurnReport {
 }
 
 /// The simulation state.
+///
+/// Its fields fall in three parts (docs/decisions.md, "The world keeps state, derived data and
+/// scratch apart"): the state itself, which is saved and hashed and from which everything else
+/// follows; [`Derived`] data (digests and caches), a function of the state, rebuilt on load and
+/// never saved; and [`Scratch`], the turn's notes and the search workspaces, which no result
+/// depends on.
 #[derive(Debug)]
 pub struct World {
     settings: Settings,
     turn: u32,
+    /// The passability: the map's description and obstructions (state) with the grids, hierarchy
+    /// and tables built from them (derived, kept by `NavWorld` itself).
     nav: NavWorld,
     /// The units and their entity ids; every change to a unit goes through it and is noted for
     /// the digests.
@@ -120,62 +128,109 @@ pub struct World {
     next_obstruction: u32,
     rng: SimRng,
     requests: Vec<PathRequest>,
-    /// Worker threads for path requests, the world's own ([`World::set_threads`]) or shared with
-    /// the caller ([`World::set_pool`]); not state: results never depend on it.
-    pool: Option<std::sync::Arc<rayon::ThreadPool>>,
-    /// Search workspace per worker thread (index 0 also serves the calling thread), kept across
-    /// turns so that a query allocates nothing. Workspace only: never hashed or saved.
-    workspaces: Vec<std::sync::Mutex<plan::Workspace>>,
-    /// Derived: digests of the passability grid per 64 × 64 chunk, updated per dirty rectangle.
-    grid_digests: GridDigests,
-    /// Derived: digests of the units per range of 64 entity indices, updated per dirty range.
-    unit_digests: RangeDigests,
-    /// Derived: digest of the terrain and area states, recomputed when they change.
-    geometry_digest: Digest,
-    /// Derived: digest of the obstruction list, recomputed when it changes.
-    obstruction_digest: Digest,
-    /// A terrain edit or area toggle happened this turn.
-    geometry_changed: bool,
-    /// Derived: digest of the entity allocator, recomputed when ids are allocated or freed.
-    ids_digest: Digest,
-    /// Derived: per unit slot, the fields that change only with orders and paths (id, owner,
-    /// class, radius, speed, orders, path digest) as bytes, and an 8-byte digest of them, recomputed
-    /// when a touched unit's bytes differ; the range digests hash it with the fields that change as
-    /// units move.
-    unit_static: Vec<(Vec<u8>, [u8; 8])>,
-    /// Navcell rectangles updated earlier in this turn (by `sync_grid`), for the grid digests.
-    turn_rects: Vec<CellRect>,
-    /// Counters of the last turn's path phase (for benchmarks and profilers; not state).
-    path_stats: PathStats,
     /// The formations, their path requests and the next formation id; every change goes through
     /// it and is noted for the digest.
     formations: formations::FormationStore,
-    /// Derived: each formation's flow field as built, rebuilt from the formation's saved inputs
-    /// whenever it is missing (after a load) or the grid changed under it. Never hashed or saved.
-    fields: std::collections::BTreeMap<FormationId, formations::CachedField>,
-    /// Derived: digest of the formations component, recomputed when the store noted a change.
-    formations_digest: Digest,
-    /// The navcell rectangles the grid changed in this turn, for the formation phase (not state).
-    turn_dirty: Vec<CellRect>,
     /// Waypoint networks (state) with their graphs (derived) and the players' priority tables
     /// (state).
     waypoints: waypoints::Waypoints,
-    /// Derived: digest of the waypoints component, recomputed when a net or table changes.
-    waypoints_digest: Digest,
-    /// Building spawn orders waiting for room (state).
+    /// Building spawn orders waiting for room.
     spawns: spawning::SpawnQueue,
-    /// Derived: the state digest of the state as it is, made current by [`World::refresh_digest`]
-    /// at the end of everything that changes the state (`new`, `load`, `step` and the few public
-    /// changes outside a turn), so that reading it never needs `&mut self`.
-    digest: StateDigest,
     /// The game's rules and state ([`crate::rules`]), when the world has a game.
     game: Option<Box<dyn DynGame>>,
-    /// Game actions taken so far this turn, for their `seq` ([`rules::ACTION_SEQ_BASE`]).
-    /// Scratch: zero between turns.
+    derived: Derived,
+    scratch: Scratch,
+    /// Worker threads for path requests, the world's own ([`World::set_threads`]) or shared with
+    /// the caller ([`World::set_pool`]); not state: results never depend on it.
+    pool: Option<std::sync::Arc<rayon::ThreadPool>>,
+}
+
+/// What the world computes from its state and keeps: never saved, rebuilt on load, and equal
+/// after every turn to what a rebuild from the state gives ([`World::state_digest_from_scratch`]).
+#[derive(Debug)]
+struct Derived {
+    /// Digests of the passability grid per 64 × 64 chunk, updated per dirty rectangle.
+    grid_digests: GridDigests,
+    /// Digests of the units per range of 64 entity indices, updated for the units the store noted.
+    unit_digests: RangeDigests,
+    /// Digest of the terrain and area states, recomputed when they change.
+    geometry_digest: Digest,
+    /// Digest of the obstruction list, recomputed when it changes.
+    obstruction_digest: Digest,
+    /// Digest of the entity allocator, recomputed when ids were allocated or freed.
+    ids_digest: Digest,
+    /// Per unit slot, the fields that change only with orders and paths (id, owner, class,
+    /// radius, speed, orders, path digest) as bytes, and an 8-byte digest of them, recomputed when
+    /// a touched unit's bytes differ; the range digests hash it with the fields that change as
+    /// units move.
+    unit_static: Vec<(Vec<u8>, [u8; 8])>,
+    /// Each formation's flow field as built, rebuilt from the formation's saved inputs whenever it
+    /// is missing (after a load) or the grid changed under it.
+    fields: std::collections::BTreeMap<FormationId, formations::CachedField>,
+    /// Digest of the formations component, recomputed when the store noted a change.
+    formations_digest: Digest,
+    /// Digest of the waypoints component, recomputed when a net, table or route changes.
+    waypoints_digest: Digest,
+    /// The state digest of the state as it is, made current by [`World::refresh_digest`] at the
+    /// end of everything that changes the state (`new`, `load`, `step` and the few public changes
+    /// outside a turn), so that reading it never needs `&mut self`.
+    digest: StateDigest,
+}
+
+impl Derived {
+    /// The derived data of a world with this passability and nothing else yet; the caller brings
+    /// the rest up to date with [`World::refresh_digest`].
+    fn new(nav: &NavWorld) -> Self {
+        Self {
+            grid_digests: GridDigests::build(nav.grid()),
+            unit_digests: RangeDigests::new("units"),
+            geometry_digest: geometry_digest(nav),
+            obstruction_digest: obstruction_digest(nav),
+            ids_digest: state_hash::digest("ids", &EntityAllocator::default()),
+            unit_static: Vec::new(),
+            fields: std::collections::BTreeMap::new(),
+            formations_digest: formations::FormationStore::default().digest(),
+            waypoints_digest: waypoints::Waypoints::default().digest(),
+            digest: StateDigest::new(0, Vec::new()),
+        }
+    }
+}
+
+/// What a turn notes for its later phases, and the search workspaces: never saved or hashed, and
+/// no result depends on it.
+#[derive(Debug)]
+struct Scratch {
+    /// Search workspace per worker thread (index 0 also serves the calling thread), kept across
+    /// turns so that a query allocates nothing.
+    workspaces: Vec<std::sync::Mutex<plan::Workspace>>,
+    /// Navcell rectangles updated earlier in this turn (by `sync_grid`), for the grid digests.
+    turn_rects: Vec<CellRect>,
+    /// A terrain edit or area toggle happened this turn.
+    geometry_changed: bool,
+    /// Counters of the last turn's path phase (for benchmarks and profilers).
+    path_stats: PathStats,
+    /// The navcell rectangles the grid changed in this turn, for the formation phase.
+    turn_dirty: Vec<CellRect>,
+    /// Game actions taken so far this turn, for their `seq` ([`rules::ACTION_SEQ_BASE`]); zero
+    /// between turns.
     actions: u32,
     /// The navcell rectangles the game's actions changed after the formation phase, which the
-    /// next turn's formation phase must see (not state: a loaded world rebuilds every field).
+    /// next turn's formation phase must see (a loaded world rebuilds every field).
     carried_dirty: Vec<CellRect>,
+}
+
+impl Scratch {
+    fn new(threads: usize) -> Self {
+        Self {
+            workspaces: plan::workspaces(threads),
+            turn_rects: Vec::new(),
+            geometry_changed: false,
+            path_stats: PathStats::default(),
+            turn_dirty: Vec::new(),
+            actions: 0,
+            carried_dirty: Vec::new(),
+        }
+    }
 }
 
 /// What the path phase of a turn computed: counters for benchmarks and profilers, never state.
@@ -234,18 +289,9 @@ impl World {
         // marks that the ids are exhausted.
         let next_obstruction = obstructions.iter().map(|(id, _)| id.0.saturating_add(1)).max().unwrap_or(1);
         let nav = NavWorld::build(desc, obstructions).map_err(SetupError::World)?;
-        let grid_digests = GridDigests::build(nav.grid());
         let mut world = Self {
-            digest: StateDigest::new(0, Vec::new()),
-            geometry_digest: geometry_digest(&nav),
-            obstruction_digest: obstruction_digest(&nav),
-            grid_digests,
-            unit_digests: RangeDigests::new("units"),
-            geometry_changed: false,
-            ids_digest: state_hash::digest("ids", &EntityAllocator::default()),
-            unit_static: Vec::new(),
-            turn_rects: Vec::new(),
-            path_stats: PathStats::default(),
+            derived: Derived::new(&nav),
+            scratch: Scratch::new(1),
             settings,
             turn: 0,
             nav,
@@ -253,18 +299,11 @@ impl World {
             next_obstruction,
             rng: SimRng::new(settings.seed),
             requests: Vec::new(),
-            pool: None,
-            workspaces: plan::workspaces(1),
             formations: formations::FormationStore::default(),
-            fields: std::collections::BTreeMap::new(),
-            formations_digest: formations::FormationStore::default().digest(),
-            turn_dirty: Vec::new(),
-            waypoints_digest: waypoints::Waypoints::default().digest(),
             waypoints: waypoints::Waypoints::default(),
             spawns: spawning::SpawnQueue::default(),
             game: None,
-            actions: 0,
-            carried_dirty: Vec::new(),
+            pool: None,
         };
         world.refresh_digest();
         Ok(world)
@@ -313,8 +352,8 @@ impl World {
 
     /// The `seq` of the next game action this turn.
     pub(crate) fn next_action_seq(&mut self) -> u32 {
-        let seq = rules::ACTION_SEQ_BASE.saturating_add(self.actions);
-        self.actions = self.actions.saturating_add(1);
+        let seq = rules::ACTION_SEQ_BASE.saturating_add(self.scratch.actions);
+        self.scratch.actions = self.scratch.actions.saturating_add(1);
         seq
     }
 
@@ -330,7 +369,7 @@ impl World {
     /// The thread pool's error text when it cannot start.
     pub fn set_threads(&mut self, threads: usize) -> Result<(), String> {
         if threads <= 1 {
-            self.workspaces = plan::workspaces(1);
+            self.scratch.workspaces = plan::workspaces(1);
             self.pool = None;
         } else {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| e.to_string())?;
@@ -344,13 +383,13 @@ impl World {
     /// workspace per thread of the pool. The results are the same for any pool, as for any thread
     /// count (docs/decisions.md, "The caller may lend the world its thread pool").
     pub fn set_pool(&mut self, pool: std::sync::Arc<rayon::ThreadPool>) {
-        self.workspaces = plan::workspaces(pool.current_num_threads());
+        self.scratch.workspaces = plan::workspaces(pool.current_num_threads());
         self.pool = Some(pool);
     }
 
     /// Counters of the last turn's path phase.
     pub fn path_stats(&self) -> PathStats {
-        self.path_stats
+        self.scratch.path_stats
     }
 
     /// The settings.
@@ -405,9 +444,9 @@ impl World {
             caused.push((command.order_key(), start, events.len() as u32));
         }
         observe(Phase::Commands);
-        let mut dirty = std::mem::take(&mut self.carried_dirty);
+        let mut dirty = std::mem::take(&mut self.scratch.carried_dirty);
         dirty.extend(self.settle_grid());
-        self.turn_dirty = dirty;
+        self.scratch.turn_dirty = dirty;
         self.retry_spawns(&mut events);
         observe(Phase::Grid);
         self.compute_paths(&mut events);
@@ -425,41 +464,41 @@ impl World {
             // The game's grid changes count in this turn's digest, and in the next turn's
             // formation phase.
             let changed = self.settle_grid();
-            self.carried_dirty.extend(changed);
+            self.scratch.carried_dirty.extend(changed);
             observe(Phase::Rules);
         }
-        self.actions = 0;
+        self.scratch.actions = 0;
         let stepped = self.turn;
         self.turn = self.turn.wrapping_add(1);
         // The digest covers the state after the turn, whose turn counter is the next turn.
         self.refresh_digest();
         observe(Phase::Hash);
-        TurnReport { turn: stepped, events, hash: self.digest.hash, digest: self.digest.clone(), caused }
+        TurnReport { turn: stepped, events, hash: self.derived.digest.hash, digest: self.derived.digest.clone(), caused }
     }
 
     /// Applies the pending changes to the passability grids (obstructions, areas, terrain) and
     /// brings their digests up to date; returns the navcell rectangles that changed this way or
     /// earlier in the turn (spawns sync the grid before placing units).
     fn settle_grid(&mut self) -> Vec<CellRect> {
-        let obstructions_changed = self.nav.has_pending() || !self.turn_rects.is_empty();
-        let terrain_changed = std::mem::take(&mut self.geometry_changed);
-        let mut dirty = std::mem::take(&mut self.turn_rects);
+        let obstructions_changed = self.nav.has_pending() || !self.scratch.turn_rects.is_empty();
+        let terrain_changed = std::mem::take(&mut self.scratch.geometry_changed);
+        let mut dirty = std::mem::take(&mut self.scratch.turn_rects);
         let fresh = self.nav.update();
         self.update_waypoint_graphs(&fresh);
         dirty.extend(fresh);
-        self.grid_digests.update(self.nav.grid(), &dirty);
+        self.derived.grid_digests.update(self.nav.grid(), &dirty);
         if obstructions_changed {
-            self.obstruction_digest = obstruction_digest(&self.nav);
+            self.derived.obstruction_digest = obstruction_digest(&self.nav);
         }
         if terrain_changed {
-            self.geometry_digest = geometry_digest(&self.nav);
+            self.derived.geometry_digest = geometry_digest(&self.nav);
         }
         dirty
     }
 
     /// The 32-byte hash of everything that can influence the future (see [`World::state_digest`]).
     pub fn state_hash(&self) -> [u8; 32] {
-        self.digest.hash
+        self.derived.digest.hash
     }
 
     /// The state digest: the roots of the components, in this fixed order, and the turn hash over
@@ -470,108 +509,96 @@ impl World {
     ///
     /// It is always current: every change to the state ends by bringing it up to date.
     pub fn state_digest(&self) -> StateDigest {
-        self.digest.clone()
+        self.derived.digest.clone()
     }
 
     /// Brings the state digest up to date with the state: recomputes the leaves marked dirty since
     /// the last time, then the roots and the turn hash.
     fn refresh_digest(&mut self) {
         if self.formations.take_changed() {
-            self.formations_digest = self.formations.digest();
+            self.derived.formations_digest = self.formations.digest();
         }
         if self.units.take_ids_changed() {
-            self.ids_digest = state_hash::digest("ids", self.units.ids());
+            self.derived.ids_digest = state_hash::digest("ids", self.units.ids());
         }
         // The units the store noted as touched: their ranges are hashed again, and their fixed
         // part only when its bytes changed.
         let mut bytes = Vec::with_capacity(128);
         for index in self.units.take_touched() {
-            self.unit_digests.mark(index);
+            self.derived.unit_digests.mark(index);
             let slot = index as usize;
             let Some(unit) = self.units.slots().get(slot).and_then(Option::as_ref) else { continue };
-            if self.unit_static.len() <= slot {
-                self.unit_static.resize(self.units.slots().len().max(slot + 1), (Vec::new(), [0; 8]));
+            if self.derived.unit_static.len() <= slot {
+                self.derived.unit_static.resize(self.units.slots().len().max(slot + 1), (Vec::new(), [0; 8]));
             }
             bytes.clear();
             unit_static_bytes(unit, &mut bytes);
-            let cached = &mut self.unit_static[slot];
+            let cached = &mut self.derived.unit_static[slot];
             if cached.0 != bytes {
                 cached.1.copy_from_slice(&blake3::hash(&bytes).as_bytes()[..8]);
                 cached.0.clone_from(&bytes);
             }
         }
-        for range in self.unit_digests.take_dirty() {
+        for range in self.derived.unit_digests.take_dirty() {
             let mut bytes = Vec::with_capacity(64 * 128);
             for unit in
                 range_indices(range).into_iter().flatten().filter_map(|i| self.units.slots().get(i as usize).and_then(Option::as_ref))
             {
-                let fixed_part = self.unit_static.get(unit.id.index as usize).map(|s| s.1).unwrap_or_default();
+                let fixed_part = self.derived.unit_static.get(unit.id.index as usize).map(|s| s.1).unwrap_or_default();
                 unit_digest_bytes(unit, &fixed_part, &mut bytes);
             }
-            self.unit_digests.set_range(range, range_digest_bytes("units", range, &bytes));
+            self.derived.unit_digests.set_range(range, range_digest_bytes("units", range, &bytes));
         }
         let small = |name: &str, d: Digest| (name.to_owned(), d);
         let mut components = vec![
             small("settings", state_hash::digest("settings", &self.settings)),
             small("rng", state_hash::digest("rng", &self.rng)),
-            small("ids", self.ids_digest),
-            small("units", self.unit_digests.root()),
-            small("formations", self.formations_digest),
-            small("waypoints", self.waypoints_digest),
+            small("ids", self.derived.ids_digest),
+            small("units", self.derived.unit_digests.root()),
+            small("formations", self.derived.formations_digest),
+            small("waypoints", self.derived.waypoints_digest),
             small("spawns", self.spawns.digest()),
             small("requests", state_hash::digest("requests", &(&self.requests, self.next_obstruction))),
-            small("obstructions", self.obstruction_digest),
-            small("geometry", self.geometry_digest),
-            small("passability", self.grid_digests.root()),
+            small("obstructions", self.derived.obstruction_digest),
+            small("geometry", self.derived.geometry_digest),
+            small("passability", self.derived.grid_digests.root()),
         ];
         if let Some(game) = self.game.as_mut() {
             components.extend(game.components());
         }
-        self.digest = StateDigest::new(self.turn, components);
+        self.derived.digest = StateDigest::new(self.turn, components);
     }
 
     /// The state digest computed from scratch, ignoring every cached leaf: the oracle the
     /// incremental [`World::state_digest`] must always equal.
     pub fn state_digest_from_scratch(&self) -> StateDigest {
+        let nav = self.nav.clone();
         let mut fresh = Self {
+            derived: Derived::new(&nav),
+            scratch: Scratch::new(1),
             settings: self.settings,
             turn: self.turn,
-            nav: self.nav.clone(),
+            nav,
             units: UnitStore::from_parts(self.units.ids().clone(), self.units.slots().to_vec()),
             next_obstruction: self.next_obstruction,
             rng: self.rng.clone(),
             requests: self.requests.clone(),
-            pool: None,
-            workspaces: plan::workspaces(1),
-            grid_digests: GridDigests::build(self.nav.grid()),
-            unit_digests: RangeDigests::new("units"),
-            geometry_digest: geometry_digest(&self.nav),
-            obstruction_digest: obstruction_digest(&self.nav),
-            geometry_changed: false,
-            ids_digest: [0; 32],
-            unit_static: Vec::new(),
-            turn_rects: Vec::new(),
-            path_stats: PathStats::default(),
             formations: self.formations.changed_copy(),
-            fields: std::collections::BTreeMap::new(),
-            formations_digest: [0; 32],
-            turn_dirty: Vec::new(),
-            waypoints_digest: self.waypoints.digest(),
             waypoints: waypoints::Waypoints::default(),
             spawns: self.spawns.clone(),
-            digest: StateDigest::new(0, Vec::new()),
             game: self.game.as_ref().map(|g| g.fresh()),
-            actions: 0,
-            carried_dirty: Vec::new(),
+            pool: None,
         };
+        // The waypoint graphs are not cloned: the component's digest is computed from this world's.
+        fresh.derived.waypoints_digest = self.waypoints.digest();
         fresh.refresh_digest();
-        fresh.digest
+        fresh.derived.digest
     }
 
     /// The leaves of the tree components (passability chunks, unit ranges), for locating a
     /// divergence against another peer's.
     pub fn digest_reports(&self) -> Vec<DigestReport> {
-        let mut reports = vec![self.unit_digests.tree().report(), self.grid_digests.tree().report()];
+        let mut reports = vec![self.derived.unit_digests.tree().report(), self.derived.grid_digests.tree().report()];
         reports.extend(self.game.as_ref().map(|g| g.report()));
         reports
     }
@@ -676,7 +703,7 @@ impl World {
             CommandKind::RemoveObstruction { id } => self.nav.remove_obstruction(*id).map(|_| ()).map_err(WorldRefusal::reason),
             CommandKind::SetArea { name, available } => {
                 let changed = self.nav.set_area_available(name, *available).map_err(WorldRefusal::reason)?;
-                self.geometry_changed |= changed;
+                self.scratch.geometry_changed |= changed;
                 Ok(())
             }
             CommandKind::EditTerrain { vx, vz, width, heights } => {
@@ -689,7 +716,7 @@ impl World {
                     terrain.set_vertex_height(x, z, h).map_err(WorldRefusal::terrain)?;
                 }
                 self.nav.set_terrain(terrain).map_err(WorldRefusal::reason)?;
-                self.geometry_changed = true;
+                self.scratch.geometry_changed = true;
                 Ok(())
             }
             CommandKind::FormGroup { units, layout } => self.form_group(command.player, units, *layout, events),
@@ -783,7 +810,7 @@ impl World {
         if self.nav.has_pending() {
             let rects = self.nav.update();
             self.update_waypoint_graphs(&rects);
-            self.turn_rects.extend(rects);
+            self.scratch.turn_rects.extend(rects);
         }
     }
 

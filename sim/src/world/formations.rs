@@ -316,7 +316,7 @@ impl World {
     /// A formation's flow field as last built (derived data; `None` before the first build or
     /// after a load, until its next turn).
     pub fn formation_field(&self, id: FormationId) -> Option<&FlowField> {
-        self.fields.get(&id).map(|c| &c.field)
+        self.derived.fields.get(&id).map(|c| &c.field)
     }
 
     /// The slot positions of a formation's members, in member order (before impassable slots are
@@ -452,7 +452,7 @@ impl World {
     /// Forgets a formation (already taken out of the map) and reports it.
     fn drop_formation(&mut self, id: FormationId, events: &mut Vec<Event>) {
         self.formations.requests_mut().retain(|r| *r != id);
-        self.fields.remove(&id);
+        self.derived.fields.remove(&id);
         events.push(Event::FormationDisbanded { formation: id });
     }
 
@@ -621,7 +621,7 @@ impl World {
     /// The formation phase (see the module documentation).
     pub(super) fn update_formations(&mut self, events: &mut Vec<Event>) {
         if self.formations.values().all(|f| !f.is_active()) {
-            self.turn_dirty.clear();
+            self.scratch.turn_dirty.clear();
             return;
         }
         let scoring = self.formations.values().any(|f| f.state == FormationState::Following);
@@ -646,12 +646,12 @@ impl World {
                 f.goal = None;
                 f.path.clear();
                 f.field = None;
-                self.fields.remove(&id);
+                self.derived.fields.remove(&id);
                 events.push(Event::FormationArrived { formation: id });
             }
             self.formations.insert(id, f);
         }
-        self.turn_dirty.clear();
+        self.scratch.turn_dirty.clear();
     }
 
     /// The other active formations near `f` (taken out of the map), in id order, with their
@@ -840,8 +840,8 @@ impl World {
             f.field = Some(FieldInputs { region: region.cells, goal, point, end, serial: f.path_serial });
         }
         let inputs = f.field?;
-        let changed = self.turn_dirty.iter().any(|r| !r.intersect(&inputs.region).is_empty());
-        let cached = self.fields.entry(f.id).or_insert_with(|| CachedField { inputs, field: FlowField::new() });
+        let changed = self.scratch.turn_dirty.iter().any(|r| !r.intersect(&inputs.region).is_empty());
+        let cached = self.derived.fields.entry(f.id).or_insert_with(|| CachedField { inputs, field: FlowField::new() });
         if stale || changed || cached.inputs != inputs || cached.field.region() != inputs.region {
             cached.inputs = inputs;
             cached.field.build(map, inputs.region, &FlowGoal::Cell(inputs.goal));
@@ -879,7 +879,7 @@ impl World {
         let corridor = self.corridor(f, profile);
         // Take the field out of the cache for the loop over members (it goes back after).
         let field = match self.field_for(f, profile) {
-            Some(_) => self.fields.remove(&f.id),
+            Some(_) => self.derived.fields.remove(&f.id),
             None => None,
         };
         let grid = self.nav.grid();
@@ -906,7 +906,7 @@ impl World {
             }
         }
         if let Some(cached) = field {
-            self.fields.insert(f.id, cached);
+            self.derived.fields.insert(f.id, cached);
         }
         if f.state != FormationState::Arriving {
             return false;

@@ -356,7 +356,7 @@ impl World {
                 }
             }
         };
-        let workspaces = &self.workspaces;
+        let workspaces = &self.scratch.workspaces;
         let with_workspace = |job: &Option<Job>| {
             // Each worker thread has its own slot, so the lock is never contended; a poisoned
             // lock only means a previous query panicked, and the workspace is reset per query.
@@ -371,14 +371,14 @@ impl World {
             }),
             None => jobs.iter().map(with_workspace).collect(),
         };
-        self.path_stats = PathStats::default();
+        self.scratch.path_stats = PathStats::default();
         let mut results = results.into_iter();
         for (request, result) in requests.iter().zip(results.by_ref()) {
             match &result {
-                Outcome::Long(..) | Outcome::Held(..) => self.path_stats.long += 1,
+                Outcome::Long(..) | Outcome::Held(..) => self.scratch.path_stats.long += 1,
                 Outcome::Short { searches, expanded, .. } => {
-                    self.path_stats.short += searches;
-                    self.path_stats.short_expanded += expanded;
+                    self.scratch.path_stats.short += searches;
+                    self.scratch.path_stats.short_expanded += expanded;
                 }
                 _ => {}
             }
@@ -387,7 +387,7 @@ impl World {
         for (&id, result) in formation_requests.iter().zip(results) {
             let path = match result {
                 Outcome::Formation(status, path) => {
-                    self.path_stats.long += 1;
+                    self.scratch.path_stats.long += 1;
                     if status != PathStatus::Complete && self.formations.contains_key(&id) {
                         events.push(Event::FormationPathPartial { formation: id });
                     }

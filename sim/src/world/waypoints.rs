@@ -94,7 +94,7 @@ impl World {
             self.waypoints.nets.insert(net.class, Net { spec: net.clone(), graph });
         }
         self.waypoints.tables.retain(|&(_, c), _| c != net.class);
-        self.waypoints_digest = self.waypoints.digest();
+        self.derived.waypoints_digest = self.waypoints.digest();
         Ok(())
     }
 
@@ -197,7 +197,7 @@ impl World {
         for e in entries {
             table.set(WaypointId(e.waypoint), e.priority);
         }
-        self.waypoints_digest = self.waypoints.digest();
+        self.derived.waypoints_digest = self.waypoints.digest();
         Ok(())
     }
 
@@ -261,7 +261,7 @@ impl World {
             }
             events.push(Event::WaypointRoute { unit: id, waypoints });
         }
-        self.waypoints_digest = self.waypoints.digest();
+        self.derived.waypoints_digest = self.waypoints.digest();
         Ok(())
     }
 
@@ -311,7 +311,7 @@ impl World {
         }
         let units = &self.units;
         self.waypoints.routes.retain(|id, (goal, _)| units.get(*id).is_some_and(|u| u.orders.last() == Some(&GoalSpec::Point(*goal))));
-        self.waypoints_digest = self.waypoints.digest();
+        self.derived.waypoints_digest = self.waypoints.digest();
     }
 
     /// The centres of the waypoints of the route a unit of `class` takes from `from` to `goal`,
@@ -391,7 +391,7 @@ impl World {
             last = Some(unit);
             self.waypoints.routes.insert(unit, (goal, rerouted));
         }
-        self.waypoints_digest = self.waypoints.digest();
+        self.derived.waypoints_digest = self.waypoints.digest();
         Ok(())
     }
 
