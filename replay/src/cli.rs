@@ -381,15 +381,7 @@ pub fn rulesets() -> crate::rules::Rulesets {
 /// Each player's record in a game of the reference rules, and the winner.
 fn skirmish_summary(world: &sim::World) -> Vec<String> {
     let players = skirmish::summary(world);
-    let mut lines: Vec<String> = players
-        .iter()
-        .map(|p| {
-            format!(
-                "player {}: {} units, {} buildings; {} kills, {} deaths, {} razed; {} trained, {} wood gathered, {} buildings built; score {}",
-                p.player, p.units, p.buildings, p.kills, p.deaths, p.razed, p.trained, p.gathered, p.built, p.score
-            )
-        })
-        .collect();
+    let mut lines: Vec<String> = players.iter().map(player_line).collect();
     let standing: Vec<_> = players.iter().filter(|p| !p.defeated && (p.units > 0 || p.buildings > 0)).collect();
     lines.push(match (skirmish::play::last_standing(&players), standing.as_slice()) {
         (Some(p), _) => format!("winner: player {p} (every other player destroyed)"),
@@ -400,6 +392,14 @@ fn skirmish_summary(world: &sim::World) -> Vec<String> {
         },
     });
     lines
+}
+
+/// One player's record in a game of the reference rules, as `run` and `demo` print it.
+pub(crate) fn player_line(p: &skirmish::PlayerSummary) -> String {
+    format!(
+        "player {}: {} units, {} buildings; {} kills, {} deaths, {} razed; {} trained, {} wood gathered, {} buildings built; score {}",
+        p.player, p.units, p.buildings, p.kills, p.deaths, p.razed, p.trained, p.gathered, p.built, p.score
+    )
 }
 
 /// The reference game's bot as a seat's bot.
