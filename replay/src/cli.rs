@@ -34,14 +34,15 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Runs the embedded demo (the reference world: 1024 x 1024 navcells, 1000 units of three
-    /// classes, formations, a gate, a waypoint network, buildings placed mid-game), records its
+    /// Plays the embedded demo (four bots of the skirmish rules on the reference world: 1024 x 1024
+    /// navcells, 1020 units to start with) until one player is left or the turn limit, records its
     /// replay, verifies it, and writes a picture of the last turn and the HTML replay viewer.
     Demo {
         /// Where `demo.replay`, `demo.png` and `demo.html` go (created if missing).
         #[arg(long, default_value = "phalanx-demo")]
         out: std::path::PathBuf,
-        /// Turns to run (default: the scenario's 300).
+        /// The turn limit (default: the scenario's 500); the game ends earlier when one player is
+        /// left.
         #[arg(long)]
         turns: Option<u32>,
         /// Worker threads for path requests (the results do not depend on it).
