@@ -34,14 +34,15 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Runs the embedded demo (the reference world: 1024 x 1024 navcells, 1000 units of three
-    /// classes, formations, a gate, a waypoint network, buildings placed mid-game), records its
+    /// Plays the embedded demo (four bots of the skirmish rules on the reference world: 1024 x 1024
+    /// navcells, 1020 units to start with) until one player is left or the turn limit, records its
     /// replay, verifies it, and writes a picture of the last turn and the HTML replay viewer.
     Demo {
         /// Where `demo.replay`, `demo.png` and `demo.html` go (created if missing).
         #[arg(long, default_value = "phalanx-demo")]
         out: std::path::PathBuf,
-        /// Turns to run (default: the scenario's 300).
+        /// The turn limit (default: the scenario's 500); the game ends earlier when one player is
+        /// left.
         #[arg(long)]
         turns: Option<u32>,
         /// Worker threads for path requests (the results do not depend on it).
@@ -381,15 +382,7 @@ pub fn rulesets() -> crate::rules::Rulesets {
 /// Each player's record in a game of the reference rules, and the winner.
 fn skirmish_summary(world: &sim::World) -> Vec<String> {
     let players = skirmish::summary(world);
-    let mut lines: Vec<String> = players
-        .iter()
-        .map(|p| {
-            format!(
-                "player {}: {} units, {} buildings; {} kills, {} deaths, {} razed; {} trained, {} wood gathered, {} buildings built; score {}",
-                p.player, p.units, p.buildings, p.kills, p.deaths, p.razed, p.trained, p.gathered, p.built, p.score
-            )
-        })
-        .collect();
+    let mut lines: Vec<String> = players.iter().map(player_line).collect();
     let standing: Vec<_> = players.iter().filter(|p| !p.defeated && (p.units > 0 || p.buildings > 0)).collect();
     lines.push(match (skirmish::play::last_standing(&players), standing.as_slice()) {
         (Some(p), _) => format!("winner: player {p} (every other player destroyed)"),
@@ -400,6 +393,14 @@ fn skirmish_summary(world: &sim::World) -> Vec<String> {
         },
     });
     lines
+}
+
+/// One player's record in a game of the reference rules, as `run` and `demo` print it.
+pub(crate) fn player_line(p: &skirmish::PlayerSummary) -> String {
+    format!(
+        "player {}: {} units, {} buildings; {} kills, {} deaths, {} razed; {} trained, {} wood gathered, {} buildings built; score {}",
+        p.player, p.units, p.buildings, p.kills, p.deaths, p.razed, p.trained, p.gathered, p.built, p.score
+    )
 }
 
 /// The reference game's bot as a seat's bot.

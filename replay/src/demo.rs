@@ -1,38 +1,50 @@
-//! The embedded demo: the engine's main job on its reference world, with no files needed.
+//! The embedded demo: a whole game of the reference rules between four bots on the reference
+//! world, with no files needed.
 //!
 //! [`run_demo`] parses the embedded scenario ([`DEMO_SCENARIO`], the text of
-//! `examples/scenarios/demo.json`), runs it turn by turn while recording its replay to
+//! `examples/scenarios/demo.json`: the `skirmish` rules, four bots, 1020 units at the start),
+//! plays it turn by turn until one player is left or the turn limit while recording its replay to
 //! `DIR/demo.replay`, verifies that replay from the file (a second, independent re-simulation
 //! compared turn by turn and keyframe by keyframe), and writes a picture of the last turn
 //! (`DIR/demo.png`) and the HTML replay viewer (`DIR/demo.html`). `phalanx demo` prints the
-//! [`DemoReport`].
+//! [`DemoReport`]. [`scenario`] and [`decided`] are the whole game, so a benchmark plays exactly
+//! the demo's.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use sim::PlayerId;
 use sim::command::Event;
 use sim::world::World;
+use skirmish::{Skirmish, SkirmishEvent, UnitKind};
 
 use crate::format::ReplayWriter;
 use crate::record::{build_world, header_for};
 use crate::scenario::Scenario;
 use crate::verify::{Outcome, VerifyOptions, VerifyReport, verify_file};
 
-/// The demo scenario: the reference world with a wall and gate, a waypoint network, 1000 units
-/// of three classes, two formations, buildings placed mid-game (see its `description`).
+/// The demo scenario: four bots of the reference rules from a town centre and an army each on
+/// the reference world (see its `description`).
 pub const DEMO_SCENARIO: &str = include_str!("../../examples/scenarios/demo.json");
 
 /// Keyframe interval of the demo's replay. `[Units: turns]`
 pub const DEMO_KEYFRAME_EVERY: u32 = 50;
 
-/// The demo scenario, parsed.
+/// The demo scenario, parsed with the command line's rulesets ([`crate::cli::rulesets`]), whose
+/// `skirmish` it names.
 ///
 /// # Errors
 /// Text saying why it does not parse (only possible if the embedded file was broken).
 pub fn scenario() -> Result<Scenario, String> {
     let mut refuse = |path: &str| Err(format!("the demo scenario refers to the file {path:?}; it must be self-contained"));
-    Scenario::parse(DEMO_SCENARIO, "<embedded demo scenario>", &mut refuse).map_err(|e| e.to_string())
+    Scenario::parse_with(DEMO_SCENARIO, "<embedded demo scenario>", &mut refuse, &crate::cli::rulesets()).map_err(|e| e.to_string())
+}
+
+/// The player left standing once every other started player has lost its town centre and its
+/// units: the demo's game ends there (or at its turn limit).
+pub fn decided(world: &World) -> Option<PlayerId> {
+    skirmish::play::last_standing(&skirmish::summary(world))
 }
 
 /// How to run the demo.
@@ -40,7 +52,8 @@ pub fn scenario() -> Result<Scenario, String> {
 pub struct DemoOptions {
     /// Where the replay, the picture and the viewer go (created if missing).
     pub dir: PathBuf,
-    /// Turns to run; `None` for the scenario's own count.
+    /// The turn limit; `None` for the scenario's own. The game ends earlier when one player is
+    /// left.
     pub turns: Option<u32>,
     /// Worker threads for path requests (the results do not depend on it).
     pub threads: usize,
@@ -49,28 +62,38 @@ pub struct DemoOptions {
 /// What the demo did.
 #[derive(Clone, Debug)]
 pub struct DemoReport {
-    /// Turns run.
+    /// Turns played.
     pub turns: u32,
+    /// The turn limit.
+    pub limit: u32,
+    /// Bots playing.
+    pub bots: usize,
     /// Grid width and height. `[Units: navcells]`
     pub grid: (u32, u32),
+    /// Units alive at the start of the game (after its first turn).
+    pub first_units: u32,
+    /// Most units alive after any turn, and the first turn with that many.
+    pub peak_units: (u32, u32),
     /// Units alive at the end.
     pub units: u32,
-    /// Per passability class name, units alive at the end.
-    pub units_by_class: Vec<(String, u32)>,
-    /// Long-range and short-range searches computed, over all turns.
+    /// Per unit kind, units alive at the end.
+    pub units_by_kind: Vec<(UnitKind, u32)>,
+    /// Long-range searches computed, over all turns.
     pub long_paths: u64,
     /// Short-range searches.
     pub short_paths: u64,
     /// Unit arrivals (each order reached).
     pub arrivals: u64,
-    /// Formations that arrived.
-    pub formation_arrivals: u64,
-    /// Units routed over the waypoint network.
-    pub waypoint_routes: u64,
-    /// Buildings and other obstructions placed during the game.
+    /// Obstructions placed during the game (foundations, town centres).
     pub placed: u64,
-    /// Commands refused by the world.
+    /// Buildings destroyed.
+    pub razed: u64,
+    /// Trees felled (their obstructions removed).
+    pub felled: u64,
+    /// Commands refused by the world or the rules.
     pub rejected: u64,
+    /// The outcome: winner, whether decisive, every player's record.
+    pub outcome: skirmish::Outcome,
     /// The state hash after the last turn.
     pub final_hash: [u8; 32],
     /// Wall-clock time of each turn (presentation only; the simulation reads no clock).
@@ -79,6 +102,8 @@ pub struct DemoReport {
     pub verify: VerifyReport,
     /// How long the verification took.
     pub verify_time: Duration,
+    /// The whole run, from parsing the scenario to the last file written.
+    pub total_time: Duration,
     /// The files written: replay, picture, viewer.
     pub replay: PathBuf,
     /// The picture of the last turn.
@@ -126,14 +151,15 @@ pub enum DemoError {
     Setup(String),
 }
 
-/// Runs the demo (see the module documentation); `progress` is called once per turn run and once
-/// per turn verified, with the phase's name.
+/// Runs the demo (see the module documentation); `progress` is called once per turn played and
+/// once per turn verified, with the phase's name.
 ///
 /// # Errors
 /// [`DemoError`] when a file cannot be written or the embedded scenario cannot become a world.
 pub fn run_demo(options: &DemoOptions, progress: &(dyn Fn(&str) + Sync)) -> Result<DemoReport, DemoError> {
+    let started = Instant::now();
     let scenario = scenario().map_err(DemoError::Setup)?;
-    let turns = options.turns.unwrap_or(scenario.turns());
+    let limit = options.turns.unwrap_or(scenario.turns());
     let io = |file: &Path| {
         let file = file.to_path_buf();
         move |source| DemoError::Io { file: file.clone(), source }
@@ -149,9 +175,10 @@ pub fn run_demo(options: &DemoOptions, progress: &(dyn Fn(&str) + Sync)) -> Resu
     let mut writer = ReplayWriter::new(file, header).map_err(io(&replay))?;
     let mut script = scenario.script();
     let mut counts = Counts::default();
-    let mut turn_times = Vec::with_capacity(turns as usize);
+    let mut turn_times = Vec::with_capacity(limit as usize);
     let mut final_hash = world.state_hash();
-    for _ in 0..turns {
+    let mut turns = 0;
+    while turns < limit {
         if writer.keyframe_due(&world) {
             writer.keyframe(&world).map_err(io(&replay))?;
         }
@@ -163,52 +190,68 @@ pub fn run_demo(options: &DemoOptions, progress: &(dyn Fn(&str) + Sync)) -> Resu
         writer.turn(&commands, &report).map_err(io(&replay))?;
         counts.add(&world, &report.events);
         final_hash = report.hash;
+        turns += 1;
         progress("run");
+        if decided(&world).is_some() {
+            break;
+        }
     }
     if writer.keyframe_due(&world) {
         writer.keyframe(&world).map_err(io(&replay))?;
     }
     writer.finish().map_err(io(&replay))?.flush().map_err(io(&replay))?;
 
-    let started = Instant::now();
-    let verify = verify_file(&replay, &VerifyOptions { threads: options.threads, ..VerifyOptions::default() }, &|| progress("verify"));
-    let verify_time = started.elapsed();
-
+    // The verification and the viewer each simulate the game again from the file, apart: on two
+    // threads, so the demo takes the time of the longer, not of both.
+    let rulesets = crate::cli::rulesets();
+    let verify_options = VerifyOptions { threads: options.threads, rulesets: rulesets.clone(), ..VerifyOptions::default() };
+    let view_options = crate::viewer::ViewOptions { threads: options.threads, diff_limit: 100, rulesets };
+    let (verified, html) = std::thread::scope(|scope| {
+        let verifying = scope.spawn(|| {
+            let started = Instant::now();
+            let report = verify_file(&replay, &verify_options, &|| progress("verify"));
+            (report, started.elapsed())
+        });
+        let html = std::fs::read(&replay).map_err(|e| DemoError::Setup(format!("{}: cannot read back: {e}", replay.display()))).and_then(
+            |bytes| {
+                crate::viewer::build_html(&[crate::viewer::Source { name: "demo", bytes: &bytes }], &view_options)
+                    .map_err(|e| DemoError::Setup(e.to_string()))
+            },
+        );
+        (verifying.join(), html)
+    });
+    let (verify, verify_time) = verified.map_err(|_| DemoError::Setup("the verification stopped with a panic".to_owned()))?;
+    std::fs::write(&viewer, html?).map_err(io(&viewer))?;
     let png = crate::picture::render_png(&world, &crate::picture::Options { scale: None, layers: crate::picture::Layers::ALL });
     std::fs::write(&picture, png).map_err(io(&picture))?;
-    let bytes = std::fs::read(&replay).map_err(|e| DemoError::Setup(format!("{}: cannot read back: {e}", replay.display())))?;
-    let html = crate::viewer::build_html(
-        &[crate::viewer::Source { name: "demo", bytes: &bytes }],
-        &crate::viewer::ViewOptions { threads: options.threads, diff_limit: 100, ..Default::default() },
-    )
-    .map_err(|e| DemoError::Setup(e.to_string()))?;
-    std::fs::write(&viewer, html).map_err(io(&viewer))?;
 
-    let classes = scenario.classes();
-    let mut units_by_class: Vec<(String, u32)> = Vec::new();
-    for unit in world.units() {
-        let name = classes.get(unit.class).map_or_else(|| unit.class.to_string(), |d| d.name.clone());
-        match units_by_class.iter_mut().find(|(n, _)| *n == name) {
-            Some(entry) => entry.1 += 1,
-            None => units_by_class.push((name, 1)),
-        }
-    }
+    let game = world.game::<Skirmish>();
+    let units_by_kind = UnitKind::ALL
+        .iter()
+        .map(|&kind| (kind, game.as_ref().map_or(0, |g| g.units().filter(|(_, s)| s.kind == kind).count() as u32)))
+        .collect();
     Ok(DemoReport {
         turns,
+        limit,
+        bots: scenario.bots().len(),
         grid: (world.nav().grid().width(), world.nav().grid().height()),
+        first_units: counts.first_units,
+        peak_units: counts.peak,
         units: world.units().count() as u32,
-        units_by_class,
+        units_by_kind,
         long_paths: counts.long,
         short_paths: counts.short,
         arrivals: counts.arrivals,
-        formation_arrivals: counts.formation_arrivals,
-        waypoint_routes: counts.waypoint_routes,
         placed: counts.placed,
+        razed: counts.razed,
+        felled: counts.felled,
         rejected: counts.rejected,
+        outcome: skirmish::play::outcome(&world, turns),
         final_hash,
         turn_times,
         verify,
         verify_time,
+        total_time: started.elapsed(),
         replay,
         picture,
         viewer,
@@ -221,10 +264,14 @@ struct Counts {
     long: u64,
     short: u64,
     arrivals: u64,
-    formation_arrivals: u64,
-    waypoint_routes: u64,
     placed: u64,
+    razed: u64,
+    felled: u64,
     rejected: u64,
+    /// Units after the first turn.
+    first_units: u32,
+    /// (units, turn) of the first turn with the most units.
+    peak: (u32, u32),
 }
 
 impl Counts {
@@ -232,13 +279,25 @@ impl Counts {
         let stats = world.path_stats();
         self.long += u64::from(stats.long);
         self.short += u64::from(stats.short);
+        let units = world.units().count() as u32;
+        if world.turn() == 1 {
+            self.first_units = units;
+        }
+        if units > self.peak.0 {
+            self.peak = (units, world.turn().saturating_sub(1));
+        }
         for e in events {
             match e {
                 Event::Arrived { .. } => self.arrivals += 1,
-                Event::FormationArrived { .. } => self.formation_arrivals += 1,
-                Event::WaypointRoute { waypoints, .. } if *waypoints > 0 => self.waypoint_routes += 1,
                 Event::ObstructionPlaced { .. } => self.placed += 1,
                 Event::Rejected { .. } => self.rejected += 1,
+                _ => {}
+            }
+        }
+        for e in sim::rules::events::<Skirmish>(events) {
+            match e {
+                SkirmishEvent::Razed { .. } => self.razed += 1,
+                SkirmishEvent::Felled { .. } => self.felled += 1,
                 _ => {}
             }
         }

@@ -120,11 +120,21 @@ pub fn play_observed(
         let report = world.step(&commands);
         observe(world, &commands, &report);
         turns += 1;
-        if let Some(winner) = last_standing(&summary(world)) {
-            return Outcome { winner: Some(winner), decisive: true, turns, players: summary(world) };
+        let outcome = outcome(world, turns);
+        if outcome.decisive {
+            return outcome;
         }
     }
+    outcome(world, turns)
+}
+
+/// The game's outcome as it stands after `turns` turns: the last player standing (decisive), or
+/// else the one best score (none on a tie), as at a turn limit.
+pub fn outcome(world: &World, turns: u32) -> Outcome {
     let players = summary(world);
+    if let Some(winner) = last_standing(&players) {
+        return Outcome { winner: Some(winner), decisive: true, turns, players };
+    }
     let best = players.iter().map(|p| p.score).max().unwrap_or(0);
     let mut top = players.iter().filter(|p| p.score == best);
     let winner = match (top.next(), top.next()) {

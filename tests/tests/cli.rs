@@ -321,19 +321,29 @@ fn run_rejects_a_bad_scenario_naming_file_and_place() {
     assert!(err.contains("bad.json:2:"), "{err}");
 }
 
-/// `phalanx demo` (shortened to 12 turns): the summary's lines, a replay that verifies from the
-/// command line too, a PNG and a self-contained viewer page; a second run with two threads gives
-/// the same final hash.
+/// `phalanx demo` (shortened to 12 turns): the summary's lines (four bots, 1020 units to start
+/// with, every player's record, no winner at the limit), a replay that verifies from the command
+/// line too, a PNG and a self-contained viewer page; a second run with two threads gives the same
+/// final hash.
 #[test]
 fn demo_records_verifies_and_draws_its_game() {
     let dir = temp_path("demo");
     let (code, out, err) = phalanx(&["demo", "--out", &dir, "--turns", "12"]);
     assert_eq!(code, 0, "{out}{err}");
-    for line in
-        ["phalanx demo: demo (1024x1024 navcells), 12 turns", "units: 1000 (", "paths computed: ", "final hash: ", "time per turn: "]
-    {
+    for line in [
+        "phalanx demo: demo (1024x1024 navcells), 12 turns of 200 ms, 4 bots of the skirmish rules",
+        "units: 1020 at the start, ",
+        "paths computed: ",
+        "\nplayer 1: ",
+        "\nplayer 4: ",
+        "result: no winner by turn 12 (the turn limit); score: ",
+        "final hash: ",
+        "time per turn: ",
+    ] {
         assert!(out.contains(line), "missing {line:?} in\n{out}");
     }
+    let bots = replay::demo::scenario().map(|s| s.bots().len()).unwrap();
+    assert_eq!(bots, 4, "the demo's four seats are bots");
     assert!(out.contains("verified identical: 12 turns re-simulated"), "{out}");
     let replay = format!("{dir}/demo.replay");
     let (code, verify_out, _) = phalanx(&["verify", &replay]);

@@ -64,15 +64,53 @@ pub(super) fn cmd_demo(dir: &Path, turns: Option<u32>, threads: usize, out: &mut
     let ms = |d: std::time::Duration| d.as_secs_f64() * 1000.0;
     let grid = report.grid;
     let turn_ms = scenario.settings().turn_ms;
-    let _ = writeln!(out, "phalanx demo: {} ({}x{} navcells), {} turns of {turn_ms} ms", scenario.name(), grid.0, grid.1, report.turns);
-    let classes: Vec<String> = report.units_by_class.iter().map(|(name, n)| format!("{n} {name}")).collect();
-    let _ = writeln!(out, "units: {} ({})", report.units, classes.join(", "));
+    let _ = writeln!(
+        out,
+        "phalanx demo: {} ({}x{} navcells), {} turns of {turn_ms} ms, {} bots of the skirmish rules",
+        scenario.name(),
+        grid.0,
+        grid.1,
+        report.turns,
+        report.bots
+    );
+    let kinds: Vec<String> = report.units_by_kind.iter().map(|(kind, n)| format!("{n} {}", kind_name(*kind))).collect();
+    let _ = writeln!(
+        out,
+        "units: {} at the start, {} at the peak (turn {}), {} at the end ({})",
+        report.first_units,
+        report.peak_units.0,
+        report.peak_units.1,
+        report.units,
+        kinds.join(", ")
+    );
     let _ = writeln!(out, "paths computed: {} long-range, {} short-range", report.long_paths, report.short_paths);
     let _ = writeln!(
         out,
-        "events: {} arrivals, {} formation arrivals, {} waypoint routes, {} obstructions placed, {} commands rejected",
-        report.arrivals, report.formation_arrivals, report.waypoint_routes, report.placed, report.rejected
+        "events: {} arrivals, {} obstructions placed, {} buildings razed, {} trees felled, {} commands rejected",
+        report.arrivals, report.placed, report.razed, report.felled, report.rejected
     );
+    for p in &report.outcome.players {
+        let _ = writeln!(out, "{}", super::player_line(p));
+    }
+    let outcome = &report.outcome;
+    let result = match outcome.winner {
+        Some(winner) if outcome.decisive => format!("result: player {winner} wins, every other player destroyed by turn {}", outcome.turns),
+        winner => {
+            let mut players: Vec<&skirmish::PlayerSummary> = outcome.players.iter().collect();
+            players.sort_by_key(|p| (std::cmp::Reverse(p.score), p.player));
+            let best = players.first().map_or(0, |p| p.score);
+            let scores: Vec<String> = players
+                .iter()
+                .map(|p| match (p.score == best, winner) {
+                    (true, Some(_)) => format!("player {} {} (ahead)", p.player, p.score),
+                    (true, None) => format!("player {} {} (tied)", p.player, p.score),
+                    (false, _) => format!("player {} {}", p.player, p.score),
+                })
+                .collect();
+            format!("result: no winner by turn {} (the turn limit); score: {}", outcome.turns, scores.join(", "))
+        }
+    };
+    let _ = writeln!(out, "{result}");
     let _ = writeln!(out, "final hash: {}", hex(&report.final_hash));
     let median = ms(report.median_turn());
     let speed = if median > 0.0 { f64::from(turn_ms) / median } else { 0.0 };
@@ -95,7 +133,17 @@ pub(super) fn cmd_demo(dir: &Path, turns: Option<u32>, threads: usize, out: &mut
     let _ = writeln!(out, "replay: {} ({size} bytes), {verdict}", report.replay.display());
     let _ = writeln!(out, "picture: {}", report.picture.display());
     let _ = writeln!(out, "viewer: {}", report.viewer.display());
+    let _ = writeln!(out, "all in {:.2} s", report.total_time.as_secs_f64());
     Ok(if report.verified() { 0 } else { 1 })
+}
+
+/// A unit kind's name in the demo's summary, plural.
+fn kind_name(kind: skirmish::UnitKind) -> &'static str {
+    match kind {
+        skirmish::UnitKind::Worker => "workers",
+        skirmish::UnitKind::Spearman => "spearmen",
+        skirmish::UnitKind::Archer => "archers",
+    }
 }
 
 /// `phalanx run SCENARIO`.

@@ -323,6 +323,11 @@ impl Scenario {
         &self.settings
     }
 
+    /// The seats the rules' bots play, with their seeds, by player.
+    pub fn bots(&self) -> &[(PlayerId, u64)] {
+        &self.bots
+    }
+
     /// The passability classes.
     pub fn classes(&self) -> &ClassSet {
         &self.classes
