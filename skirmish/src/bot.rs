@@ -67,10 +67,11 @@ impl Bot {
             .filter(|(_, b)| b.owner == me)
             .filter_map(|(&id, b)| obstructions.get(&id).map(|o| (id, b, o.square.center())))
             .collect();
-        let eyes: Vec<WorldPos> = units.iter().map(|(u, _)| u.pos).chain(buildings.iter().map(|b| b.2)).collect();
+        // The player's units see through the view's spatial index, its few buildings by a scan.
         let sees = |p: WorldPos| {
             let r = i128::from(VISION_RADIUS.to_bits());
-            eyes.iter().any(|&e| sim::rules::distance2(e, p) <= r * r)
+            buildings.iter().any(|b| sim::rules::distance2(b.2, p) <= r * r)
+                || view.nearest(p, VISION_RADIUS, |u, _| u.owner == me).is_some()
         };
         // Remember the nearest enemy building in sight; forget one seen gone.
         if let Some((id, at)) = self.enemy

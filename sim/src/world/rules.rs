@@ -20,8 +20,11 @@
 //! Determinism is the game's part of the bargain: no floats, no clock, no hash-map iteration,
 //! fixed-width integers in everything it keeps, as in the core (docs/determinism.md).
 
+mod unit_grid;
+
 use std::any::Any;
 use std::fmt::Debug;
+use std::sync::OnceLock;
 
 use pathing::{Fixed, WorldPos};
 use serde::Serialize;
@@ -33,6 +36,7 @@ use crate::ids::{EntityId, PlayerId};
 use crate::snapshot::GameSnapshot;
 use crate::unit::Unit;
 use crate::world::World;
+use unit_grid::UnitGrid;
 
 /// What a game may keep in the world or send through it: plain serde data, compared and cloned.
 pub trait GameData: Clone + Debug + Eq + Serialize + DeserializeOwned + Send + Sync + 'static {}
@@ -201,6 +205,10 @@ pub(crate) struct GameState<R: Rules> {
     state_dirty: bool,
     /// The world's [`World::id_epoch`] when the units were last synced (`None`: never).
     synced_ids: Option<u64>,
+    /// The spatial index of [`View`]'s queries while the game runs (derived, never hashed or
+    /// saved): dropped whenever the world hands the game the turn (units may have moved since),
+    /// built at the first query, and told of the units `Ctx::act` creates.
+    index: OnceLock<UnitGrid>,
 }
 
 impl<R: Rules> GameState<R> {
@@ -216,6 +224,7 @@ impl<R: Rules> GameState<R> {
             players_dirty: true,
             state_dirty: true,
             synced_ids: None,
+            index: OnceLock::new(),
         }
     }
 
@@ -329,6 +338,12 @@ impl<R: Rules> DynGame for GameState<R> {
                 (Some(u), _) => {
                     *game = Some((u.id, self.rules.new_unit(&self.state, u)));
                     self.unit_digests.mark(slot as u32);
+                    // A removed unit needs nothing: queries skip the ids the world lost.
+                    if let Some(index) = self.index.get_mut()
+                        && !index.add(u.id, u.pos)
+                    {
+                        self.index = OnceLock::new();
+                    }
                 }
                 (None, Some(_)) => {
                     *game = None;
@@ -342,8 +357,9 @@ impl<R: Rules> DynGame for GameState<R> {
     fn command(&mut self, world: &mut World, player: PlayerId, payload: &[u8], events: &mut Vec<Event>) -> Result<(), RejectReason> {
         let command: R::Command = decode(payload, MAX_GAME_COMMAND).map_err(|_| RejectReason::GameMalformed)?;
         let rules = self.rules.clone();
+        self.index = OnceLock::new();
         rules
-            .check(&View { world, game: self }, player, &command)
+            .check(&View::new(world, self), player, &command)
             .map_err(|r| RejectReason::Game { payload: crate::state_hash::encode(&r) })?;
         let mut ctx = Ctx::new(world, self, events);
         rules.apply(&mut ctx, player, &command);
@@ -352,12 +368,13 @@ impl<R: Rules> DynGame for GameState<R> {
 
     fn allow(&self, world: &World, player: PlayerId, command: &CommandKind) -> Result<(), RejectReason> {
         self.rules
-            .allow(&View { world, game: self }, player, command)
+            .allow(&View::apart(world, self), player, command)
             .map_err(|r| RejectReason::Game { payload: crate::state_hash::encode(&r) })
     }
 
     fn step(&mut self, world: &mut World, events: &mut Vec<Event>) {
         let rules = self.rules.clone();
+        self.index = OnceLock::new();
         // The rules read the turn's events so far while theirs collect apart, then join them:
         // no copy of the turn's events.
         let so_far = std::mem::take(events);
@@ -408,7 +425,8 @@ impl<R: Rules> DynGame for GameState<R> {
         copy.units = self.units.clone();
         copy.players = self.players.clone();
         copy.state = self.state.clone();
-        copy.synced_ids = self.synced_ids;
+        // Never synced with the fresh world, whose id epoch starts again at 0.
+        copy.synced_ids = None;
         Box::new(copy)
     }
 
@@ -429,11 +447,45 @@ impl<R: Rules> DynGame for GameState<R> {
 pub struct View<'a, R: Rules> {
     world: &'a World,
     game: &'a GameState<R>,
+    index: Index<'a>,
+}
+
+/// Where a [`View`] finds its spatial index.
+enum Index<'a> {
+    /// The game's, while the game runs ([`Rules::check`], [`Rules::apply`], [`Rules::step`]).
+    Game(&'a OnceLock<UnitGrid>),
+    /// Its own, built at its first query: a view from outside the game's turn ([`World::game`],
+    /// [`Rules::allow`]) cannot tell whether the units moved since the game's was built.
+    Own(OnceLock<UnitGrid>),
 }
 
 impl<'a, R: Rules> View<'a, R> {
+    /// A view while the game runs, sharing the game's index.
+    fn new(world: &'a World, game: &'a GameState<R>) -> Self {
+        Self { world, game, index: Index::Game(&game.index) }
+    }
+
+    /// A view with an index of its own.
+    fn apart(world: &'a World, game: &'a GameState<R>) -> Self {
+        Self { world, game, index: Index::Own(OnceLock::new()) }
+    }
+
     pub(crate) fn of(world: &'a World, game: &'a dyn DynGame) -> Option<Self> {
-        Some(Self { world, game: game.as_any().downcast_ref::<GameState<R>>()? })
+        Some(Self::apart(world, game.as_any().downcast_ref::<GameState<R>>()?))
+    }
+
+    /// The spatial index, built now if it is not yet.
+    fn index(&self) -> &UnitGrid {
+        let cell = match &self.index {
+            Index::Game(cell) => cell,
+            Index::Own(cell) => cell,
+        };
+        cell.get_or_init(|| UnitGrid::build(self.world.units().map(|u| (u.id, u.pos))))
+    }
+
+    /// A live unit with its game state.
+    fn resolve(&self, id: EntityId) -> Option<(&'a Unit, &'a R::Unit)> {
+        Some((self.world.unit(id)?, self.game.unit(id)?))
     }
 
     /// The world: units, obstructions, passability, settings, the turn.
@@ -467,9 +519,40 @@ impl<'a, R: Rules> View<'a, R> {
         &self.game.state
     }
 
-    /// The live units whose centres are within `radius` of `centre` (the boundary included) and
-    /// that `keep` accepts, nearest first, ties by id: a total order.
+    /// The live units whose centres are within `radius` of `centre` (the boundary included;
+    /// a negative radius counts as its magnitude) and that `keep` accepts, nearest first, ties by
+    /// id: a total order.
+    ///
+    /// A spatial index finds them: the cost goes with the units near `centre`, not with all
+    /// of them. `keep` is asked only about units within the radius, in no particular order, so it
+    /// must be a pure test.
     pub fn units_within(&self, centre: WorldPos, radius: Fixed, keep: impl Fn(&Unit, &R::Unit) -> bool) -> Vec<EntityId> {
+        let radius = i128::from(radius.to_bits()).abs();
+        let mut found: Vec<(i128, EntityId)> = Vec::new();
+        self.index().for_each_within(centre, radius, |id, d2| {
+            if self.resolve(id).is_some_and(|(u, s)| keep(u, s)) {
+                found.push((d2, id));
+            }
+        });
+        found.sort_unstable();
+        found.into_iter().map(|(_, id)| id).collect()
+    }
+
+    /// The nearest live unit within `radius` of `centre` that `keep` accepts (ties by id; the
+    /// boundary included; a negative radius counts as its magnitude).
+    ///
+    /// A spatial index finds it, searching outward from `centre`: with a radius as large as the
+    /// map it costs no more than looking at every unit. `keep` is asked only about units within
+    /// the radius, in no particular order, so it must be a pure test.
+    pub fn nearest(&self, centre: WorldPos, radius: Fixed, keep: impl Fn(&Unit, &R::Unit) -> bool) -> Option<EntityId> {
+        let radius = i128::from(radius.to_bits()).abs();
+        let accept = |id| self.resolve(id).is_some_and(|(u, s)| keep(u, s));
+        self.index().nearest(centre, radius, accept).map(|(_, id)| id)
+    }
+
+    /// [`View::units_within`] by looking at every unit: the oracle the index is tested against.
+    #[cfg(any(test, feature = "test-support"))]
+    pub fn units_within_scan(&self, centre: WorldPos, radius: Fixed, keep: impl Fn(&Unit, &R::Unit) -> bool) -> Vec<EntityId> {
         let r = i128::from(radius.to_bits());
         let mut found: Vec<(i128, EntityId)> = self
             .units()
@@ -483,8 +566,9 @@ impl<'a, R: Rules> View<'a, R> {
         found.into_iter().map(|(_, id)| id).collect()
     }
 
-    /// The nearest live unit within `radius` of `centre` that `keep` accepts (ties by id).
-    pub fn nearest(&self, centre: WorldPos, radius: Fixed, keep: impl Fn(&Unit, &R::Unit) -> bool) -> Option<EntityId> {
+    /// [`View::nearest`] by looking at every unit: the oracle the index is tested against.
+    #[cfg(any(test, feature = "test-support"))]
+    pub fn nearest_scan(&self, centre: WorldPos, radius: Fixed, keep: impl Fn(&Unit, &R::Unit) -> bool) -> Option<EntityId> {
         let r = i128::from(radius.to_bits());
         self.units()
             .filter(|(u, s)| keep(u, s))
@@ -516,7 +600,7 @@ impl<'a, R: Rules> Ctx<'a, R> {
 
     /// Read access to everything ([`View`]).
     pub fn view(&self) -> View<'_, R> {
-        View { world: self.world, game: self.game }
+        View::new(self.world, self.game)
     }
 
     /// The world.
@@ -581,11 +665,45 @@ impl<'a, R: Rules> Ctx<'a, R> {
             return Err(RejectReason::NotAnAction);
         }
         let seq = self.world.next_action_seq();
+        let moves = moves_units(&kind);
         let command = Command { turn: self.world.turn(), player, seq, kind };
         let start = self.events.len();
         let result = self.world.apply_action(&command, self.events);
         let new = self.events[start..].to_vec();
+        // The index learns of created units here; removed ones it skips by id.
         self.game.sync_units(self.world);
+        if moves {
+            self.game.index = OnceLock::new();
+        }
         result.map(|()| new)
+    }
+}
+
+/// Whether a core command, applied as an action, may change a unit's position at once (not by
+/// the order it gives, which motion carries out next turn): then the game's spatial index is
+/// dropped. No command does today (dispersal from a new building gives orders); the match lists
+/// every kind, so a new one cannot be added without deciding.
+fn moves_units(kind: &CommandKind) -> bool {
+    match kind {
+        CommandKind::Spawn { .. }
+        | CommandKind::SpawnFromBuilding { .. }
+        | CommandKind::CancelSpawns { .. }
+        | CommandKind::Move { .. }
+        | CommandKind::Remove { .. }
+        | CommandKind::Stop { .. }
+        | CommandKind::PlaceObstruction { .. }
+        | CommandKind::PlaceBuilding { .. }
+        | CommandKind::SetObstructionFlags { .. }
+        | CommandKind::RemoveObstruction { .. }
+        | CommandKind::SetArea { .. }
+        | CommandKind::EditTerrain { .. }
+        | CommandKind::FormGroup { .. }
+        | CommandKind::MoveFormation { .. }
+        | CommandKind::SetLayout { .. }
+        | CommandKind::Disband { .. }
+        | CommandKind::SetWaypoints { .. }
+        | CommandKind::SetWaypointPriorities { .. }
+        | CommandKind::MoveByWaypoints { .. }
+        | CommandKind::Game { .. } => false,
     }
 }
