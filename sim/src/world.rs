@@ -112,8 +112,8 @@ pub struct TurnReport {
 ///
 /// Its fields fall in three parts (docs/decisions.md, "The world keeps state, derived data and
 /// scratch apart"): the state itself, which is saved and hashed and from which everything else
-/// follows; [`Derived`] data (digests and caches), a function of the state, rebuilt on load and
-/// never saved; and [`Scratch`], the turn's notes and the search workspaces, which no result
+/// follows; `Derived` data (digests and caches), a function of the state, rebuilt on load and
+/// never saved; and `Scratch`, the turn's notes and the search workspaces, which no result
 /// depends on.
 #[derive(Debug)]
 pub struct World {
