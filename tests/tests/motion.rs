@@ -4,7 +4,7 @@
 use pathing::{Fixed, PassClass, WorldPos};
 use sim::EntityId;
 use sim::command::{Command, CommandKind, Event, FailReason, GoalSpec, PlayerId};
-use sim::test_support::world_from;
+use sim::test_support::{FIELD, world_from};
 use sim::world::World;
 
 fn m(n: i32) -> Fixed {
@@ -32,25 +32,6 @@ fn spawn_at(turn: u32, player: u8, seq: u32, at: WorldPos) -> Command {
 fn go(turn: u32, player: u8, units: Vec<EntityId>, goal: WorldPos) -> Command {
     cmd(turn, player, 0, CommandKind::Move { units, goal: GoalSpec::Point(goal), queue: false })
 }
-
-const FIELD: &[&str] = &[
-    "################################################",
-    "#..............................................#",
-    "#..............................................#",
-    "#..............................................#",
-    "#..............................................#",
-    "#..............................................#",
-    "#..............................................#",
-    "#..............................................#",
-    "#..............................................#",
-    "#..............................................#",
-    "#..............................................#",
-    "#..............................................#",
-    "#..............................................#",
-    "#..............................................#",
-    "#..............................................#",
-    "################################################",
-];
 
 /// One unit walking east across `FIELD` to (40.5, 8.5), three turns after its order; then the
 /// same unit ordered to `(40.5 + dx, 8.5)`: whether that turn searched a long-range path, and the
