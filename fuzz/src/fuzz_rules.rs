@@ -72,6 +72,7 @@ impl Rules for FuzzRules {
     const NAME: &'static str = "fuzz";
     const VERSION: u32 = 1;
     type Unit = FuzzUnit;
+    type Object = u32;
     type Player = u32;
     type State = FuzzWorld;
     type Command = FuzzCommand;

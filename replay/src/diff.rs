@@ -84,8 +84,8 @@ pub fn diff_snapshots_with(a: &SnapshotData, b: &SnapshotData, limit: usize, rul
     sink.diff
 }
 
-/// The game's state: the ruleset first (`rules`), then `NAME.units` by unit, `NAME.players` by
-/// player and `NAME.world`, field by field in their serde form when `rulesets` knows the rules.
+/// The game's state: the ruleset first (`rules`), then `NAME.units` by unit, `NAME.objects` by
+/// obstruction, `NAME.players` by player and `NAME.world`, field by field in their serde form when `rulesets` knows the rules.
 fn diff_game(sink: &mut Sink, a: Option<&GameSnapshot>, b: Option<&GameSnapshot>, rulesets: &Rulesets) {
     if a == b {
         return;
@@ -96,7 +96,8 @@ fn diff_game(sink: &mut Sink, a: Option<&GameSnapshot>, b: Option<&GameSnapshot>
         return leaf(sink, &At::component("rules"), "rules", rules(a), rules(b));
     }
     let name = &x.rules;
-    let (units, players, world) = (format!("{name}.units"), format!("{name}.players"), format!("{name}.world"));
+    let (units, objects, players, world) =
+        (format!("{name}.units"), format!("{name}.objects"), format!("{name}.players"), format!("{name}.world"));
     let decoded = rulesets.resolve(name, x.version).ok().and_then(|r| Some((r.game_json(x).ok()?, r.game_json(y).ok()?)));
     let Some((jx, jy)) = decoded else {
         // Unknown rules, or a value that does not decode: the encoded bytes, entity by entity.
@@ -104,6 +105,10 @@ fn diff_game(sink: &mut Sink, a: Option<&GameSnapshot>, b: Option<&GameSnapshot>
         for ((id, occurrence), p, q) in matched(&x.units, &y.units, |u| u.0) {
             let at = At::entity(&units, format!("unit {}", id_text(id)), occurrence);
             leaf(sink, &at, "(encoded)", p.map_or(NONE.into(), |u| bytes(&u.1)), q.map_or(NONE.into(), |u| bytes(&u.1)));
+        }
+        for ((id, occurrence), p, q) in matched(&x.objects, &y.objects, |o| o.0) {
+            let at = At::entity(&objects, format!("obstruction {id}"), occurrence);
+            leaf(sink, &at, "(encoded)", p.map_or(NONE.into(), |o| bytes(&o.1)), q.map_or(NONE.into(), |o| bytes(&o.1)));
         }
         for k in 0..x.players.len().max(y.players.len()) {
             let at = At::entity(&players, format!("player {k}"), 0);
@@ -122,6 +127,13 @@ fn diff_game(sink: &mut Sink, a: Option<&GameSnapshot>, b: Option<&GameSnapshot>
         match (p, q) {
             (Some(p), Some(q)) => walk(sink, &at, "", Some(&p.1), Some(&q.1)),
             (p, q) => sink.push(&at, "(exists)", p.map_or(NONE.into(), |u| render(&u.1)), q.map_or(NONE.into(), |u| render(&u.1))),
+        }
+    }
+    for ((id, occurrence), p, q) in matched(&jx.objects, &jy.objects, |o| o.0) {
+        let at = At::entity(&objects, format!("obstruction {id}"), occurrence);
+        match (p, q) {
+            (Some(p), Some(q)) => walk(sink, &at, "", Some(&p.1), Some(&q.1)),
+            (p, q) => sink.push(&at, "(exists)", p.map_or(NONE.into(), |o| render(&o.1)), q.map_or(NONE.into(), |o| render(&o.1))),
         }
     }
     for k in 0..jx.players.len().max(jy.players.len()) {

@@ -22,6 +22,8 @@ use sim::{CommandKind, EntityId, PlayerId, Settings, World};
 pub struct GameJson {
     /// Every live unit's state, by id.
     pub units: Vec<(EntityId, Value)>,
+    /// Every object's state, by obstruction id.
+    pub objects: Vec<(ObstructionId, Value)>,
     /// Every player's state, player 0 first.
     pub players: Vec<Value>,
     /// The world state.
@@ -180,6 +182,7 @@ impl<R: Rules + Default> Ruleset for RulesOf<R> {
         let values = decode_snapshot::<R>(snapshot)?;
         Ok(GameJson {
             units: values.units.iter().map(|(id, u)| (*id, json(u))).collect(),
+            objects: values.objects.iter().map(|(id, o)| (*id, json(o))).collect(),
             players: values.players.iter().map(json).collect(),
             world: json(&values.state),
         })

@@ -310,6 +310,20 @@ pub fn range_digest_bytes(component: &str, range: u32, bytes: &[u8]) -> Digest {
     *h.finalize().as_bytes()
 }
 
+/// The hasher [`range_digest_bytes`] starts from for `component`, to clone for each range (the
+/// derive-key context is hashed once, not per range).
+pub fn range_hasher(component: &str) -> blake3::Hasher {
+    hasher(format_args!("{component} range"))
+}
+
+/// [`range_digest_bytes`] from a [`range_hasher`] of the component.
+pub fn range_digest_from(hasher: &blake3::Hasher, range: u32, bytes: &[u8]) -> Digest {
+    let mut h = hasher.clone();
+    h.update(&range.to_le_bytes());
+    h.update(bytes);
+    *h.finalize().as_bytes()
+}
+
 /// Digests of entity state in ranges of [`RANGE_SIZE`] consecutive entity indices.
 ///
 /// The caller (the world) marks the entities it changes ([`mark`](Self::mark)); before hashing a turn

@@ -86,6 +86,12 @@ impl EntityAllocator {
         slot < self.live.len() && self.live[slot] && self.generations[slot] == id.generation
     }
 
+    /// Whether an id was issued and its entity has since been freed (a later generation of its
+    /// slot was reached): a dead unit's id, as against one never issued.
+    pub fn was_freed(&self, id: EntityId) -> bool {
+        self.generations.get(id.index as usize).is_some_and(|&g| id.generation < g)
+    }
+
     /// Number of live entities.
     pub fn n_live(&self) -> usize {
         self.live.iter().filter(|&&l| l).count()

@@ -33,7 +33,8 @@
 //! ([`SnapshotData::landmark_classes`]), version 7 the units' facing, turn rate, last
 //! displacement and searches round held passages, the motion setting `turn_rate`, the waiting building spawn orders
 //! ([`SnapshotData::spawn_orders`]) and the units following waypoint routes
-//! ([`SnapshotData::waypoint_routes`]), version 8 the game's state ([`SnapshotData::game`]); a
+//! ([`SnapshotData::waypoint_routes`]), version 8 the game's state ([`SnapshotData::game`]),
+//! version 9 the game's objects ([`GameSnapshot::objects`]); a
 //! reader accepts only its own version.
 
 use pathing::classes::ClassSet;
@@ -54,7 +55,7 @@ use crate::unit::{PathRequest, Unit};
 pub const MAGIC: [u8; 8] = *b"PHXSNAP\0";
 
 /// Version of the snapshot format; a reader accepts only its own.
-pub const SNAPSHOT_VERSION: u32 = 8;
+pub const SNAPSHOT_VERSION: u32 = 9;
 
 /// Largest payload a snapshot may have. `[Units: bytes]`
 ///
@@ -462,6 +463,8 @@ pub struct GameSnapshot {
     pub version: u32,
     /// Every live unit's state, by id.
     pub units: Vec<(EntityId, Vec<u8>)>,
+    /// Every object's state (the game's state of an obstruction), by ascending obstruction id.
+    pub objects: Vec<(pathing::ObstructionId, Vec<u8>)>,
     /// Every player's state, player 0 first.
     pub players: Vec<Vec<u8>>,
     /// The world state.

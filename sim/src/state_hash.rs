@@ -11,6 +11,13 @@ use serde::Serialize;
 pub const CONFIG: bincode::config::Configuration<bincode::config::LittleEndian, bincode::config::Fixint> =
     bincode::config::standard().with_fixed_int_encoding().with_little_endian();
 
+/// The bincode configuration a game's state is hashed in: variable-length little-endian
+/// integers, as canonical as [`CONFIG`] (one encoding per value, the same on every platform) and
+/// about half the bytes for the small numbers game state is made of (docs/decisions.md, "A game
+/// keeps state per obstruction, and its units are hashed from kept bytes").
+pub const COMPACT: bincode::config::Configuration<bincode::config::LittleEndian, bincode::config::Varint> =
+    bincode::config::standard().with_little_endian();
+
 /// Version of the state encoding; part of every digest's context.
 pub const FORMAT_VERSION: u32 = 1;
 
@@ -34,6 +41,35 @@ pub fn encode_into<T: Serialize>(value: &T, hasher: &mut blake3::Hasher) {
     let mut buffered = std::io::BufWriter::with_capacity(16 * 1024, hasher);
     bincode::serde::encode_into_std_write(value, &mut buffered, CONFIG).expect("state types are bincode-encodable");
     buffered.flush().expect("hashing cannot fail");
+}
+
+/// Appends the canonical bytes of a value to `out` (the same bytes as [`encode`], into a buffer
+/// the caller reuses).
+///
+/// # Panics
+/// As [`encode`].
+pub fn encode_into_vec<T: Serialize>(value: &T, out: &mut Vec<u8>) {
+    bincode::serde::encode_into_std_write(value, out, CONFIG).expect("state types are bincode-encodable");
+}
+
+/// Appends the [`COMPACT`] bytes of a value to `out`.
+///
+/// # Panics
+/// As [`encode`].
+pub fn encode_compact_into_vec<T: Serialize>(value: &T, out: &mut Vec<u8>) {
+    bincode::serde::encode_into_std_write(value, out, COMPACT).expect("state types are bincode-encodable");
+}
+
+/// [`digest`] over the [`COMPACT`] bytes of a value (the game's state).
+pub fn compact_digest<T: Serialize>(component: &str, value: &T) -> [u8; 32] {
+    use std::io::Write;
+    let context = format!("phalanx state v{FORMAT_VERSION} {component}");
+    let mut hasher = blake3::Hasher::new_derive_key(&context);
+    let mut buffered = std::io::BufWriter::with_capacity(16 * 1024, &mut hasher);
+    bincode::serde::encode_into_std_write(value, &mut buffered, COMPACT).expect("state types are bincode-encodable");
+    buffered.flush().expect("hashing cannot fail");
+    drop(buffered);
+    *hasher.finalize().as_bytes()
 }
 
 /// The 32-byte digest of one component: blake3 in derive-key mode with the context
@@ -66,6 +102,38 @@ mod tests {
         let mut streamed = blake3::Hasher::new();
         encode_into(&value, &mut streamed);
         assert_eq!(streamed.finalize(), blake3::hash(&encode(&value)));
+    }
+
+    #[test]
+    fn a_list_encodes_as_its_count_then_each_entry() {
+        // The game's unit ranges are hashed from cached per-entry bytes on this rule
+        // (`world::rules`), so it must hold for references and tuples as for values.
+        let entries = [(3u32, vec![1u16, 2]), (9, Vec::new()), (12, vec![7])];
+        let refs: Vec<&(u32, Vec<u16>)> = entries.iter().collect();
+        let mut joined = (refs.len() as u64).to_le_bytes().to_vec();
+        for e in &entries {
+            encode_into_vec(e, &mut joined);
+        }
+        assert_eq!(encode(&refs), joined);
+        assert_eq!(encode(&Vec::<&(u32, Vec<u16>)>::new()), 0u64.to_le_bytes());
+        // The same in the compact form: the count is itself compact.
+        let mut compact = Vec::new();
+        encode_compact_into_vec(&(refs.len() as u64), &mut compact);
+        for e in &entries {
+            encode_compact_into_vec(e, &mut compact);
+        }
+        let mut whole = Vec::new();
+        encode_compact_into_vec(&refs, &mut whole);
+        assert_eq!(whole, compact);
+    }
+
+    #[test]
+    fn the_compact_form_is_shorter_for_small_numbers_and_still_one_per_value() {
+        let mut small = Vec::new();
+        encode_compact_into_vec(&(3u32, 300u32, -2i64), &mut small);
+        assert_eq!(small, [3, 251, 44, 1, 3], "a byte below 251, a marker and a u16, zigzag");
+        assert_eq!(compact_digest("x", &5u32), compact_digest("x", &5u32));
+        assert_ne!(compact_digest("x", &5u32), digest("x", &5u32), "the two forms hash differently");
     }
 
     #[test]

@@ -412,6 +412,11 @@ impl World {
         self.units.get(id)
     }
 
+    /// Whether `id` named a unit that has since been removed (as against an id never issued).
+    pub fn unit_removed(&self, id: EntityId) -> bool {
+        self.units.ids().was_freed(id)
+    }
+
     /// Every live unit, in id order.
     pub fn units(&self) -> impl Iterator<Item = &Unit> + '_ {
         self.units.iter()
@@ -599,7 +604,7 @@ impl World {
     /// divergence against another peer's.
     pub fn digest_reports(&self) -> Vec<DigestReport> {
         let mut reports = vec![self.derived.unit_digests.tree().report(), self.derived.grid_digests.tree().report()];
-        reports.extend(self.game.as_ref().map(|g| g.report()));
+        reports.extend(self.game.as_ref().map(|g| g.reports()).into_iter().flatten());
         reports
     }
 

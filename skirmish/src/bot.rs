@@ -60,12 +60,9 @@ impl Bot {
         let mut wood = mine.wood;
         let obstructions = world.nav().obstructions();
         let units: Vec<(&sim::Unit, &crate::UnitState)> = view.units().filter(|(u, _)| u.owner == me).collect();
-        let buildings: Vec<(ObstructionId, &crate::Building, WorldPos)> = view
-            .state()
-            .buildings
-            .iter()
+        let buildings: Vec<(ObstructionId, &crate::Building, WorldPos)> = crate::buildings(&view)
             .filter(|(_, b)| b.owner == me)
-            .filter_map(|(&id, b)| obstructions.get(&id).map(|o| (id, b, o.square.center())))
+            .filter_map(|(id, b)| obstructions.get(&id).map(|o| (id, b, o.square.center())))
             .collect();
         // The player's units see through the view's spatial index, its few buildings by a scan.
         let sees = |p: WorldPos| {
@@ -76,11 +73,11 @@ impl Bot {
         // Remember the nearest enemy building in sight; forget one seen gone.
         if let Some((id, at)) = self.enemy
             && sees(at)
-            && !view.state().buildings.contains_key(&id)
+            && crate::building(&view, id).is_none()
         {
             self.enemy = None;
         }
-        for (&id, b) in &view.state().buildings {
+        for (id, b) in crate::buildings(&view) {
             if b.owner != me
                 && let Some(o) = obstructions.get(&id)
                 && sees(o.square.center())
@@ -98,11 +95,8 @@ impl Bot {
         // Idle workers gather at the tree nearest to them.
         for (u, s) in &units {
             if s.kind == UnitKind::Worker && s.task == Task::Idle {
-                let tree = view
-                    .state()
-                    .trees
-                    .keys()
-                    .filter_map(|&t| obstructions.get(&t).map(|o| (sim::rules::distance2(u.pos, o.square.center()), t)))
+                let tree = crate::trees(&view)
+                    .filter_map(|(t, _)| obstructions.get(&t).map(|o| (sim::rules::distance2(u.pos, o.square.center()), t)))
                     .min()
                     .map(|(_, t)| t);
                 if let Some(tree) = tree {

@@ -31,7 +31,7 @@ pub(crate) fn check(view: &View<'_, Skirmish>, player: PlayerId, command: &C) ->
             placeable(view, &crate::footprint(BuildingKind::TownCentre, x, z, Fixed::ZERO))
         }
         C::Resources { first, last, wood } => {
-            if first.0 == 0 || first > last || last.0 - first.0 >= MAX_RESOURCE_IDS {
+            if first.0 == 0 || first > last || last.0 - first.0 >= MAX_RESOURCE_IDS || last.0 > sim::rules::MAX_OBJECT_ID {
                 return Err(R::BadRange);
             }
             if !(1..=MAX_TREE_WOOD).contains(wood) {
@@ -61,7 +61,7 @@ pub(crate) fn check(view: &View<'_, Skirmish>, player: PlayerId, command: &C) ->
                     }
                 }
                 Target::Obstruction(id) => {
-                    let b = view.state().buildings.get(&id).ok_or(R::NotABuilding(id))?;
+                    let b = crate::building(view, id).ok_or(R::NotABuilding(id))?;
                     if b.owner == player {
                         return Err(R::OwnTarget);
                     }
@@ -75,7 +75,7 @@ pub(crate) fn check(view: &View<'_, Skirmish>, player: PlayerId, command: &C) ->
         }
         C::Stop { units } => own_units(view, player, units, false),
         C::Train { building, kind, count } => {
-            let b = view.state().buildings.get(building).ok_or(R::NotABuilding(*building))?;
+            let b = crate::building(view, *building).ok_or(R::NotABuilding(*building))?;
             if b.owner != player {
                 return Err(R::NotYourBuilding(*building));
             }
@@ -95,8 +95,8 @@ pub(crate) fn check(view: &View<'_, Skirmish>, player: PlayerId, command: &C) ->
         }
         C::Gather { units, tree } => {
             own_units(view, player, units, true)?;
-            match view.state().trees.get(tree) {
-                Some(&wood) if wood > 0 && view.world().nav().obstructions().contains_key(tree) => Ok(()),
+            match view.object(*tree).and_then(crate::Object::wood) {
+                Some(wood) if wood > 0 && view.world().nav().obstructions().contains_key(tree) => Ok(()),
                 _ => Err(R::NotATree(*tree)),
             }
         }
@@ -114,7 +114,7 @@ pub(crate) fn check(view: &View<'_, Skirmish>, player: PlayerId, command: &C) ->
 
 /// The live unit `id`, or why not.
 fn live<'a>(view: &View<'a, Skirmish>, id: EntityId) -> Result<&'a sim::Unit, R> {
-    if view.state().fallen.contains(&id) {
+    if view.world().unit_removed(id) {
         return Err(R::Dead(id));
     }
     view.world().unit(id).ok_or(R::UnknownUnit(id))

@@ -8,7 +8,7 @@
 #![deny(clippy::float_arithmetic)]
 #![forbid(unsafe_code)]
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use pathing::{Fixed, ObstructionId, PassClass, WorldPos};
 use serde::{Deserialize, Serialize};
@@ -26,7 +26,7 @@ pub use play::{Outcome, PlayerSummary, play, setup, start_spot, summary};
 /// The ruleset's name in digests, snapshots and replay headers.
 pub const NAME: &str = "skirmish";
 /// The ruleset's version: a change to any rule or constant below is a new version.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 
 /// Wood each player has when it starts. `[Units: wood]`
 pub const START_WOOD: u32 = 300;
@@ -47,7 +47,7 @@ pub const AGGRO_RADIUS: Fixed = Fixed::from_bits(14 << 16);
 pub const VISION_RADIUS: Fixed = Fixed::from_bits(24 << 16);
 /// Turns a unit waits after an order the rules gave it before the rules give it another (so a
 /// unit that cannot reach its target does not ask for a path every turn). `[Units: turns]`
-pub const REORDER_TURNS: u8 = 5;
+pub const REORDER_TURNS: u32 = 5;
 /// Most units one command names.
 pub const MAX_COMMAND_UNITS: usize = 256;
 /// Most units a building's training queue holds.
@@ -243,10 +243,14 @@ pub struct UnitState {
     pub kind: UnitKind,
     /// Hit points left. `[Units: hit points] [Limit: 1..=kind's hp]`
     pub hp: u16,
-    /// Turns until it can strike again (or cut the next wood). `[Units: turns]`
-    pub cooldown: u16,
-    /// Turns until the rules give it another order. `[Units: turns]`
-    pub reorder: u8,
+    /// The first turn it can strike again (or cut the next wood). `[Units: turn number]`
+    ///
+    /// A turn number, not a countdown: a unit waiting out its cooldown changes nothing, so its
+    /// digest range is not hashed again (docs/decisions.md, "Game state keeps turn numbers, not
+    /// countdowns").
+    pub ready_at: u32,
+    /// The first turn the rules may give it another order. `[Units: turn number]`
+    pub reorder_at: u32,
     /// What it is doing.
     pub task: Task,
     /// Wood it carries. `[Units: wood] [Limit: 0..=CARRY_CAPACITY]`
@@ -256,7 +260,7 @@ pub struct UnitState {
 impl UnitState {
     /// A whole, idle unit of a kind.
     pub fn new(kind: UnitKind) -> Self {
-        Self { kind, hp: kind.stats().hp, cooldown: 0, reorder: 0, task: Task::Idle, wood: 0 }
+        Self { kind, hp: kind.stats().hp, ready_at: 0, reorder_at: 0, task: Task::Idle, wood: 0 }
     }
 }
 
@@ -298,8 +302,9 @@ pub struct Building {
     pub finished: bool,
     /// Units waiting to be trained, first first.
     pub queue: Vec<UnitKind>,
-    /// Turns the first unit of the queue has trained. `[Units: turns]`
-    pub training: u32,
+    /// The turn whose step spawns the first unit of the queue (meaningless while the queue is
+    /// empty). `[Units: turn number]`
+    pub done_at: u32,
 }
 
 /// A building's spawn order waiting for room: what its units will be.
@@ -315,19 +320,68 @@ pub struct Pending {
     pub trained: bool,
 }
 
-/// The game's world state.
+/// The game's state of an obstruction: a building or a tree (kept per obstruction, so a tree cut
+/// or a building hit re-hashes only its range of 64 obstruction ids; docs/decisions.md, "A game
+/// keeps state per obstruction").
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Object {
+    /// A building.
+    Building(Building),
+    /// A tree and the wood left in it.
+    Tree {
+        /// Wood left. `[Units: wood] [Limit: 1..=MAX_TREE_WOOD]`
+        wood: u32,
+    },
+}
+
+impl Object {
+    /// The building, if it is one.
+    pub fn building(&self) -> Option<&Building> {
+        match self {
+            Self::Building(b) => Some(b),
+            Self::Tree { .. } => None,
+        }
+    }
+
+    /// The building, to change, if it is one.
+    pub fn building_mut(&mut self) -> Option<&mut Building> {
+        match self {
+            Self::Building(b) => Some(b),
+            Self::Tree { .. } => None,
+        }
+    }
+
+    /// The tree's wood, if it is a tree.
+    pub fn wood(&self) -> Option<u32> {
+        match self {
+            Self::Tree { wood } => Some(*wood),
+            Self::Building(_) => None,
+        }
+    }
+}
+
+/// Every building, by ascending obstruction id.
+pub fn buildings<'a>(view: &sim::View<'a, Skirmish>) -> impl Iterator<Item = (ObstructionId, &'a Building)> + 'a {
+    view.objects().filter_map(|(id, o)| o.building().map(|b| (id, b)))
+}
+
+/// A building.
+pub fn building<'a>(view: &sim::View<'a, Skirmish>, id: ObstructionId) -> Option<&'a Building> {
+    view.object(id).and_then(Object::building)
+}
+
+/// Every tree with its wood, by ascending obstruction id.
+pub fn trees<'a>(view: &sim::View<'a, Skirmish>) -> impl Iterator<Item = (ObstructionId, u32)> + 'a {
+    view.objects().filter_map(|(id, o)| o.wood().map(|w| (id, w)))
+}
+
+/// The game's world state (buildings and trees are objects: [`Object`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WorldState {
-    /// Every building, by obstruction id.
-    pub buildings: BTreeMap<ObstructionId, Building>,
-    /// Every tree and its wood, by obstruction id.
-    pub trees: BTreeMap<ObstructionId, u32>,
     /// The building spawn orders waiting for room, by the core's order id.
     pub pending: BTreeMap<u32, Pending>,
     /// The kind of the units a spawn the rules are making right now creates (read by `new_unit`).
     pub spawning: Option<UnitKind>,
-    /// Units that died, so a command naming one is refused as `Dead` rather than unknown.
-    pub fallen: BTreeSet<EntityId>,
 }
 
 /// The game's commands.
@@ -509,7 +563,7 @@ pub enum SkirmishReject {
     Duplicate(EntityId),
     /// No such live unit.
     UnknownUnit(EntityId),
-    /// The unit died.
+    /// The unit died (or was removed).
     Dead(EntityId),
     /// Another player's unit.
     NotOwned(EntityId),
@@ -561,6 +615,7 @@ impl sim::Rules for Skirmish {
     const NAME: &'static str = NAME;
     const VERSION: u32 = VERSION;
     type Unit = UnitState;
+    type Object = Object;
     type Player = PlayerState;
     type State = WorldState;
     type Command = SkirmishCommand;

@@ -68,9 +68,9 @@ pub fn summary(world: &World) -> Vec<PlayerSummary> {
         .map(|player| {
             let p = view.player(player).cloned().unwrap_or_default();
             let units = world.units().filter(|u| u.owner == player).count() as u32;
-            let owned = view.state().buildings.values().filter(|b| b.owner == player);
-            let buildings = owned.clone().count() as u32;
-            let town = owned.clone().any(|b| b.kind == BuildingKind::TownCentre);
+            let owned: Vec<&crate::Building> = crate::buildings(&view).map(|(_, b)| b).filter(|b| b.owner == player).collect();
+            let buildings = owned.len() as u32;
+            let town = owned.iter().any(|b| b.kind == BuildingKind::TownCentre);
             let score =
                 p.kills * SCORE_KILL + p.razed * SCORE_RAZE + p.trained * SCORE_TRAIN + p.built * SCORE_BUILD + p.gathered * SCORE_WOOD;
             PlayerSummary {

@@ -1,5 +1,5 @@
 //! What the game does: commands carried out (`apply`) and the game's turn (`step`): spawns
-//! named, cooldowns, training, then every unit's task in id order (strikes, wood cut and
+//! named, training, then every unit's task in id order (strikes, wood cut and
 //! deposited, foundations raised), deaths at once.
 
 use pathing::{Fixed, ObstructionId, WorldPos};
@@ -7,7 +7,7 @@ use sim::command::{GoalSpec, RangeKind, Target};
 use sim::{CommandKind, Ctx, EntityId, Event, PlayerId};
 
 use crate::{
-    BUILDING_CLASS, Building, BuildingKind, CARRY_CAPACITY, GATHER_MS, GATHER_RANGE, NEXT_TREE_RADIUS, REORDER_TURNS, START_WOOD,
+    BUILDING_CLASS, Building, BuildingKind, CARRY_CAPACITY, GATHER_MS, GATHER_RANGE, NEXT_TREE_RADIUS, Object, REORDER_TURNS, START_WOOD,
     START_WORKERS, Skirmish, SkirmishCommand as C, SkirmishEvent as E, Task, UNIT_CLASS, UnitKind, turns,
 };
 
@@ -20,10 +20,10 @@ pub(crate) fn apply(ctx: &mut Ctx<'_, Skirmish>, player: PlayerId, command: &C) 
         C::Start { player: p, x, z } => start(ctx, PlayerId(*p), *x, *z),
         C::Resources { first, last, wood } => {
             let ids: Vec<ObstructionId> = ctx.world().nav().obstructions().range(*first..=*last).map(|(&id, _)| id).collect();
-            let state = ctx.state_mut();
             for id in ids {
-                if !state.buildings.contains_key(&id) {
-                    state.trees.insert(id, *wood);
+                if ctx.object(id).and_then(Object::building).is_none() {
+                    // The ids exist and `check` kept them within `MAX_OBJECT_ID`.
+                    let _ = ctx.set_object(id, Object::Tree { wood: *wood });
                 }
             }
         }
@@ -50,7 +50,15 @@ pub(crate) fn apply(ctx: &mut Ctx<'_, Skirmish>, player: PlayerId, command: &C) 
             if let Some(p) = ctx.player_mut(player) {
                 p.wood -= cost;
             }
-            if let Some(b) = ctx.state_mut().buildings.get_mut(building) {
+            // The step of this very turn is the first of its training turns, as each next unit's
+            // first is the step after the one that trained the unit before it.
+            let each = turns(kind.stats().train_ms, ctx.world().settings().turn_ms);
+            let done_at = ctx.world().turn().saturating_add(each - 1);
+            if let Some(b) = ctx.object_mut(*building).and_then(Object::building_mut) {
+                // A unit joining an empty queue starts training now.
+                if b.queue.is_empty() {
+                    b.done_at = done_at;
+                }
                 b.queue.extend(std::iter::repeat_n(*kind, usize::from(*count)));
             }
         }
@@ -70,9 +78,10 @@ pub(crate) fn apply(ctx: &mut Ctx<'_, Skirmish>, player: PlayerId, command: &C) 
                 progress: 0,
                 finished: false,
                 queue: Vec::new(),
-                training: 0,
+                done_at: 0,
             };
-            ctx.state_mut().buildings.insert(id, building);
+            // The obstruction was just placed, and ids reach `MAX_OBJECT_ID` only after 2^26 placements.
+            let _ = ctx.set_object(id, Object::Building(building));
             ctx.emit(&E::Placed { building: id, kind: *kind, owner: player });
             set_tasks(ctx, builders, Task::Build(id));
         }
@@ -94,9 +103,10 @@ fn start(ctx: &mut Ctx<'_, Skirmish>, player: PlayerId, x: i32, z: i32) {
         progress: 0,
         finished: true,
         queue: Vec::new(),
-        training: 0,
+        done_at: 0,
     };
-    ctx.state_mut().buildings.insert(id, building);
+    // The obstruction was just placed, and ids reach `MAX_OBJECT_ID` only after 2^26 placements.
+    let _ = ctx.set_object(id, Object::Building(building));
     if let Some(p) = ctx.player_mut(player) {
         p.started = true;
         p.wood = START_WOOD;
@@ -170,7 +180,7 @@ fn set_tasks(ctx: &mut Ctx<'_, Skirmish>, units: &[EntityId], task: Task) {
     for &u in units {
         if let Some(s) = ctx.unit_mut(u) {
             s.task = task;
-            s.reorder = 0;
+            s.reorder_at = 0;
         }
         order(ctx, u);
     }
@@ -192,8 +202,9 @@ fn order(ctx: &mut Ctx<'_, Skirmish>, id: EntityId) {
         Task::Build(b) => range(Target::Obstruction(b), GATHER_RANGE, RangeKind::Build),
     };
     let ok = ctx.act(owner, CommandKind::Move { units: vec![id], goal, queue: false }).is_ok();
+    let reorder_at = ctx.world().turn().saturating_add(REORDER_TURNS);
     if let Some(s) = ctx.unit_mut(id) {
-        s.reorder = REORDER_TURNS;
+        s.reorder_at = reorder_at;
         if !ok {
             s.task = Task::Idle;
         }
@@ -203,7 +214,6 @@ fn order(ctx: &mut Ctx<'_, Skirmish>, id: EntityId) {
 /// The game's turn.
 pub(crate) fn step(ctx: &mut Ctx<'_, Skirmish>, events: &[Event]) {
     name_waiting_spawns(ctx, events);
-    count_down(ctx);
     train(ctx);
     let mut ids: Vec<EntityId> = ctx.world().units().map(|u| u.id).collect();
     ids.sort_unstable();
@@ -250,31 +260,17 @@ fn trained(ctx: &mut Ctx<'_, Skirmish>, unit: EntityId, kind: UnitKind, building
     ctx.emit(&E::Trained { unit, kind, building });
 }
 
-/// Cooldowns and re-order waits count down.
-fn count_down(ctx: &mut Ctx<'_, Skirmish>) {
-    let busy: Vec<EntityId> = ctx.view().units().filter(|(_, s)| s.cooldown > 0 || s.reorder > 0).map(|(u, _)| u.id).collect();
-    for id in busy {
-        if let Some(s) = ctx.unit_mut(id) {
-            s.cooldown = s.cooldown.saturating_sub(1);
-            s.reorder = s.reorder.saturating_sub(1);
-        }
-    }
-}
-
-/// Every finished building with a queue trains one turn; a unit whose time is up spawns.
+/// Every finished building whose first queued unit is done spawns it, and starts the next.
 fn train(ctx: &mut Ctx<'_, Skirmish>) {
-    let turn_ms = ctx.world().settings().turn_ms;
-    let training: Vec<ObstructionId> =
-        ctx.state().buildings.iter().filter(|(_, b)| b.finished && !b.queue.is_empty()).map(|(&id, _)| id).collect();
-    for id in training {
-        let Some(b) = ctx.state_mut().buildings.get_mut(&id) else { continue };
-        b.training += 1;
-        let kind = b.queue[0];
-        if b.training < turns(kind.stats().train_ms, turn_ms) {
-            continue;
+    let (turn, turn_ms) = (ctx.world().turn(), ctx.world().settings().turn_ms);
+    let done: Vec<ObstructionId> =
+        crate::buildings(&ctx.view()).filter(|(_, b)| b.finished && !b.queue.is_empty() && b.done_at <= turn).map(|(id, _)| id).collect();
+    for id in done {
+        let Some(b) = ctx.object_mut(id).and_then(Object::building_mut) else { continue };
+        let kind = b.queue.remove(0);
+        if let Some(&next) = b.queue.first() {
+            b.done_at = turn.saturating_add(turns(next.stats().train_ms, turn_ms));
         }
-        b.training = 0;
-        b.queue.remove(0);
         let owner = b.owner;
         for unit in spawn(ctx, owner, id, kind, 1, true) {
             trained(ctx, unit, kind, id);
@@ -334,11 +330,9 @@ fn enemy_near(ctx: &Ctx<'_, Skirmish>, id: EntityId) -> Option<Target> {
         return Some(Target::Unit(u));
     }
     let obstructions = ctx.world().nav().obstructions();
-    ctx.state()
-        .buildings
-        .iter()
+    crate::buildings(&ctx.view())
         .filter(|(_, b)| b.owner != owner)
-        .filter_map(|(&bid, _)| {
+        .filter_map(|(bid, _)| {
             let sq = obstructions.get(&bid)?.square;
             crate::within_square(pos, &sq, crate::AGGRO_RADIUS).then(|| (sim::rules::distance2(pos, sq.center()), bid))
         })
@@ -358,7 +352,7 @@ fn fight(ctx: &mut Ctx<'_, Skirmish>, id: EntityId, target: Target) -> bool {
             None => return false,
         },
         Target::Obstruction(b) => {
-            if !ctx.state().buildings.contains_key(&b) {
+            if crate::building(&ctx.view(), b).is_none() {
                 return false;
             }
             match ctx.world().nav().obstructions().get(&b) {
@@ -367,19 +361,20 @@ fn fight(ctx: &mut Ctx<'_, Skirmish>, id: EntityId, target: Target) -> bool {
             }
         }
     };
-    let (owner, standing, cooldown, reorder) = (me.owner, me.orders.is_empty(), state.cooldown, state.reorder);
+    let turn = ctx.world().turn();
+    let (owner, standing, ready_at, reorder_at) = (me.owner, me.orders.is_empty(), state.ready_at, state.reorder_at);
     if !in_range {
-        if standing && reorder == 0 {
+        if standing && reorder_at <= turn {
             order(ctx, id);
         }
         return true;
     }
-    if cooldown > 0 {
+    if turn < ready_at {
         return true;
     }
     let turn_ms = ctx.world().settings().turn_ms;
     if let Some(s) = ctx.unit_mut(id) {
-        s.cooldown = u16::try_from(turns(stats.cooldown_ms, turn_ms)).unwrap_or(u16::MAX);
+        s.ready_at = turn.saturating_add(turns(stats.cooldown_ms, turn_ms));
     }
     match target {
         Target::Unit(t) => hurt_unit(ctx, t, stats.damage, owner),
@@ -400,7 +395,6 @@ fn hurt_unit(ctx: &mut Ctx<'_, Skirmish>, unit: EntityId, damage: u16, by: Playe
     if refused(ctx, owner, CommandKind::Remove { units: vec![unit] }) {
         return;
     }
-    ctx.state_mut().fallen.insert(unit);
     if let Some(p) = ctx.player_mut(owner) {
         p.deaths += 1;
     }
@@ -412,7 +406,7 @@ fn hurt_unit(ctx: &mut Ctx<'_, Skirmish>, unit: EntityId, damage: u16, by: Playe
 
 /// Takes hit points from a building; at 0 its obstruction is removed.
 fn hurt_building(ctx: &mut Ctx<'_, Skirmish>, id: ObstructionId, damage: u16, by: PlayerId) {
-    let Some(b) = ctx.state_mut().buildings.get_mut(&id) else { return };
+    let Some(b) = ctx.object_mut(id).and_then(Object::building_mut) else { return };
     b.hp = b.hp.saturating_sub(damage);
     if b.hp > 0 {
         return;
@@ -421,7 +415,7 @@ fn hurt_building(ctx: &mut Ctx<'_, Skirmish>, id: ObstructionId, damage: u16, by
     if refused(ctx, WORLD, CommandKind::RemoveObstruction { id }) {
         return;
     }
-    ctx.state_mut().buildings.remove(&id);
+    ctx.remove_object(id);
     if let Some(p) = ctx.player_mut(by) {
         p.razed += 1;
     }
@@ -431,9 +425,10 @@ fn hurt_building(ctx: &mut Ctx<'_, Skirmish>, id: ObstructionId, damage: u16, by
 /// A worker at a tree: cuts wood when in range, goes to deposit when full or the tree is gone.
 fn gather(ctx: &mut Ctx<'_, Skirmish>, id: EntityId, tree: ObstructionId) {
     let (Some(me), Some(state)) = (ctx.world().unit(id), ctx.unit(id)) else { return };
-    let (pos, standing, carried, cooldown, reorder) = (me.pos, me.orders.is_empty(), state.wood, state.cooldown, state.reorder);
+    let turn = ctx.world().turn();
+    let (pos, standing, carried, ready_at, reorder_at) = (me.pos, me.orders.is_empty(), state.wood, state.ready_at, state.reorder_at);
     let square = ctx.world().nav().obstructions().get(&tree).map(|o| o.square);
-    let wood = ctx.state().trees.get(&tree).copied().unwrap_or(0);
+    let wood = ctx.object(tree).and_then(Object::wood).unwrap_or(0);
     let (Some(square), true) = (square, wood > 0) else {
         // The tree is gone: the next one near it, or home with what it carries.
         let next = next_tree(ctx, pos);
@@ -448,21 +443,23 @@ fn gather(ctx: &mut Ctx<'_, Skirmish>, id: EntityId, tree: ObstructionId) {
         go_deposit(ctx, id, tree);
         return;
     }
-    if !within_reach_or_reorder(ctx, id, pos, &square, standing && reorder == 0) {
+    if !within_reach_or_reorder(ctx, id, pos, &square, standing && reorder_at <= turn) {
         return;
     }
-    if cooldown > 0 {
+    if turn < ready_at {
         return;
     }
     let turn_ms = ctx.world().settings().turn_ms;
     if let Some(s) = ctx.unit_mut(id) {
         s.wood += 1;
-        s.cooldown = u16::try_from(turns(GATHER_MS, turn_ms)).unwrap_or(u16::MAX);
+        s.ready_at = turn.saturating_add(turns(GATHER_MS, turn_ms));
     }
     let left = wood - 1;
-    ctx.state_mut().trees.insert(tree, left);
+    if let Some(Object::Tree { wood }) = ctx.object_mut(tree) {
+        *wood = left;
+    }
     if left == 0 {
-        ctx.state_mut().trees.remove(&tree);
+        ctx.remove_object(tree);
         if !refused(ctx, WORLD, CommandKind::RemoveObstruction { id: tree }) {
             ctx.emit(&E::Felled { tree });
         }
@@ -473,11 +470,9 @@ fn gather(ctx: &mut Ctx<'_, Skirmish>, id: EntityId, tree: ObstructionId) {
 fn next_tree(ctx: &Ctx<'_, Skirmish>, pos: WorldPos) -> Option<ObstructionId> {
     let obstructions = ctx.world().nav().obstructions();
     let r = i128::from(NEXT_TREE_RADIUS.to_bits());
-    ctx.state()
-        .trees
-        .iter()
-        .filter(|&(_, &w)| w > 0)
-        .filter_map(|(&t, _)| obstructions.get(&t).map(|o| (sim::rules::distance2(pos, o.square.center()), t)))
+    crate::trees(&ctx.view())
+        .filter(|&(_, w)| w > 0)
+        .filter_map(|(t, _)| obstructions.get(&t).map(|o| (sim::rules::distance2(pos, o.square.center()), t)))
         .filter(|&(d2, _)| d2 <= r * r)
         .min()
         .map(|(_, t)| t)
@@ -486,11 +481,9 @@ fn next_tree(ctx: &Ctx<'_, Skirmish>, pos: WorldPos) -> Option<ObstructionId> {
 /// The nearest finished drop-site of `owner` (ties by id).
 fn drop_site(ctx: &Ctx<'_, Skirmish>, owner: PlayerId, pos: WorldPos) -> Option<ObstructionId> {
     let obstructions = ctx.world().nav().obstructions();
-    ctx.state()
-        .buildings
-        .iter()
+    crate::buildings(&ctx.view())
         .filter(|(_, b)| b.owner == owner && b.finished && b.kind.is_drop_site())
-        .filter_map(|(&id, _)| obstructions.get(&id).map(|o| (sim::rules::distance2(pos, o.square.center()), id)))
+        .filter_map(|(id, _)| obstructions.get(&id).map(|o| (sim::rules::distance2(pos, o.square.center()), id)))
         .min()
         .map(|(_, id)| id)
 }
@@ -520,14 +513,15 @@ fn within_reach_or_reorder(ctx: &mut Ctx<'_, Skirmish>, id: EntityId, pos: World
 /// A worker carrying wood: deposits it in range of the drop-site, then goes back to its tree.
 fn deposit(ctx: &mut Ctx<'_, Skirmish>, id: EntityId, tree: ObstructionId, site: ObstructionId) {
     let (Some(me), Some(state)) = (ctx.world().unit(id), ctx.unit(id)) else { return };
-    let (owner, pos, standing, carried, reorder) = (me.owner, me.pos, me.orders.is_empty(), state.wood, state.reorder);
-    let usable = ctx.state().buildings.get(&site).is_some_and(|b| b.owner == owner && b.finished);
+    let turn = ctx.world().turn();
+    let (owner, pos, standing, carried, reorder_at) = (me.owner, me.pos, me.orders.is_empty(), state.wood, state.reorder_at);
+    let usable = crate::building(&ctx.view(), site).is_some_and(|b| b.owner == owner && b.finished);
     let square = ctx.world().nav().obstructions().get(&site).map(|o| o.square);
     let (Some(square), true) = (square, usable) else {
         go_deposit(ctx, id, tree);
         return;
     };
-    if !within_reach_or_reorder(ctx, id, pos, &square, standing && reorder == 0) {
+    if !within_reach_or_reorder(ctx, id, pos, &square, standing && reorder_at <= turn) {
         return;
     }
     if let Some(s) = ctx.unit_mut(id) {
@@ -540,7 +534,7 @@ fn deposit(ctx: &mut Ctx<'_, Skirmish>, id: EntityId, tree: ObstructionId, site:
     if carried > 0 {
         ctx.emit(&E::Deposited { unit: id, wood: carried });
     }
-    let back = if ctx.state().trees.contains_key(&tree) { Some(tree) } else { next_tree(ctx, pos) };
+    let back = if ctx.object(tree).and_then(Object::wood).is_some() { Some(tree) } else { next_tree(ctx, pos) };
     match back {
         Some(t) => set_tasks(ctx, &[id], Task::Gather(t)),
         None => set_tasks(ctx, &[id], Task::Idle),
@@ -551,8 +545,9 @@ fn deposit(ctx: &mut Ctx<'_, Skirmish>, id: EntityId, tree: ObstructionId, site:
 /// proportion to the work done, and it is finished when the work is.
 fn build(ctx: &mut Ctx<'_, Skirmish>, id: EntityId, building: ObstructionId) {
     let (Some(me), Some(state)) = (ctx.world().unit(id), ctx.unit(id)) else { return };
-    let (owner, pos, standing, reorder) = (me.owner, me.pos, me.orders.is_empty(), state.reorder);
-    let ours = ctx.state().buildings.get(&building).filter(|b| b.owner == owner && !b.finished).is_some();
+    let turn = ctx.world().turn();
+    let (owner, pos, standing, reorder_at) = (me.owner, me.pos, me.orders.is_empty(), state.reorder_at);
+    let ours = crate::building(&ctx.view(), building).filter(|b| b.owner == owner && !b.finished).is_some();
     let square = ctx.world().nav().obstructions().get(&building).map(|o| o.square);
     let (Some(square), true) = (square, ours) else {
         set_tasks(ctx, &[id], Task::Idle);
@@ -561,13 +556,13 @@ fn build(ctx: &mut Ctx<'_, Skirmish>, id: EntityId, building: ObstructionId) {
     let cell = ctx.world().nav().grid().cell_size();
     // The core's build range is at least a navcell (RangeKind::Build).
     if !crate::within_obstruction(pos, &square, GATHER_RANGE.max(cell), cell) {
-        if standing && reorder == 0 {
+        if standing && reorder_at <= turn {
             order(ctx, id);
         }
         return;
     }
     let turn_ms = ctx.world().settings().turn_ms;
-    let Some(b) = ctx.state_mut().buildings.get_mut(&building) else { return };
+    let Some(b) = ctx.object_mut(building).and_then(Object::building_mut) else { return };
     let total = b.kind.stats().build_ms;
     let before = b.progress;
     b.progress = (b.progress + turn_ms).min(total);

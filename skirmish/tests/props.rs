@@ -48,7 +48,7 @@ fn command(world: &World, fallen: &[EntityId], op: &Op) -> (C, Option<EntityId>)
     // One in four ops that name units names a dead one, when there is one.
     let dead = (op.b.is_multiple_of(4) && op.action != 4).then(|| pick(fallen, op.a)).flatten();
     let unit = dead.or_else(|| pick(&own, op.a)).unwrap_or(EntityId { index: 999, generation: 0 });
-    let buildings: Vec<ObstructionId> = view.state().buildings.keys().copied().collect();
+    let buildings: Vec<ObstructionId> = skirmish::buildings(&view).map(|(id, _)| id).collect();
     let building = pick(&buildings, op.b).unwrap_or(ObstructionId(77));
     let at = WorldPos::from_int(op.x, op.z);
     let kind = UnitKind::ALL[usize::from(op.b % 3)];

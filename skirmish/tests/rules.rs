@@ -164,7 +164,7 @@ fn gathering_deposits_wood_and_a_felled_tree_opens_the_grid() {
     let view = world.game::<Skirmish>().unwrap();
     let p1 = view.player(PlayerId(1)).unwrap();
     assert_eq!((p1.gathered, p1.wood), (24, skirmish::START_WOOD + 24));
-    assert!(view.state().trees.is_empty());
+    assert_eq!(skirmish::trees(&view).count(), 0);
     assert!(view.units().all(|(_, s)| s.wood == 0));
 }
 
@@ -188,7 +188,7 @@ fn builders_raise_a_barracks_which_then_trains_soldiers() {
     for _ in 0..400 {
         let turn = world.turn();
         let report = world.step(&[]);
-        let b = world.game::<Skirmish>().unwrap().state().buildings[&barracks].clone();
+        let b = skirmish::building(&world.game::<Skirmish>().unwrap(), barracks).unwrap().clone();
         assert!(b.hp >= last_hp, "a foundation's hit points only rise");
         last_hp = b.hp;
         check_invariants(&world);
@@ -305,7 +305,7 @@ fn a_unit_that_waits_for_room_gets_its_kind_when_it_appears() {
             _ => None,
         })
         .expect("the foundation is laid");
-    while !world.game::<Skirmish>().unwrap().state().buildings[&barracks].finished {
+    while !skirmish::building(&world.game::<Skirmish>().unwrap(), barracks).unwrap().finished {
         assert!(world.turn() < 600, "the barracks was not finished");
         world.step(&[]);
     }

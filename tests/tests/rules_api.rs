@@ -1,11 +1,11 @@
 //! The game-rules API (`sim::rules`) checked on its own, with a tiny ruleset of this file's: one
-//! unit field (`hp`), one player field (`score`), one world field (`hits`), one command (`Hit`)
-//! and a step that heals and builds. Independent of the reference game, so a change there cannot
+//! unit field (`hp`), one object (the turn a wall was built), one player field (`score`), one
+//! world field (`hits`), three commands (`Hit`, `Wall`, `Mark`) and a step that heals and builds. Independent of the reference game, so a change there cannot
 //! hide a broken promise here.
 //!
 //! The promises: a game command is checked before it is applied and a refused one changes
 //! nothing; its actions are core commands with the core's validation; the game's state is in the
-//! hash (three components after the core's), in snapshots (refused by another ruleset or version),
+//! hash (four components after the core's), in snapshots (refused by another ruleset or version),
 //! and located to the entity by the digest trees; the whole is the same across thread counts and
 //! through a save and load every turn.
 
@@ -42,14 +42,19 @@ struct TinyWorld {
 enum TinyCommand {
     /// Takes `damage` hit points from another player's unit; at 0 it is removed.
     Hit { unit: EntityId, damage: u16 },
-    /// Builds a 2 × 2 m wall centred at whole metres in the next step (an action of the world).
+    /// Builds a 2 × 2 m wall centred at whole metres in the next step (an action of the world);
+    /// the wall's object is the turn it was built.
     Wall { x: i32, z: i32 },
+    /// Sets an obstruction's object to `value` (refused by the world when there is no such
+    /// obstruction: then `MarkRefused`).
+    Mark { obstruction: pathing::ObstructionId, value: u32 },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 enum TinyEvent {
     Died { unit: EntityId },
     Healed { unit: EntityId },
+    MarkRefused { reason: String },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -67,6 +72,7 @@ impl Rules for Tiny {
     const NAME: &'static str = "tiny";
     const VERSION: u32 = 1;
     type Unit = TinyUnit;
+    type Object = u32;
     type Player = TinyPlayer;
     type State = TinyWorld;
     type Command = TinyCommand;
@@ -89,7 +95,7 @@ impl Rules for Tiny {
                 }
                 Ok(())
             }
-            TinyCommand::Wall { .. } => Ok(()),
+            TinyCommand::Wall { .. } | TinyCommand::Mark { .. } => Ok(()),
         }
     }
 
@@ -114,6 +120,11 @@ impl Rules for Tiny {
                 }
             }
             TinyCommand::Wall { x, z } => ctx.state_mut().wall = Some((x, z)),
+            TinyCommand::Mark { obstruction, value } => {
+                if let Err(refusal) = ctx.set_object(obstruction, value) {
+                    ctx.emit(&TinyEvent::MarkRefused { reason: refusal.to_string() });
+                }
+            }
         }
     }
 
@@ -142,7 +153,13 @@ impl Rules for Tiny {
                 h: Fixed::from_num(2),
                 degrees: Fixed::ZERO,
             };
-            let _ = ctx.act(PlayerId(0), CommandKind::PlaceObstruction { square, flags: 1 });
+            let placed = ctx.act(PlayerId(0), CommandKind::PlaceObstruction { square, flags: 1 }).unwrap_or_default();
+            for e in placed {
+                if let Event::ObstructionPlaced { id } = e {
+                    let turn = ctx.world().turn();
+                    ctx.set_object(id, turn).expect("the obstruction was just placed");
+                }
+            }
         }
     }
 }
@@ -222,6 +239,7 @@ fn a_game_command_changes_the_game_state_and_the_hash() {
     assert_ne!(report.hash, quiet.hash);
     let differs = report.digest.differing_components(&quiet.digest);
     assert_eq!(differs, ["tiny.units", "tiny.players", "tiny.world"], "only the game's components changed");
+    assert!(world.game::<Tiny>().unwrap().objects().next().is_none(), "no object yet");
 }
 
 #[test]
@@ -233,7 +251,7 @@ fn the_game_components_follow_the_core_ones_in_the_digest() {
     let plain_digest = plain.state_digest();
     let core: Vec<&str> = plain_digest.components.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(names[..core.len()], core[..]);
-    assert_eq!(names[core.len()..], ["tiny.units", "tiny.players", "tiny.world"]);
+    assert_eq!(names[core.len()..], ["tiny.units", "tiny.objects", "tiny.players", "tiny.world"]);
     assert_eq!(world.rules_name(), Some(("tiny", 1)));
     assert!(world.digest_reports().iter().any(|r| r.component == "tiny.units"));
 }
@@ -325,6 +343,7 @@ fn actions_are_validated_like_commands() {
         const NAME: &'static str = "sneaky";
         const VERSION: u32 = 1;
         type Unit = u8;
+        type Object = u32;
         type Player = u8;
         type State = Vec<String>;
         type Command = u8;
@@ -394,10 +413,50 @@ fn a_wall_built_by_the_rules_is_in_the_grid_and_the_hash_in_the_same_turn() {
     let pass = world.nav().class_nav(pathing::PassClass::of(0)).unwrap().pass_map();
     assert!(!pass.is_passable(wall_at), "the wall blocks the grid once the turn ends");
     let differs = after.differing_components(&before);
-    for component in ["obstructions", "passability"] {
+    for component in ["obstructions", "passability", "tiny.objects"] {
         assert!(differs.iter().any(|c| c == component), "{component} did not change: {differs:?}");
     }
     assert_eq!(after, world.state_digest_from_scratch());
+    let wall = *world.nav().obstructions().keys().last().expect("the wall");
+    assert_eq!(world.game::<Tiny>().unwrap().objects().collect::<Vec<_>>(), [(wall, &1)], "the wall's object is the turn it was built");
+}
+
+#[test]
+fn objects_are_hashed_saved_and_refused_for_obstructions_that_do_not_exist() {
+    let mut world = tiny_world(1);
+    world.step(&[cmd(0, 1, 0, rules::command::<Tiny>(&TinyCommand::Wall { x: 24, z: 12 }))]);
+    let wall = *world.nav().obstructions().keys().last().expect("the wall");
+    let mark = |turn, obstruction, value| cmd(turn, 1, 1, rules::command::<Tiny>(&TinyCommand::Mark { obstruction, value }));
+    // A mark of the wall changes only the objects' component, and survives a save and load.
+    let mut twin = World::load_with_rules(&world.save(), Tiny).expect("a snapshot");
+    let marked = world.step(&[mark(1, wall, 42)]);
+    let quiet = twin.step(&[]);
+    assert_eq!(marked.digest.differing_components(&quiet.digest), ["tiny.objects"]);
+    assert_eq!(world.state_digest(), world.state_digest_from_scratch());
+    let loaded = World::load_with_rules(&world.save(), Tiny).expect("a snapshot with an object");
+    assert_eq!(loaded.game::<Tiny>().unwrap().object(wall), Some(&42));
+    assert_eq!(loaded.state_hash(), world.state_hash());
+    // The objects' tree locates a diverging object to its range of 64 ids.
+    let located = locate_reports(&world.digest_reports(), &twin.digest_reports());
+    assert!(located.iter().any(|d| d.component == "tiny.objects"), "{located:?}");
+    // No such obstruction, or an id past the largest: refused, nothing changes.
+    let mut quiet = World::load_with_rules(&world.save(), Tiny).expect("a snapshot");
+    let mut events = Vec::new();
+    for (k, id) in [pathing::ObstructionId(9999), pathing::ObstructionId(rules::MAX_OBJECT_ID + 1)].into_iter().enumerate() {
+        let report = world.step(&[mark(2 + k as u32, id, 7)]);
+        events.extend(rules::events::<Tiny>(&report.events));
+        quiet.step(&[]);
+    }
+    assert_eq!(
+        events,
+        [
+            TinyEvent::MarkRefused { reason: "no obstruction 9999".into() },
+            TinyEvent::MarkRefused {
+                reason: format!("obstruction {} is above the largest object id {}", rules::MAX_OBJECT_ID + 1, rules::MAX_OBJECT_ID)
+            },
+        ]
+    );
+    assert_eq!(world.state_hash(), quiet.state_hash(), "refused marks changed the state");
 }
 
 #[test]
@@ -433,6 +492,7 @@ fn a_snapshot_loads_only_into_its_own_ruleset_and_version() {
         const NAME: &'static str = "tiny";
         const VERSION: u32 = 2;
         type Unit = TinyUnit;
+        type Object = u32;
         type Player = TinyPlayer;
         type State = TinyWorld;
         type Command = TinyCommand;

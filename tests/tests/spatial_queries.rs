@@ -73,6 +73,7 @@ impl Rules for Probe {
     const NAME: &'static str = "probe";
     const VERSION: u32 = 1;
     type Unit = Tag;
+    type Object = u32;
     type Player = ();
     type State = ();
     type Command = Query;

@@ -20,6 +20,7 @@ impl sim::Rules for Nop {
     const NAME: &'static str = "nop";
     const VERSION: u32 = 1;
     type Unit = ();
+    type Object = ();
     type Player = ();
     type State = ();
     type Command = u8;

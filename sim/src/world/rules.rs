@@ -12,10 +12,10 @@
 //! - both act on the world only through [`Ctx`]: reads of the whole world, spatial queries in a
 //!   total order, the game's own state (every write marks its digest), and actions
 //!   ([`Ctx::act`]), which are core commands with exactly the core's validation;
-//! - the game's state is three digest components after the core's (`NAME.units`, a tree of entity
-//!   ranges like `units`; `NAME.players`; `NAME.world`), a section of every snapshot (a snapshot
-//!   of one ruleset or version never loads into another), and its events are
-//!   [`Event::Game`] in the turn report.
+//! - the game's state is four digest components after the core's (`NAME.units`, a tree of entity
+//!   ranges like `units`; `NAME.objects`, the same over obstruction ids; `NAME.players`;
+//!   `NAME.world`), a section of every snapshot (a snapshot of one ruleset or version never loads
+//!   into another), and its events are [`Event::Game`] in the turn report.
 //!
 //! Determinism is the game's part of the bargain: no floats, no clock, no hash-map iteration,
 //! fixed-width integers in everything it keeps, as in the core (docs/determinism.md).
@@ -23,6 +23,7 @@
 mod unit_grid;
 
 use std::any::Any;
+use std::collections::BTreeMap;
 use std::fmt::Debug;
 use std::sync::OnceLock;
 
@@ -31,11 +32,12 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::command::{Command, CommandKind, Event, RejectReason};
-use crate::digest_tree::{Digest, DigestReport, RangeDigests, range_digest, range_indices};
+use crate::digest_tree::{Digest, DigestReport, RangeDigests, range_digest_from, range_hasher, range_indices};
 use crate::ids::{EntityId, PlayerId};
 use crate::snapshot::GameSnapshot;
 use crate::unit::Unit;
 use crate::world::World;
+use pathing::ObstructionId;
 use unit_grid::UnitGrid;
 
 /// What a game may keep in the world or send through it: plain serde data, compared and cloned.
@@ -55,6 +57,9 @@ pub trait Rules: Clone + Debug + Send + Sync + 'static {
     const VERSION: u32;
     /// Per-unit state, made by [`Rules::new_unit`] for every unit the world creates.
     type Unit: GameData;
+    /// Per-obstruction state: what the game keeps of a building, a tree or any other obstruction
+    /// (hit points, wood), set and removed by the game itself ([`Ctx::set_object`]).
+    type Object: GameData;
     /// Per-player state (player 0 is the world itself).
     type Player: GameData + Default;
     /// The game's world-wide state.
@@ -97,6 +102,10 @@ pub trait Rules: Clone + Debug + Send + Sync + 'static {
     /// `events` are the turn's events so far (commands, spawns, arrivals, …).
     fn step(&self, ctx: &mut Ctx<'_, Self>, events: &[Event]);
 }
+
+/// Largest obstruction id a game can keep state of ([`Ctx::set_object`]): the object digest
+/// tree holds ranges of 64 ids below 2^26.
+pub const MAX_OBJECT_ID: u32 = (1 << 26) - 1;
 
 /// Largest encoded game command. `[Units: bytes]`
 pub const MAX_GAME_COMMAND: usize = 4096;
@@ -170,12 +179,16 @@ pub fn decode_snapshot<R: Rules>(snapshot: &GameSnapshot) -> Result<GameValues<R
     for (id, bytes) in &snapshot.units {
         units.push((*id, decode(bytes, MAX_GAME_VALUE).map_err(|e| format!("{}.units {id}: {e}", R::NAME))?));
     }
+    let mut objects = Vec::with_capacity(snapshot.objects.len());
+    for (id, bytes) in &snapshot.objects {
+        objects.push((*id, decode(bytes, MAX_GAME_VALUE).map_err(|e| format!("{}.objects {id}: {e}", R::NAME))?));
+    }
     let mut players = Vec::with_capacity(snapshot.players.len());
     for (p, bytes) in snapshot.players.iter().enumerate() {
         players.push(decode(bytes, MAX_GAME_VALUE).map_err(|e| format!("{}.players {p}: {e}", R::NAME))?);
     }
     let state = decode(&snapshot.state, MAX_GAME_VALUE).map_err(|e| format!("{}.world: {e}", R::NAME))?;
-    Ok(GameValues { units, players, state })
+    Ok(GameValues { units, objects, players, state })
 }
 
 /// A game's state as a snapshot holds it, decoded ([`decode_snapshot`]).
@@ -183,6 +196,8 @@ pub fn decode_snapshot<R: Rules>(snapshot: &GameSnapshot) -> Result<GameValues<R
 pub struct GameValues<R: Rules> {
     /// Every live unit's state, by id.
     pub units: Vec<(EntityId, R::Unit)>,
+    /// Every object's state, by obstruction id.
+    pub objects: Vec<(ObstructionId, R::Object)>,
     /// Every player's state, player 0 first.
     pub players: Vec<R::Player>,
     /// The world state.
@@ -199,6 +214,20 @@ pub(crate) struct GameState<R: Rules> {
     players: Vec<R::Player>,
     state: R::State,
     unit_digests: RangeDigests,
+    /// Per entity slot, the canonical bytes of `(id, state)` last hashed (empty: no unit), so a
+    /// range is hashed again only when a unit's bytes really changed, and only the units written
+    /// since are encoded again.
+    unit_bytes: Vec<Vec<u8>>,
+    /// The slots written (or created, or emptied) since the last digest, each once.
+    touched: SlotNotes,
+    /// The components' names and the range hashers, made once.
+    names: Names,
+    /// A buffer the digests reuse.
+    scratch: Vec<u8>,
+    /// The game's state of obstructions, by id (each below [`MAX_OBJECT_ID`]).
+    objects: BTreeMap<ObstructionId, R::Object>,
+    /// Digests of `objects` in ranges of 64 obstruction ids, as `unit_digests` of entity slots.
+    object_digests: RangeDigests,
     players_digest: Digest,
     state_digest: Digest,
     players_dirty: bool,
@@ -219,6 +248,12 @@ impl<R: Rules> GameState<R> {
             players: vec![R::Player::default(); usize::from(players) + 1],
             state: R::State::default(),
             unit_digests: RangeDigests::new(component(R::NAME, "units")),
+            unit_bytes: Vec::new(),
+            touched: SlotNotes::default(),
+            names: Names::new(R::NAME),
+            scratch: Vec::new(),
+            objects: BTreeMap::new(),
+            object_digests: RangeDigests::new(component(R::NAME, "objects")),
             players_digest: [0; 32],
             state_digest: [0; 32],
             players_dirty: true,
@@ -230,7 +265,7 @@ impl<R: Rules> GameState<R> {
 
     /// The game state of a snapshot, checked against the world it is loaded into.
     pub(crate) fn restore(rules: R, world: &World, snapshot: &GameSnapshot) -> Result<Self, String> {
-        let GameValues { units, players, state } = decode_snapshot::<R>(snapshot)?;
+        let GameValues { units, objects, players, state } = decode_snapshot::<R>(snapshot)?;
         let expected = usize::from(world.settings().players) + 1;
         if players.len() != expected {
             return Err(format!("{}.players: {} players, the world has {expected} (with player 0)", R::NAME, players.len()));
@@ -238,6 +273,15 @@ impl<R: Rules> GameState<R> {
         let mut game = Self::new(rules, world.settings().players);
         game.players = players;
         game.state = state;
+        for (id, object) in objects {
+            if id.0 > MAX_OBJECT_ID {
+                return Err(format!("{}.objects {id}: above the largest object id {MAX_OBJECT_ID}", R::NAME));
+            }
+            if game.objects.insert(id, object).is_some() {
+                return Err(format!("{}.objects {id}: stored twice", R::NAME));
+            }
+            game.object_digests.mark(id.0);
+        }
         game.mark_every_slot(world.unit_slots().len());
         game.synced_ids = Some(world.id_epoch());
         for (id, unit) in units {
@@ -265,7 +309,10 @@ impl<R: Rules> GameState<R> {
         if self.units.len() < slots {
             let from = self.units.len();
             self.units.resize(slots, None);
+            self.unit_bytes.resize(slots, Vec::new());
             for slot in from..slots {
+                self.touched.mark(slot);
+                // A range never hashed gets its digest even if all its slots stay empty.
                 self.unit_digests.mark(slot as u32);
             }
         }
@@ -277,8 +324,78 @@ impl<R: Rules> GameState<R> {
 
     pub(crate) fn unit_mut(&mut self, id: EntityId) -> Option<&mut R::Unit> {
         let state = self.units.get_mut(id.index as usize).and_then(Option::as_mut).filter(|(u, _)| *u == id).map(|(_, s)| s)?;
-        self.unit_digests.mark(id.index);
+        self.touched.mark(id.index as usize);
         Some(state)
+    }
+}
+
+/// A game's component names (`NAME.units`, …) and the hashers of its two range trees.
+#[derive(Clone, Debug)]
+struct Names {
+    units: String,
+    objects: String,
+    players: String,
+    world: String,
+    unit_ranges: blake3::Hasher,
+    object_ranges: blake3::Hasher,
+}
+
+impl Names {
+    fn new(rules: &str) -> Self {
+        let name = |part: &str| format!("{rules}.{part}");
+        Self {
+            unit_ranges: range_hasher(&name("units")),
+            object_ranges: range_hasher(&name("objects")),
+            units: name("units"),
+            objects: name("objects"),
+            players: name("players"),
+            world: name("world"),
+        }
+    }
+}
+
+/// Why [`Ctx::set_object`] keeps nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ObjectRefusal {
+    /// No obstruction has this id now.
+    NoObstruction(ObstructionId),
+    /// The id is above [`MAX_OBJECT_ID`].
+    IdTooLarge(ObstructionId),
+}
+
+impl std::fmt::Display for ObjectRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::NoObstruction(id) => write!(f, "no obstruction {id}"),
+            Self::IdTooLarge(id) => write!(f, "obstruction {id} is above the largest object id {MAX_OBJECT_ID}"),
+        }
+    }
+}
+
+impl std::error::Error for ObjectRefusal {}
+
+/// Slots noted once each, in noting order.
+#[derive(Clone, Debug, Default)]
+struct SlotNotes {
+    noted: Vec<bool>,
+    list: Vec<usize>,
+}
+
+impl SlotNotes {
+    fn mark(&mut self, slot: usize) {
+        if self.noted.len() <= slot {
+            self.noted.resize(slot + 1, false);
+        }
+        if !std::mem::replace(&mut self.noted[slot], true) {
+            self.list.push(slot);
+        }
+    }
+
+    fn take(&mut self) -> Vec<usize> {
+        for &slot in &self.list {
+            self.noted[slot] = false;
+        }
+        std::mem::take(&mut self.list)
     }
 }
 
@@ -300,7 +417,8 @@ pub(crate) trait DynGame: Debug + Send + Sync {
     fn step(&mut self, world: &mut World, events: &mut Vec<Event>);
     /// Brings the digests up to date and returns the components, in order.
     fn components(&mut self) -> Vec<(String, Digest)>;
-    fn report(&self) -> DigestReport;
+    /// The reports of the units' and the objects' range trees.
+    fn reports(&self) -> Vec<DigestReport>;
     fn save(&self) -> GameSnapshot;
     /// A copy whose digests are all to be computed afresh (the from-scratch oracle).
     fn fresh(&self) -> Box<dyn DynGame>;
@@ -337,7 +455,7 @@ impl<R: Rules> DynGame for GameState<R> {
                 (Some(u), Some((id, _))) if *id == u.id => {}
                 (Some(u), _) => {
                     *game = Some((u.id, self.rules.new_unit(&self.state, u)));
-                    self.unit_digests.mark(slot as u32);
+                    self.touched.mark(slot);
                     // A removed unit needs nothing: queries skip the ids the world lost.
                     if let Some(index) = self.index.get_mut()
                         && !index.add(u.id, u.pos)
@@ -347,7 +465,7 @@ impl<R: Rules> DynGame for GameState<R> {
                 }
                 (None, Some(_)) => {
                     *game = None;
-                    self.unit_digests.mark(slot as u32);
+                    self.touched.mark(slot);
                 }
                 (None, None) => {}
             }
@@ -385,27 +503,60 @@ impl<R: Rules> DynGame for GameState<R> {
     }
 
     fn components(&mut self) -> Vec<(String, Digest)> {
+        use crate::state_hash::{compact_digest, encode_compact_into_vec};
+        let mut bytes = std::mem::take(&mut self.scratch);
+        for slot in self.touched.take() {
+            bytes.clear();
+            if let Some(unit) = self.units.get(slot).and_then(Option::as_ref) {
+                encode_compact_into_vec(unit, &mut bytes);
+            }
+            if let Some(cached) = self.unit_bytes.get_mut(slot)
+                && *cached != bytes
+            {
+                cached.clear();
+                cached.extend_from_slice(&bytes);
+                self.unit_digests.mark(slot as u32);
+            }
+        }
         for range in self.unit_digests.take_dirty() {
-            let list: Vec<&(EntityId, R::Unit)> =
-                range_indices(range).into_iter().flatten().filter_map(|i| self.units.get(i as usize).and_then(Option::as_ref)).collect();
-            let digest = range_digest(&format!("{}.units", R::NAME), range, &list);
+            // The bytes the compact encoding of the list of the range's `(id, state)` gives: the
+            // count, then each entry's bytes (`state_hash::a_list_encodes_as_its_count_then_each_entry`).
+            let Some(slots) = range_indices(range) else { continue };
+            let live = || slots.clone().filter_map(|i| self.unit_bytes.get(i as usize).filter(|b| !b.is_empty()));
+            bytes.clear();
+            encode_compact_into_vec(&(live().count() as u64), &mut bytes);
+            for b in live() {
+                bytes.extend_from_slice(b);
+            }
+            let digest = range_digest_from(&self.names.unit_ranges, range, &bytes);
             self.unit_digests.set_range(range, digest);
         }
+        for range in self.object_digests.take_dirty() {
+            let Some(ids) = range_indices(range) else { continue };
+            let list: Vec<(&ObstructionId, &R::Object)> =
+                self.objects.range(ObstructionId(*ids.start())..=ObstructionId(*ids.end())).collect();
+            bytes.clear();
+            encode_compact_into_vec(&list, &mut bytes);
+            let digest = range_digest_from(&self.names.object_ranges, range, &bytes);
+            self.object_digests.set_range(range, digest);
+        }
+        self.scratch = bytes;
         if std::mem::take(&mut self.players_dirty) {
-            self.players_digest = crate::state_hash::digest(&format!("{}.players", R::NAME), &self.players);
+            self.players_digest = compact_digest(&self.names.players, &self.players);
         }
         if std::mem::take(&mut self.state_dirty) {
-            self.state_digest = crate::state_hash::digest(&format!("{}.world", R::NAME), &(R::NAME, R::VERSION, &self.state));
+            self.state_digest = compact_digest(&self.names.world, &(R::NAME, R::VERSION, &self.state));
         }
         vec![
-            (format!("{}.units", R::NAME), self.unit_digests.root()),
-            (format!("{}.players", R::NAME), self.players_digest),
-            (format!("{}.world", R::NAME), self.state_digest),
+            (self.names.units.clone(), self.unit_digests.root()),
+            (self.names.objects.clone(), self.object_digests.root()),
+            (self.names.players.clone(), self.players_digest),
+            (self.names.world.clone(), self.state_digest),
         ]
     }
 
-    fn report(&self) -> DigestReport {
-        self.unit_digests.tree().report()
+    fn reports(&self) -> Vec<DigestReport> {
+        vec![self.unit_digests.tree().report(), self.object_digests.tree().report()]
     }
 
     fn save(&self) -> GameSnapshot {
@@ -414,6 +565,7 @@ impl<R: Rules> DynGame for GameState<R> {
             rules: R::NAME.to_owned(),
             version: R::VERSION,
             units: self.units.iter().flatten().map(|(id, u)| (*id, encode(u))).collect(),
+            objects: self.objects.iter().map(|(id, o)| (*id, encode(o))).collect(),
             players: self.players.iter().map(encode::<R::Player>).collect(),
             state: encode(&self.state),
         }
@@ -425,6 +577,10 @@ impl<R: Rules> DynGame for GameState<R> {
         copy.units = self.units.clone();
         copy.players = self.players.clone();
         copy.state = self.state.clone();
+        copy.objects = self.objects.clone();
+        for id in copy.objects.keys() {
+            copy.object_digests.mark(id.0);
+        }
         // Never synced with the fresh world, whose id epoch starts again at 0.
         copy.synced_ids = None;
         Box::new(copy)
@@ -507,6 +663,16 @@ impl<'a, R: Rules> View<'a, R> {
     pub fn units(&self) -> impl Iterator<Item = (&'a Unit, &'a R::Unit)> + 'a {
         let game = self.game;
         self.world.units().filter_map(move |u| game.unit(u.id).map(|s| (u, s)))
+    }
+
+    /// The game's state of an obstruction.
+    pub fn object(&self, id: ObstructionId) -> Option<&'a R::Object> {
+        self.game.objects.get(&id)
+    }
+
+    /// Every object the game keeps, by ascending obstruction id.
+    pub fn objects(&self) -> impl Iterator<Item = (ObstructionId, &'a R::Object)> + 'a {
+        self.game.objects.iter().map(|(&id, o)| (id, o))
     }
 
     /// A player's game state (player 0 is the world).
@@ -621,6 +787,48 @@ impl<'a, R: Rules> Ctx<'a, R> {
     /// A live unit's game state, to change.
     pub fn unit_mut(&mut self, id: EntityId) -> Option<&mut R::Unit> {
         self.game.unit_mut(id)
+    }
+
+    /// The game's state of an obstruction.
+    pub fn object(&self, id: ObstructionId) -> Option<&R::Object> {
+        self.game.objects.get(&id)
+    }
+
+    /// The game's state of an obstruction, to change.
+    pub fn object_mut(&mut self, id: ObstructionId) -> Option<&mut R::Object> {
+        let object = self.game.objects.get_mut(&id)?;
+        self.game.object_digests.mark(id.0);
+        Some(object)
+    }
+
+    /// Every object the game keeps, by ascending obstruction id.
+    pub fn objects(&self) -> impl Iterator<Item = (ObstructionId, &R::Object)> + '_ {
+        self.game.objects.iter().map(|(&id, o)| (id, o))
+    }
+
+    /// Keeps `object` as the game's state of the obstruction `id`, returning the one it replaces.
+    /// The obstruction must exist now; the game removes the object when it is done with it
+    /// ([`Ctx::remove_object`]), the world never does.
+    ///
+    /// # Errors
+    /// [`ObjectRefusal`] when there is no such obstruction or its id is above [`MAX_OBJECT_ID`];
+    /// nothing changes then.
+    pub fn set_object(&mut self, id: ObstructionId, object: R::Object) -> Result<Option<R::Object>, ObjectRefusal> {
+        if id.0 > MAX_OBJECT_ID {
+            return Err(ObjectRefusal::IdTooLarge(id));
+        }
+        if !self.world.nav().obstructions().contains_key(&id) {
+            return Err(ObjectRefusal::NoObstruction(id));
+        }
+        self.game.object_digests.mark(id.0);
+        Ok(self.game.objects.insert(id, object))
+    }
+
+    /// Drops the game's state of an obstruction (whether or not the obstruction still exists).
+    pub fn remove_object(&mut self, id: ObstructionId) -> Option<R::Object> {
+        let object = self.game.objects.remove(&id)?;
+        self.game.object_digests.mark(id.0);
+        Some(object)
     }
 
     /// A player's game state (player 0 is the world).

@@ -76,9 +76,9 @@ pub fn check_invariants(world: &World) {
         let leaving = unit.escape || unit.state == sim::UnitState::WaitingForPath;
         assert!(passable || leaving, "unit {} stands on an impassable navcell at turn {} and is not leaving it", unit.id, world.turn());
     }
-    for (id, b) in &view.state().buildings {
+    for (id, b) in skirmish::buildings(&view) {
         assert!(b.hp >= 1 && b.hp <= b.max_hp, "building {id} has {} hp", b.hp);
-        assert!(world.nav().obstructions().contains_key(id), "building {id} has no obstruction");
+        assert!(world.nav().obstructions().contains_key(&id), "building {id} has no obstruction");
     }
     world.check_invariants().unwrap();
     assert_eq!(world.state_digest(), world.state_digest_from_scratch());
