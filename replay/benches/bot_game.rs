@@ -5,9 +5,9 @@
 //! Reported: median, p99 and maximum turn time; the peak number of live units; and the share of
 //! each phase of the turn, measured through `World::step_observed`: the game's rules
 //! (`Phase::Rules`: `Rules::step`, the game's unit bookkeeping and the grid changes its actions
-//! made), the state hash (`Phase::Hash`: every digest, the game's components included), path
-//! search and motion. How much of the hash the game's own components cost is measured apart, with
-//! callgrind (BENCHMARKS.md, "Bot game").
+//! made), the core's state hash (`Phase::Hash`), the game's digest components
+//! (`Phase::GameHash`: the target is under 1% of the turn), path search and motion. The
+//! game's digests are also counted in instructions with callgrind (BENCHMARKS.md, "Bot game").
 //!
 //! `cargo bench -p replay --bench bot_game`; `PHALANX_BENCH_QUICK=1` (or no `--bench` argument)
 //! plays the first 60 turns only (CI smoke run). `PHALANX_BENCH_TURNS=N` sets the turn limit;
@@ -27,9 +27,10 @@ use sim::world::Phase;
 struct Run {
     /// Wall-clock time of each `World::step`.
     turns: Vec<Duration>,
-    /// Total time per part: commands and grid, path search, motion and formations, rules, hash
-    /// (the phases of the step), then the bots and the script (outside the step).
-    phases: [Duration; 6],
+    /// Total time per part: commands and grid, path search, motion and formations, rules, the
+    /// core's hash (the phases of the step), the bots and the script (outside the step), then
+    /// the game's digests (`Phase::GameHash`, within the step).
+    phases: [Duration; 7],
     /// The state hash after each turn.
     hashes: Vec<[u8; 32]>,
     /// Most units alive after a turn, and that turn.
@@ -44,12 +45,12 @@ fn play(limit: u32, threads: usize) -> Run {
     let scenario = replay::demo::scenario().expect("the embedded demo scenario parses");
     let mut world = replay::record::build_world(&scenario, threads).expect("the demo's world");
     let mut script = scenario.script();
-    let mut out = Run { turns: Vec::new(), phases: [Duration::ZERO; 6], hashes: Vec::new(), peak: (0, 0), rejected: 0, decided: false };
+    let mut out = Run { turns: Vec::new(), phases: [Duration::ZERO; 7], hashes: Vec::new(), peak: (0, 0), rejected: 0, decided: false };
     for turn in 0..limit {
         let bots = Instant::now();
         let commands = script.turn_commands(&world);
         out.phases[5] += bots.elapsed();
-        let mut marks = [Duration::ZERO; 6];
+        let mut marks = [Duration::ZERO; 7];
         let started = Instant::now();
         let mut last = started;
         let report = world.step_observed(&commands, &mut |phase| {
@@ -60,6 +61,7 @@ fn play(limit: u32, threads: usize) -> Run {
                 Phase::Motion | Phase::Formations => 2,
                 Phase::Rules => 3,
                 Phase::Hash => 4,
+                Phase::GameHash => 6,
             };
             marks[k] += now - last;
             last = now;
@@ -124,11 +126,11 @@ fn main() {
     let share = |d: Duration| 100.0 * d.as_secs_f64() / total.as_secs_f64().max(f64::MIN_POSITIVE);
     println!();
     println!(
-        "| turns | end | peak units (turn) | median turn ms | p99 turn ms | max turn ms | rules | hash | path search | motion | commands, grid |"
+        "| turns | end | peak units (turn) | median turn ms | p99 turn ms | max turn ms | rules | core hash | game's digests | path search | motion | commands, grid |"
     );
-    println!("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    println!("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     println!(
-        "| {} | {} | {} ({}) | {:.2} | {:.2} | {:.2} | {:.1}% | {:.1}% | {:.1}% | {:.1}% | {:.1}% |",
+        "| {} | {} | {} ({}) | {:.2} | {:.2} | {:.2} | {:.1}% | {:.1}% | {:.2}% | {:.1}% | {:.1}% | {:.1}% |",
         a.turns.len(),
         if a.decided { "one player left" } else { "turn limit" },
         a.peak.0,
@@ -138,6 +140,7 @@ fn main() {
         ms(sorted[sorted.len() - 1]),
         share(a.phases[3]),
         share(a.phases[4]),
+        share(a.phases[6]),
         share(a.phases[1]),
         share(a.phases[2]),
         share(a.phases[0]),

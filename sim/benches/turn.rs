@@ -118,7 +118,7 @@ fn run(map: &Map, groups: u32, per_group: u16, turns: u32, threads: usize, landm
                 Phase::Paths => 2,
                 // This workload has no formations and no game: their (empty) phases count with motion.
                 Phase::Motion | Phase::Formations | Phase::Rules => 3,
-                Phase::Hash => 4,
+                Phase::Hash | Phase::GameHash => 4,
             };
             marks[k] += now - last;
             last = now;

@@ -88,8 +88,10 @@ pub enum Phase {
     Formations,
     /// The game's rules ran ([`rules::Rules::step`]); only in a world with a game.
     Rules,
-    /// State digest computed.
+    /// State digest computed: the core's components (the game's are [`Phase::GameHash`]).
     Hash,
+    /// The game's digest components brought up to date; only in a world with a game.
+    GameHash,
 }
 
 /// What one turn did.
@@ -476,8 +478,7 @@ impl World {
         let stepped = self.turn;
         self.turn = self.turn.wrapping_add(1);
         // The digest covers the state after the turn, whose turn counter is the next turn.
-        self.refresh_digest();
-        observe(Phase::Hash);
+        self.refresh_digest_observed(observe);
         TurnReport { turn: stepped, events, hash: self.derived.digest.hash, digest: self.derived.digest.clone(), caused }
     }
 
@@ -520,6 +521,12 @@ impl World {
     /// Brings the state digest up to date with the state: recomputes the leaves marked dirty since
     /// the last time, then the roots and the turn hash.
     fn refresh_digest(&mut self) {
+        self.refresh_digest_observed(&mut |_| {});
+    }
+
+    /// [`World::refresh_digest`], telling `observe` when the core's components are done
+    /// ([`Phase::Hash`]) and then the game's ([`Phase::GameHash`]).
+    fn refresh_digest_observed(&mut self, observe: &mut dyn FnMut(Phase)) {
         if self.formations.take_changed() {
             self.derived.formations_digest = self.formations.digest();
         }
@@ -568,8 +575,10 @@ impl World {
             small("geometry", self.derived.geometry_digest),
             small("passability", self.derived.grid_digests.root()),
         ];
+        observe(Phase::Hash);
         if let Some(game) = self.game.as_mut() {
             components.extend(game.components());
+            observe(Phase::GameHash);
         }
         self.derived.digest = StateDigest::new(self.turn, components);
     }

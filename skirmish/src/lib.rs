@@ -8,7 +8,7 @@
 #![deny(clippy::float_arithmetic)]
 #![forbid(unsafe_code)]
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use pathing::{Fixed, ObstructionId, PassClass, WorldPos};
 use serde::{Deserialize, Serialize};
@@ -360,9 +360,11 @@ impl Object {
     }
 }
 
-/// Every building, by ascending obstruction id.
+/// Every building, by ascending obstruction id (through the world state's list of them, not
+/// every object: there are far more trees).
 pub fn buildings<'a>(view: &sim::View<'a, Skirmish>) -> impl Iterator<Item = (ObstructionId, &'a Building)> + 'a {
-    view.objects().filter_map(|(id, o)| o.building().map(|b| (id, b)))
+    let object = view.object_lookup();
+    view.state().buildings.iter().filter_map(move |&id| object(id).and_then(Object::building).map(|b| (id, b)))
 }
 
 /// A building.
@@ -378,6 +380,9 @@ pub fn trees<'a>(view: &sim::View<'a, Skirmish>) -> impl Iterator<Item = (Obstru
 /// The game's world state (buildings and trees are objects: [`Object`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WorldState {
+    /// The obstruction ids of every building (whose state is an [`Object::Building`]), so the
+    /// rules find them without going through every tree.
+    pub buildings: BTreeSet<ObstructionId>,
     /// The building spawn orders waiting for room, by the core's order id.
     pub pending: BTreeMap<u32, Pending>,
     /// The kind of the units a spawn the rules are making right now creates (read by `new_unit`).

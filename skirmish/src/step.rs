@@ -81,7 +81,9 @@ pub(crate) fn apply(ctx: &mut Ctx<'_, Skirmish>, player: PlayerId, command: &C) 
                 done_at: 0,
             };
             // The obstruction was just placed, and ids reach `MAX_OBJECT_ID` only after 2^26 placements.
-            let _ = ctx.set_object(id, Object::Building(building));
+            if ctx.set_object(id, Object::Building(building)).is_ok() {
+                ctx.state_mut().buildings.insert(id);
+            }
             ctx.emit(&E::Placed { building: id, kind: *kind, owner: player });
             set_tasks(ctx, builders, Task::Build(id));
         }
@@ -106,7 +108,9 @@ fn start(ctx: &mut Ctx<'_, Skirmish>, player: PlayerId, x: i32, z: i32) {
         done_at: 0,
     };
     // The obstruction was just placed, and ids reach `MAX_OBJECT_ID` only after 2^26 placements.
-    let _ = ctx.set_object(id, Object::Building(building));
+    if ctx.set_object(id, Object::Building(building)).is_ok() {
+        ctx.state_mut().buildings.insert(id);
+    }
     if let Some(p) = ctx.player_mut(player) {
         p.started = true;
         p.wood = START_WOOD;
@@ -416,6 +420,7 @@ fn hurt_building(ctx: &mut Ctx<'_, Skirmish>, id: ObstructionId, damage: u16, by
         return;
     }
     ctx.remove_object(id);
+    ctx.state_mut().buildings.remove(&id);
     if let Some(p) = ctx.player_mut(by) {
         p.razed += 1;
     }

@@ -675,6 +675,13 @@ impl<'a, R: Rules> View<'a, R> {
         self.game.objects.iter().map(|(&id, o)| (id, o))
     }
 
+    /// [`View::object`] as a function that outlives the view (to look objects up inside an
+    /// iterator the view returns).
+    pub fn object_lookup(&self) -> impl Fn(ObstructionId) -> Option<&'a R::Object> + Copy + 'a {
+        let game = self.game;
+        move |id| game.objects.get(&id)
+    }
+
     /// A player's game state (player 0 is the world).
     pub fn player(&self, player: PlayerId) -> Option<&'a R::Player> {
         self.game.players.get(usize::from(player.0))

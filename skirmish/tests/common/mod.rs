@@ -76,6 +76,9 @@ pub fn check_invariants(world: &World) {
         let leaving = unit.escape || unit.state == sim::UnitState::WaitingForPath;
         assert!(passable || leaving, "unit {} stands on an impassable navcell at turn {} and is not leaving it", unit.id, world.turn());
     }
+    let listed: Vec<ObstructionId> = view.state().buildings.iter().copied().collect();
+    let objects: Vec<ObstructionId> = view.objects().filter(|(_, o)| o.building().is_some()).map(|(id, _)| id).collect();
+    assert_eq!(listed, objects, "the world state lists exactly the building objects");
     for (id, b) in skirmish::buildings(&view) {
         assert!(b.hp >= 1 && b.hp <= b.max_hp, "building {id} has {} hp", b.hp);
         assert!(world.nav().obstructions().contains_key(&id), "building {id} has no obstruction");
