@@ -1,6 +1,6 @@
 //! String pulling (docs/pathfinding-rules.md, "Turning a path into waypoints"): a grid path reduced
 //! to the points where a unit really has to turn, pulled over every navcell of the path, not only
-//! its turning points.
+//! its turning points, then tightened round the walls' corners from a small inset.
 //!
 //! The input is a list of points, usually a search's turning points (navcell centres). Between two
 //! consecutive points whose difference is a whole number of navcells on both axes, the grid path
@@ -26,8 +26,34 @@
 //! navcells, each test as long as the segment it checks. (Searching the whole rest of the path for
 //! the farthest visible point costs a quadratic number of long tests; docs/decisions.md.)
 //!
-//! Every kept point is an input point or a stretch point, in path order, and the first and last
-//! are always kept; each output segment is clear whenever the input's grid path was.
+//! Every point the centre-based pull keeps is an input point or a stretch point, in path order, and
+//! the first and last are always kept; each of its segments is clear whenever the input's grid
+//! path was.
+//!
+//! # Cutting corners from an inset
+//!
+//! Centre to centre, a path cannot cut the corners of a corridor one navcell wide, where the
+//! any-angle optimum bends round the walls' corners. So the centre-based pull is then tightened:
+//!
+//! - The *channel* is the sequence of navcells its segments pass through, edge to edge (a segment
+//!   through a grid vertex goes by the navcell on its x side first); every one is passable, since
+//!   the segments are clear.
+//! - Between consecutive channel navcells the *portal* is their shared edge. An end of it that is a
+//!   grid vertex touching a blocked navcell is pulled a sixteenth of a navcell (`INSET_SHIFT`)
+//!   along the edge; an end whose four navcells are all passable stays on the vertex.
+//! - The funnel walk finds the shortest path from the first point to the last through every portal
+//!   in order, exactly (`i128` cross products; a collinear end narrows the funnel, crossing needs a
+//!   strict sign). Its corners are portal ends.
+//! - A greedy pull over those corners (probing 1, 2, 4, … corners ahead, then bisecting) lets open
+//!   ground keep straight lines that leave the channel; a corner is seen only when the segment is
+//!   clear with a margin of 1/256 navcell (`MARGIN_SHIFT`): its four copies shifted by `(±d, ±d)`
+//!   are clear, which is exactly the segment grown by a `2d` square touching only passable navcells.
+//!
+//! The result is that path when it is strictly shorter (integer lengths: floor square roots of raw
+//! squared lengths) and every segment has the margin, else the centre-based pull. A unit walking a
+//! segment stands at positions rounded to 2^-16 m, a few raw units off the segment; the margin,
+//! hundreds of raw units, keeps every such position and every step between them clear, and the
+//! inset, 16 times the margin, keeps the corners themselves far from the walls.
 
 use crate::geometry::{Fixed, WorldPos};
 use crate::grid::navcell::Navcell;
