@@ -549,5 +549,42 @@ mod tests {
                 }
             }
         }
+
+        /// As the simulation plans: the first point is the unit's own position anywhere in its
+        /// navcell (then the path's turning points' centres after it); the pull keeps both ends,
+        /// every segment is clear, it is never longer than the centre-based pull, and when it
+        /// differs from it every segment is clear with the margin.
+        #[test]
+        fn pulls_from_a_point_off_the_centre_keep_their_ends_and_the_margin(seed in any::<u64>(), density in 0u64..35, si in 0u16..40, sj in 0u16..40, gi in 0u16..40, gj in 0u16..40, ox in 0i64..65536, oz in 0i64..65536) {
+            let grid = random_grid(40, 40, seed, density);
+            let map = PassMap::build(&grid, CLASS);
+            let (start, goal) = (Navcell::new(si, sj), Navcell::new(gi, gj));
+            prop_assume!(map.is_passable(start) && map.is_passable(goal));
+            let mut scratch = SearchScratch::new();
+            let mut path = Path::new();
+            let outcome = find_path_jps(&map, &Accelerators::NONE, start, &Goal::navcell_center(gi, gj, Fixed::ONE), &SearchLimits::UNLIMITED, &mut scratch, &mut path);
+            prop_assume!(outcome.status == PathStatus::Complete);
+            let from = WorldPos::new(Fixed::from_num(si) + Fixed::from_bits(ox), Fixed::from_num(sj) + Fixed::from_bits(oz));
+            let mut points = vec![from];
+            points.extend(path.waypoints().iter().skip(1).map(|&c| centre(c)));
+            // As `run_long`: by the own navcell's centre when the first segment is not clear.
+            if points.len() > 1 && !segment_clear(&map, from, points[1]) {
+                points.insert(1, centre(start));
+            }
+            let centred = pull_centres(&map, &points);
+            let pulled = string_pull(&map, &points);
+            prop_assert_eq!(pulled.first(), points.first());
+            prop_assert_eq!(pulled.last(), points.last());
+            prop_assert!(length(&pulled) <= length(&centred));
+            for w in pulled.windows(2) {
+                prop_assert!(segment_clear(&map, w[0], w[1]));
+            }
+            if pulled != centred {
+                let margin = i128::from(map.cell_size().to_bits()) >> MARGIN_SHIFT;
+                for w in pulled.windows(2) {
+                    prop_assert!(clear_with_margin(&map, w[0], w[1], margin), "{:?} to {:?}", w[0], w[1]);
+                }
+            }
+        }
     }
 }
