@@ -45,8 +45,10 @@ fn oracle_wraps_round_convex_corners_and_refuses_diagonal_pinches() {
     assert!(wall.visible((2, 0), (2, 4)), "along x = 1 beside free navcells");
 }
 
-/// The 24 × 12 example with its exact expectation: ours is √65 + 3 m (the 11.06 m, where
-/// the turning points alone gave 4√2 + 6 ≈ 11.66 m), 1.3% above the any-angle optimum.
+/// The 24 × 12 example with its exact expectation: ours bends at the block's corner (11, 7) pulled
+/// a sixteenth of a navcell up its west edge, √(6.5² + 3.5625²) + √(3.5² + 0.4375²) ≈ 10.939 m
+/// (the centre-based pull gave the issue's √65 + 3 ≈ 11.06 m, the turning points alone
+/// 4√2 + 6 ≈ 11.66 m), 0.2% above the any-angle optimum.
 #[test]
 fn string_pulling_on_the_24_by_12_example_is_exact_and_near_the_optimum() {
     let block = [(11, 5), (12, 5), (11, 6), (12, 6)];
@@ -55,11 +57,42 @@ fn string_pulling_on_the_24_by_12_example_is_exact_and_near_the_optimum() {
     let pulled = smoothed(&nav, start, goal, &mut SearchScratch::new(), &mut Path::new()).unwrap();
     let half = Fixed::ONE / 2;
     let at = |x: i32, z: i32| pathing::WorldPos::new(Fixed::from_num(x) + half, Fixed::from_num(z) + half);
-    assert_eq!(pulled, vec![at(4, 3), at(11, 7), at(14, 7)]);
-    assert!(close(length(&pulled), 65f64.sqrt() + 3.0));
+    let inset = pathing::WorldPos::new(Fixed::from_num(11), Fixed::from_num(7) + Fixed::ONE / 16);
+    assert_eq!(pulled, vec![at(4, 3), inset, at(14, 7)]);
+    assert!(close(length(&pulled), (6.5f64 * 6.5 + 3.5625 * 3.5625).sqrt() + (3.5f64 * 3.5 + 0.4375 * 0.4375).sqrt()));
     let optimum = from_pass_map(nav.pass_map()).shortest(point(centre(start)).unwrap(), point(centre(goal)).unwrap(), 100.0).unwrap();
     let ratio = length(&pulled) / optimum;
-    assert!(ratio > 1.013 && ratio < 1.014, "{ratio}");
+    assert!(ratio > 1.001 && ratio < 1.003, "{ratio}");
+}
+
+/// A corridor one navcell wide climbing a staircase (four navcells east in each of eight rows,
+/// each row starting above the last one's end): the exact optimum bends at the first and last
+/// risers' inner corners, ours at the same corners pulled in a sixteenth of a navcell. Moving a
+/// vertex by `e` changes each of its two segments by at most `e`, so ours is within two insets
+/// per bend of the optimum; the path through navcell centres, which cannot cut a corner here, is
+/// more than 10% longer.
+#[test]
+fn a_one_navcell_staircase_corridor_is_cut_within_two_insets_per_corner_of_the_optimum() {
+    let mut blocked = Vec::new();
+    for j in 0..10u16 {
+        for i in 0..26u16 {
+            let row = j.wrapping_sub(1);
+            if !(1..=8).contains(&j) || !(3 * row + 1..=3 * row + 4).contains(&i) {
+                blocked.push((i, j));
+            }
+        }
+    }
+    let nav = ClassNav::build(&grid_with(26, 10, &blocked), CLASS);
+    let (start, goal) = (Navcell::new(1, 1), Navcell::new(25, 8));
+    let pulled = smoothed(&nav, start, goal, &mut SearchScratch::new(), &mut Path::new()).unwrap();
+    let optimum = from_pass_map(nav.pass_map()).shortest(point(centre(start)).unwrap(), point(centre(goal)).unwrap(), 100.0).unwrap();
+    let bends = (pulled.len() - 2) as f64;
+    let ours = length(&pulled);
+    assert!(ours >= optimum - 1e-9 && ours <= optimum + bends * 2.0 / 16.0, "ours {ours}, optimum {optimum}, {pulled:?}");
+    assert!(ours / optimum < 1.001, "{}", ours / optimum);
+    let centres: Vec<pathing::WorldPos> =
+        (0..8u16).flat_map(|k| (3 * k + 1..=3 * k + 4).map(move |i| centre(Navcell::new(i, k + 1)))).collect();
+    assert!(length(&centres) / optimum > 1.1, "{}", length(&centres) / optimum);
 }
 
 /// On 400 seeded random 20 × 20 maps (0–34% of navcells blocked, random ends), the smoothed path
@@ -69,7 +102,7 @@ fn string_pulling_on_the_24_by_12_example_is_exact_and_near_the_optimum() {
 /// measured worst case of this sample, rounded up; the mean is far lower (BENCHMARKS.md).
 #[test]
 fn smoothed_paths_are_never_shorter_than_the_any_angle_optimum_and_within_a_bound() {
-    const WORST: f64 = 1.37;
+    const WORST: f64 = 1.14;
     let (mut worst, mut sum, mut n) = (1.0f64, 0.0, 0);
     for seed in 0..400u64 {
         let mut rng = Rng::new(seed);

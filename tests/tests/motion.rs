@@ -284,3 +284,106 @@ fn a_unit_waiting_at_a_held_passage_escapes_a_building_placed_over_it() {
     }
     panic!("the walker never waited for a held passage ({placed_at:?}) or never left the building");
 }
+
+/// A staircase corridor one navcell wide for the default class (drawn three metres wide: the
+/// class's clearance of one metre closes its side rows) between a west room and an east room:
+/// east along z = 4 to x = 16, north to z = 8, and so on in steps of six east and four north to
+/// z = 16, then east into the room.
+fn staircase_rows() -> Vec<String> {
+    let (w, h) = (48usize, 24usize);
+    let mut open = vec![vec![false; w]; h];
+    let mut carve = |x0: usize, z0: usize, x1: usize, z1: usize| {
+        for row in open.iter_mut().take(z1 + 1).skip(z0) {
+            for cell in row.iter_mut().take(x1 + 1).skip(x0) {
+                *cell = true;
+            }
+        }
+    };
+    carve(1, 1, 9, 8);
+    carve(38, 13, 46, 22);
+    // The centre line's legs, each carved one navcell wider on every side.
+    for (x0, z0, x1, z1) in
+        [(9, 4, 16, 4), (16, 4, 16, 8), (16, 8, 22, 8), (22, 8, 22, 12), (22, 12, 28, 12), (28, 12, 28, 16), (28, 16, 38, 16)]
+    {
+        carve(x0 - 1, z0 - 1, x1 + 1, z1 + 1);
+    }
+    open.iter().rev().map(|row| row.iter().map(|&o| if o { '.' } else { '#' }).collect()).collect()
+}
+
+/// Three units ordered through the one-navcell staircase corridor all arrive, none ever stands on
+/// a blocked navcell or is blocked, and the first one's planned path cuts the corridor's corners: within 2% of
+/// the exact any-angle optimum (`phalanx_tests::any_angle`), where the path through navcell centres,
+/// which cannot cut a corner of a corridor one navcell wide, is more than 5% above it.
+#[test]
+fn units_walk_a_one_navcell_staircase_corridor_cutting_its_corners() {
+    use phalanx_tests::any_angle::{centre, from_pass_map, length, point, pull_turning_points_only};
+    let rows = staircase_rows();
+    let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+    let mut world = world_from(&rows, 1);
+    let class = PassClass::of(0);
+    let pass = world.nav().class_nav(class).unwrap().pass_map().clone();
+    // The corridor is one navcell wide: on its second riser only x = 16 is passable.
+    let open = |i: u16, j: u16| pass.is_passable(pathing::Navcell::new(i, j));
+    assert!(open(16, 6) && !open(15, 6) && !open(17, 6));
+    let starts = [(350, 350), (350, 550), (550, 350)];
+    let goals = [(4150, 1750), (4350, 1750), (4250, 1950)];
+    let spawns: Vec<Command> =
+        starts.iter().enumerate().map(|(k, &(x, z))| spawn_at(0, 1, k as u32, WorldPos::new(cm(x), cm(z)))).collect();
+    world.step(&spawns);
+    let ids: Vec<EntityId> = world.units().map(|u| u.id).collect();
+    assert_eq!(ids.len(), 3);
+    let orders: Vec<Command> = ids
+        .iter()
+        .zip(goals)
+        .enumerate()
+        .map(|(k, (&id, (x, z)))| Command { seq: k as u32, ..go(1, 1, vec![id], WorldPos::new(cm(x), cm(z))) })
+        .collect();
+    let mut planned: Option<Vec<WorldPos>> = None;
+    let mut arrived = Vec::new();
+    let mut blocked = Vec::new();
+    for turn in 1..400 {
+        let report = world.step(if turn == 1 { &orders } else { &[] });
+        arrived.extend(report.events.iter().filter_map(|e| match e {
+            Event::Arrived { unit } => Some(*unit),
+            _ => None,
+        }));
+        blocked
+            .extend(report.events.iter().filter(|e| matches!(e, Event::Blocked { .. } | Event::Detour { .. })).map(|e| (turn, e.clone())));
+        for u in world.units() {
+            let cell = pathing::Navcell::new((u.pos.x.to_bits() >> 16) as u16, (u.pos.z.to_bits() >> 16) as u16);
+            assert!(pass.is_passable(cell), "turn {turn}: unit {:?} stands on blocked navcell {cell:?} at {:?}", u.id, u.pos);
+        }
+        let first = world.unit(ids[0]).unwrap();
+        if planned.is_none() && !first.waypoints().is_empty() {
+            // The unit walks in the turn its path comes: the plan starts where it was spawned.
+            let mut path = vec![WorldPos::new(cm(350), cm(350))];
+            path.extend_from_slice(first.waypoints());
+            planned = Some(path);
+        }
+    }
+    arrived.sort();
+    arrived.dedup();
+    assert_eq!(arrived.len(), 3, "arrived: {arrived:?}");
+    // The movement check never refuses a step of the planned segments: no unit is ever blocked.
+    assert!(blocked.is_empty(), "{blocked:?}");
+    for (&id, (x, z)) in ids.iter().zip(goals) {
+        let pos = world.unit(id).unwrap().pos;
+        assert!((pos.x - cm(x)).abs() < cm(60) && (pos.z - cm(z)).abs() < cm(60), "{id:?} ends at {pos:?}");
+    }
+    // The first unit's plan, from its spawn point (a navcell centre) to its goal (another).
+    let planned = planned.unwrap();
+    let (start, goal) = (WorldPos::new(cm(350), cm(350)), WorldPos::new(cm(4150), cm(1750)));
+    assert_eq!(planned[planned.len() - 1], goal);
+    let optimum = from_pass_map(&pass).shortest(point(start).unwrap(), point(goal).unwrap(), 200.0).unwrap();
+    let ours = length(&planned);
+    let mut scratch = pathing::SearchScratch::new();
+    let mut path = pathing::Path::new();
+    let nav = world.nav().class_nav(class).unwrap();
+    let (s, g) = (pathing::Navcell::new(3, 3), pathing::Navcell::new(41, 17));
+    let target = pathing::Goal::navcell_center(g.i, g.j, Fixed::ONE);
+    pathing::find_path(nav, s, &target, &pathing::SearchLimits::UNLIMITED, &mut scratch, &mut path);
+    let centres: Vec<WorldPos> = path.waypoints().iter().map(|&c| centre(c)).collect();
+    let through_centres = length(&pull_turning_points_only(&pass, &centres));
+    assert!(ours >= optimum - 1e-9 && ours / optimum < 1.02, "ours {ours}, optimum {optimum}");
+    assert!(through_centres / optimum > 1.05, "through centres {through_centres}, optimum {optimum}");
+}

@@ -1,6 +1,6 @@
 //! String pulling (docs/pathfinding-rules.md, "Turning a path into waypoints"): a grid path reduced
 //! to the points where a unit really has to turn, pulled over every navcell of the path, not only
-//! its turning points.
+//! its turning points, then tightened round the walls' corners from a small inset.
 //!
 //! The input is a list of points, usually a search's turning points (navcell centres). Between two
 //! consecutive points whose difference is a whole number of navcells on both axes, the grid path
@@ -26,10 +26,37 @@
 //! navcells, each test as long as the segment it checks. (Searching the whole rest of the path for
 //! the farthest visible point costs a quadratic number of long tests; docs/decisions.md.)
 //!
-//! Every kept point is an input point or a stretch point, in path order, and the first and last
-//! are always kept; each output segment is clear whenever the input's grid path was.
+//! Every point the centre-based pull keeps is an input point or a stretch point, in path order, and
+//! the first and last are always kept; each of its segments is clear whenever the input's grid
+//! path was.
+//!
+//! # Cutting corners from an inset
+//!
+//! Centre to centre, a path cannot cut the corners of a corridor one navcell wide, where the
+//! any-angle optimum bends round the walls' corners. So the centre-based pull is then tightened:
+//!
+//! - The *channel* is the sequence of navcells its segments pass through, edge to edge (a segment
+//!   through a grid vertex goes by the navcell on its x side first); every one is passable, since
+//!   the segments are clear.
+//! - Between consecutive channel navcells the *portal* is their shared edge. An end of it that is a
+//!   grid vertex touching a blocked navcell is pulled a sixteenth of a navcell (`INSET_SHIFT`)
+//!   along the edge; an end whose four navcells are all passable stays on the vertex.
+//! - The funnel walk finds the shortest path from the first point to the last through every portal
+//!   in order, exactly (`i128` cross products; a collinear end narrows the funnel, crossing needs a
+//!   strict sign). Its corners are portal ends.
+//! - A greedy pull over those corners (probing 1, 2, 4, … corners ahead, then bisecting) lets open
+//!   ground keep straight lines that leave the channel; a corner is seen only when the segment is
+//!   clear with a margin of 1/256 navcell (`MARGIN_SHIFT`): its four copies shifted by `(±d, ±d)`
+//!   are clear, which is exactly the segment grown by a `2d` square touching only passable navcells.
+//!
+//! The result is that path when it is strictly shorter (integer lengths: floor square roots of raw
+//! squared lengths) and every segment has the margin, else the centre-based pull. A unit walking a
+//! segment stands at positions rounded to 2^-16 m, a few raw units off the segment; the margin,
+//! hundreds of raw units, keeps every such position and every step between them clear, and the
+//! inset, 16 times the margin, keeps the corners themselves far from the walls.
 
 use crate::geometry::{Fixed, WorldPos};
+use crate::grid::navcell::Navcell;
 use crate::grid::pass_map::PassMap;
 use crate::local::collide::segment_clear;
 
@@ -63,9 +90,9 @@ fn expand(points: &[WorldPos], cell: i128) -> Vec<(WorldPos, bool)> {
     out
 }
 
-/// The string-pulled form of `points` on `map` (see the module documentation). Paths of fewer than
+/// The centre-based pull of `points` on `map` (see the module documentation). Paths of fewer than
 /// three points, counting stretch points, are returned unchanged.
-pub fn string_pull(map: &PassMap, points: &[WorldPos]) -> Vec<WorldPos> {
+fn pull_centres(map: &PassMap, points: &[WorldPos]) -> Vec<WorldPos> {
     let Some(&first) = points.first() else { return Vec::new() };
     let all = expand(points, i128::from(map.cell_size().to_bits()));
     if all.len() < 3 {
@@ -125,6 +152,239 @@ pub fn string_pull(map: &PassMap, points: &[WorldPos]) -> Vec<WorldPos> {
     out
 }
 
+/// How far a portal's end is pulled in from a grid vertex that touches a blocked navcell, as a
+/// shift of the navcell size: `c >> 4` is a sixteenth of a navcell. (docs/decisions.md, "Segments
+/// may not touch blocked navcells, so corners are cut from an inset".)
+const INSET_SHIFT: u32 = 4;
+
+/// The margin every segment of a corner-cutting path keeps from blocked navcells, as a shift of the
+/// navcell size: `c >> 8`, 256 raw units for 1 m navcells. A walking unit's rounded positions stray
+/// a few raw units from its segment; the margin is far above that and far below the inset.
+const MARGIN_SHIFT: u32 = 8;
+
+/// The string-pulled form of `points` on `map` (see the module documentation): the shorter of the
+/// path through inset corners and the centre-based pull, the centre-based one on a tie or when the
+/// inset path is not clear with the margin everywhere. Paths of fewer than three points, counting
+/// stretch points, come back unchanged.
+pub fn string_pull(map: &PassMap, points: &[WorldPos]) -> Vec<WorldPos> {
+    let centred = pull_centres(map, points);
+    if centred.len() < 3 {
+        return centred;
+    }
+    match pull_corners(map, &centred) {
+        Some(cut) if length(&cut) < length(&centred) => cut,
+        _ => centred,
+    }
+}
+
+/// The length of a polyline as the sum of its segments' floor square roots of raw squared
+/// lengths: exact, integer only, and what both candidates are compared by.
+fn length(points: &[WorldPos]) -> u128 {
+    points
+        .windows(2)
+        .map(|w| {
+            let (dx, dz) = (raw_of(w[1].x) - raw_of(w[0].x), raw_of(w[1].z) - raw_of(w[0].z));
+            ((dx * dx + dz * dz) as u128).isqrt()
+        })
+        .sum()
+}
+
+fn raw_of(v: Fixed) -> i128 {
+    i128::from(v.to_bits())
+}
+
+fn pos(x: i128, z: i128) -> WorldPos {
+    // Every coordinate built here lies on or between grid lines of a passable navcell, or is one
+    // of the input points, so it fits in `i64`.
+    WorldPos::new(Fixed::from_bits(x as i64), Fixed::from_bits(z as i64))
+}
+
+/// Whether the signed navcell `(i, j)` is on the grid and passable.
+fn open(map: &PassMap, (i, j): (i128, i128)) -> bool {
+    match (u16::try_from(i), u16::try_from(j)) {
+        (Ok(i), Ok(j)) => map.is_passable(Navcell::new(i, j)),
+        _ => false,
+    }
+}
+
+/// Whether the segment grown by a square of half-side `d` (its Minkowski sum with
+/// `[-d, d]²`) touches only passable navcells. A closed navcell of side `c ≥ 2d` meets the grown
+/// segment exactly when it meets one of the four copies of the segment shifted by `(±d, ±d)`
+/// (the navcell grown by `d` is the union of its four shifts by `(±d, ±d)`), so four exact
+/// [`segment_clear`] tests decide it.
+pub(crate) fn clear_with_margin(map: &PassMap, a: WorldPos, b: WorldPos, d: i128) -> bool {
+    [(-d, -d), (-d, d), (d, -d), (d, d)]
+        .iter()
+        .all(|&(sx, sz)| segment_clear(map, pos(raw_of(a.x) + sx, raw_of(a.z) + sz), pos(raw_of(b.x) + sx, raw_of(b.z) + sz)))
+}
+
+/// The navcell holding `p` (floor on both axes; a point on a grid line counts in the navcell above).
+fn cell_of(p: WorldPos, c: i128) -> (i128, i128) {
+    (raw_of(p.x).div_euclid(c), raw_of(p.z).div_euclid(c))
+}
+
+/// Appends to `cells` the navcells the segment `a → b` passes through after `a`'s own, edge to
+/// edge, up to `b`'s (grid traversal: the next grid line the segment crosses, compared exactly by
+/// cross multiplication; through a grid vertex the navcell on the x side comes first). An axis
+/// steps only while its index differs from `b`'s, so the walk ends in `b`'s navcell. `false` when
+/// a navcell on the way is blocked: the segment was not clear.
+fn traverse(map: &PassMap, a: WorldPos, b: WorldPos, c: i128, cells: &mut Vec<(i128, i128)>) -> bool {
+    let (mut i, mut j) = cell_of(a, c);
+    let (ti, tj) = cell_of(b, c);
+    let (dx, dz) = (raw_of(b.x) - raw_of(a.x), raw_of(b.z) - raw_of(a.z));
+    let (x0, z0) = (raw_of(a.x), raw_of(a.z));
+    while (i, j) != (ti, tj) {
+        // Distance to the next grid line towards `b` on each axis, over that axis' extent.
+        let gap = |k: i128, start: i128, d: i128| if d > 0 { (k + 1) * c - start } else { start - k * c };
+        let step_x = if i == ti {
+            false
+        } else if j == tj {
+            true
+        } else {
+            gap(i, x0, dx) * dz.abs() <= gap(j, z0, dz) * dx.abs()
+        };
+        if step_x {
+            i += dx.signum()
+        } else {
+            j += dz.signum()
+        }
+        if !open(map, (i, j)) {
+            return false;
+        }
+        cells.push((i, j));
+    }
+    true
+}
+
+/// The portal between edge-neighbours `a` and `b`, as its left and right ends seen walking from `a`
+/// to `b` (x east, z north, left counter-clockwise). Each end that is a grid vertex touching a
+/// blocked navcell is pulled `inset` towards the other end; an end whose four navcells are all
+/// passable stays on the vertex, where a segment may pass.
+fn portal(map: &PassMap, a: (i128, i128), b: (i128, i128), c: i128, inset: i128) -> (WorldPos, WorldPos) {
+    let (di, dj) = (b.0 - a.0, b.1 - a.1);
+    // The shared edge's two grid vertices, as vertex indices, left one first.
+    let (left, right) = match (di, dj) {
+        (1, _) => ((a.0 + 1, a.1 + 1), (a.0 + 1, a.1)),
+        (-1, _) => ((a.0, a.1), (a.0, a.1 + 1)),
+        (_, 1) => ((a.0, a.1 + 1), (a.0 + 1, a.1 + 1)),
+        _ => ((a.0 + 1, a.1), (a.0, a.1)),
+    };
+    let touches_blocked = |(vi, vj): (i128, i128)| {
+        !(open(map, (vi - 1, vj - 1)) && open(map, (vi, vj - 1)) && open(map, (vi - 1, vj)) && open(map, (vi, vj)))
+    };
+    let end = |v: (i128, i128), other: (i128, i128)| {
+        let k = if touches_blocked(v) { inset } else { 0 };
+        pos(v.0 * c + (other.0 - v.0) * k, v.1 * c + (other.1 - v.1) * k)
+    };
+    (end(left, right), end(right, left))
+}
+
+/// `(b − a) × (p − a)`: positive when `p` lies left of the ray from `a` through `b`.
+fn cross(a: WorldPos, b: WorldPos, p: WorldPos) -> i128 {
+    let (ux, uz) = (raw_of(b.x) - raw_of(a.x), raw_of(b.z) - raw_of(a.z));
+    let (vx, vz) = (raw_of(p.x) - raw_of(a.x), raw_of(p.z) - raw_of(a.z));
+    ux * vz - uz * vx
+}
+
+/// The shortest path from `start` through every portal in order to `end` (the funnel), appended to
+/// `out` without `start`. The funnel's apex sees the path so far; its two sides are the rays through
+/// the left and right ends that narrow it. A new end that narrows a side replaces it, unless it
+/// crosses the other side: then that side's end is a corner of the path, and the walk restarts from
+/// it with the portals after it. Collinear ends count as narrowing, and crossing needs a strict
+/// sign, so every case has one outcome.
+fn funnel(start: WorldPos, portals: &[(WorldPos, WorldPos)], end: WorldPos, out: &mut Vec<WorldPos>) {
+    let mut gates: Vec<(WorldPos, WorldPos)> = Vec::with_capacity(portals.len() + 1);
+    gates.extend_from_slice(portals);
+    gates.push((end, end));
+    let (mut apex, mut left, mut right) = (start, start, start);
+    let (mut left_at, mut right_at) = (0usize, 0usize);
+    let mut k = 0;
+    while k < gates.len() {
+        let (pl, pr) = gates[k];
+        k += 1;
+        // The right side narrows when the new right end is on or left of it.
+        if cross(apex, right, pr) >= 0 {
+            if apex == right || cross(apex, left, pr) < 0 {
+                (right, right_at) = (pr, k);
+            } else {
+                // It crosses the left side: the left end is a corner.
+                apex = left;
+                out.push(apex);
+                (right, right_at, k) = (apex, left_at, left_at);
+                continue;
+            }
+        }
+        if cross(apex, left, pl) <= 0 {
+            if apex == left || cross(apex, right, pl) > 0 {
+                (left, left_at) = (pl, k);
+            } else {
+                apex = right;
+                out.push(apex);
+                (left, left_at, k) = (apex, right_at, right_at);
+                continue;
+            }
+        }
+    }
+    if out.last() != Some(&end) {
+        out.push(end);
+    }
+}
+
+/// The path through inset corners inside the channel of navcells that `through` (a clear path,
+/// the centre-based pull) passes through (see the module documentation), or `None` when the channel
+/// is not passable or a segment is not clear with the margin.
+fn pull_corners(map: &PassMap, through: &[WorldPos]) -> Option<Vec<WorldPos>> {
+    let c = i128::from(map.cell_size().to_bits()).max(1);
+    let (inset, margin) = ((c >> INSET_SHIFT).max(1), (c >> MARGIN_SHIFT).max(1));
+    let (&first, &end) = (through.first()?, through.last()?);
+    // The channel: the navcells the path's segments pass through, edge to edge.
+    let mut cells = vec![cell_of(first, c)];
+    if !open(map, cells[0]) {
+        return None;
+    }
+    for pair in through.windows(2) {
+        if !traverse(map, pair[0], pair[1], c, &mut cells) {
+            return None;
+        }
+    }
+    let portals: Vec<(WorldPos, WorldPos)> = cells.windows(2).map(|w| portal(map, w[0], w[1], c, inset)).collect();
+    let mut corners = vec![first];
+    funnel(first, &portals, end, &mut corners);
+    corners.dedup();
+    // Greedy visibility over the corners, with the margin: from each anchor, probe 1, 2, 4, …
+    // corners ahead until one is not seen, bisect, and go to the last one seen.
+    let sees = |a: usize, b: usize| clear_with_margin(map, corners[a], corners[b], margin);
+    let last = corners.len() - 1;
+    let mut out = vec![corners[0]];
+    let mut anchor = 0;
+    while anchor < last {
+        let (mut seen, mut unseen, mut step) = (anchor, last + 1, 1);
+        loop {
+            let probe = (anchor + step).min(last);
+            if !sees(anchor, probe) {
+                unseen = probe;
+                break;
+            }
+            seen = probe;
+            if probe == last {
+                break;
+            }
+            step *= 2;
+        }
+        while seen + 1 < unseen {
+            let mid = seen + (unseen - seen) / 2;
+            if sees(anchor, mid) { seen = mid } else { unseen = mid }
+        }
+        if seen == anchor {
+            // The next corner is not seen with the margin: this path is not safe to walk.
+            return None;
+        }
+        out.push(corners[seen]);
+        anchor = seen;
+    }
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -175,7 +435,11 @@ mod tests {
         assert_eq!(outcome.status, PathStatus::Complete);
         assert_eq!(path.waypoints(), [Navcell::new(4, 3), Navcell::new(8, 7), Navcell::new(14, 7)]);
         let points: Vec<WorldPos> = path.waypoints().iter().map(|&c| centre(c)).collect();
-        assert_eq!(string_pull(&map, &points), vec![at(9, 7), at(23, 15), at(29, 15)]);
+        assert_eq!(pull_centres(&map, &points), vec![at(9, 7), at(23, 15), at(29, 15)]);
+        // Through the block's corner (11, 7), inset a sixteenth of a navcell up its west edge:
+        // √(6.5² + 3.5625²) + √(3.5² + 0.4375²) ≈ 10.939 m, against the optimum's 10.92 m.
+        let inset = WorldPos::new(Fixed::from_num(11), Fixed::from_num(7) + Fixed::ONE / 16);
+        assert_eq!(string_pull(&map, &points), vec![at(9, 7), inset, at(29, 15)]);
     }
 
     /// Stretch points are found by probing and bisection: a long stretch whose far part the anchor
@@ -190,7 +454,7 @@ mod tests {
         let map = PassMap::build(&grid, CLASS);
         // From (0.5, 0.5) up to (0.5, 6.5) is the input's first stretch, then east to (39.5, 6.5).
         let points = [at(1, 1), at(1, 13), at(79, 13)];
-        let pulled = string_pull(&map, &points);
+        let pulled = pull_centres(&map, &points);
         for w in pulled.windows(2) {
             assert!(segment_clear(&map, w[0], w[1]));
         }
@@ -198,11 +462,53 @@ mod tests {
         // (1.5, 6.5) to (4.5, 6.5) (probes 1, 2 and 4 steps on), not (8.5, 6.5) (probe 8) nor, by
         // bisection, (6.5, 6.5) and (5.5, 6.5), whose segments touch the wall's top navcell (5, 5).
         assert_eq!(pulled, vec![at(1, 1), at(9, 13), at(79, 13)]);
+        // Through inset corners, the path rounds the wall's top corner (5, 6) a sixteenth of a
+        // navcell above it, on its west edge.
+        let inset = WorldPos::new(Fixed::from_num(5), Fixed::from_num(6) + Fixed::ONE / 16);
+        assert_eq!(string_pull(&map, &points), vec![at(1, 1), inset, at(79, 13)]);
+    }
+
+    /// A corridor one navcell wide climbing a staircase: four navcells east in each row, each row
+    /// starting above the last one's end, eight rows. Centre to centre no corner can be cut;
+    /// through inset corners the path is the taut string round the inner corners (compared with
+    /// the exact optimum in `tests/tests/any_angle.rs`).
+    #[test]
+    fn a_one_wide_staircase_corridor_is_cut_at_its_inset_corners() {
+        let (w, h) = (3 * 8 + 2, 8 + 2);
+        let mut grid = random_grid(w, h, 1, 100);
+        // The corridor's navcells: row k + 1 from column 3k + 1 to 3k + 4.
+        let mut corridor = Vec::new();
+        for k in 0..8u16 {
+            for i in 3 * k + 1..=3 * k + 4 {
+                corridor.push(Navcell::new(i, k + 1));
+            }
+        }
+        for &cell in &corridor {
+            grid.set_passable(cell, CLASS, true);
+        }
+        let map = PassMap::build(&grid, CLASS);
+        let points: Vec<WorldPos> = corridor.iter().map(|&c| centre(c)).collect();
+        let centred = pull_centres(&map, &points);
+        let pulled = string_pull(&map, &points);
+        assert!(length(&pulled) < length(&centred));
+        let margin = i128::from(map.cell_size().to_bits()) >> MARGIN_SHIFT;
+        for w in pulled.windows(2) {
+            assert!(clear_with_margin(&map, w[0], w[1], margin));
+        }
+        // The taut string touches only the first riser's inner corner (4, 2) and the last one's
+        // (23, 8), each pulled a sixteenth of a navcell along the portal it ends: every riser
+        // between lies beside the straight line from one to the other.
+        let e = Fixed::ONE / 16;
+        let corner = |x: i32, z: Fixed| WorldPos::new(Fixed::from_num(x), z);
+        let expected = vec![points[0], corner(4, Fixed::from_num(2) - e), corner(23, Fixed::from_num(8) + e), points[points.len() - 1]];
+        assert_eq!(pulled, expected);
     }
 
     proptest! {
-        /// On random grids, the smoothed JPS path keeps its endpoints, uses only the centres of its
-        /// navcells in order, has only clear segments, and is never longer.
+        /// On random grids, the centre-based pull of a JPS path keeps its endpoints, uses only the
+        /// centres of its navcells in order, has only clear segments, and is never longer; the
+        /// pull through inset corners keeps the endpoints, is never longer than the centre-based
+        /// one, and when it differs from it every segment is clear with the margin.
         #[test]
         fn smoothed_paths_keep_path_navcells_in_order_are_clear_and_no_longer(seed in any::<u64>(), density in 0u64..35, si in 0u16..40, sj in 0u16..40, gi in 0u16..40, gj in 0u16..40) {
             let grid = random_grid(40, 40, seed, density);
@@ -214,36 +520,71 @@ mod tests {
             let outcome = find_path_jps(&map, &Accelerators::NONE, start, &Goal::navcell_center(gi, gj, Fixed::ONE), &SearchLimits::UNLIMITED, &mut scratch, &mut path);
             prop_assume!(outcome.status == PathStatus::Complete);
             let points: Vec<WorldPos> = path.waypoints().iter().map(|&c| centre(c)).collect();
-            let pulled = string_pull(&map, &points);
-            prop_assert_eq!(pulled.first(), points.first());
-            prop_assert_eq!(pulled.last(), points.last());
+            let centred = pull_centres(&map, &points);
+            prop_assert_eq!(centred.first(), points.first());
+            prop_assert_eq!(centred.last(), points.last());
             // Every kept point is a navcell centre of the grid path, in path order.
             let cells: Vec<WorldPos> = path.cells().iter().map(|&c| centre(c)).collect();
             let mut k = 0;
-            for p in &pulled {
+            for p in &centred {
                 let found = cells[k..].iter().position(|q| q == p);
                 prop_assert!(found.is_some(), "smoothed point not on the path in order");
                 k += found.unwrap_or(0);
             }
+            for w in centred.windows(2) {
+                prop_assert!(segment_clear(&map, w[0], w[1]));
+            }
+            prop_assert!(length(&centred) <= length(&points) + centred.len() as u128);
+            let pulled = string_pull(&map, &points);
+            prop_assert_eq!(pulled.first(), points.first());
+            prop_assert_eq!(pulled.last(), points.last());
+            prop_assert!(length(&pulled) <= length(&centred));
             for w in pulled.windows(2) {
                 prop_assert!(segment_clear(&map, w[0], w[1]));
             }
-            // Length, compared exactly: sum of floor square roots of raw squared lengths.
-            let len = |ps: &[WorldPos]| -> u128 {
-                ps.windows(2).map(|w| {
-                    let dx = i128::from(w[1].x.to_bits() - w[0].x.to_bits());
-                    let dz = i128::from(w[1].z.to_bits() - w[0].z.to_bits());
-                    let n = (dx * dx + dz * dz) as u128;
-                    // Floor square root by bisection (exact, integer only).
-                    let (mut lo, mut hi) = (0u128, 1u128 << 64);
-                    while lo < hi {
-                        let mid = (lo + hi).div_ceil(2);
-                        if mid * mid <= n { lo = mid } else { hi = mid - 1 }
-                    }
-                    lo
-                }).sum()
-            };
-            prop_assert!(len(&pulled) <= len(&points) + pulled.len() as u128);
+            if pulled != centred {
+                let margin = i128::from(map.cell_size().to_bits()) >> MARGIN_SHIFT;
+                for w in pulled.windows(2) {
+                    prop_assert!(clear_with_margin(&map, w[0], w[1], margin), "{:?} to {:?}", w[0], w[1]);
+                }
+            }
+        }
+
+        /// As the simulation plans: the first point is the unit's own position anywhere in its
+        /// navcell (then the path's turning points' centres after it); the pull keeps both ends,
+        /// every segment is clear, it is never longer than the centre-based pull, and when it
+        /// differs from it every segment is clear with the margin.
+        #[test]
+        fn pulls_from_a_point_off_the_centre_keep_their_ends_and_the_margin(seed in any::<u64>(), density in 0u64..35, si in 0u16..40, sj in 0u16..40, gi in 0u16..40, gj in 0u16..40, ox in 0i64..65536, oz in 0i64..65536) {
+            let grid = random_grid(40, 40, seed, density);
+            let map = PassMap::build(&grid, CLASS);
+            let (start, goal) = (Navcell::new(si, sj), Navcell::new(gi, gj));
+            prop_assume!(map.is_passable(start) && map.is_passable(goal));
+            let mut scratch = SearchScratch::new();
+            let mut path = Path::new();
+            let outcome = find_path_jps(&map, &Accelerators::NONE, start, &Goal::navcell_center(gi, gj, Fixed::ONE), &SearchLimits::UNLIMITED, &mut scratch, &mut path);
+            prop_assume!(outcome.status == PathStatus::Complete);
+            let from = WorldPos::new(Fixed::from_num(si) + Fixed::from_bits(ox), Fixed::from_num(sj) + Fixed::from_bits(oz));
+            let mut points = vec![from];
+            points.extend(path.waypoints().iter().skip(1).map(|&c| centre(c)));
+            // As `run_long`: by the own navcell's centre when the first segment is not clear.
+            if points.len() > 1 && !segment_clear(&map, from, points[1]) {
+                points.insert(1, centre(start));
+            }
+            let centred = pull_centres(&map, &points);
+            let pulled = string_pull(&map, &points);
+            prop_assert_eq!(pulled.first(), points.first());
+            prop_assert_eq!(pulled.last(), points.last());
+            prop_assert!(length(&pulled) <= length(&centred));
+            for w in pulled.windows(2) {
+                prop_assert!(segment_clear(&map, w[0], w[1]));
+            }
+            if pulled != centred {
+                let margin = i128::from(map.cell_size().to_bits()) >> MARGIN_SHIFT;
+                for w in pulled.windows(2) {
+                    prop_assert!(clear_with_margin(&map, w[0], w[1], margin), "{:?} to {:?}", w[0], w[1]);
+                }
+            }
         }
     }
 }
