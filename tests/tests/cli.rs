@@ -622,14 +622,14 @@ fn a_replay_of_rules_this_program_does_not_know_is_unusable_and_named() {
     let (code, _, err) = phalanx(&["run", &scenario, "--turns", "5", "--record", &path.display().to_string()]);
     assert_eq!(code, 0, "{err}");
     let mut replay = replay::format::Replay::read(&std::fs::read(&path).unwrap()[..]).unwrap();
-    assert_eq!(replay.header.rules, Some(("skirmish".to_owned(), 1)));
+    assert_eq!(replay.header.rules, Some(("skirmish".to_owned(), skirmish::VERSION)));
     replay.header.rules = Some(("skirmish".to_owned(), 9));
     // The header alone is enough: it is checked before any turn.
     let writer = replay::format::ReplayWriter::new(Vec::new(), replay.header.clone()).unwrap();
     std::fs::write(&path, writer.finish().unwrap()).unwrap();
     let (code, out, err) = phalanx(&["verify", &path.display().to_string()]);
     assert_eq!(code, 2, "{out}{err}");
-    assert!((out.clone() + &err).contains("ruleset skirmish version 9 is not known (this program has skirmish version 1)"), "{out}{err}");
+    assert!((out.clone() + &err).contains(&format!("ruleset skirmish version 9 is not known (this program has skirmish version {})", skirmish::VERSION)), "{out}{err}");
 }
 
 /// The battle scenario recorded for 60 turns with a keyframe every 10, with `plant` applied to the
