@@ -629,7 +629,11 @@ fn a_replay_of_rules_this_program_does_not_know_is_unusable_and_named() {
     std::fs::write(&path, writer.finish().unwrap()).unwrap();
     let (code, out, err) = phalanx(&["verify", &path.display().to_string()]);
     assert_eq!(code, 2, "{out}{err}");
-    assert!((out.clone() + &err).contains(&format!("ruleset skirmish version 9 is not known (this program has skirmish version {})", skirmish::VERSION)), "{out}{err}");
+    assert!(
+        (out.clone() + &err)
+            .contains(&format!("ruleset skirmish version 9 is not known (this program has skirmish version {})", skirmish::VERSION)),
+        "{out}{err}"
+    );
 }
 
 /// The battle scenario recorded for 60 turns with a keyframe every 10, with `plant` applied to the
