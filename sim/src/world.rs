@@ -439,7 +439,7 @@ impl World {
     /// benchmarks; the simulation itself never reads a clock).
     pub fn step_observed(&mut self, commands: &[Command], observe: &mut dyn FnMut(Phase)) -> TurnReport {
         let mut events = Vec::new();
-        self.waypoints.starts_this_turn = 0;
+        self.waypoints.start_turn();
         let mut ordered: Vec<&Command> = commands.iter().collect();
         ordered.sort_by_key(|c| c.order_key());
         let mut caused = Vec::with_capacity(ordered.len());
@@ -527,6 +527,9 @@ impl World {
     /// [`World::refresh_digest`], telling `observe` when the core's components are done
     /// ([`Phase::Hash`]) and then the game's ([`Phase::GameHash`]).
     fn refresh_digest_observed(&mut self, observe: &mut dyn FnMut(Phase)) {
+        if self.waypoints.take_changed() {
+            self.derived.waypoints_digest = self.waypoints.digest();
+        }
         if self.formations.take_changed() {
             self.derived.formations_digest = self.formations.digest();
         }
@@ -984,7 +987,7 @@ impl World {
             formations: self.formations.values().cloned().collect(),
             formation_requests: self.formations.requests(),
             next_formation: self.formations.next(),
-            waypoint_nets: self.waypoints.nets.values().map(|n| n.spec.clone()).collect(),
+            waypoint_nets: self.waypoints.nets().values().map(|n| n.spec.clone()).collect(),
             waypoint_tables: self.waypoints.stored_tables(),
             waypoint_routes: self.waypoints.stored_routes(),
             spawn_orders: &self.spawns.orders,

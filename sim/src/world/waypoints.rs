@@ -27,21 +27,167 @@ pub(crate) struct Net {
     pub(crate) graph: WaypointGraph,
 }
 
-/// The waypoint part of the world.
-#[derive(Debug, Default)]
-pub(crate) struct Waypoints {
-    /// By class.
-    pub(crate) nets: BTreeMap<PassClass, Net>,
-    /// By (player, class); entries in waypoint-id order.
-    pub(crate) tables: BTreeMap<(PlayerId, PassClass), PriorityTable>,
-    /// Workspace for builds, updates and routes (never state).
-    scratch: pathing::waypoints::WaypointScratch,
-    /// Routes planned from a new start in the current turn's commands; reset when a turn starts,
-    /// so never state between turns.
-    pub(crate) starts_this_turn: u32,
-    /// The units following a route (state): each one's goal and whether it was already re-routed.
-    /// An entry lives while the unit's last order is the point order to that goal.
-    pub(crate) routes: BTreeMap<EntityId, (WorldPos, bool)>,
+/// The waypoint part of the world, kept in its own module so that every change to its state goes
+/// through a method that notes it ([`Waypoints::take_changed`]; docs/decisions.md, "The stores note
+/// every change; the digest refresh alone marks digests").
+pub(crate) use store::Waypoints;
+
+mod store {
+    use std::collections::BTreeMap;
+
+    use pathing::waypoints::{PriorityTable, WaypointGraph, WaypointScratch};
+    use pathing::{PassClass, WorldPos};
+
+    use super::Net;
+    use crate::command::PlayerId;
+    use crate::ids::EntityId;
+
+    /// The nets, the priority tables and the units on routes (state), the graphs and a workspace
+    /// (derived, never noted).
+    #[derive(Debug, Default)]
+    pub(crate) struct Waypoints {
+        /// By class.
+        nets: BTreeMap<PassClass, Net>,
+        /// By (player, class); entries in waypoint-id order.
+        tables: BTreeMap<(PlayerId, PassClass), PriorityTable>,
+        /// Workspace for builds, updates and routes (never state).
+        scratch: WaypointScratch,
+        /// Routes planned from a new start in the current turn's commands; reset when a turn
+        /// starts, so never state between turns.
+        starts_this_turn: u32,
+        /// The units following a route (state): each one's goal and whether it was already
+        /// re-routed. An entry lives while the unit's last order is the point order to that goal.
+        routes: BTreeMap<EntityId, (WorldPos, bool)>,
+        /// Whether the state changed since [`Waypoints::take_changed`] last said so.
+        changed: bool,
+    }
+
+    /// What [`Waypoints::route_parts`] lends a route search: the nets and tables to read, the
+    /// workspace and the turn's count of route starts to change.
+    pub(crate) struct RouteParts<'a> {
+        pub(crate) nets: &'a BTreeMap<PassClass, Net>,
+        pub(crate) tables: &'a BTreeMap<(PlayerId, PassClass), PriorityTable>,
+        pub(crate) scratch: &'a mut WaypointScratch,
+        pub(crate) starts_this_turn: &'a mut u32,
+    }
+
+    impl Waypoints {
+        /// Whether the state changed since the last call (and forgets it).
+        pub(crate) fn take_changed(&mut self) -> bool {
+            std::mem::take(&mut self.changed)
+        }
+
+        /// The nets, by class.
+        pub(crate) fn nets(&self) -> &BTreeMap<PassClass, Net> {
+            &self.nets
+        }
+
+        /// Sets (`Some`) or removes (`None`) the net of a class, and drops the class's tables.
+        pub(crate) fn replace_net(&mut self, class: PassClass, net: Option<Net>) {
+            match net {
+                Some(net) => {
+                    self.nets.insert(class, net);
+                }
+                None => {
+                    self.nets.remove(&class);
+                }
+            }
+            self.tables.retain(|&(_, c), _| c != class);
+            self.changed = true;
+        }
+
+        /// Every graph, to bring up to date with the grid (derived: not a change of state), and
+        /// the workspace.
+        pub(crate) fn graphs_mut(&mut self) -> (impl Iterator<Item = &mut WaypointGraph>, &mut WaypointScratch) {
+            (self.nets.values_mut().map(|n| &mut n.graph), &mut self.scratch)
+        }
+
+        /// The workspace.
+        pub(crate) fn scratch_mut(&mut self) -> &mut WaypointScratch {
+            &mut self.scratch
+        }
+
+        /// The priority tables, by (player, class).
+        pub(crate) fn tables(&self) -> &BTreeMap<(PlayerId, PassClass), PriorityTable> {
+            &self.tables
+        }
+
+        /// A player's table for a class, made by `make` if it has none, to change.
+        pub(crate) fn table_mut(&mut self, key: (PlayerId, PassClass), make: impl FnOnce() -> PriorityTable) -> &mut PriorityTable {
+            self.changed = true;
+            self.tables.entry(key).or_insert_with(make)
+        }
+
+        /// The units on routes.
+        pub(crate) fn routes(&self) -> &BTreeMap<EntityId, (WorldPos, bool)> {
+            &self.routes
+        }
+
+        /// Puts a unit on a route to `goal` (`rerouted`: whether it was routed again already).
+        pub(crate) fn set_route(&mut self, unit: EntityId, goal: WorldPos, rerouted: bool) {
+            self.routes.insert(unit, (goal, rerouted));
+            self.changed = true;
+        }
+
+        /// Takes a unit off its route, if it is on one.
+        pub(crate) fn clear_route(&mut self, unit: EntityId) {
+            if self.routes.remove(&unit).is_some() {
+                self.changed = true;
+            }
+        }
+
+        /// Keeps the routes `keep` accepts; a change only when one is dropped.
+        pub(crate) fn retain_routes(&mut self, keep: impl FnMut(&EntityId, &mut (WorldPos, bool)) -> bool) {
+            let before = self.routes.len();
+            self.routes.retain(keep);
+            if self.routes.len() != before {
+                self.changed = true;
+            }
+        }
+
+        /// A new turn: no route started yet.
+        pub(crate) fn start_turn(&mut self) {
+            self.starts_this_turn = 0;
+        }
+
+        /// Routes started this turn.
+        pub(crate) fn starts_this_turn(&self) -> u32 {
+            self.starts_this_turn
+        }
+
+        /// What a route search reads and writes (nothing it changes is state).
+        pub(crate) fn route_parts(&mut self) -> RouteParts<'_> {
+            RouteParts { nets: &self.nets, tables: &self.tables, scratch: &mut self.scratch, starts_this_turn: &mut self.starts_this_turn }
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn changes_are_noted_and_reads_and_derived_data_are_not() {
+            let mut w = Waypoints::default();
+            assert!(!w.take_changed(), "a new store has nothing to note");
+            let unit = EntityId { index: 3, generation: 0 };
+            w.set_route(unit, WorldPos::from_int(4, 5), false);
+            assert!(w.take_changed());
+            assert!(!w.take_changed(), "taken once");
+            w.retain_routes(|_, _| true);
+            w.clear_route(EntityId { index: 9, generation: 0 });
+            let _ = (w.routes(), w.nets(), w.tables(), w.starts_this_turn());
+            let _ = w.graphs_mut();
+            let _ = w.scratch_mut();
+            w.start_turn();
+            assert!(!w.take_changed(), "keeping every route, clearing none, reading and the workspace change nothing");
+            w.retain_routes(|_, _| false);
+            assert!(w.take_changed(), "a dropped route is a change");
+            w.replace_net(PassClass::of(0), None);
+            assert!(w.take_changed());
+            let _ = w.table_mut((PlayerId(1), PassClass::of(0)), || PriorityTable::neutral(2));
+            assert!(w.take_changed());
+        }
+    }
 }
 
 /// What the snapshot stores of a unit following a route: the unit, its goal, re-routed already.
@@ -53,17 +199,17 @@ pub(crate) type StoredTable = (PlayerId, PassClass, Vec<WaypointPriority>);
 impl Waypoints {
     /// The digest of the `waypoints` component: the nets and the tables, in key order.
     pub(crate) fn digest(&self) -> Digest {
-        let nets: Vec<&WaypointNet> = self.nets.values().map(|n| &n.spec).collect();
+        let nets: Vec<&WaypointNet> = self.nets().values().map(|n| &n.spec).collect();
         let tables: Vec<StoredTable> = self.stored_tables();
         state_hash::digest("waypoints", &(nets, tables, self.stored_routes()))
     }
 
     pub(crate) fn stored_routes(&self) -> Vec<StoredRoute> {
-        self.routes.iter().map(|(&unit, &(goal, rerouted))| (unit, goal, rerouted)).collect()
+        self.routes().iter().map(|(&unit, &(goal, rerouted))| (unit, goal, rerouted)).collect()
     }
 
     pub(crate) fn stored_tables(&self) -> Vec<StoredTable> {
-        self.tables.iter().map(|(&(player, class), t)| (player, class, t.entries().to_vec())).collect()
+        self.tables().iter().map(|(&(player, class), t)| (player, class, t.entries().to_vec())).collect()
     }
 }
 
@@ -88,20 +234,18 @@ impl World {
         self.sync_grid();
         let class = self.movement_class(net.class)?;
         if net.points.is_empty() {
-            self.waypoints.nets.remove(&net.class);
+            self.waypoints.replace_net(net.class, None);
         } else {
             let graph = self.build_graph(class, &net)?;
-            self.waypoints.nets.insert(net.class, Net { spec: net.clone(), graph });
+            self.waypoints.replace_net(net.class, Some(Net { spec: net.clone(), graph }));
         }
-        self.waypoints.tables.retain(|&(_, c), _| c != net.class);
-        self.derived.waypoints_digest = self.waypoints.digest();
         Ok(())
     }
 
     /// The waypoints of a class's network that no other waypoint reaches (no edge of the graph
     /// joins them to another), by increasing index; empty when the class has no network.
     pub fn isolated_waypoints(&self, class: PassClass) -> Vec<u32> {
-        let Some(net) = self.waypoints.nets.get(&class) else { return Vec::new() };
+        let Some(net) = self.waypoints.nets().get(&class) else { return Vec::new() };
         (0..net.graph.n_waypoints()).filter(|&w| net.graph.neighbors(WaypointId(w)).next().is_none()).collect()
     }
 
@@ -118,17 +262,17 @@ impl World {
 
     /// The waypoint network of a class, if it has one.
     pub fn waypoint_net(&self, class: PassClass) -> Option<&WaypointNet> {
-        self.waypoints.nets.get(&class).map(|n| &n.spec)
+        self.waypoints.nets().get(&class).map(|n| &n.spec)
     }
 
     /// The graph of a class's waypoint network (derived from the net and the grid), if it has one.
     pub fn waypoint_graph(&self, class: PassClass) -> Option<&WaypointGraph> {
-        self.waypoints.nets.get(&class).map(|n| &n.graph)
+        self.waypoints.nets().get(&class).map(|n| &n.graph)
     }
 
     /// A player's priority table for a class, if it set one.
     pub fn waypoint_priorities(&self, player: PlayerId, class: PassClass) -> Option<&PriorityTable> {
-        self.waypoints.tables.get(&(player, class))
+        self.waypoints.tables().get(&(player, class))
     }
 
     /// The class index as a movement class of this world.
@@ -155,7 +299,7 @@ impl World {
         let cells: Vec<Navcell> = net.points.iter().map(|p| grid_navcell(self.nav.grid(), *p)).collect();
         let params = GraphParams { range, max_pairs: (PAIRS_PER_WAYPOINT * net.points.len() as u32).min(MAX_NET_PAIRS) };
         let nav = self.nav.class_nav(class).ok_or(RejectReason::BadClass)?;
-        WaypointGraph::build(nav, cells, &params, &mut self.waypoints.scratch).map_err(|e| match e {
+        WaypointGraph::build(nav, cells, &params, self.waypoints.scratch_mut()).map_err(|e| match e {
             WaypointError::TooManyPairs { limit } => RejectReason::WaypointsTooDense { max_pairs: limit },
             WaypointError::OffGrid { waypoint, .. } => RejectReason::WaypointOffMap { waypoint: waypoint.0 },
             // The counts and the range were checked against the tighter limits of a net above.
@@ -170,10 +314,10 @@ impl World {
         if rects.is_empty() {
             return;
         }
-        let Waypoints { nets, scratch, .. } = &mut self.waypoints;
-        for net in nets.values_mut() {
-            if let Some(nav) = self.nav.class_nav(net.graph.class()) {
-                net.graph.update(nav, rects, scratch);
+        let (graphs, scratch) = self.waypoints.graphs_mut();
+        for graph in graphs {
+            if let Some(nav) = self.nav.class_nav(graph.class()) {
+                graph.update(nav, rects, scratch);
             }
         }
     }
@@ -186,18 +330,17 @@ impl World {
         reset: bool,
         entries: &[PriorityEntry],
     ) -> Result<(), RejectReason> {
-        let n = self.waypoints.nets.get(&class).ok_or(RejectReason::NoWaypointNet(class))?.spec.points.len();
+        let n = self.waypoints.nets().get(&class).ok_or(RejectReason::NoWaypointNet(class))?.spec.points.len();
         if entries.len() > MAX_NET_WAYPOINTS || entries.iter().any(|e| e.waypoint as usize >= n) {
             return Err(RejectReason::OutOfRange);
         }
-        let table = self.waypoints.tables.entry((player, class)).or_insert_with(|| PriorityTable::neutral(n as u32));
+        let table = self.waypoints.table_mut((player, class), || PriorityTable::neutral(n as u32));
         if reset {
             *table = PriorityTable::neutral(n as u32);
         }
         for e in entries {
             table.set(WaypointId(e.waypoint), e.priority);
         }
-        self.derived.waypoints_digest = self.waypoints.digest();
         Ok(())
     }
 
@@ -235,7 +378,7 @@ impl World {
             let route = match routes.get(&key) {
                 Some(route) => route.clone(),
                 None => {
-                    let route = if self.waypoints.starts_this_turn < ROUTE_STARTS_PER_TURN {
+                    let route = if self.waypoints.starts_this_turn() < ROUTE_STARTS_PER_TURN {
                         self.route_for(player, class, from, goal, &mut last_cache)
                     } else {
                         Vec::new()
@@ -255,13 +398,12 @@ impl World {
         for (id, orders, waypoints) in planned {
             self.give_orders(id, &orders, queue);
             if waypoints > 0 {
-                self.waypoints.routes.insert(id, (goal, false));
+                self.waypoints.set_route(id, goal, false);
             } else {
-                self.waypoints.routes.remove(&id);
+                self.waypoints.clear_route(id);
             }
             events.push(Event::WaypointRoute { unit: id, waypoints });
         }
-        self.derived.waypoints_digest = self.waypoints.digest();
         Ok(())
     }
 
@@ -271,7 +413,7 @@ impl World {
     /// the second time, or when no route applies, it moves locally to its goal. Each reports
     /// [`Event::WaypointReroute`]. Then the entries of units no longer on their route are dropped.
     pub(super) fn follow_up_routes(&mut self, events: &mut Vec<Event>) {
-        if self.waypoints.routes.is_empty() {
+        if self.waypoints.routes().is_empty() {
             return;
         }
         let mut seen = crate::lookup::LookupSet::with_capacity(0);
@@ -281,11 +423,11 @@ impl World {
                 Event::Failed { unit, .. } | Event::PathPartial { unit } => Some(*unit),
                 _ => None,
             })
-            .filter(|id| self.waypoints.routes.contains_key(id) && seen.insert(*id))
+            .filter(|id| self.waypoints.routes().contains_key(id) && seen.insert(*id))
             .collect();
         let mut last_cache = BTreeMap::new();
         for id in failed {
-            let (goal, rerouted) = self.waypoints.routes[&id];
+            let (goal, rerouted) = self.waypoints.routes()[&id];
             let Some(unit) = self.unit(id) else { continue };
             // A unit that gave up has no orders left; one whose path stops short of a waypoint
             // still has that leg first and the goal last.
@@ -294,7 +436,7 @@ impl World {
                 continue;
             }
             let (player, class, from) = (unit.owner, unit.class, unit.pos);
-            let route = if !rerouted && self.waypoints.starts_this_turn < ROUTE_STARTS_PER_TURN {
+            let route = if !rerouted && self.waypoints.starts_this_turn() < ROUTE_STARTS_PER_TURN {
                 self.route_for(player, class, from, goal, &mut last_cache)
             } else {
                 Vec::new()
@@ -303,15 +445,14 @@ impl World {
             orders.push(GoalSpec::Point(goal));
             self.give_orders(id, &orders, false);
             if route.is_empty() {
-                self.waypoints.routes.remove(&id);
+                self.waypoints.clear_route(id);
             } else {
-                self.waypoints.routes.insert(id, (goal, true));
+                self.waypoints.set_route(id, goal, true);
             }
             events.push(Event::WaypointReroute { unit: id, waypoints: route.len() as u32 });
         }
         let units = &self.units;
-        self.waypoints.routes.retain(|id, (goal, _)| units.get(*id).is_some_and(|u| u.orders.last() == Some(&GoalSpec::Point(*goal))));
-        self.derived.waypoints_digest = self.waypoints.digest();
+        self.waypoints.retain_routes(|id, (goal, _)| units.get(*id).is_some_and(|u| u.orders.last() == Some(&GoalSpec::Point(*goal))));
     }
 
     /// The centres of the waypoints of the route a unit of `class` takes from `from` to `goal`,
@@ -324,7 +465,7 @@ impl World {
         goal: WorldPos,
         last_cache: &mut BTreeMap<PassClass, Option<WaypointReach>>,
     ) -> Vec<WorldPos> {
-        let Waypoints { nets, tables, scratch, starts_this_turn, .. } = &mut self.waypoints;
+        let store::RouteParts { nets, tables, scratch, starts_this_turn } = self.waypoints.route_parts();
         let Some(net) = nets.get(&class) else { return Vec::new() };
         let graph = &net.graph;
         let Some(nav) = self.nav.class_nav(graph.class()) else { return Vec::new() };
@@ -375,12 +516,12 @@ impl World {
         }
         let mut last: Option<(PlayerId, PassClass)> = None;
         for (player, class, entries) in tables {
-            let n = self.waypoints.nets.get(&class).map(|n| n.spec.points.len());
+            let n = self.waypoints.nets().get(&class).map(|n| n.spec.points.len());
             if last.is_some_and(|k| k >= (player, class)) || n != Some(entries.len()) || player.0 > self.settings.players {
                 return Err(format!("waypoint priorities of player {player}, class {class}: out of order, or not one per waypoint"));
             }
             last = Some((player, class));
-            self.waypoints.tables.insert((player, class), PriorityTable::new(entries));
+            *self.waypoints.table_mut((player, class), || PriorityTable::neutral(0)) = PriorityTable::new(entries);
         }
         let mut last: Option<EntityId> = None;
         for (unit, goal, rerouted) in routes {
@@ -389,22 +530,21 @@ impl World {
                 return Err(format!("waypoint route of unit {unit}: out of order, or the unit is not on its way to the route's goal"));
             }
             last = Some(unit);
-            self.waypoints.routes.insert(unit, (goal, rerouted));
+            self.waypoints.set_route(unit, goal, rerouted);
         }
-        self.derived.waypoints_digest = self.waypoints.digest();
         Ok(())
     }
 
     /// The waypoint invariants: each graph belongs to its net (class, waypoint count) and each
     /// table has one entry per waypoint of its class's net.
     pub(super) fn check_waypoints(&self) -> Result<(), String> {
-        for (&class, net) in &self.waypoints.nets {
+        for (&class, net) in self.waypoints.nets() {
             if net.spec.class != class || net.graph.class() != class || net.graph.n_waypoints() as usize != net.spec.points.len() {
                 return Err(format!("the waypoint graph of class {class} does not belong to its net"));
             }
         }
-        for (&(player, class), table) in &self.waypoints.tables {
-            if self.waypoints.nets.get(&class).is_none_or(|n| n.spec.points.len() != table.len()) {
+        for (&(player, class), table) in self.waypoints.tables() {
+            if self.waypoints.nets().get(&class).is_none_or(|n| n.spec.points.len() != table.len()) {
                 return Err(format!("the waypoint priorities of player {player}, class {class} do not match the class's net"));
             }
         }
