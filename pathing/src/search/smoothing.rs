@@ -504,6 +504,24 @@ mod tests {
         assert_eq!(pulled, expected);
     }
 
+    /// What every pull must be against the centre-based one: both ends kept, never longer, every
+    /// segment clear, and clear with the margin when it differs.
+    fn check_pull(map: &PassMap, points: &[WorldPos], centred: &[WorldPos], pulled: &[WorldPos]) -> Result<(), TestCaseError> {
+        prop_assert_eq!(pulled.first(), points.first());
+        prop_assert_eq!(pulled.last(), points.last());
+        prop_assert!(length(pulled) <= length(centred));
+        for w in pulled.windows(2) {
+            prop_assert!(segment_clear(map, w[0], w[1]));
+        }
+        if pulled != centred {
+            let margin = i128::from(map.cell_size().to_bits()) >> MARGIN_SHIFT;
+            for w in pulled.windows(2) {
+                prop_assert!(clear_with_margin(map, w[0], w[1], margin), "{:?} to {:?}", w[0], w[1]);
+            }
+        }
+        Ok(())
+    }
+
     proptest! {
         /// On random grids, the centre-based pull of a JPS path keeps its endpoints, uses only the
         /// centres of its navcells in order, has only clear segments, and is never longer; the
@@ -536,18 +554,7 @@ mod tests {
             }
             prop_assert!(length(&centred) <= length(&points) + centred.len() as u128);
             let pulled = string_pull(&map, &points);
-            prop_assert_eq!(pulled.first(), points.first());
-            prop_assert_eq!(pulled.last(), points.last());
-            prop_assert!(length(&pulled) <= length(&centred));
-            for w in pulled.windows(2) {
-                prop_assert!(segment_clear(&map, w[0], w[1]));
-            }
-            if pulled != centred {
-                let margin = i128::from(map.cell_size().to_bits()) >> MARGIN_SHIFT;
-                for w in pulled.windows(2) {
-                    prop_assert!(clear_with_margin(&map, w[0], w[1], margin), "{:?} to {:?}", w[0], w[1]);
-                }
-            }
+            check_pull(&map, &points, &centred, &pulled)?;
         }
 
         /// As the simulation plans: the first point is the unit's own position anywhere in its
@@ -573,18 +580,7 @@ mod tests {
             }
             let centred = pull_centres(&map, &points);
             let pulled = string_pull(&map, &points);
-            prop_assert_eq!(pulled.first(), points.first());
-            prop_assert_eq!(pulled.last(), points.last());
-            prop_assert!(length(&pulled) <= length(&centred));
-            for w in pulled.windows(2) {
-                prop_assert!(segment_clear(&map, w[0], w[1]));
-            }
-            if pulled != centred {
-                let margin = i128::from(map.cell_size().to_bits()) >> MARGIN_SHIFT;
-                for w in pulled.windows(2) {
-                    prop_assert!(clear_with_margin(&map, w[0], w[1], margin), "{:?} to {:?}", w[0], w[1]);
-                }
-            }
+            check_pull(&map, &points, &centred, &pulled)?;
         }
     }
 }
