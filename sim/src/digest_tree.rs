@@ -77,6 +77,9 @@ pub struct DigestTree {
     leaves: Vec<Digest>,
     /// The root of `leaves`, empty while dirty. A `OnceLock` rather than a `Cell` keeps the tree `Sync`.
     root: OnceLock<Digest>,
+    /// The hasher of the root's context, made at the first root, so each root after it saves
+    /// hashing the context again (a format and two blake3 compressions).
+    root_hasher: OnceLock<blake3::Hasher>,
 }
 
 impl PartialEq for DigestTree {
@@ -91,7 +94,7 @@ impl DigestTree {
     /// A tree of `n_leaves` all-zero leaves (clamped to [`MAX_LEAVES`]) for a component.
     pub fn new(component: impl Into<Cow<'static, str>>, n_leaves: u32) -> Self {
         let n = n_leaves.min(MAX_LEAVES) as usize;
-        Self { component: component.into(), leaves: vec![[0; 32]; n], root: OnceLock::new() }
+        Self { component: component.into(), leaves: vec![[0; 32]; n], root: OnceLock::new(), root_hasher: OnceLock::new() }
     }
 
     /// The component name, part of every context of this tree.
@@ -142,7 +145,7 @@ impl DigestTree {
     /// and the leaves in order. Cached until a leaf changes.
     pub fn root(&self) -> Digest {
         *self.root.get_or_init(|| {
-            let mut h = hasher(format_args!("{} tree", self.component));
+            let mut h = self.root_hasher.get_or_init(|| hasher(format_args!("{} tree", self.component))).clone();
             h.update(&self.n_leaves().to_le_bytes());
             // One update over all leaves lets blake3 hash whole 1 KiB chunks in parallel lanes.
             h.update(self.leaves.as_flattened());

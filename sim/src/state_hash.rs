@@ -1,11 +1,15 @@
 //! The canonical encoding of simulation state and the blake3 digests built on it.
 //!
-//! State is encoded with bincode 2 in fixed-width little-endian form ([`CONFIG`]), so the bytes, and
-//! therefore the hashes, are the same on every platform. Each component is hashed under its own
+//! State is encoded in bincode 2's fixed-width little-endian form ([`CONFIG`]), so the bytes, and
+//! therefore the hashes, are the same on every platform; `encoder` writes those bytes itself,
+//! faster than bincode's serde path, and bincode decodes them. Each component is hashed under its own
 //! blake3 derive-key context that names the component and the format version, so a change of format
 //! changes every hash by construction, and two components with equal bytes never collide.
 
 use serde::Serialize;
+
+mod encoder;
+use encoder::{HashSink, encode_to};
 
 /// The bincode configuration of all hashed and serialized state.
 pub const CONFIG: bincode::config::Configuration<bincode::config::LittleEndian, bincode::config::Fixint> =
@@ -27,7 +31,7 @@ pub const FORMAT_VERSION: u32 = 1;
 /// Never for the state types of this crate (they have no maps with non-string keys and no
 /// unsupported serde attributes); a type that bincode cannot encode is a programming error.
 pub fn encode<T: Serialize>(value: &T) -> Vec<u8> {
-    bincode::serde::encode_to_vec(value, CONFIG).expect("state types are bincode-encodable")
+    encode_to::<_, _, false>(value, Vec::new()).expect("state types are bincode-encodable")
 }
 
 /// Streams the canonical bytes of a value into a hasher (the same bytes as [`encode`], without
@@ -36,11 +40,7 @@ pub fn encode<T: Serialize>(value: &T) -> Vec<u8> {
 /// # Panics
 /// As [`encode`].
 pub fn encode_into<T: Serialize>(value: &T, hasher: &mut blake3::Hasher) {
-    use std::io::Write;
-    // bincode writes field by field; a buffer turns that into a few large hasher updates.
-    let mut buffered = std::io::BufWriter::with_capacity(16 * 1024, hasher);
-    bincode::serde::encode_into_std_write(value, &mut buffered, CONFIG).expect("state types are bincode-encodable");
-    buffered.flush().expect("hashing cannot fail");
+    encode_to::<_, _, false>(value, HashSink::new(hasher)).expect("state types are bincode-encodable").finish();
 }
 
 /// Appends the canonical bytes of a value to `out` (the same bytes as [`encode`], into a buffer
@@ -49,7 +49,8 @@ pub fn encode_into<T: Serialize>(value: &T, hasher: &mut blake3::Hasher) {
 /// # Panics
 /// As [`encode`].
 pub fn encode_into_vec<T: Serialize>(value: &T, out: &mut Vec<u8>) {
-    bincode::serde::encode_into_std_write(value, out, CONFIG).expect("state types are bincode-encodable");
+    let mut encoder = encoder::Encoder::<_, false> { sink: out };
+    value.serialize(&mut encoder).expect("state types are bincode-encodable");
 }
 
 /// Appends the [`COMPACT`] bytes of a value to `out`.
@@ -57,18 +58,15 @@ pub fn encode_into_vec<T: Serialize>(value: &T, out: &mut Vec<u8>) {
 /// # Panics
 /// As [`encode`].
 pub fn encode_compact_into_vec<T: Serialize>(value: &T, out: &mut Vec<u8>) {
-    bincode::serde::encode_into_std_write(value, out, COMPACT).expect("state types are bincode-encodable");
+    let mut encoder = encoder::Encoder::<_, true> { sink: out };
+    value.serialize(&mut encoder).expect("state types are bincode-encodable");
 }
 
 /// [`digest`] over the [`COMPACT`] bytes of a value (the game's state).
 pub fn compact_digest<T: Serialize>(component: &str, value: &T) -> [u8; 32] {
-    use std::io::Write;
     let context = format!("phalanx state v{FORMAT_VERSION} {component}");
     let mut hasher = blake3::Hasher::new_derive_key(&context);
-    let mut buffered = std::io::BufWriter::with_capacity(16 * 1024, &mut hasher);
-    bincode::serde::encode_into_std_write(value, &mut buffered, COMPACT).expect("state types are bincode-encodable");
-    buffered.flush().expect("hashing cannot fail");
-    drop(buffered);
+    encode_to::<_, _, true>(value, HashSink::new(&mut hasher)).expect("state types are bincode-encodable").finish();
     *hasher.finalize().as_bytes()
 }
 

@@ -228,6 +228,10 @@ pub(crate) struct GameState<R: Rules> {
     objects: BTreeMap<ObstructionId, R::Object>,
     /// Digests of `objects` in ranges of 64 obstruction ids, as `unit_digests` of entity slots.
     object_digests: RangeDigests,
+    /// Per object, its canonical bytes last hashed, as `unit_bytes` of units.
+    object_bytes: BTreeMap<ObstructionId, Vec<u8>>,
+    /// The objects written, set or removed since the last digest (repeats allowed).
+    objects_touched: Vec<ObstructionId>,
     players_digest: Digest,
     state_digest: Digest,
     players_dirty: bool,
@@ -254,6 +258,8 @@ impl<R: Rules> GameState<R> {
             scratch: Vec::new(),
             objects: BTreeMap::new(),
             object_digests: RangeDigests::new(component(R::NAME, "objects")),
+            object_bytes: BTreeMap::new(),
+            objects_touched: Vec::new(),
             players_digest: [0; 32],
             state_digest: [0; 32],
             players_dirty: true,
@@ -280,7 +286,7 @@ impl<R: Rules> GameState<R> {
             if game.objects.insert(id, object).is_some() {
                 return Err(format!("{}.objects {id}: stored twice", R::NAME));
             }
-            game.object_digests.mark(id.0);
+            game.objects_touched.push(id);
         }
         game.mark_every_slot(world.unit_slots().len());
         game.synced_ids = Some(world.id_epoch());
@@ -315,6 +321,13 @@ impl<R: Rules> GameState<R> {
                 // A range never hashed gets its digest even if all its slots stay empty.
                 self.unit_digests.mark(slot as u32);
             }
+        }
+    }
+
+    /// Notes an object written, set or removed, for the next digest.
+    fn touch_object(&mut self, id: ObstructionId) {
+        if self.objects_touched.last() != Some(&id) {
+            self.objects_touched.push(id);
         }
     }
 
@@ -531,12 +544,48 @@ impl<R: Rules> DynGame for GameState<R> {
             let digest = range_digest_from(&self.names.unit_ranges, range, &bytes);
             self.unit_digests.set_range(range, digest);
         }
-        for range in self.object_digests.take_dirty() {
-            let Some(ids) = range_indices(range) else { continue };
-            let list: Vec<(&ObstructionId, &R::Object)> =
-                self.objects.range(ObstructionId(*ids.start())..=ObstructionId(*ids.end())).collect();
+        let mut ids = std::mem::take(&mut self.objects_touched);
+        ids.sort_unstable();
+        ids.dedup();
+        for id in ids.drain(..) {
             bytes.clear();
-            encode_compact_into_vec(&list, &mut bytes);
+            let changed = match self.objects.get(&id) {
+                Some(object) => {
+                    encode_compact_into_vec(object, &mut bytes);
+                    match self.object_bytes.entry(id) {
+                        std::collections::btree_map::Entry::Vacant(e) => {
+                            e.insert(bytes.clone());
+                            true
+                        }
+                        std::collections::btree_map::Entry::Occupied(mut e) => {
+                            let kept = e.get_mut();
+                            let changed = *kept != bytes;
+                            if changed {
+                                kept.clear();
+                                kept.extend_from_slice(&bytes);
+                            }
+                            changed
+                        }
+                    }
+                }
+                None => self.object_bytes.remove(&id).is_some(),
+            };
+            if changed {
+                self.object_digests.mark(id.0);
+            }
+        }
+        self.objects_touched = ids;
+        for range in self.object_digests.take_dirty() {
+            // The compact encoding of the range's list of `(id, object)`, from the kept bytes, as
+            // for units.
+            let Some(ids) = range_indices(range) else { continue };
+            let entries = self.object_bytes.range(ObstructionId(*ids.start())..=ObstructionId(*ids.end()));
+            bytes.clear();
+            encode_compact_into_vec(&(entries.clone().count() as u64), &mut bytes);
+            for (id, kept) in entries {
+                encode_compact_into_vec(id, &mut bytes);
+                bytes.extend_from_slice(kept);
+            }
             let digest = range_digest_from(&self.names.object_ranges, range, &bytes);
             self.object_digests.set_range(range, digest);
         }
@@ -578,9 +627,7 @@ impl<R: Rules> DynGame for GameState<R> {
         copy.players = self.players.clone();
         copy.state = self.state.clone();
         copy.objects = self.objects.clone();
-        for id in copy.objects.keys() {
-            copy.object_digests.mark(id.0);
-        }
+        copy.objects_touched = copy.objects.keys().copied().collect();
         // Never synced with the fresh world, whose id epoch starts again at 0.
         copy.synced_ids = None;
         Box::new(copy)
@@ -803,9 +850,11 @@ impl<'a, R: Rules> Ctx<'a, R> {
 
     /// The game's state of an obstruction, to change.
     pub fn object_mut(&mut self, id: ObstructionId) -> Option<&mut R::Object> {
-        let object = self.game.objects.get_mut(&id)?;
-        self.game.object_digests.mark(id.0);
-        Some(object)
+        if !self.game.objects.contains_key(&id) {
+            return None;
+        }
+        self.game.touch_object(id);
+        self.game.objects.get_mut(&id)
     }
 
     /// Every object the game keeps, by ascending obstruction id.
@@ -827,14 +876,14 @@ impl<'a, R: Rules> Ctx<'a, R> {
         if !self.world.nav().obstructions().contains_key(&id) {
             return Err(ObjectRefusal::NoObstruction(id));
         }
-        self.game.object_digests.mark(id.0);
+        self.game.touch_object(id);
         Ok(self.game.objects.insert(id, object))
     }
 
     /// Drops the game's state of an obstruction (whether or not the obstruction still exists).
     pub fn remove_object(&mut self, id: ObstructionId) -> Option<R::Object> {
         let object = self.game.objects.remove(&id)?;
-        self.game.object_digests.mark(id.0);
+        self.game.touch_object(id);
         Some(object)
     }
 
