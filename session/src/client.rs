@@ -27,6 +27,40 @@ pub trait Brain {
     fn before_step(&mut self, _world: &mut World, _turn: u32) {}
 }
 
+/// What a peer keeps of each turn not yet agreed: its digest tree leaves and its snapshot, so that
+/// a desync can be studied at the turn it happened, whatever was stepped since.
+#[derive(Debug, Default)]
+pub(crate) struct Recorder {
+    turns: VecDeque<(u32, Vec<DigestReport>, Vec<u8>)>,
+}
+
+impl Recorder {
+    /// Keeps the world after `turn`; at most [`RING_TURNS`] turns are kept.
+    pub(crate) fn record(&mut self, turn: u32, world: &World) {
+        self.turns.push_back((turn, world.digest_reports(), world.save()));
+        if self.turns.len() > RING_TURNS as usize {
+            self.turns.pop_front();
+        }
+    }
+
+    /// Forgets the turns before `agreed`.
+    pub(crate) fn agreed(&mut self, agreed: u32) {
+        while self.turns.front().is_some_and(|(t, _, _)| *t < agreed) {
+            self.turns.pop_front();
+        }
+    }
+
+    /// The leaves after `turn`, if kept.
+    pub(crate) fn digests(&self, turn: u32) -> Option<&Vec<DigestReport>> {
+        self.turns.iter().find(|(t, _, _)| *t == turn).map(|(_, d, _)| d)
+    }
+
+    /// The snapshot after `turn`, if kept.
+    pub(crate) fn snapshot(&self, turn: u32) -> Option<&Vec<u8>> {
+        self.turns.iter().find(|(t, _, _)| *t == turn).map(|(_, _, s)| s)
+    }
+}
+
 /// A brain that never commands: an idle seat.
 pub struct Idle;
 
@@ -93,8 +127,7 @@ pub struct ClientCore {
     next: u32,
     delay: Option<u32>,
     hashes: Vec<Digest>,
-    ring: VecDeque<(u32, Vec<DigestReport>)>,
-    snapshot_wanted: Option<u32>,
+    recorder: Recorder,
     ended: Option<(u32, bool)>,
     closed: bool,
     last_step_ms: u64,
@@ -113,8 +146,7 @@ impl ClientCore {
             next: 0,
             delay: None,
             hashes: Vec::new(),
-            ring: VecDeque::new(),
-            snapshot_wanted: None,
+            recorder: Recorder::default(),
             ended: None,
             closed: false,
             last_step_ms: 0,
@@ -198,7 +230,8 @@ impl ClientCore {
     fn on_message(&mut self, msg: HostMsg) {
         match msg {
             HostMsg::Welcome { version, seat, scenario, start_hash } => self.welcome(version, seat, &scenario, start_hash),
-            HostMsg::Turn { turn, delay, commands } => {
+            HostMsg::Turn { turn, delay, agreed, commands } => {
+                self.recorder.agreed(agreed.min(self.next));
                 if self.delay != Some(delay) {
                     if self.delay.is_some() {
                         self.events.push(ClientEvent::DelayChanged { turn, delay });
@@ -215,12 +248,12 @@ impl ClientCore {
             }
             HostMsg::Ping { id } => self.send(ClientMsg::Pong { id }),
             HostMsg::AskDigests { turn } => {
-                let reports = self.ring.iter().find(|(t, _)| *t == turn).map(|(_, r)| r.clone()).unwrap_or_default();
+                let reports = self.recorder.digests(turn).cloned().unwrap_or_default();
                 self.send(ClientMsg::Digests { turn, reports });
             }
             HostMsg::AskSnapshot { turn } => {
-                self.snapshot_wanted = Some(turn);
-                self.answer_snapshot();
+                let bytes = self.recorder.snapshot(turn).cloned().unwrap_or_default();
+                self.send(ClientMsg::Snapshot { turn, bytes });
             }
             HostMsg::Dropped { seat } => self.events.push(ClientEvent::Dropped { seat }),
             HostMsg::End { turns, in_sync } => {
@@ -257,10 +290,7 @@ impl ClientCore {
             };
             brain.before_step(world, self.next);
             let report = world.step(&commands);
-            self.ring.push_back((self.next, world.digest_reports()));
-            if self.ring.len() > RING_TURNS as usize {
-                self.ring.pop_front();
-            }
+            self.recorder.record(self.next, world);
             let orders = if self.ended.is_some() { Vec::new() } else { brain.think(world, &report) };
             self.hashes.push(report.hash);
             self.last_step_ms = now;
@@ -269,22 +299,6 @@ impl ClientCore {
                 self.send(ClientMsg::Commands { orders: chunk.to_vec() });
             }
             self.next += 1;
-            self.answer_snapshot();
-        }
-    }
-
-    fn answer_snapshot(&mut self) {
-        let Some(turn) = self.snapshot_wanted else { return };
-        if self.next > turn + 1 {
-            // Stepped past it: the host stops closing turns on a desync, so this is a host fault.
-            self.snapshot_wanted = None;
-            self.send(ClientMsg::Snapshot { turn, bytes: Vec::new() });
-        } else if self.next == turn + 1
-            && let Some(world) = &self.world
-        {
-            let bytes = world.save();
-            self.snapshot_wanted = None;
-            self.send(ClientMsg::Snapshot { turn, bytes });
         }
     }
 }

@@ -6,12 +6,14 @@
 //! the events to log ([`HostCore::take_output`]). It runs the game's world itself, as a dedicated
 //! server, so it has a hash of its own for every turn, the game's replay and a snapshot to give.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use std::fmt;
 
 use replay::format::ReplayWriter;
 use replay::scenario::{Scenario, ScriptRunner};
-use sim::digest_tree::{Digest, DigestReport};
+use sim::digest_tree::Digest;
+
+use crate::client::Recorder;
 use sim::{Command, PlayerId, World};
 
 pub mod desync;
@@ -32,7 +34,7 @@ pub const MAX_FRAMES_PER_TURN: u32 = 256;
 /// The first `seq` of the commands the host stamps for a player, clear of the scenario script's
 /// (which count from 0) and of its bots' (from `BOT_SEQ_BASE`, 2³⁰).
 pub const CLIENT_SEQ_BASE: u32 = 1 << 29;
-/// Turns of digest tree leaves every peer keeps, to answer a desync's questions.
+/// The most turns of digest tree leaves and snapshots a peer keeps while they are not agreed.
 pub const RING_TURNS: u32 = 64;
 
 /// How the input delay is chosen.
@@ -244,8 +246,8 @@ pub struct HostCore<'s> {
     history: Vec<Vec<Command>>,
     /// The host's hash after every closed turn.
     hashes: Vec<Digest>,
-    /// The host's digest tree leaves of its last [`RING_TURNS`] turns.
-    ring: VecDeque<(u32, Vec<DigestReport>)>,
+    /// The host's leaves and snapshots of the turns not yet agreed.
+    recorder: Recorder,
     /// Turns `0..compared` had equal hashes on every peer still playing.
     compared: u32,
     in_sync: bool,
@@ -297,7 +299,7 @@ impl<'s> HostCore<'s> {
             pending: BTreeMap::new(),
             history: Vec::new(),
             hashes: Vec::new(),
-            ring: VecDeque::new(),
+            recorder: Recorder::default(),
             compared: 0,
             in_sync: true,
             locating: None,
@@ -632,7 +634,8 @@ impl<'s> HostCore<'s> {
             let mut commands = self.script.turn_commands(&self.world);
             commands.extend(self.pending.remove(&turn).unwrap_or_default());
             commands.sort_by_key(Command::order_key);
-            self.broadcast(&HostMsg::Turn { turn, delay: self.delay, commands: commands.clone() });
+            self.broadcast(&HostMsg::Turn { turn, delay: self.delay, agreed: self.compared, commands: commands.clone() });
+            self.recorder.agreed(self.compared);
             if let Some(w) = self.replay.as_mut().filter(|w| w.keyframe_due(&self.world)) {
                 // Recording into memory cannot fail.
                 let _ = w.keyframe(&self.world);
@@ -643,10 +646,7 @@ impl<'s> HostCore<'s> {
                 let _ = w.turn(&commands, &report);
             }
             self.hashes.push(report.hash);
-            self.ring.push_back((turn, self.world.digest_reports()));
-            if self.ring.len() > RING_TURNS as usize {
-                self.ring.pop_front();
-            }
+            self.recorder.record(turn, &self.world);
             self.history.push(commands);
             self.closed_at.push(now);
             self.closed += 1;

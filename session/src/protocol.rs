@@ -101,6 +101,8 @@ pub enum HostMsg {
         turn: u32,
         /// The input delay in force from this turn on, in turns.
         delay: u32,
+        /// Turns `0..agreed` had equal hashes everywhere: a peer may forget what it kept of them.
+        agreed: u32,
         /// The commands, in `(turn, player, seq)` order.
         commands: Vec<Command>,
     },
@@ -114,7 +116,7 @@ pub enum HostMsg {
         /// The turn.
         turn: u32,
     },
-    /// The host wants the client's world after a turn.
+    /// The host wants the client's world after a turn (kept since, as the turn was not agreed).
     AskSnapshot {
         /// The turn.
         turn: u32,

@@ -23,7 +23,7 @@ fn host_messages() -> Vec<HostMsg> {
     let command = Command { turn: 5, player: PlayerId(1), seq: 0, kind: CommandKind::Remove { units: Vec::new() } };
     vec![
         HostMsg::Welcome { version: PROTOCOL_VERSION, seat: 1, scenario: "{}".to_owned(), start_hash: [5; 32] },
-        HostMsg::Turn { turn: 5, delay: 2, commands: vec![command] },
+        HostMsg::Turn { turn: 5, delay: 2, agreed: 3, commands: vec![command] },
         HostMsg::Ping { id: 1 },
         HostMsg::AskDigests { turn: 3 },
         HostMsg::AskSnapshot { turn: 4 },

@@ -1,13 +1,11 @@
 //! Locating a desync across peers: the host gathers the disagreeing peers' digest tree leaves and
-//! snapshots, names the turn, component, entity and field, and writes files `phalanx diff` opens.
+//! snapshots of the diverging turn, names the turn, component, entity and field, and writes files
+//! `phalanx diff` opens.
 //!
-//! On a hash mismatch after turn `t` the host stops closing turns, so every peer ends on the same
-//! last turn `s`. It asks every peer still playing for its digest tree leaves after `t` (each peer
-//! keeps its last [`crate::host::RING_TURNS`] turns of them) and for its snapshot after `s`. The
-//! leaves locate the divergence with `sim::digest_tree::locate_reports`, as `phalanx verify` does;
-//! the snapshots name the entity and field (`replay::diff`). A snapshot is taken after `s` rather
-//! than `t` because a peer learns of the mismatch only after it has stepped on, and re-stepping
-//! from an older state would not reproduce a fault that is not in the commands.
+//! Every peer keeps its leaves and snapshot of each turn not yet agreed (`client::Recorder`), so
+//! on a hash mismatch after turn `t` the host stops closing turns and asks every peer still playing
+//! for those of `t`. The leaves locate the divergence with `sim::digest_tree::locate_reports`, as
+//! `phalanx verify` does; the snapshots name the entity and field (`replay::diff`).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -23,7 +21,6 @@ use crate::protocol::HostMsg;
 #[derive(Debug)]
 pub(super) struct Locating {
     turn: u32,
-    snapshot_turn: u32,
     votes: Vec<(u8, Digest)>,
     reference: Digest,
     digests: BTreeMap<u8, Vec<DigestReport>>,
@@ -36,8 +33,6 @@ pub(super) struct Locating {
 pub struct DesyncReport {
     /// The first turn after which the hashes differed.
     pub turn: u32,
-    /// The turn after which the snapshots were taken (the game's last).
-    pub snapshot_turn: u32,
     /// Every compared hash after `turn`: seat (0 for the host) and hash.
     pub hashes: Vec<(u8, Digest)>,
     /// The seat each difference is measured from: one on the majority's side (the host when it is).
@@ -46,7 +41,7 @@ pub struct DesyncReport {
     pub divergences: Vec<(u8, Vec<Divergence>)>,
     /// Per differing seat, the differing fields of the snapshots against the reference's.
     pub fields: Vec<(u8, Vec<FieldDiff>)>,
-    /// Every peer's snapshot after `snapshot_turn` that arrived.
+    /// Every peer's snapshot after `turn` that arrived (seat 0 is the host).
     pub snapshots: Vec<(u8, Vec<u8>)>,
     /// The host's replay.
     pub replay: Option<Vec<u8>>,
@@ -66,7 +61,7 @@ impl DesyncReport {
     pub fn text(&self) -> String {
         let mut s = String::new();
         let name = |seat: u8| if seat == 0 { "host".to_owned() } else { format!("seat {seat}") };
-        let _ = writeln!(s, "desync after turn {} (snapshots after turn {})", self.turn, self.snapshot_turn);
+        let _ = writeln!(s, "desync after turn {}", self.turn);
         for (seat, hash) in &self.hashes {
             let _ = writeln!(s, "hash of {}: {}", name(*seat), hex(hash));
         }
@@ -119,26 +114,22 @@ impl HostCore<'_> {
     /// and snapshot.
     pub(super) fn begin_locating(&mut self, turn: u32, reference: Digest, votes: Vec<(u8, Digest)>, now: u64) {
         self.phase = Phase::Locating;
-        let snapshot_turn = self.closed - 1;
-        let mut digests = BTreeMap::new();
-        if let Some((_, reports)) = self.ring.iter().find(|(t, _)| *t == turn) {
-            digests.insert(0, reports.clone());
-        }
-        let snapshots = BTreeMap::from([(0, self.world.save())]);
+        let digests = self.recorder.digests(turn).map(|d| (0, d.clone())).into_iter().collect();
+        let snapshots = self.recorder.snapshot(turn).map(|s| (0, s.clone())).into_iter().collect();
         self.broadcast(&HostMsg::AskDigests { turn });
-        self.broadcast(&HostMsg::AskSnapshot { turn: snapshot_turn });
+        self.broadcast(&HostMsg::AskSnapshot { turn });
         let deadline = now + self.config.drop_after_ms;
-        self.locating = Some(Locating { turn, snapshot_turn, votes, reference, digests, snapshots, deadline });
+        self.locating = Some(Locating { turn, votes, reference, digests, snapshots, deadline });
     }
 
     pub(super) fn on_digests(&mut self, seat: u8, turn: u32, reports: Vec<DigestReport>) {
-        if let Some(l) = self.locating.as_mut().filter(|l| l.turn == turn) {
+        if let Some(l) = self.locating.as_mut().filter(|l| l.turn == turn && !reports.is_empty()) {
             l.digests.insert(seat, reports);
         }
     }
 
     pub(super) fn on_snapshot(&mut self, seat: u8, turn: u32, bytes: Vec<u8>) {
-        if let Some(l) = self.locating.as_mut().filter(|l| l.snapshot_turn == turn) {
+        if let Some(l) = self.locating.as_mut().filter(|l| l.turn == turn && !bytes.is_empty()) {
             l.snapshots.insert(seat, bytes);
         }
     }
@@ -168,7 +159,6 @@ impl HostCore<'_> {
         }
         self.report = Some(DesyncReport {
             turn: l.turn,
-            snapshot_turn: l.snapshot_turn,
             hashes: l.votes,
             reference,
             divergences,
