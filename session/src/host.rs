@@ -366,7 +366,8 @@ impl<'s> HostCore<'s> {
         {
             let s = &mut self.seats[usize::from(seat - 1)];
             s.conn = None;
-            if !s.gone {
+            // Before the start the seat is only free again; after it, its player is gone.
+            if !s.gone && self.phase != Phase::Lobby {
                 s.gone = true;
                 s.hashes.clear();
                 self.out.events.push(HostEvent::Left { seat });

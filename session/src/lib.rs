@@ -12,6 +12,7 @@ pub mod host;
 pub mod mem;
 pub mod mover;
 pub mod protocol;
+pub mod tcp;
 
 pub use client::{Brain, ClientCore, ClientEvent};
 pub use host::desync::DesyncReport;
