@@ -22,6 +22,7 @@ const CRATES: &[(&str, &str, &[&str])] = &[
     ("sim", "sim/src", &["sim/src"]),
     ("skirmish", "skirmish", &["skirmish/src", "skirmish/tests"]),
     ("replay", "replay/src", &["replay/src"]),
+    ("session", "session", &["session/src", "session/tests"]),
     ("fuzz", "fuzz", &["fuzz/src"]),
     ("examples", "examples", &["examples/src", "examples/tests"]),
     ("tests", "tests", &["tests/src", "tests/tests"]),

@@ -1,0 +1,304 @@
+//! A client's state machine: it claims a seat, builds the world from the host's scenario, steps
+//! each turn once it holds the turn's command set, reports its hashes, sends its player's commands
+//! and answers the host's questions about a desync.
+//!
+//! [`ClientCore`] does no I/O and reads no clock: the caller feeds it frames and the time in
+//! milliseconds, and takes back frames to send and events to log. A [`Brain`] plays the seat.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::fmt;
+
+use replay::scenario::Scenario;
+use sim::digest_tree::{Digest, DigestReport};
+use sim::{Command, PlayerId, TurnReport, World};
+
+use crate::host::RING_TURNS;
+use crate::protocol::{ClientMsg, HostMsg, Link, MAX_COMMANDS_PER_TURN, Order, PROTOCOL_VERSION, Token};
+
+/// The most turns a client holds ahead of the one it steps next; a host sending more is closed.
+pub const MAX_HELD_TURNS: usize = 4096;
+
+/// Whoever plays a seat: reads the world after each turn and gives the seat's commands.
+pub trait Brain {
+    /// The commands to send after the world stepped the turn of `report`.
+    fn think(&mut self, world: &World, report: &TurnReport) -> Vec<Order>;
+
+    /// Called with the world just before it steps `turn`: a test hook that may perturb it.
+    fn before_step(&mut self, _world: &mut World, _turn: u32) {}
+}
+
+/// What a peer keeps of each turn not yet agreed: its digest tree leaves and its snapshot, so that
+/// a desync can be studied at the turn it happened, whatever was stepped since.
+#[derive(Debug, Default)]
+pub(crate) struct Recorder {
+    turns: VecDeque<(u32, Vec<DigestReport>, Vec<u8>)>,
+}
+
+impl Recorder {
+    /// Keeps the world after `turn`; at most [`RING_TURNS`] turns are kept.
+    pub(crate) fn record(&mut self, turn: u32, world: &World) {
+        self.turns.push_back((turn, world.digest_reports(), world.save()));
+        if self.turns.len() > RING_TURNS as usize {
+            self.turns.pop_front();
+        }
+    }
+
+    /// Forgets the turns before `agreed`.
+    pub(crate) fn agreed(&mut self, agreed: u32) {
+        while self.turns.front().is_some_and(|(t, _, _)| *t < agreed) {
+            self.turns.pop_front();
+        }
+    }
+
+    /// The leaves after `turn`, if kept.
+    pub(crate) fn digests(&self, turn: u32) -> Option<&Vec<DigestReport>> {
+        self.turns.iter().find(|(t, _, _)| *t == turn).map(|(_, d, _)| d)
+    }
+
+    /// The snapshot after `turn`, if kept.
+    pub(crate) fn snapshot(&self, turn: u32) -> Option<&Vec<u8>> {
+        self.turns.iter().find(|(t, _, _)| *t == turn).map(|(_, _, s)| s)
+    }
+}
+
+/// A brain that never commands: an idle seat.
+pub struct Idle;
+
+impl Brain for Idle {
+    fn think(&mut self, _world: &World, _report: &TurnReport) -> Vec<Order> {
+        Vec::new()
+    }
+}
+
+/// Something the client saw, for its log: one line each ([`fmt::Display`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ClientEvent {
+    /// The host granted the seat and the world is built.
+    Welcomed {
+        /// The seat.
+        seat: u8,
+    },
+    /// The input delay changed from this turn on.
+    DelayChanged {
+        /// The turn.
+        turn: u32,
+        /// The new delay, in turns.
+        delay: u32,
+    },
+    /// The host dropped a seat.
+    Dropped {
+        /// The seat.
+        seat: u8,
+    },
+    /// The game is over.
+    Ended {
+        /// Turns played.
+        turns: u32,
+        /// Whether the host saw every hash agree.
+        in_sync: bool,
+    },
+    /// The connection is finished: the host said goodbye, or the client found the host at fault.
+    Closed {
+        /// Why.
+        reason: String,
+    },
+}
+
+impl fmt::Display for ClientEvent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Welcomed { seat } => write!(f, "joined: playing seat {seat}"),
+            Self::DelayChanged { turn, delay } => write!(f, "delay changed: {delay} turns from turn {turn}"),
+            Self::Dropped { seat } => write!(f, "left: seat {seat} was dropped, its units stay idle"),
+            Self::Ended { turns, in_sync } => write!(f, "ended after {turns} turns, {}", if *in_sync { "in sync" } else { "DESYNC" }),
+            Self::Closed { reason } => write!(f, "closed: {reason}"),
+        }
+    }
+}
+
+/// A client.
+pub struct ClientCore {
+    seat: u8,
+    link: Link<HostMsg>,
+    world: Option<World>,
+    /// Turns received and not yet stepped: turn → commands.
+    held: BTreeMap<u32, Vec<Command>>,
+    /// The next turn to step.
+    next: u32,
+    delay: Option<u32>,
+    hashes: Vec<Digest>,
+    recorder: Recorder,
+    ended: Option<(u32, bool)>,
+    closed: bool,
+    last_step_ms: u64,
+    frames: Vec<Vec<u8>>,
+    events: Vec<ClientEvent>,
+}
+
+impl ClientCore {
+    /// A client for `seat` with its token; its first frame, `Hello`, is ready at once.
+    pub fn new(seat: u8, token: Token) -> Self {
+        let mut client = Self {
+            seat,
+            link: Link::default(),
+            world: None,
+            held: BTreeMap::new(),
+            next: 0,
+            delay: None,
+            hashes: Vec::new(),
+            recorder: Recorder::default(),
+            ended: None,
+            closed: false,
+            last_step_ms: 0,
+            frames: Vec::new(),
+            events: Vec::new(),
+        };
+        client.send(ClientMsg::Hello { version: PROTOCOL_VERSION, seat, token });
+        client
+    }
+
+    /// The frames to send, in order.
+    pub fn take_frames(&mut self) -> Vec<Vec<u8>> {
+        std::mem::take(&mut self.frames)
+    }
+
+    /// The events since the last call.
+    pub fn take_events(&mut self) -> Vec<ClientEvent> {
+        std::mem::take(&mut self.events)
+    }
+
+    /// The hash after every turn stepped.
+    pub fn hashes(&self) -> &[Digest] {
+        &self.hashes
+    }
+
+    /// The world, once welcomed.
+    pub fn world(&self) -> Option<&World> {
+        self.world.as_ref()
+    }
+
+    /// The game's end as the host announced it: turns played and whether they were in sync.
+    pub fn ended(&self) -> Option<(u32, bool)> {
+        self.ended
+    }
+
+    /// Whether the connection is finished (closed by the host, or the host misbehaved).
+    pub fn is_closed(&self) -> bool {
+        self.closed
+    }
+
+    /// How long the client has waited for its next turn (ms since its last step).
+    pub fn waiting_ms(&self, now: u64) -> u64 {
+        now.saturating_sub(self.last_step_ms)
+    }
+
+    /// The seat this client plays.
+    pub fn seat(&self) -> u8 {
+        self.seat
+    }
+
+    /// The seat's player.
+    pub fn player(&self) -> PlayerId {
+        PlayerId(self.seat)
+    }
+
+    fn send(&mut self, msg: ClientMsg) {
+        if !self.closed {
+            let frame = self.link.encode(msg);
+            self.frames.push(frame);
+        }
+    }
+
+    fn fail(&mut self, reason: String) {
+        if !self.closed {
+            self.closed = true;
+            self.events.push(ClientEvent::Closed { reason });
+        }
+    }
+
+    /// A frame from the host. Turns it completes are stepped by [`ClientCore::step_ready`].
+    pub fn on_frame(&mut self, bytes: &[u8]) {
+        if self.closed {
+            return;
+        }
+        match self.link.accept(bytes) {
+            Ok(msgs) => msgs.into_iter().for_each(|m| self.on_message(m)),
+            Err(e) => self.fail(format!("from the host: {e}")),
+        }
+    }
+
+    fn on_message(&mut self, msg: HostMsg) {
+        match msg {
+            HostMsg::Welcome { version, seat, scenario, start_hash } => self.welcome(version, seat, &scenario, start_hash),
+            HostMsg::Turn { turn, delay, agreed, commands } => {
+                self.recorder.agreed(agreed.min(self.next));
+                if self.delay != Some(delay) {
+                    if self.delay.is_some() {
+                        self.events.push(ClientEvent::DelayChanged { turn, delay });
+                    }
+                    self.delay = Some(delay);
+                }
+                // A copy of a turn already held or stepped changes nothing.
+                if turn >= self.next {
+                    self.held.entry(turn).or_insert(commands);
+                }
+                if self.held.len() > MAX_HELD_TURNS {
+                    self.fail(format!("the host sent more than {MAX_HELD_TURNS} turns ahead"));
+                }
+            }
+            HostMsg::Ping { id } => self.send(ClientMsg::Pong { id }),
+            HostMsg::AskDigests { turn } => {
+                let reports = self.recorder.digests(turn).cloned().unwrap_or_default();
+                self.send(ClientMsg::Digests { turn, reports });
+            }
+            HostMsg::AskSnapshot { turn } => {
+                let bytes = self.recorder.snapshot(turn).cloned().unwrap_or_default();
+                self.send(ClientMsg::Snapshot { turn, bytes });
+            }
+            HostMsg::Dropped { seat } => self.events.push(ClientEvent::Dropped { seat }),
+            HostMsg::End { turns, in_sync } => {
+                self.ended = Some((turns, in_sync));
+                self.events.push(ClientEvent::Ended { turns, in_sync });
+            }
+            HostMsg::Bye { reason } => self.fail(format!("the host closed the connection: {reason}")),
+        }
+    }
+
+    fn welcome(&mut self, version: u32, seat: u8, scenario: &str, start_hash: Digest) {
+        if version != PROTOCOL_VERSION || seat != self.seat || self.world.is_some() {
+            return self.fail(format!("unexpected welcome: version {version}, seat {seat}"));
+        }
+        let world = Scenario::parse(scenario, "host", &mut |f| Err(format!("no file {f} over the network"))).map_err(|e| e.to_string());
+        match world.and_then(|s| s.world().map_err(|e| e.to_string())) {
+            Ok(world) if world.state_hash() == start_hash => {
+                self.world = Some(world);
+                self.events.push(ClientEvent::Welcomed { seat });
+            }
+            Ok(_) => self.fail("the host's scenario builds another world here".to_owned()),
+            Err(e) => self.fail(format!("the host's scenario: {e}")),
+        }
+    }
+
+    /// Steps every turn whose command set is held, in order: after each, reports the hash and
+    /// sends the brain's commands.
+    pub fn step_ready(&mut self, now: u64, brain: &mut dyn Brain) {
+        while !self.closed
+            && let Some(commands) = self.held.remove(&self.next)
+        {
+            let Some(world) = self.world.as_mut() else {
+                return self.fail("a turn before the welcome".to_owned());
+            };
+            brain.before_step(world, self.next);
+            let report = world.step(&commands);
+            self.recorder.record(self.next, world);
+            let orders = if self.ended.is_some() { Vec::new() } else { brain.think(world, &report) };
+            self.hashes.push(report.hash);
+            self.last_step_ms = now;
+            self.send(ClientMsg::Hash { turn: self.next, hash: report.hash });
+            for chunk in orders.chunks(MAX_COMMANDS_PER_TURN) {
+                self.send(ClientMsg::Commands { orders: chunk.to_vec() });
+            }
+            self.next += 1;
+        }
+    }
+}

@@ -1,0 +1,704 @@
+//! The host's state machine: seats, the turn clock, command stamping and relay, the adaptive input
+//! delay, hash comparison and dropping a peer that lags.
+//!
+//! [`HostCore`] does no I/O and reads no clock: the caller feeds it connections, frames and the
+//! time in milliseconds (`now`), and takes back the frames to send, the connections to close and
+//! the events to log ([`HostCore::take_output`]). It runs the game's world itself, as a dedicated
+//! server, so it has a hash of its own for every turn, the game's replay and a snapshot to give.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use replay::format::ReplayWriter;
+use replay::scenario::{Scenario, ScriptRunner};
+use sim::digest_tree::Digest;
+
+use crate::client::Recorder;
+use sim::{Command, PlayerId, World};
+
+pub mod desync;
+
+use crate::protocol::{ClientMsg, HostMsg, Link, MAX_COMMANDS_PER_TURN, Order, PROTOCOL_VERSION, Token};
+
+/// A connection, as the transport numbers it.
+pub type ConnId = u32;
+
+/// The smallest input delay, in turns.
+pub const MIN_DELAY: u32 = 1;
+/// The largest input delay, in turns.
+pub const MAX_DELAY: u32 = 10;
+/// Turns in a row the measured delay must be lower before the delay comes down by one.
+pub const LOWER_AFTER: u32 = 8;
+/// The most frames a connection may send within one turn's time; more is a flood and closes it.
+pub const MAX_FRAMES_PER_TURN: u32 = 256;
+/// The first `seq` of the commands the host stamps for a player, clear of the scenario script's
+/// (which count from 0) and of its bots' (from `BOT_SEQ_BASE`, 2³⁰).
+pub const CLIENT_SEQ_BASE: u32 = 1 << 29;
+/// The most turns of digest tree leaves and snapshots a peer keeps while they are not agreed.
+pub const RING_TURNS: u32 = 64;
+
+/// How the input delay is chosen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Delay {
+    /// Always this many turns (clamped to [`MIN_DELAY`]..=[`MAX_DELAY`]).
+    Fixed(u32),
+    /// From the measured round-trip times: see [`target_delay`].
+    Auto,
+}
+
+/// What a host needs besides the scenario.
+#[derive(Clone, Debug)]
+pub struct HostConfig {
+    /// One token per seat, seat 1 first; the number of seats is the number of tokens.
+    pub tokens: Vec<Token>,
+    /// Turns to play.
+    pub turns: u32,
+    /// Milliseconds per turn.
+    pub turn_ms: u32,
+    /// The input delay.
+    pub delay: Delay,
+    /// A peer whose hash for a closed turn is missing for longer than this is dropped.
+    pub drop_after_ms: u64,
+    /// How many turns the host closes ahead of the slowest peer's last hash before it waits.
+    pub max_lead: u32,
+    /// A keyframe every this many turns in the host's replay; 0 for no replay.
+    pub keyframe_every: u32,
+}
+
+/// Something the host did or refused, for its log: one line each ([`fmt::Display`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HostEvent {
+    /// A connection took a seat.
+    Joined {
+        /// The connection.
+        conn: ConnId,
+        /// The seat.
+        seat: u8,
+    },
+    /// Every seat is taken: turn 0 is under way.
+    Started {
+        /// The input delay at the start.
+        delay: u32,
+    },
+    /// A connection was closed by the host, and why.
+    Closed {
+        /// The connection.
+        conn: ConnId,
+        /// Why.
+        reason: String,
+    },
+    /// A seat's connection went away; its units stay, idle.
+    Left {
+        /// The seat.
+        seat: u8,
+    },
+    /// A seat lagged too long and was dropped; its units stay, idle.
+    Dropped {
+        /// The seat.
+        seat: u8,
+        /// The first turn it had not stepped.
+        behind_at: u32,
+    },
+    /// A command was refused and never applied.
+    Refused {
+        /// The seat that sent it.
+        seat: u8,
+        /// The player it named.
+        player: PlayerId,
+        /// Why.
+        reason: &'static str,
+    },
+    /// The input delay changed from this turn on.
+    DelayChanged {
+        /// The first turn with the new delay.
+        turn: u32,
+        /// The new delay, in turns.
+        delay: u32,
+    },
+    /// The peers' hashes differed after a turn.
+    Desync {
+        /// The turn.
+        turn: u32,
+        /// The seats whose hash differed from the majority's (0 for the host's own world).
+        seats: Vec<u8>,
+    },
+    /// The game is over.
+    Ended {
+        /// Turns played.
+        turns: u32,
+        /// The host's hash after the last turn.
+        final_hash: Digest,
+        /// Whether every compared hash agreed.
+        in_sync: bool,
+    },
+}
+
+impl fmt::Display for HostEvent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Joined { conn, seat } => write!(f, "joined: connection {conn} plays seat {seat}"),
+            Self::Started { delay } => write!(f, "started: every seat taken, input delay {delay} turns"),
+            Self::Closed { conn, reason } => write!(f, "closed connection {conn}: {reason}"),
+            Self::Left { seat } => write!(f, "left: seat {seat} disconnected, its units stay idle"),
+            Self::Dropped { seat, behind_at } => {
+                write!(f, "dropped: seat {seat} had not stepped turn {behind_at} in time, its units stay idle")
+            }
+            Self::Refused { seat, player, reason } => write!(f, "refused a command of seat {seat} for player {}: {reason}", player.0),
+            Self::DelayChanged { turn, delay } => write!(f, "delay changed: {delay} turns from turn {turn}"),
+            Self::Desync { turn, seats } => write!(f, "desync after turn {turn}: seats {seats:?} differ from the majority (0 is the host)"),
+            Self::Ended { turns, final_hash, in_sync } => {
+                write!(f, "ended after {turns} turns, final hash {}, {}", hex(final_hash), if *in_sync { "in sync" } else { "DESYNC" })
+            }
+        }
+    }
+}
+
+/// Lower-case hexadecimal of bytes.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// What the host wants done after a call: frames to send, connections to close, events to log.
+#[derive(Debug, Default)]
+pub struct HostOutput {
+    /// Frame payloads to send, in order, per connection.
+    pub frames: Vec<(ConnId, Vec<u8>)>,
+    /// Connections to close after sending their frames.
+    pub close: Vec<ConnId>,
+    /// What happened.
+    pub events: Vec<HostEvent>,
+}
+
+/// The input delay that covers the worst seat's round trip plus four deviations, in whole turns,
+/// plus one turn, clamped to [`MIN_DELAY`]..=[`MAX_DELAY`]. `rtts` holds each seat's smoothed
+/// round-trip time and deviation in milliseconds.
+pub fn target_delay(rtts: impl Iterator<Item = (u64, u64)>, turn_ms: u32) -> u32 {
+    let worst = rtts.map(|(srtt, var)| srtt + 4 * var).max().unwrap_or(0);
+    let turns = worst.div_ceil(u64::from(turn_ms.max(1)));
+    u32::try_from(turns.saturating_add(1)).unwrap_or(MAX_DELAY).clamp(MIN_DELAY, MAX_DELAY)
+}
+
+/// A seat's state.
+#[derive(Debug, Default)]
+struct Seat {
+    conn: Option<ConnId>,
+    /// Left or dropped: never waited for again, its hashes no longer compared.
+    gone: bool,
+    /// Turns it reported a hash for (it stepped turns `0..hashed`).
+    hashed: u32,
+    /// Its hashes not yet compared, by turn.
+    hashes: BTreeMap<u32, Digest>,
+    /// Smoothed round-trip time and its mean deviation (ms), once measured.
+    rtt: Option<(u64, u64)>,
+    /// Pings sent and not answered: id → sent at.
+    pings: BTreeMap<u32, u64>,
+}
+
+/// A connection's state.
+#[derive(Debug, Default)]
+struct Conn {
+    link: Link<ClientMsg>,
+    seat: Option<u8>,
+    /// Frames received since the last turn boundary.
+    frames: u32,
+}
+
+/// Where the game is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    /// Waiting for every seat.
+    Lobby,
+    /// Turns are closing.
+    Running,
+    /// A hash mismatch stopped the game; answers are being gathered.
+    Locating,
+    /// The game is over.
+    Over,
+}
+
+/// The host, for a scenario it borrows.
+pub struct HostCore<'s> {
+    config: HostConfig,
+    scenario_text: String,
+    start_hash: Digest,
+    world: World,
+    /// The scenario's own commands (its script and bots), which the host adds to each turn.
+    script: ScriptRunner<'s>,
+    replay: Option<ReplayWriter<Vec<u8>>>,
+    replay_done: Option<Vec<u8>>,
+    phase: Phase,
+    conns: BTreeMap<ConnId, Conn>,
+    seats: Vec<Seat>,
+    /// The host's turn: commands received now apply on `current + delay`.
+    current: u32,
+    delay: u32,
+    /// Turns in a row the target delay was below `delay`.
+    lower_streak: u32,
+    /// Turns `0..closed` are closed: sent and stepped by the host.
+    closed: u32,
+    /// When each turn was closed (ms).
+    closed_at: Vec<u64>,
+    next_boundary: u64,
+    next_ping: u32,
+    /// Commands stamped for turns not yet closed.
+    pending: BTreeMap<u32, Vec<Command>>,
+    /// Every closed turn's commands: the game's command stream.
+    history: Vec<Vec<Command>>,
+    /// The host's hash after every closed turn.
+    hashes: Vec<Digest>,
+    /// The host's leaves and snapshots of the turns not yet agreed.
+    recorder: Recorder,
+    /// Turns `0..compared` had equal hashes on every peer still playing.
+    compared: u32,
+    in_sync: bool,
+    locating: Option<desync::Locating>,
+    report: Option<desync::DesyncReport>,
+    out: HostOutput,
+}
+
+impl<'s> HostCore<'s> {
+    /// A host for a game of `scenario`.
+    ///
+    /// # Errors
+    /// When the scenario's world cannot be built, the configuration has no seat or more seats than
+    /// the scenario's players, or the replay cannot be started.
+    pub fn new(scenario: &'s Scenario, config: HostConfig) -> Result<Self, String> {
+        let mut world = scenario.world().map_err(|e| e.to_string())?;
+        let players = world.settings().players;
+        if config.tokens.is_empty() || config.tokens.len() > usize::from(players) {
+            return Err(format!("{} seats for a scenario of {players} players", config.tokens.len()));
+        }
+        let replay = if config.keyframe_every > 0 {
+            let header = replay::record::header_for(scenario, &mut world, config.keyframe_every);
+            Some(ReplayWriter::new(Vec::new(), header).map_err(|e| e.to_string())?)
+        } else {
+            None
+        };
+        let delay = match config.delay {
+            Delay::Fixed(d) => d.clamp(MIN_DELAY, MAX_DELAY),
+            Delay::Auto => MIN_DELAY + 1,
+        };
+        let seats = config.tokens.iter().map(|_| Seat::default()).collect();
+        Ok(Self {
+            scenario_text: scenario.canonical_text().to_owned(),
+            start_hash: world.state_hash(),
+            world,
+            script: scenario.script(),
+            replay,
+            replay_done: None,
+            phase: Phase::Lobby,
+            conns: BTreeMap::new(),
+            seats,
+            current: 0,
+            delay,
+            lower_streak: 0,
+            closed: 0,
+            closed_at: Vec::new(),
+            next_boundary: 0,
+            next_ping: 0,
+            pending: BTreeMap::new(),
+            history: Vec::new(),
+            hashes: Vec::new(),
+            recorder: Recorder::default(),
+            compared: 0,
+            in_sync: true,
+            locating: None,
+            report: None,
+            config,
+            out: HostOutput::default(),
+        })
+    }
+
+    /// The frames, closes and events produced since the last call.
+    pub fn take_output(&mut self) -> HostOutput {
+        std::mem::take(&mut self.out)
+    }
+
+    /// Whether the game is over (the `End` message is sent).
+    pub fn is_over(&self) -> bool {
+        self.phase == Phase::Over
+    }
+
+    /// Whether every compared hash agreed so far.
+    pub fn in_sync(&self) -> bool {
+        self.in_sync
+    }
+
+    /// Every closed turn's commands, in order: what a single-process run steps to check the game.
+    pub fn history(&self) -> &[Vec<Command>] {
+        &self.history
+    }
+
+    /// The host's hash after every closed turn.
+    pub fn hashes(&self) -> &[Digest] {
+        &self.hashes
+    }
+
+    /// The input delay now in force.
+    pub fn delay(&self) -> u32 {
+        self.delay
+    }
+
+    /// The host's world.
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    /// The desync report, once a mismatch has been located.
+    pub fn report(&self) -> Option<&desync::DesyncReport> {
+        self.report.as_ref()
+    }
+
+    /// The host's replay, once the game is over (finished with a keyframe of the last state).
+    pub fn replay_bytes(&self) -> Option<&[u8]> {
+        self.replay_done.as_deref()
+    }
+
+    /// A new connection; it must send `Hello` first.
+    pub fn on_connect(&mut self, conn: ConnId) {
+        self.conns.insert(conn, Conn::default());
+    }
+
+    /// The transport lost a connection (the host's own closes need no call).
+    pub fn on_disconnect(&mut self, conn: ConnId, now: u64) {
+        if let Some(c) = self.conns.remove(&conn)
+            && let Some(seat) = c.seat
+        {
+            let s = &mut self.seats[usize::from(seat - 1)];
+            s.conn = None;
+            // Before the start the seat is only free again; after it, its player is gone.
+            if !s.gone && self.phase != Phase::Lobby {
+                s.gone = true;
+                s.hashes.clear();
+                self.out.events.push(HostEvent::Left { seat });
+                self.broadcast(&HostMsg::Dropped { seat });
+            }
+            self.compare(now);
+        }
+    }
+
+    /// A frame from a connection.
+    pub fn on_frame(&mut self, conn: ConnId, bytes: &[u8], now: u64) {
+        let Some(c) = self.conns.get_mut(&conn) else { return };
+        c.frames += 1;
+        if c.frames > MAX_FRAMES_PER_TURN {
+            self.close(conn, format!("flood: more than {MAX_FRAMES_PER_TURN} frames in one turn"));
+            return;
+        }
+        let msgs = match c.link.accept(bytes) {
+            Ok(msgs) => msgs,
+            Err(e) => {
+                self.close(conn, e.to_string());
+                return;
+            }
+        };
+        for msg in msgs {
+            if !self.conns.contains_key(&conn) {
+                return;
+            }
+            self.on_message(conn, msg, now);
+        }
+    }
+
+    fn on_message(&mut self, conn: ConnId, msg: ClientMsg, now: u64) {
+        let seat = self.conns.get(&conn).and_then(|c| c.seat);
+        match (msg, seat) {
+            (ClientMsg::Hello { version, seat: asked, token }, None) => self.hello(conn, version, asked, &token, now),
+            (ClientMsg::Hello { .. }, Some(_)) => self.close(conn, "a second Hello".to_owned()),
+            (_, None) => self.close(conn, "a message before Hello".to_owned()),
+            (ClientMsg::Commands { orders }, Some(seat)) => self.commands(conn, seat, orders),
+            (ClientMsg::Hash { turn, hash }, Some(seat)) => self.hash(conn, seat, turn, hash, now),
+            (ClientMsg::Pong { id }, Some(seat)) => {
+                let s = &mut self.seats[usize::from(seat - 1)];
+                if let Some(sent) = s.pings.remove(&id) {
+                    let sample = now.saturating_sub(sent);
+                    // The smoothing of TCP's retransmission timer (RFC 6298), in whole milliseconds.
+                    s.rtt = Some(match s.rtt {
+                        None => (sample, sample / 2),
+                        Some((srtt, var)) => ((7 * srtt + sample) / 8, (3 * var + srtt.abs_diff(sample)) / 4),
+                    });
+                }
+            }
+            (ClientMsg::Digests { turn, reports }, Some(seat)) => self.on_digests(seat, turn, reports),
+            (ClientMsg::Snapshot { turn, bytes }, Some(seat)) => self.on_snapshot(seat, turn, bytes),
+        }
+    }
+
+    fn hello(&mut self, conn: ConnId, version: u32, asked: u8, token: &Token, now: u64) {
+        if version != PROTOCOL_VERSION {
+            return self.close(conn, format!("protocol version {version}, this host speaks {PROTOCOL_VERSION}"));
+        }
+        let Some(expected) = usize::from(asked).checked_sub(1).and_then(|k| self.config.tokens.get(k)) else {
+            return self.close(conn, format!("no seat {asked}"));
+        };
+        // Compared without an early exit, so the time taken does not tell how much was right.
+        if expected.iter().zip(token).fold(0, |acc, (a, b)| acc | (a ^ b)) != 0 {
+            return self.close(conn, format!("wrong token for seat {asked}"));
+        }
+        if self.phase != Phase::Lobby || self.seats[usize::from(asked - 1)].conn.is_some() {
+            return self.close(conn, format!("seat {asked} is taken or the game has started"));
+        }
+        self.seats[usize::from(asked - 1)].conn = Some(conn);
+        if let Some(c) = self.conns.get_mut(&conn) {
+            c.seat = Some(asked);
+        }
+        let welcome =
+            HostMsg::Welcome { version: PROTOCOL_VERSION, seat: asked, scenario: self.scenario_text.clone(), start_hash: self.start_hash };
+        self.send(conn, &welcome);
+        self.out.events.push(HostEvent::Joined { conn, seat: asked });
+        if self.seats.iter().all(|s| s.conn.is_some()) {
+            self.start(now);
+        }
+    }
+
+    fn start(&mut self, now: u64) {
+        self.phase = Phase::Running;
+        self.out.events.push(HostEvent::Started { delay: self.delay });
+        self.next_boundary = now + u64::from(self.config.turn_ms);
+        self.ping_all(now);
+        // Turns before the first stamp can land on hold no command.
+        self.close_through(self.delay, now);
+    }
+
+    fn commands(&mut self, conn: ConnId, seat: u8, orders: Vec<Order>) {
+        if orders.len() > MAX_COMMANDS_PER_TURN {
+            return self.close(conn, format!("{} commands in one message, the limit is {MAX_COMMANDS_PER_TURN}", orders.len()));
+        }
+        let player = PlayerId(seat);
+        let turn = self.current + self.delay;
+        for order in orders {
+            if order.player != player {
+                self.out.events.push(HostEvent::Refused { seat, player: order.player, reason: "it names another seat's player" });
+                continue;
+            }
+            if self.phase != Phase::Running || turn >= self.config.turns {
+                // The game is over (or stopping) before the command could apply.
+                continue;
+            }
+            let list = self.pending.entry(turn).or_default();
+            let seq = list.iter().filter(|c| c.player == player).count();
+            if seq >= MAX_COMMANDS_PER_TURN {
+                self.out.events.push(HostEvent::Refused { seat, player, reason: "over the per-turn command limit" });
+                continue;
+            }
+            list.push(Command { turn, player, seq: CLIENT_SEQ_BASE + seq as u32, kind: order.kind });
+        }
+    }
+
+    fn hash(&mut self, conn: ConnId, seat: u8, turn: u32, hash: Digest, now: u64) {
+        let (expected, closed) = (self.seats[usize::from(seat - 1)].hashed, self.closed);
+        if turn != expected || turn >= closed {
+            return self.close(conn, format!("hash for turn {turn}, expected turn {expected} of {closed} closed"));
+        }
+        let s = &mut self.seats[usize::from(seat - 1)];
+        s.hashed += 1;
+        if !s.gone && turn >= self.compared {
+            s.hashes.insert(turn, hash);
+        }
+        self.compare(now);
+    }
+
+    /// Compares every turn all remaining peers have reported, in order.
+    fn compare(&mut self, now: u64) {
+        while self.phase == Phase::Running && self.compared < self.closed {
+            let t = self.compared;
+            let mut votes: Vec<(u8, Digest)> = vec![(0, self.hashes[t as usize])];
+            for (k, s) in self.seats.iter().enumerate().filter(|(_, s)| !s.gone) {
+                match s.hashes.get(&t) {
+                    Some(h) => votes.push((k as u8 + 1, *h)),
+                    None => return,
+                }
+            }
+            if votes.iter().all(|(_, h)| *h == votes[0].1) {
+                self.compared += 1;
+                for s in &mut self.seats {
+                    s.hashes.remove(&t);
+                }
+                continue;
+            }
+            self.in_sync = false;
+            // The majority's hash is the reference; a tie goes to the side the host is on.
+            let count = |h: &Digest| votes.iter().filter(|(_, v)| v == h).count();
+            let reference = votes.iter().map(|(_, h)| *h).max_by_key(|h| (count(h), *h == votes[0].1)).unwrap_or(votes[0].1);
+            let seats: Vec<u8> = votes.iter().filter(|(_, h)| *h != reference).map(|(s, _)| *s).collect();
+            self.out.events.push(HostEvent::Desync { turn: t, seats: seats.clone() });
+            self.begin_locating(t, reference, votes, now);
+            return;
+        }
+        self.finish_if_done();
+    }
+
+    fn finish_if_done(&mut self) {
+        if self.phase == Phase::Running && self.compared == self.config.turns {
+            self.end();
+        }
+    }
+
+    pub(crate) fn end(&mut self) {
+        self.phase = Phase::Over;
+        if let Some(mut w) = self.replay.take() {
+            // Always a keyframe after the last turn: after a desync it is the state to compare.
+            let _ = w.keyframe(&self.world);
+            self.replay_done = w.finish().ok();
+        }
+        let turns = self.closed;
+        self.broadcast(&HostMsg::End { turns, in_sync: self.in_sync });
+        let final_hash = self.hashes.last().copied().unwrap_or(self.start_hash);
+        self.out.events.push(HostEvent::Ended { turns, final_hash, in_sync: self.in_sync });
+    }
+
+    /// Advances the host's turn clock; call it often (every few milliseconds of `now`).
+    pub fn tick(&mut self, now: u64) {
+        if self.phase == Phase::Locating {
+            self.locate_tick(now);
+            return;
+        }
+        if self.phase != Phase::Running {
+            return;
+        }
+        self.drop_laggards(now);
+        if self.phase != Phase::Running || now < self.next_boundary {
+            return;
+        }
+        for c in self.conns.values_mut() {
+            c.frames = 0;
+        }
+        // Wait for a peer that is too far behind rather than run away from it.
+        let slowest = self.seats.iter().filter(|s| !s.gone).map(|s| s.hashed).min().unwrap_or(self.closed);
+        if slowest + self.config.max_lead < self.closed {
+            return;
+        }
+        self.next_boundary = now + u64::from(self.config.turn_ms);
+        self.adapt_delay();
+        self.current += 1;
+        self.ping_all(now);
+        self.close_through(self.current + self.delay, now);
+    }
+
+    fn adapt_delay(&mut self) {
+        if self.config.delay != Delay::Auto {
+            return;
+        }
+        let target = target_delay(self.seats.iter().filter(|s| !s.gone).filter_map(|s| s.rtt), self.config.turn_ms);
+        let old = self.delay;
+        if target > self.delay {
+            self.delay += 1;
+            self.lower_streak = 0;
+        } else if target < self.delay {
+            // Lower only after a steady spell: a consistent delay feels better than a short one.
+            self.lower_streak += 1;
+            if self.lower_streak >= LOWER_AFTER {
+                self.delay -= 1;
+                self.lower_streak = 0;
+            }
+        } else {
+            self.lower_streak = 0;
+        }
+        if self.delay != old {
+            self.out.events.push(HostEvent::DelayChanged { turn: self.current + 1 + self.delay, delay: self.delay });
+        }
+    }
+
+    fn drop_laggards(&mut self, now: u64) {
+        let mut dropped = false;
+        for k in 0..self.seats.len() {
+            let s = &self.seats[k];
+            if s.gone || s.hashed >= self.closed {
+                continue;
+            }
+            let since = self.closed_at[s.hashed as usize];
+            if now.saturating_sub(since) > self.config.drop_after_ms {
+                let seat = k as u8 + 1;
+                let behind_at = s.hashed;
+                let s = &mut self.seats[k];
+                s.gone = true;
+                s.hashes.clear();
+                if let Some(conn) = s.conn.take() {
+                    self.close(conn, format!("seat {seat} dropped for lagging"));
+                }
+                self.out.events.push(HostEvent::Dropped { seat, behind_at });
+                self.broadcast(&HostMsg::Dropped { seat });
+                dropped = true;
+            }
+        }
+        if dropped {
+            self.compare(now);
+        }
+    }
+
+    /// Closes every turn before `end` (and before the game's last): sends each one's commands,
+    /// steps the host's world and records it.
+    fn close_through(&mut self, end: u32, now: u64) {
+        let end = end.min(self.config.turns);
+        while self.closed < end {
+            let turn = self.closed;
+            let mut commands = self.script.turn_commands(&self.world);
+            commands.extend(self.pending.remove(&turn).unwrap_or_default());
+            commands.sort_by_key(Command::order_key);
+            self.broadcast(&HostMsg::Turn { turn, delay: self.delay, agreed: self.compared, commands: commands.clone() });
+            self.recorder.agreed(self.compared);
+            if let Some(w) = self.replay.as_mut().filter(|w| w.keyframe_due(&self.world)) {
+                // Recording into memory cannot fail.
+                let _ = w.keyframe(&self.world);
+            }
+            let report = self.world.step(&commands);
+            self.script.observe(&report);
+            if let Some(w) = self.replay.as_mut() {
+                let _ = w.turn(&commands, &report);
+            }
+            self.hashes.push(report.hash);
+            self.recorder.record(turn, &self.world);
+            self.history.push(commands);
+            self.closed_at.push(now);
+            self.closed += 1;
+        }
+    }
+
+    fn ping_all(&mut self, now: u64) {
+        let id = self.next_ping;
+        self.next_ping += 1;
+        for k in 0..self.seats.len() {
+            let s = &mut self.seats[k];
+            if let (Some(conn), false) = (s.conn, s.gone) {
+                s.pings.insert(id, now);
+                // Unanswered pings of long ago are forgotten, so a silent peer cannot grow the map.
+                while s.pings.len() > 64 {
+                    s.pings.pop_first();
+                }
+                self.send(conn, &HostMsg::Ping { id });
+            }
+        }
+    }
+
+    fn send(&mut self, conn: ConnId, msg: &HostMsg) {
+        if let Some(c) = self.conns.get_mut(&conn) {
+            let frame = c.link.encode(msg);
+            self.out.frames.push((conn, frame));
+        }
+    }
+
+    fn broadcast(&mut self, msg: &HostMsg) {
+        let conns: Vec<ConnId> = self.seats.iter().filter(|s| !s.gone).filter_map(|s| s.conn).collect();
+        for conn in conns {
+            self.send(conn, msg);
+        }
+    }
+
+    /// Closes a connection, telling it why; a seat it held is left.
+    fn close(&mut self, conn: ConnId, reason: String) {
+        self.send(conn, &HostMsg::Bye { reason: reason.clone() });
+        let Some(c) = self.conns.remove(&conn) else { return };
+        self.out.close.push(conn);
+        self.out.events.push(HostEvent::Closed { conn, reason });
+        if let Some(seat) = c.seat {
+            let s = &mut self.seats[usize::from(seat - 1)];
+            s.conn = None;
+            if !s.gone && self.phase != Phase::Lobby {
+                s.gone = true;
+                s.hashes.clear();
+                self.out.events.push(HostEvent::Left { seat });
+                self.broadcast(&HostMsg::Dropped { seat });
+            }
+        }
+    }
+}

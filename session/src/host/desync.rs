@@ -1,0 +1,170 @@
+//! Locating a desync across peers: the host gathers the disagreeing peers' digest tree leaves and
+//! snapshots of the diverging turn, names the turn, component, entity and field, and writes files
+//! `phalanx diff` opens.
+//!
+//! Every peer keeps its leaves and snapshot of each turn not yet agreed (`client::Recorder`), so
+//! on a hash mismatch after turn `t` the host stops closing turns and asks every peer still playing
+//! for those of `t`. The leaves locate the divergence with `sim::digest_tree::locate_reports`, as
+//! `phalanx verify` does; the snapshots name the entity and field (`replay::diff`).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use replay::diff::FieldDiff;
+use sim::digest_tree::{Digest, DigestReport, Divergence, locate_reports};
+
+use super::{HostCore, Phase, hex};
+use crate::protocol::HostMsg;
+
+/// The host's questions after a mismatch, and the answers so far (seat 0 is the host).
+#[derive(Debug)]
+pub(super) struct Locating {
+    turn: u32,
+    votes: Vec<(u8, Digest)>,
+    reference: Digest,
+    digests: BTreeMap<u8, Vec<DigestReport>>,
+    snapshots: BTreeMap<u8, Vec<u8>>,
+    deadline: u64,
+}
+
+/// Where the peers parted, and the files to study it.
+#[derive(Clone, Debug)]
+pub struct DesyncReport {
+    /// The first turn after which the hashes differed.
+    pub turn: u32,
+    /// Every compared hash after `turn`: seat (0 for the host) and hash.
+    pub hashes: Vec<(u8, Digest)>,
+    /// The seat each difference is measured from: one on the majority's side (the host when it is).
+    pub reference: u8,
+    /// Per differing seat, the differing components and leaves after `turn` against the reference.
+    pub divergences: Vec<(u8, Vec<Divergence>)>,
+    /// Per differing seat, the differing fields of the snapshots against the reference's.
+    pub fields: Vec<(u8, Vec<FieldDiff>)>,
+    /// Every peer's snapshot after `turn` that arrived (seat 0 is the host).
+    pub snapshots: Vec<(u8, Vec<u8>)>,
+    /// The host's replay.
+    pub replay: Option<Vec<u8>>,
+}
+
+impl DesyncReport {
+    /// The first differing value, as (component, entity, field) of the first differing seat,
+    /// preferring a component the digest leaves named.
+    pub fn first_field(&self) -> Option<&FieldDiff> {
+        let (seat, fields) = self.fields.first()?;
+        let named: Vec<&str> =
+            self.divergences.iter().filter(|(s, _)| s == seat).flat_map(|(_, d)| d.iter().map(|d| d.component.as_str())).collect();
+        fields.iter().find(|f| named.contains(&f.component.as_str())).or_else(|| fields.first())
+    }
+
+    /// The report as text, one fact per line.
+    pub fn text(&self) -> String {
+        let mut s = String::new();
+        let name = |seat: u8| if seat == 0 { "host".to_owned() } else { format!("seat {seat}") };
+        let _ = writeln!(s, "desync after turn {}", self.turn);
+        for (seat, hash) in &self.hashes {
+            let _ = writeln!(s, "hash of {}: {}", name(*seat), hex(hash));
+        }
+        let _ = writeln!(s, "reference: {}", name(self.reference));
+        for (seat, divergences) in &self.divergences {
+            for d in divergences {
+                let _ = writeln!(s, "{} differs in component {}, leaves {:?}", name(*seat), d.component, d.leaves);
+            }
+        }
+        for (seat, fields) in &self.fields {
+            for f in fields {
+                let entity = f.entity.as_deref().unwrap_or("-");
+                let _ = writeln!(s, "{} field: {} {} {}: {} | {}", name(*seat), f.component, entity, f.field, f.left, f.right);
+            }
+        }
+        if let Some(f) = self.first_field() {
+            let entity = f.entity.as_deref().unwrap_or("-");
+            let _ = writeln!(s, "first: turn {} component {} entity {} field {}", self.turn, f.component, entity, f.field);
+        }
+        s
+    }
+
+    /// Writes `report.txt`, one `host.snapshot` / `seat-N.snapshot` per peer and `game.replay`
+    /// into `dir` (created if missing); returns the paths written.
+    ///
+    /// # Errors
+    /// The file system's.
+    pub fn write_to(&self, dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+        std::fs::create_dir_all(dir)?;
+        let mut written = Vec::new();
+        let mut put = |name: String, bytes: &[u8]| -> std::io::Result<()> {
+            let path = dir.join(name);
+            std::fs::write(&path, bytes)?;
+            written.push(path);
+            Ok(())
+        };
+        put("report.txt".to_owned(), self.text().as_bytes())?;
+        for (seat, bytes) in &self.snapshots {
+            put(if *seat == 0 { "host.snapshot".to_owned() } else { format!("seat-{seat}.snapshot") }, bytes)?;
+        }
+        if let Some(replay) = &self.replay {
+            put("game.replay".to_owned(), replay)?;
+        }
+        Ok(written)
+    }
+}
+
+impl HostCore<'_> {
+    /// Stops the game after a mismatch on `turn` and asks every peer still playing for its leaves
+    /// and snapshot.
+    pub(super) fn begin_locating(&mut self, turn: u32, reference: Digest, votes: Vec<(u8, Digest)>, now: u64) {
+        self.phase = Phase::Locating;
+        let digests = self.recorder.digests(turn).map(|d| (0, d.clone())).into_iter().collect();
+        let snapshots = self.recorder.snapshot(turn).map(|s| (0, s.clone())).into_iter().collect();
+        self.broadcast(&HostMsg::AskDigests { turn });
+        self.broadcast(&HostMsg::AskSnapshot { turn });
+        let deadline = now + self.config.drop_after_ms;
+        self.locating = Some(Locating { turn, votes, reference, digests, snapshots, deadline });
+    }
+
+    pub(super) fn on_digests(&mut self, seat: u8, turn: u32, reports: Vec<DigestReport>) {
+        if let Some(l) = self.locating.as_mut().filter(|l| l.turn == turn && !reports.is_empty()) {
+            l.digests.insert(seat, reports);
+        }
+    }
+
+    pub(super) fn on_snapshot(&mut self, seat: u8, turn: u32, bytes: Vec<u8>) {
+        if let Some(l) = self.locating.as_mut().filter(|l| l.turn == turn && !bytes.is_empty()) {
+            l.snapshots.insert(seat, bytes);
+        }
+    }
+
+    /// Ends the game with a report once every peer still playing answered, or the answers are late.
+    pub(super) fn locate_tick(&mut self, now: u64) {
+        let Some(l) = &self.locating else { return };
+        let playing: Vec<u8> = (1..=self.seats.len() as u8).filter(|s| !self.seats[usize::from(s - 1)].gone).collect();
+        let answered = playing.iter().all(|s| l.digests.contains_key(s) && l.snapshots.contains_key(s));
+        if !answered && now < l.deadline {
+            return;
+        }
+        let Some(l) = self.locating.take() else { return };
+        self.end();
+        let reference = l.votes.iter().find(|(_, h)| *h == l.reference).map_or(0, |(s, _)| *s);
+        let rulesets = replay::cli::rulesets();
+        let mut divergences = Vec::new();
+        let mut fields = Vec::new();
+        for (seat, _) in l.votes.iter().filter(|(_, h)| *h != l.reference) {
+            if let (Some(a), Some(b)) = (l.digests.get(&reference), l.digests.get(seat)) {
+                divergences.push((*seat, locate_reports(a, b)));
+            }
+            let unframe = |s: &u8| l.snapshots.get(s).and_then(|b| sim::snapshot::unframe(b).ok());
+            if let (Some(a), Some(b)) = (unframe(&reference), unframe(seat)) {
+                fields.push((*seat, replay::diff::diff_snapshots_with(&a, &b, 100, &rulesets).diffs));
+            }
+        }
+        self.report = Some(DesyncReport {
+            turn: l.turn,
+            hashes: l.votes,
+            reference,
+            divergences,
+            fields,
+            snapshots: l.snapshots.into_iter().collect(),
+            replay: self.replay_done.clone(),
+        });
+    }
+}

@@ -1,0 +1,247 @@
+//! The session's messages, their byte encoding and the per-connection ordering rule (`docs/protocol.md`).
+//!
+//! A frame is a `u32` little-endian length followed by that many bytes of payload; the payload is an
+//! [`Envelope`] encoded with bincode's fixed-width little-endian integers (the configuration the
+//! snapshots use). Every envelope carries the sender's per-connection sequence number, so a
+//! receiver can put frames back in order and drop copies ([`Link`]) whatever the transport below
+//! does. Decoding never panics and never allocates more than [`MAX_FRAME`] bytes.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use sim::digest_tree::{Digest, DigestReport};
+use sim::{Command, CommandKind, PlayerId};
+
+/// The protocol version a `Hello` and a `Welcome` carry; peers of another version are refused.
+pub const PROTOCOL_VERSION: u32 = 1;
+/// The largest payload of a frame in bytes; a longer frame closes its connection.
+pub const MAX_FRAME: usize = 1 << 20;
+/// The most commands one seat may have applied in one turn; the rest are refused with an event.
+pub const MAX_COMMANDS_PER_TURN: usize = 64;
+/// The most frames a receiver holds while it waits for an earlier one; past it the connection closes.
+pub const MAX_EARLY_FRAMES: usize = 1024;
+/// The bytes of a seat token.
+pub const TOKEN_BYTES: usize = 16;
+
+/// A seat's secret: whoever presents it in `Hello` plays that seat.
+pub type Token = [u8; TOKEN_BYTES];
+
+/// A command as a client sends it: the player it claims to speak for and what to do. The host
+/// stamps the turn and the sequence number, and refuses a command for a player not the sender's.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Order {
+    /// The player the command is for; must be the connection's seat.
+    pub player: PlayerId,
+    /// What to do.
+    pub kind: CommandKind,
+}
+
+/// Everything a client sends.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ClientMsg {
+    /// The first message: the protocol version, the seat asked for (a player number) and its token.
+    Hello {
+        /// [`PROTOCOL_VERSION`] of the client.
+        version: u32,
+        /// The seat, a player number from 1.
+        seat: u8,
+        /// The seat's token.
+        token: Token,
+    },
+    /// Commands to apply as soon as possible: the host stamps them with a turn.
+    Commands {
+        /// The commands, at most [`MAX_COMMANDS_PER_TURN`].
+        orders: Vec<Order>,
+    },
+    /// The state hash after the client stepped a turn.
+    Hash {
+        /// The turn stepped.
+        turn: u32,
+        /// `TurnReport::hash` of it.
+        hash: Digest,
+    },
+    /// The answer to [`HostMsg::Ping`], sent at once.
+    Pong {
+        /// The ping's number.
+        id: u32,
+    },
+    /// The answer to [`HostMsg::AskDigests`]: the digest tree leaves after that turn.
+    Digests {
+        /// The turn asked for.
+        turn: u32,
+        /// Its leaves, or none when the client no longer holds that turn.
+        reports: Vec<DigestReport>,
+    },
+    /// The answer to [`HostMsg::AskSnapshot`]: the client's world after that turn.
+    Snapshot {
+        /// The turn asked for.
+        turn: u32,
+        /// `World::save` after it.
+        bytes: Vec<u8>,
+    },
+}
+
+/// Everything the host sends.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum HostMsg {
+    /// The seat is the client's: the game it plays, from the scenario text.
+    Welcome {
+        /// [`PROTOCOL_VERSION`] of the host.
+        version: u32,
+        /// The seat granted.
+        seat: u8,
+        /// The scenario's canonical text, from which the client builds the world.
+        scenario: String,
+        /// The world's hash before turn 0, which the client's world must equal.
+        start_hash: Digest,
+    },
+    /// A turn's complete, ordered command set: a peer steps turn `turn` only once it holds this.
+    Turn {
+        /// The turn.
+        turn: u32,
+        /// The input delay in force from this turn on, in turns.
+        delay: u32,
+        /// Turns `0..agreed` had equal hashes everywhere: a peer may forget what it kept of them.
+        agreed: u32,
+        /// The commands, in `(turn, player, seq)` order.
+        commands: Vec<Command>,
+    },
+    /// A round-trip probe; the client answers with [`ClientMsg::Pong`].
+    Ping {
+        /// The probe's number.
+        id: u32,
+    },
+    /// The host wants the client's digest tree leaves after a turn (a desync is being located).
+    AskDigests {
+        /// The turn.
+        turn: u32,
+    },
+    /// The host wants the client's world after a turn (kept since, as the turn was not agreed).
+    AskSnapshot {
+        /// The turn.
+        turn: u32,
+    },
+    /// A seat was dropped: its player's units stay, idle.
+    Dropped {
+        /// The seat.
+        seat: u8,
+    },
+    /// The game is over after `turns` turns.
+    End {
+        /// Turns played.
+        turns: u32,
+        /// Whether every hash compared agreed.
+        in_sync: bool,
+    },
+    /// The host closes the connection, and says why.
+    Bye {
+        /// The reason, one line.
+        reason: String,
+    },
+}
+
+/// A message with its sender's per-connection sequence number.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Envelope<M> {
+    /// 0 for the connection's first frame, then one more per frame.
+    pub seq: u32,
+    /// The message.
+    pub msg: M,
+}
+
+/// Why bytes could not be read as a frame.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ProtocolError {
+    /// The payload is longer than [`MAX_FRAME`].
+    #[error("frame of {0} bytes is over the limit of {MAX_FRAME}")]
+    Oversized(usize),
+    /// The payload is not a message.
+    #[error("malformed frame: {0}")]
+    Malformed(String),
+    /// The payload holds bytes after its message.
+    #[error("{0} trailing bytes after the message")]
+    Trailing(usize),
+    /// Too many frames arrived ahead of a missing one.
+    #[error("more than {MAX_EARLY_FRAMES} frames ahead of frame {0}")]
+    TooFarAhead(u32),
+}
+
+/// The encoding configuration: the snapshots' fixed-width little-endian integers, with the frame limit.
+fn config() -> impl bincode::config::Config {
+    sim::state_hash::CONFIG.with_limit::<MAX_FRAME>()
+}
+
+/// Encodes a message as a frame payload (without the length prefix, which the transport adds).
+/// The messages of this module cannot fail to encode (serde derives into a `Vec`) unless one is
+/// over [`MAX_FRAME`]; such a frame comes out empty, and its receiver closes the connection.
+pub fn encode<M: Serialize>(envelope: &Envelope<M>) -> Vec<u8> {
+    bincode::serde::encode_to_vec(envelope, config()).unwrap_or_default()
+}
+
+/// Decodes a frame payload. Refuses a payload over [`MAX_FRAME`] before reading it, and any byte
+/// left after the message.
+///
+/// # Errors
+/// [`ProtocolError`] saying what is wrong.
+pub fn decode<M: for<'de> Deserialize<'de>>(bytes: &[u8]) -> Result<Envelope<M>, ProtocolError> {
+    if bytes.len() > MAX_FRAME {
+        return Err(ProtocolError::Oversized(bytes.len()));
+    }
+    let (envelope, used) = bincode::serde::decode_from_slice(bytes, config()).map_err(|e| ProtocolError::Malformed(e.to_string()))?;
+    if used != bytes.len() {
+        return Err(ProtocolError::Trailing(bytes.len() - used));
+    }
+    Ok(envelope)
+}
+
+/// One end of a connection: numbers what it sends, and gives back what it receives in the
+/// sender's order, each frame once.
+#[derive(Debug)]
+pub struct Link<M> {
+    next_out: u32,
+    next_in: u32,
+    early: BTreeMap<u32, M>,
+}
+
+impl<M> Default for Link<M> {
+    fn default() -> Self {
+        Self { next_out: 0, next_in: 0, early: BTreeMap::new() }
+    }
+}
+
+impl<M: for<'de> Deserialize<'de>> Link<M> {
+    /// Encodes an outgoing message with the next sequence number.
+    pub fn encode<O: Serialize>(&mut self, msg: O) -> Vec<u8> {
+        let envelope = Envelope { seq: self.next_out, msg };
+        self.next_out += 1;
+        encode(&envelope)
+    }
+
+    /// Reads an incoming frame and returns the messages now in order: none when it came early or
+    /// is a copy of one already read, several when it filled a gap.
+    ///
+    /// # Errors
+    /// A [`ProtocolError`]: the connection should be closed.
+    pub fn accept(&mut self, bytes: &[u8]) -> Result<Vec<M>, ProtocolError> {
+        let envelope: Envelope<M> = decode(bytes)?;
+        // Sequence numbers are compared in the order they were sent; a frame from before the
+        // expected one is a copy.
+        if envelope.seq < self.next_in {
+            return Ok(Vec::new());
+        }
+        if envelope.seq > self.next_in {
+            if self.early.len() >= MAX_EARLY_FRAMES {
+                return Err(ProtocolError::TooFarAhead(self.next_in));
+            }
+            self.early.entry(envelope.seq).or_insert(envelope.msg);
+            return Ok(Vec::new());
+        }
+        let mut out = vec![envelope.msg];
+        self.next_in += 1;
+        while let Some(msg) = self.early.remove(&self.next_in) {
+            out.push(msg);
+            self.next_in += 1;
+        }
+        Ok(out)
+    }
+}

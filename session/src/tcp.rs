@@ -1,0 +1,221 @@
+//! The session over TCP: frames as a `u32` little-endian length and the payload, on non-blocking
+//! `std::net` sockets polled in a loop that feeds the host's or a client's state machine.
+//!
+//! The loops read no clock themselves: the caller passes `clock`, the time in milliseconds, as the
+//! state machines take it. A frame announcing more than [`MAX_FRAME`] bytes closes its
+//! connection before anything is read into memory for it.
+
+use std::collections::BTreeMap;
+use std::io::{ErrorKind, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::time::Duration;
+
+use crate::client::{Brain, ClientCore, ClientEvent};
+use crate::host::{ConnId, HostCore, HostEvent};
+use crate::protocol::MAX_FRAME;
+
+/// How long a loop sleeps when a pass found nothing to do.
+const IDLE: Duration = Duration::from_millis(1);
+
+/// One socket with its partial input and unsent output.
+struct Stream {
+    socket: TcpStream,
+    input: Vec<u8>,
+    output: Vec<u8>,
+    /// Closed by the peer, or at fault: nothing more is read.
+    done: bool,
+}
+
+impl Stream {
+    fn new(socket: TcpStream) -> std::io::Result<Self> {
+        socket.set_nonblocking(true)?;
+        socket.set_nodelay(true)?;
+        Ok(Self { socket, input: Vec::new(), output: Vec::new(), done: false })
+    }
+
+    /// Queues a frame: its length, then its payload.
+    fn queue(&mut self, payload: &[u8]) {
+        self.output.extend(u32::try_from(payload.len()).unwrap_or(u32::MAX).to_le_bytes());
+        self.output.extend(payload);
+    }
+
+    /// Writes what the socket takes now; `false` when the connection failed.
+    fn flush(&mut self) -> bool {
+        while !self.output.is_empty() {
+            match self.socket.write(&self.output) {
+                Ok(0) => return false,
+                Ok(n) => {
+                    self.output.drain(..n);
+                }
+                Err(e) if e.kind() == ErrorKind::WouldBlock => return true,
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(_) => return false,
+            }
+        }
+        true
+    }
+
+    /// Reads what has arrived and returns the whole frames; `Err` with a reason when the peer
+    /// closed the connection or announced a frame over the limit.
+    fn frames(&mut self) -> Result<Vec<Vec<u8>>, String> {
+        let mut buf = [0u8; 16 * 1024];
+        let mut closed = false;
+        loop {
+            match self.socket.read(&mut buf) {
+                Ok(0) => {
+                    closed = true;
+                    break;
+                }
+                Ok(n) => {
+                    self.input.extend_from_slice(&buf[..n]);
+                    // Never hold more than one frame of the limit plus its prefix.
+                    if self.input.len() > MAX_FRAME + 4 + buf.len() {
+                        break;
+                    }
+                }
+                Err(e) if e.kind() == ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(e) => return Err(e.to_string()),
+            }
+        }
+        let mut frames = Vec::new();
+        while let Some(prefix) = self.input.get(..4) {
+            let len = u32::from_le_bytes([prefix[0], prefix[1], prefix[2], prefix[3]]) as usize;
+            if len > MAX_FRAME {
+                return Err(format!("frame of {len} bytes is over the limit of {MAX_FRAME}"));
+            }
+            if self.input.len() < 4 + len {
+                break;
+            }
+            frames.push(self.input[4..4 + len].to_vec());
+            self.input.drain(..4 + len);
+        }
+        if closed && frames.is_empty() {
+            return Err("the peer closed the connection".to_owned());
+        }
+        Ok(frames)
+    }
+}
+
+/// Runs a host on `listener` until its game is over and its last frames are sent, calling `log`
+/// with every event. `clock` gives the time in milliseconds.
+///
+/// # Errors
+/// When the listener cannot be made non-blocking.
+pub fn run_host(
+    listener: &TcpListener,
+    host: &mut HostCore<'_>,
+    clock: &dyn Fn() -> u64,
+    log: &mut dyn FnMut(&HostEvent),
+) -> std::io::Result<()> {
+    listener.set_nonblocking(true)?;
+    let mut streams: BTreeMap<ConnId, Stream> = BTreeMap::new();
+    let mut next: ConnId = 0;
+    let mut over_since: Option<u64> = None;
+    loop {
+        let now = clock();
+        let mut busy = false;
+        while let Ok((socket, _)) = listener.accept() {
+            if let Ok(stream) = Stream::new(socket) {
+                host.on_connect(next);
+                streams.insert(next, stream);
+                next += 1;
+                busy = true;
+            }
+        }
+        let mut lost = Vec::new();
+        for (&conn, stream) in &mut streams {
+            if stream.done {
+                continue;
+            }
+            match stream.frames() {
+                Ok(frames) => {
+                    busy |= !frames.is_empty();
+                    for frame in frames {
+                        host.on_frame(conn, &frame, now);
+                    }
+                }
+                Err(reason) => lost.push((conn, reason)),
+            }
+        }
+        for (conn, reason) in lost {
+            if let Some(s) = streams.get_mut(&conn) {
+                s.done = true;
+            }
+            log(&HostEvent::Closed { conn, reason });
+            host.on_disconnect(conn, now);
+        }
+        host.tick(now);
+        let out = host.take_output();
+        for (conn, frame) in &out.frames {
+            if let Some(s) = streams.get_mut(conn) {
+                s.queue(frame);
+            }
+        }
+        out.events.iter().for_each(&mut *log);
+        for conn in out.close {
+            if let Some(s) = streams.get_mut(&conn) {
+                s.done = true;
+            }
+        }
+        // Flush everything; a closed connection is dropped once its last frame (its `Bye`) left.
+        streams.retain(|_, s| s.flush() && !(s.done && s.output.is_empty()));
+        if host.is_over() {
+            let since = *over_since.get_or_insert(now);
+            // The last frames are flushed, or the peers had a second to take them.
+            if streams.values().all(|s| s.output.is_empty()) || now.saturating_sub(since) > 1000 {
+                return Ok(());
+            }
+        }
+        if !busy {
+            std::thread::sleep(IDLE);
+        }
+    }
+}
+
+/// Runs a client over `socket` until the game ends or the connection does, calling `log` with
+/// every event; `brain` plays the seat. `clock` gives the time in milliseconds.
+///
+/// # Errors
+/// When the socket cannot be made non-blocking.
+pub fn run_client(
+    socket: TcpStream,
+    client: &mut ClientCore,
+    brain: &mut dyn Brain,
+    clock: &dyn Fn() -> u64,
+    log: &mut dyn FnMut(&ClientEvent),
+) -> std::io::Result<()> {
+    let mut stream = Stream::new(socket)?;
+    loop {
+        let now = clock();
+        let frames = match stream.frames() {
+            Ok(frames) => frames,
+            Err(reason) => {
+                log(&ClientEvent::Closed { reason });
+                return Ok(());
+            }
+        };
+        let busy = !frames.is_empty();
+        for frame in frames {
+            client.on_frame(&frame);
+        }
+        client.step_ready(now, brain);
+        for frame in client.take_frames() {
+            stream.queue(&frame);
+        }
+        client.take_events().iter().for_each(&mut *log);
+        if !stream.flush() {
+            log(&ClientEvent::Closed { reason: "the connection failed".to_owned() });
+            return Ok(());
+        }
+        if client.ended().is_some() || client.is_closed() {
+            // Whatever is still queued (the last hashes) goes out before the socket closes.
+            let _ = stream.socket.set_nonblocking(false);
+            let _ = stream.socket.write_all(&stream.output);
+            return Ok(());
+        }
+        if !busy {
+            std::thread::sleep(IDLE);
+        }
+    }
+}
