@@ -60,6 +60,11 @@ pub const MAX_RECORD: u32 = 1 << 27;
 /// a buffer of exactly the stated length, so it allocates at most this much. `[Units: bytes]`
 pub const MAX_KEYFRAME_SNAPSHOT: u32 = sim::snapshot::MAX_PAYLOAD as u32 + 52;
 
+/// Most bytes of keyframe snapshots [`Replay::read`] holds for a whole replay in memory (1 GiB:
+/// the demo's ten keyframes are 7.2 MB, an hour of it 0.26 GB); the tools that read a replay as a
+/// stream hold one keyframe at a time. `[Units: bytes]`
+pub const MAX_HELD_KEYFRAMES: u64 = 1 << 30;
+
 /// The zstd level keyframes are compressed at (zstd's default: the higher levels save 10–20%
 /// more at 5–50 times the time; BENCHMARKS.md, "Replays: keyframes").
 pub const KEYFRAME_LEVEL: i32 = 3;
@@ -768,18 +773,42 @@ pub struct Replay {
 }
 
 impl Replay {
-    /// Reads a whole replay.
+    /// Reads a whole replay, holding at most [`MAX_HELD_KEYFRAMES`] bytes of keyframe snapshots.
     ///
     /// # Errors
     /// As [`ReplayReader`].
     pub fn read(input: impl Read) -> Result<Self, ReplayError> {
+        Self::read_holding(input, MAX_HELD_KEYFRAMES)
+    }
+
+    /// Reads a whole replay, holding at most `keyframe_bytes` bytes of keyframe snapshots: since
+    /// keyframes are compressed, a small file could otherwise hold many large ones.
+    ///
+    /// # Errors
+    /// As [`ReplayReader`]; damage at the keyframe record that would go over `keyframe_bytes`.
+    pub fn read_holding(input: impl Read, keyframe_bytes: u64) -> Result<Self, ReplayError> {
         let mut reader = ReplayReader::new(input)?;
         let mut turns = Vec::new();
         let mut keyframes = Vec::new();
-        while let Some(record) = reader.next_record()? {
+        let mut held = 0u64;
+        loop {
+            let at = reader.offset();
+            let Some(record) = reader.next_record()? else { break };
             match record {
                 Record::Turn(t) => turns.push(t),
-                Record::Keyframe { turn, snapshot } => keyframes.push((turn, snapshot)),
+                Record::Keyframe { turn, snapshot } => {
+                    held += snapshot.len() as u64;
+                    if held > keyframe_bytes {
+                        return Err(damaged(
+                            at,
+                            "keyframe record",
+                            format!(
+                                "keyframes of at most {keyframe_bytes} bytes in all, decompressed, for a whole replay in memory, found more"
+                            ),
+                        ));
+                    }
+                    keyframes.push((turn, snapshot));
+                }
                 Record::Footer(_) => {}
             }
         }

@@ -448,6 +448,30 @@ fn hostile_short(bytes: &[u8], keyframe_at: u64, turn: u32) -> String {
     Replay::read(&file[..]).expect_err("a short keyframe is damage").to_string()
 }
 
+/// A whole replay in memory holds at most a given number of bytes of keyframes (compressed
+/// keyframes could otherwise make a small file hold gigabytes): past it, the keyframe record that
+/// goes over is named.
+#[test]
+fn a_whole_replay_in_memory_holds_keyframes_up_to_its_limit() {
+    let (bytes, _) = record(12, 4);
+    let (_, ends) = record_ends(&bytes);
+    let all = Replay::read(&bytes[..]).unwrap();
+    let sizes: Vec<u64> = all.keyframes.iter().map(|(_, s)| s.len() as u64).collect();
+    assert_eq!(sizes.len(), 3);
+    let held = Replay::read_holding(&bytes[..], sizes.iter().sum()).unwrap();
+    assert_eq!(held, all);
+    // Room for the first two keyframes only: the third (turn 12, the record after turn 11's) is refused.
+    let e = Replay::read_holding(&bytes[..], sizes[0] + sizes[1] + sizes[2] - 1).expect_err("over the limit");
+    let third_at = ends[ends.len() - 3].0;
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "offset {third_at} (keyframe record): keyframes of at most {} bytes in all, decompressed, for a whole replay in memory, found more",
+            sizes[0] + sizes[1] + sizes[2] - 1
+        )
+    );
+}
+
 #[test]
 fn a_replay_of_the_previous_format_version_is_refused_naming_both() {
     let (mut bytes, _) = record(4, 0);
