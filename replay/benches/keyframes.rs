@@ -2,7 +2,9 @@
 //! `phalanx demo` records it (a keyframe every [`replay::demo::DEMO_KEYFRAME_EVERY`] turns), then
 //! every keyframe measured: its snapshot's bytes by component, its size as stored in the replay,
 //! and the time to write it (`ReplayWriter::keyframe`: save and compress) and to load it (read
-//! back from the record, then `World::load_like`).
+//! back from the record, then `World::load_like`). The snapshots are also compressed each alone,
+//! with zstd at the replay's level and with deflate (`miniz_oxide`, level 6), the candidates the
+//! replay format's codec was chosen from.
 //!
 //! `cargo bench -p replay --bench keyframes`; `PHALANX_BENCH_QUICK=1` (or no `--bench` argument)
 //! plays the first 100 turns only (CI smoke run), `PHALANX_BENCH_TURNS=N` sets the turn limit.
@@ -102,6 +104,7 @@ fn main() {
     let mut failed = false;
     let mut rows = Vec::new();
     let mut stored_total = 0;
+    let mut snapshots = Vec::new();
     loop {
         let at = reader.offset();
         let started = Instant::now();
@@ -120,6 +123,7 @@ fn main() {
         }
         let data = sim::snapshot::unframe(&snapshot).expect("a keyframe's snapshot decodes");
         rows.push((turn, snapshot.len(), stored, read, load, breakdown(&data)));
+        snapshots.push(snapshot);
     }
 
     let n = rows.len().max(1);
@@ -154,6 +158,43 @@ fn main() {
         raw_total / n,
         stored_total / n
     );
+
+    // The candidates, each keyframe compressed alone: size, and the time to compress and to
+    // decompress (checked to give the snapshot back).
+    println!();
+    println!("| codec | keyframes stored | compress ms, mean | decompress ms, mean |");
+    println!("| --- | ---: | ---: | ---: |");
+    type Codec = (&'static str, Box<dyn Fn(&[u8]) -> Vec<u8>>, Box<dyn Fn(&[u8], usize) -> Option<Vec<u8>>>);
+    let codecs: [Codec; 2] = [
+        (
+            "deflate (miniz_oxide, level 6), alone",
+            Box::new(|s| miniz_oxide::deflate::compress_to_vec(s, 6)),
+            Box::new(|c, n| miniz_oxide::inflate::decompress_to_vec_with_limit(c, n).ok()),
+        ),
+        (
+            "zstd (level 3), alone",
+            Box::new(|s| zstd::bulk::compress(s, replay::format::KEYFRAME_LEVEL).expect("zstd compresses")),
+            Box::new(|c, n| zstd::bulk::decompress(c, n).ok()),
+        ),
+    ];
+    for (name, compress, decompress) in &codecs {
+        let (mut size, mut packing, mut unpacking) = (0, Duration::ZERO, Duration::ZERO);
+        for snapshot in &snapshots {
+            let started = Instant::now();
+            let packed = compress(snapshot);
+            packing += started.elapsed();
+            let started = Instant::now();
+            let unpacked = decompress(&packed, snapshot.len());
+            unpacking += started.elapsed();
+            if unpacked.as_ref() != Some(snapshot) {
+                eprintln!("CHECK FAILED: {name} does not give a keyframe back");
+                failed = true;
+            }
+            size += packed.len();
+        }
+        println!("| {name} | {size} | {:.1} | {:.2} |", ms(packing) / n as f64, ms(unpacking) / n as f64);
+    }
+    println!("| zstd (level 3), against the previous keyframe (the replay's) | {stored_total} | | |");
     if failed {
         std::process::exit(1);
     }
