@@ -8,12 +8,15 @@
 //! header   magic "PHXRPLY\0" (8) | format version u32 | payload length u32 | payload | blake3 of the bytes before it (32)
 //! record   tag u8 | payload length u32 | prefix check (3) | payload | blake3 of tag, length and payload (32)
 //!          tag 'T' a turn, 'K' a keyframe, 'E' the footer (the last record)
+//! keyframe turn u32 | snapshot length u32 | the snapshot as one zstd frame, the previous keyframe's snapshot its dictionary
 //! ```
 //!
 //! # Reading damaged or cut-off files
 //!
-//! The reader never panics and allocates at most about [`MAX_RECORD`] bytes at a time (growing with
-//! the bytes actually present, not with the lengths a file claims). A file that ends inside a
+//! The reader never panics and allocates at most about [`MAX_RECORD`] bytes at a time for a record
+//! (growing with the bytes actually present, not with the lengths a file claims), and for a
+//! keyframe a buffer of its stated snapshot length, at most [`MAX_KEYFRAME_SNAPSHOT`], beside the
+//! previous keyframe's snapshot (its dictionary). A file that ends inside a
 //! record, as one written by a crashed process does, reads as its whole records before the cut,
 //! with [`End::Truncated`] saying where; every other damage is a [`ReplayError`] naming the byte
 //! offset, the section and what was expected. A damaged length field cannot pass for a cut-off
@@ -38,7 +41,9 @@ pub const MAGIC: [u8; 8] = *b"PHXRPLY\0";
 /// of a range goal in the commands.
 /// Version 5: the game rules in the header ([`ReplayHeader::rules`]) and game commands
 /// (`CommandKind::Game`).
-pub const REPLAY_VERSION: u32 = 5;
+/// Version 6: keyframes compressed with zstd, each with the previous keyframe's snapshot as its
+/// dictionary, and their snapshot length stated before them.
+pub const REPLAY_VERSION: u32 = 6;
 
 /// The engine that writes replays, as recorded in their header.
 pub const ENGINE: &str = concat!("phalanx ", env!("CARGO_PKG_VERSION"));
@@ -48,6 +53,21 @@ pub const MAX_HEADER: u32 = 1 << 26;
 
 /// Largest record payload (a keyframe of a 2048 × 2048 navcell world fits). `[Units: bytes]`
 pub const MAX_RECORD: u32 = 1 << 27;
+
+/// Largest snapshot a keyframe may decompress to: the largest snapshot payload
+/// (`sim::snapshot::MAX_PAYLOAD`) and its 52 bytes of framing. A keyframe states its snapshot's
+/// length before the compressed bytes; a larger length is damage, and decompression writes into
+/// a buffer of exactly the stated length, so it allocates at most this much. `[Units: bytes]`
+pub const MAX_KEYFRAME_SNAPSHOT: u32 = sim::snapshot::MAX_PAYLOAD as u32 + 52;
+
+/// Most bytes of keyframe snapshots [`Replay::read`] holds for a whole replay in memory (1 GiB:
+/// the demo's ten keyframes are 7.2 MB, an hour of it 0.26 GB); the tools that read a replay as a
+/// stream hold one keyframe at a time. `[Units: bytes]`
+pub const MAX_HELD_KEYFRAMES: u64 = 1 << 30;
+
+/// The zstd level keyframes are compressed at (zstd's default: the higher levels save 10–20%
+/// more at 5–50 times the time; BENCHMARKS.md, "Replays: keyframes").
+pub const KEYFRAME_LEVEL: i32 = 3;
 
 /// Largest turn record payload. Decoding one allocates at most a few times this (commands are
 /// small structs with a vector or string each). `[Units: bytes]`
@@ -138,7 +158,7 @@ pub enum Record {
     /// A turn.
     Turn(TurnRecord),
     /// The world at the start of `turn` (after the turn record of `turn - 1`), as snapshot bytes
-    /// (`sim::world::World::save`).
+    /// (`sim::world::World::save`), decompressed.
     Keyframe {
         /// The turn the world is about to step.
         turn: u32,
@@ -223,6 +243,30 @@ fn decode<T: serde::de::DeserializeOwned>(payload: &[u8], offset: u64, section: 
     }
 }
 
+/// A keyframe's snapshot compressed against the previous keyframe's (empty for the first): one
+/// zstd frame that states its content size.
+fn compress_keyframe(snapshot: &[u8], previous: &[u8]) -> std::io::Result<Vec<u8>> {
+    zstd::bulk::Compressor::with_dictionary(KEYFRAME_LEVEL, previous)?.compress(snapshot)
+}
+
+/// A keyframe's snapshot from its zstd frame, which must state and hold exactly `size` bytes
+/// (at most [`MAX_KEYFRAME_SNAPSHOT`], checked by the caller); `previous` is the dictionary.
+/// Decompression writes into a buffer of `size` bytes and fails rather than go past it.
+fn decompress_keyframe(frame: &[u8], size: usize, previous: &[u8]) -> Result<Vec<u8>, String> {
+    match zstd::zstd_safe::get_frame_content_size(frame) {
+        Ok(Some(n)) if n == size as u64 => {}
+        Ok(Some(n)) => return Err(format!("a zstd frame of the stated {size} bytes, found one of {n} bytes")),
+        Ok(None) | Err(_) => return Err(format!("a zstd frame that states its size ({size} bytes), found none")),
+    }
+    let mut decompressor =
+        zstd::bulk::Decompressor::with_dictionary(previous).map_err(|e| format!("the previous keyframe as a dictionary: {e}"))?;
+    let snapshot = decompressor.decompress(frame, size).map_err(|e| format!("a zstd frame of {size} bytes: {e}"))?;
+    if snapshot.len() != size {
+        return Err(format!("a zstd frame of {size} bytes, found {} bytes", snapshot.len()));
+    }
+    Ok(snapshot)
+}
+
 fn record_check(tag: u8, len: u32) -> [u8; 3] {
     let mut prefix = [0; 5];
     prefix[0] = tag;
@@ -272,6 +316,8 @@ pub struct ReplayWriter<W: Write> {
     turns: u32,
     last_hash: Option<Digest>,
     bytes: u64,
+    /// The snapshot of the last keyframe written: the next one's dictionary.
+    previous_keyframe: Vec<u8>,
 }
 
 impl<W: Write> ReplayWriter<W> {
@@ -286,7 +332,7 @@ impl<W: Write> ReplayWriter<W> {
         }
         out.write_all(&bytes)?;
         out.flush()?;
-        Ok(Self { out, header, next_turn: None, turns: 0, last_hash: None, bytes: bytes.len() as u64 })
+        Ok(Self { out, header, next_turn: None, turns: 0, last_hash: None, bytes: bytes.len() as u64, previous_keyframe: Vec::new() })
     }
 
     /// The header written.
@@ -350,17 +396,28 @@ impl<W: Write> ReplayWriter<W> {
         every != 0 && self.turns > 0 && world.turn().is_multiple_of(every)
     }
 
-    /// Records the world's state as a keyframe (call between turns).
+    /// Records the world's state as a keyframe (call between turns): its snapshot compressed
+    /// against the previous keyframe's.
     ///
     /// # Errors
-    /// The writer's error; `InvalidInput` when the world is not at the turn after the last record.
+    /// The writer's error; `InvalidInput` when the world is not at the turn after the last record
+    /// or its snapshot is larger than [`MAX_KEYFRAME_SNAPSHOT`].
     pub fn keyframe(&mut self, world: &World) -> std::io::Result<()> {
+        let invalid = |m: &str| std::io::Error::new(std::io::ErrorKind::InvalidInput, m.to_owned());
         if world.turn() != self.next_turn.unwrap_or(0) {
-            return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "keyframe of another turn than the next"));
+            return Err(invalid("keyframe of another turn than the next"));
         }
+        let snapshot = world.save();
+        let size = u32::try_from(snapshot.len())
+            .ok()
+            .filter(|&n| n <= MAX_KEYFRAME_SNAPSHOT)
+            .ok_or_else(|| invalid("snapshot above MAX_KEYFRAME_SNAPSHOT"))?;
         let mut payload = world.turn().to_le_bytes().to_vec();
-        payload.extend_from_slice(&world.save());
-        self.record(TAG_KEYFRAME, &payload)
+        payload.extend_from_slice(&size.to_le_bytes());
+        payload.extend_from_slice(&compress_keyframe(&snapshot, &self.previous_keyframe)?);
+        self.record(TAG_KEYFRAME, &payload)?;
+        self.previous_keyframe = snapshot;
+        Ok(())
     }
 
     /// Writes the footer and returns the writer.
@@ -387,6 +444,8 @@ pub struct ReplayReader<R: Read> {
     keyframe_of: Option<u32>,
     /// A keyframe off the header's cadence was read: only the footer may follow it.
     closing_keyframe: Option<(u64, u32)>,
+    /// The snapshot of the last keyframe read: the next one's dictionary.
+    previous_keyframe: Vec<u8>,
 }
 
 /// Whether bytes are one whole, valid footer record (prefix check and checksum).
@@ -498,6 +557,7 @@ impl<R: Read> ReplayReader<R> {
             end: None,
             keyframe_of: None,
             closing_keyframe: None,
+            previous_keyframe: Vec::new(),
         })
     }
 
@@ -634,8 +694,8 @@ impl<R: Read> ReplayReader<R> {
                 Record::Turn(record)
             }
             TAG_KEYFRAME => {
-                if payload.len() < 4 {
-                    return Err(damaged(payload_at, section, "a turn number and a snapshot"));
+                if payload.len() < 8 {
+                    return Err(damaged(payload_at, section, "a turn number, a snapshot length and a compressed snapshot"));
                 }
                 let turn = u32::from_le_bytes(payload[..4].try_into().expect("4 bytes"));
                 if turn != self.next_turn {
@@ -650,10 +710,21 @@ impl<R: Read> ReplayReader<R> {
                     self.closing_keyframe = Some((at, turn));
                 }
                 self.keyframe_of = Some(turn);
-                let snapshot = &payload[4..];
-                sim::snapshot::check_frame(snapshot)
-                    .map_err(|e| damaged(payload_at + 4, section, format!("a snapshot (offsets from its start): {e}")))?;
-                Record::Keyframe { turn, snapshot: snapshot.to_vec() }
+                let size = u32::from_le_bytes(payload[4..8].try_into().expect("4 bytes"));
+                if size > MAX_KEYFRAME_SNAPSHOT {
+                    return Err(damaged(
+                        payload_at + 4,
+                        section,
+                        format!("a snapshot length of at most {MAX_KEYFRAME_SNAPSHOT}, found {size}"),
+                    ));
+                }
+                let snapshot = decompress_keyframe(&payload[8..], size as usize, &self.previous_keyframe)
+                    .map_err(|e| damaged(payload_at + 8, section, e))?;
+                sim::snapshot::check_frame(&snapshot).map_err(|e| {
+                    damaged(payload_at + 8, section, format!("a snapshot (offsets from its start, once decompressed): {e}"))
+                })?;
+                self.previous_keyframe.clone_from(&snapshot);
+                Record::Keyframe { turn, snapshot }
             }
             _ => {
                 let footer: Footer = decode(payload, payload_at, section, "a footer")?;
@@ -702,18 +773,42 @@ pub struct Replay {
 }
 
 impl Replay {
-    /// Reads a whole replay.
+    /// Reads a whole replay, holding at most [`MAX_HELD_KEYFRAMES`] bytes of keyframe snapshots.
     ///
     /// # Errors
     /// As [`ReplayReader`].
     pub fn read(input: impl Read) -> Result<Self, ReplayError> {
+        Self::read_holding(input, MAX_HELD_KEYFRAMES)
+    }
+
+    /// Reads a whole replay, holding at most `keyframe_bytes` bytes of keyframe snapshots: since
+    /// keyframes are compressed, a small file could otherwise hold many large ones.
+    ///
+    /// # Errors
+    /// As [`ReplayReader`]; damage at the keyframe record that would go over `keyframe_bytes`.
+    pub fn read_holding(input: impl Read, keyframe_bytes: u64) -> Result<Self, ReplayError> {
         let mut reader = ReplayReader::new(input)?;
         let mut turns = Vec::new();
         let mut keyframes = Vec::new();
-        while let Some(record) = reader.next_record()? {
+        let mut held = 0u64;
+        loop {
+            let at = reader.offset();
+            let Some(record) = reader.next_record()? else { break };
             match record {
                 Record::Turn(t) => turns.push(t),
-                Record::Keyframe { turn, snapshot } => keyframes.push((turn, snapshot)),
+                Record::Keyframe { turn, snapshot } => {
+                    held += snapshot.len() as u64;
+                    if held > keyframe_bytes {
+                        return Err(damaged(
+                            at,
+                            "keyframe record",
+                            format!(
+                                "keyframes of at most {keyframe_bytes} bytes in all, decompressed, for a whole replay in memory, found more"
+                            ),
+                        ));
+                    }
+                    keyframes.push((turn, snapshot));
+                }
                 Record::Footer(_) => {}
             }
         }

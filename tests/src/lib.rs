@@ -398,3 +398,31 @@ pub mod goals {
         })
     }
 }
+
+/// Loads every keyframe of a replay into a world like `base` (a world of the replay's game, for
+/// its rules) and checks that the loaded world's hash, kept and recomputed from scratch (its
+/// derived data rebuilt on load included), is the hash the replay recorded for the turn before
+/// the keyframe, which the game had before it was saved. Returns how many keyframes were checked.
+///
+/// # Errors
+/// The first keyframe that does not load or has another hash, and what it has.
+pub fn check_keyframes_load_to_recorded_hashes(replay: &replay::format::Replay, base: &sim::world::World) -> Result<usize, String> {
+    for (turn, snapshot) in &replay.keyframes {
+        let loaded = base.load_like(snapshot).map_err(|e| format!("the keyframe of turn {turn}: {e}"))?;
+        let recorded =
+            turn.checked_sub(1).and_then(|t| replay.digest(t)).ok_or_else(|| format!("no turn record before keyframe {turn}"))?;
+        let kept = loaded.state_digest();
+        let fresh = loaded.state_digest_from_scratch();
+        if kept.hash != recorded.hash || fresh.hash != recorded.hash {
+            let differ = |d: &sim::digest_tree::StateDigest| -> Vec<String> {
+                d.components.iter().zip(&recorded.components).filter(|(a, b)| a != b).map(|(a, _)| a.0.clone()).collect()
+            };
+            return Err(format!(
+                "the keyframe of turn {turn}, loaded: kept digest differs in {:?}, from scratch in {:?}",
+                differ(&kept),
+                differ(&fresh)
+            ));
+        }
+    }
+    Ok(replay.keyframes.len())
+}

@@ -110,6 +110,23 @@ fn golden_replays_verify_and_match_their_sidecars() {
     }
 }
 
+/// Every keyframe of every golden replay, loaded, has the hash recorded for the turn before it,
+/// kept and recomputed from scratch: what a keyframe does not store (grids, hierarchies, tables,
+/// graphs, flow fields, digests) comes back on load as the played-through world had it.
+#[test]
+fn every_golden_keyframe_loads_to_the_hash_recorded_before_it() {
+    let dir = root().join("tests/golden");
+    let mut checked = 0;
+    for e in &corpus() {
+        let bytes = std::fs::read(dir.join(format!("{}.replay", e.name))).unwrap();
+        let replay = Replay::read(&bytes[..]).unwrap_or_else(|err| panic!("{}: {err} (re-bless: PHALANX_BLESS=1)", e.name));
+        let scenario = Scenario::load_with(&e.scenario, &replay::cli::rulesets()).unwrap_or_else(|err| panic!("{err}"));
+        let base = scenario.world().unwrap();
+        checked += phalanx_tests::check_keyframes_load_to_recorded_hashes(&replay, &base).unwrap_or_else(|err| panic!("{}: {err}", e.name));
+    }
+    assert!(checked >= corpus().len(), "every golden replay holds keyframes; {checked} in all");
+}
+
 /// A world loaded from a snapshot at any turn of a corpus scenario rebuilds exactly the
 /// navigation data of the world that played through: the grids, and per class the bit planes,
 /// jump tables, hierarchy and landmark tables. The state hash does not cover derived data, and two

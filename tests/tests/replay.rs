@@ -324,7 +324,7 @@ fn the_replay_layout_is_pinned_to_its_format_version() {
         kinds.into_iter().enumerate().map(|(k, kind)| Command { turn: 3, player: sim::PlayerId(1), seq: k as u32, kind }).collect();
     let bytes = sim::state_hash::encode(&(sim::world::Settings::default(), commands));
     let digest = sim::state_hash::hex(blake3::hash(&bytes).as_bytes());
-    assert_eq!((replay::format::REPLAY_VERSION, digest.as_str()), (5, "f88576e3312eae943ac13d2eb1a5e1a075a58dee434dd3c7fe212aa4e0c2a9cc"));
+    assert_eq!((replay::format::REPLAY_VERSION, digest.as_str()), (6, "f88576e3312eae943ac13d2eb1a5e1a075a58dee434dd3c7fe212aa4e0c2a9cc"));
 }
 
 #[test]
@@ -337,4 +337,193 @@ fn bytes_missing_inside_the_file_are_damage_not_a_crash() {
     holed.extend_from_slice(&bytes[from + 200..]);
     let e = Replay::read(&holed[..]).expect_err("a hole is damage");
     assert!(e.to_string().contains("bytes are missing inside the file"), "{e}");
+}
+
+/// A record with a valid prefix check and checksum around any payload: what a hostile file holds,
+/// since the checksums only catch accidents.
+fn forged_record(tag: u8, payload: &[u8]) -> Vec<u8> {
+    let len = payload.len() as u32;
+    let mut out = vec![tag];
+    out.extend_from_slice(&len.to_le_bytes());
+    out.extend_from_slice(&blake3::hash(&out.clone()).as_bytes()[..3]);
+    out.extend_from_slice(payload);
+    let mut h = blake3::Hasher::new();
+    h.update(&out[..5]);
+    h.update(payload);
+    out.extend_from_slice(h.finalize().as_bytes());
+    out
+}
+
+#[test]
+fn a_hostile_keyframe_is_an_error_naming_its_offset_never_a_large_allocation() {
+    use replay::format::MAX_KEYFRAME_SNAPSHOT;
+    let (bytes, _) = record(12, 4);
+    let (_, ends) = record_ends(&bytes);
+    // Records: turns 0-3, then the keyframe of turn 4 (the fifth record).
+    let keyframe_at = ends[3].0;
+    let replay = Replay::read(&bytes[..]).unwrap();
+    let (turn, first) = &replay.keyframes[0];
+    assert_eq!(*turn, 4);
+    let hostile = |size: u32, frame: &[u8]| {
+        let mut payload = turn.to_le_bytes().to_vec();
+        payload.extend_from_slice(&size.to_le_bytes());
+        payload.extend_from_slice(frame);
+        let mut file = bytes[..keyframe_at as usize].to_vec();
+        file.extend_from_slice(&forged_record(b'K', &payload));
+        Replay::read(&file[..]).expect_err("a hostile keyframe is damage").to_string()
+    };
+    let payload_at = keyframe_at + 8;
+    let zstd = |data: &[u8], dictionary: &[u8]| zstd::bulk::Compressor::with_dictionary(3, dictionary).unwrap().compress(data).unwrap();
+    let size = first.len() as u32;
+
+    // A stated length above the cap is refused before anything is decompressed.
+    let e = hostile(MAX_KEYFRAME_SNAPSHOT + 1, &zstd(first, &[]));
+    assert_eq!(
+        e,
+        format!(
+            "offset {} (keyframe record): a snapshot length of at most {MAX_KEYFRAME_SNAPSHOT}, found {}",
+            payload_at + 4,
+            MAX_KEYFRAME_SNAPSHOT + 1
+        )
+    );
+    // A frame that holds more or fewer bytes than stated, or says nothing of its size.
+    let e = hostile(size - 1, &zstd(first, &[]));
+    assert_eq!(
+        e,
+        format!("offset {} (keyframe record): a zstd frame of the stated {} bytes, found one of {size} bytes", payload_at + 8, size - 1)
+    );
+    let e = hostile(size + 1, &zstd(first, &[]));
+    assert!(e.starts_with(&format!("offset {} (keyframe record): a zstd frame of the stated", payload_at + 8)), "{e}");
+    let e = hostile(size, first);
+    assert_eq!(e, format!("offset {} (keyframe record): a zstd frame that states its size ({size} bytes), found none", payload_at + 8));
+    // A frame that claims a huge size while the stated length is small: refused from the frame
+    // header, not by decompressing into a buffer of its size.
+    let e = hostile(5, &raw_frame(MAX_KEYFRAME_SNAPSHOT - 1, b"hello"));
+    assert_eq!(
+        e,
+        format!(
+            "offset {} (keyframe record): a zstd frame of the stated 5 bytes, found one of {} bytes",
+            payload_at + 8,
+            MAX_KEYFRAME_SNAPSHOT - 1
+        )
+    );
+    // A frame compressed against another dictionary than the previous keyframe (none, here), or
+    // followed by more bytes.
+    let e = hostile(size, &zstd(first, &replay.keyframes[1].1));
+    assert!(e.starts_with(&format!("offset {} (keyframe record): a zstd frame of {size} bytes: ", payload_at + 8)), "{e}");
+    let mut trailing = zstd(first, &[]);
+    trailing.extend_from_slice(b"more");
+    let e = hostile(size, &trailing);
+    assert!(e.starts_with(&format!("offset {} (keyframe record): a zstd frame of {size} bytes: ", payload_at + 8)), "{e}");
+    // A whole frame of bytes that are not a snapshot.
+    for frame in [zstd(b"hello", &[]), raw_frame(5, b"hello")] {
+        let e = hostile(5, &frame);
+        assert_eq!(
+            e,
+            format!(
+                "offset {} (keyframe record): a snapshot (offsets from its start, once decompressed): snapshot truncated: expected 20 bytes, found 5",
+                payload_at + 8
+            )
+        );
+    }
+    // Too short to hold the stated length.
+    let e = hostile_short(&bytes, keyframe_at, *turn);
+    assert_eq!(e, format!("offset {payload_at} (keyframe record): a turn number, a snapshot length and a compressed snapshot"));
+}
+
+/// A zstd frame by hand: single segment, a 4-byte content size of `claimed`, one raw block of
+/// `content` (RFC 8878, sections 3.1.1.1 and 3.1.1.2).
+fn raw_frame(claimed: u32, content: &[u8]) -> Vec<u8> {
+    let mut frame = vec![0x28, 0xb5, 0x2f, 0xfd, 0b1010_0000];
+    frame.extend_from_slice(&claimed.to_le_bytes());
+    let block = ((content.len() as u32) << 3) | 1;
+    frame.extend_from_slice(&block.to_le_bytes()[..3]);
+    frame.extend_from_slice(content);
+    frame
+}
+
+fn hostile_short(bytes: &[u8], keyframe_at: u64, turn: u32) -> String {
+    let mut file = bytes[..keyframe_at as usize].to_vec();
+    file.extend_from_slice(&forged_record(b'K', &[&turn.to_le_bytes()[..], &[1, 0]].concat()));
+    Replay::read(&file[..]).expect_err("a short keyframe is damage").to_string()
+}
+
+/// A whole replay in memory holds at most a given number of bytes of keyframes (compressed
+/// keyframes could otherwise make a small file hold gigabytes): past it, the keyframe record that
+/// goes over is named.
+#[test]
+fn a_whole_replay_in_memory_holds_keyframes_up_to_its_limit() {
+    let (bytes, _) = record(12, 4);
+    let (_, ends) = record_ends(&bytes);
+    let all = Replay::read(&bytes[..]).unwrap();
+    let sizes: Vec<u64> = all.keyframes.iter().map(|(_, s)| s.len() as u64).collect();
+    assert_eq!(sizes.len(), 3);
+    let held = Replay::read_holding(&bytes[..], sizes.iter().sum()).unwrap();
+    assert_eq!(held, all);
+    // Room for the first two keyframes only: the third (turn 12, the record after turn 11's) is refused.
+    let e = Replay::read_holding(&bytes[..], sizes[0] + sizes[1] + sizes[2] - 1).expect_err("over the limit");
+    let third_at = ends[ends.len() - 3].0;
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "offset {third_at} (keyframe record): keyframes of at most {} bytes in all, decompressed, for a whole replay in memory, found more",
+            sizes[0] + sizes[1] + sizes[2] - 1
+        )
+    );
+}
+
+#[test]
+fn a_replay_of_the_previous_format_version_is_refused_naming_both() {
+    let (mut bytes, _) = record(4, 0);
+    let previous = replay::format::REPLAY_VERSION - 1;
+    bytes[8..12].copy_from_slice(&previous.to_le_bytes());
+    let e = Replay::read(&bytes[..]).expect_err("another version is refused");
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "incompatible replay: offset 8 (header): replay format version {previous}, this reader reads version {} only",
+            replay::format::REPLAY_VERSION
+        )
+    );
+}
+
+/// The demo's game, recorded as `phalanx demo` records it, for its first 100 turns (keyframes of
+/// turns 50 and 100): each keyframe is stored compressed, the second against the first, and loads
+/// to the hash the game had, recomputed from scratch with its rebuilt derived data.
+#[test]
+fn the_demos_keyframes_are_compressed_and_load_to_the_hashes_recorded_before_them() {
+    use replay::format::ReplayWriter;
+    let scenario = replay::demo::scenario().unwrap();
+    let mut world = replay::record::build_world(&scenario, 1).unwrap();
+    let header = replay::record::header_for(&scenario, &mut world, replay::demo::DEMO_KEYFRAME_EVERY);
+    let mut writer = ReplayWriter::new(Vec::new(), header).unwrap();
+    let mut script = scenario.script();
+    for _ in 0..100 {
+        if writer.keyframe_due(&world) {
+            writer.keyframe(&world).unwrap();
+        }
+        let commands = script.turn_commands(&world);
+        let report = world.step(&commands);
+        script.observe(&report);
+        writer.turn(&commands, &report).unwrap();
+    }
+    assert!(writer.keyframe_due(&world));
+    writer.keyframe(&world).unwrap();
+    let bytes = writer.finish().unwrap();
+
+    let mut reader = ReplayReader::new(&bytes[..]).unwrap();
+    let mut sizes = Vec::new();
+    loop {
+        let at = reader.offset();
+        let Some(record) = reader.next_record().unwrap() else { break };
+        if let Record::Keyframe { snapshot, .. } = record {
+            sizes.push((reader.offset() - at, snapshot.len() as u64));
+        }
+    }
+    assert_eq!(sizes.len(), 2);
+    assert!(sizes[0].0 * 5 < sizes[0].1, "the first keyframe stored in {} bytes, its snapshot {}", sizes[0].0, sizes[0].1);
+    assert!(sizes[1].0 * 15 < sizes[1].1, "the second keyframe stored in {} bytes, its snapshot {}", sizes[1].0, sizes[1].1);
+
+    let replay = Replay::read(&bytes[..]).unwrap();
+    assert_eq!(phalanx_tests::check_keyframes_load_to_recorded_hashes(&replay, &world), Ok(2));
 }
