@@ -64,8 +64,18 @@ pub fn encode_compact_into_vec<T: Serialize>(value: &T, out: &mut Vec<u8>) {
 
 /// [`digest`] over the [`COMPACT`] bytes of a value (the game's state).
 pub fn compact_digest<T: Serialize>(component: &str, value: &T) -> [u8; 32] {
-    let context = format!("phalanx state v{FORMAT_VERSION} {component}");
-    let mut hasher = blake3::Hasher::new_derive_key(&context);
+    compact_digest_from(&component_hasher(component), value)
+}
+
+/// The hasher [`digest`] and [`compact_digest`] start from for a component, to keep and clone
+/// (the derive-key context is then hashed once, not per digest).
+pub fn component_hasher(component: &str) -> blake3::Hasher {
+    blake3::Hasher::new_derive_key(&format!("phalanx state v{FORMAT_VERSION} {component}"))
+}
+
+/// [`compact_digest`] from a [`component_hasher`] of the component.
+pub fn compact_digest_from<T: Serialize>(component: &blake3::Hasher, value: &T) -> [u8; 32] {
+    let mut hasher = component.clone();
     encode_to::<_, _, true>(value, HashSink::new(&mut hasher)).expect("state types are bincode-encodable").finish();
     *hasher.finalize().as_bytes()
 }

@@ -10,7 +10,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use pathing::{Fixed, ObstructionId, PassClass, WorldPos};
+use pathing::{Fixed, Navcell, ObstructionId, PassClass, WorldPos};
 use serde::{Deserialize, Serialize};
 use sim::command::{PlacementRefusal, SquareSpec, Target};
 use sim::{EntityId, PlayerId, RejectReason};
@@ -26,7 +26,7 @@ pub use play::{Outcome, PlayerSummary, play, setup, start_spot, summary};
 /// The ruleset's name in digests, snapshots and replay headers.
 pub const NAME: &str = "skirmish";
 /// The ruleset's version: a change to any rule or constant below is a new version.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 
 /// Wood each player has when it starts. `[Units: wood]`
 pub const START_WOOD: u32 = 300;
@@ -218,8 +218,10 @@ pub enum Task {
     Attack(Target),
     /// Walking to a point, engaging enemies met on the way.
     AttackMove {
-        /// Where.
-        to: WorldPos,
+        /// The navcell walked to (its centre): a navcell rather than the command's exact point,
+        /// since most of a battle's units carry this task and a navcell is 6 bytes of the unit's
+        /// hashed bytes where a point is 10 (docs/skirmish.md, "State kept small").
+        to: Navcell,
         /// The enemy engaged now.
         target: Option<Target>,
     },

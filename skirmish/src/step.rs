@@ -2,7 +2,7 @@
 //! named, training, then every unit's task in id order (strikes, wood cut and
 //! deposited, foundations raised), deaths at once.
 
-use pathing::{Fixed, ObstructionId, WorldPos};
+use pathing::{Fixed, Navcell, ObstructionId, WorldPos};
 use sim::command::{GoalSpec, RangeKind, Target};
 use sim::{CommandKind, Ctx, EntityId, Event, PlayerId};
 
@@ -36,7 +36,10 @@ pub(crate) fn apply(ctx: &mut Ctx<'_, Skirmish>, player: PlayerId, command: &C) 
             ctx.state_mut().spawning = None;
         }
         C::Attack { units, target } => set_tasks(ctx, units, Task::Attack(*target)),
-        C::AttackMove { units, to } => set_tasks(ctx, units, Task::AttackMove { to: *to, target: None }),
+        C::AttackMove { units, to } => {
+            let to = ctx.world().navcell_of(*to);
+            set_tasks(ctx, units, Task::AttackMove { to, target: None });
+        }
         C::Stop { units } => {
             for &u in units {
                 if let Some(s) = ctx.unit_mut(u) {
@@ -180,6 +183,13 @@ fn spawn(
 }
 
 /// Gives units a task and the order it needs.
+/// The centre of a navcell, where an attack-move walks to.
+fn navcell_centre(cell: Navcell, cell_size: Fixed) -> WorldPos {
+    let s = cell_size.to_bits();
+    let at = |n: u16| Fixed::from_bits(i64::from(n) * s + s / 2);
+    WorldPos::new(at(cell.i), at(cell.j))
+}
+
 fn set_tasks(ctx: &mut Ctx<'_, Skirmish>, units: &[EntityId], task: Task) {
     for &u in units {
         if let Some(s) = ctx.unit_mut(u) {
@@ -200,7 +210,7 @@ fn order(ctx: &mut Ctx<'_, Skirmish>, id: EntityId) {
     let goal = match state.task {
         Task::Idle => return,
         Task::Attack(t) | Task::AttackMove { target: Some(t), .. } => attack(t),
-        Task::AttackMove { to, target: None } => GoalSpec::Point(to),
+        Task::AttackMove { to, target: None } => GoalSpec::Point(navcell_centre(to, ctx.world().nav().grid().cell_size())),
         Task::Gather(tree) => range(Target::Obstruction(tree), GATHER_RANGE, RangeKind::Melee),
         Task::Return { site, .. } => range(Target::Obstruction(site), GATHER_RANGE, RangeKind::Melee),
         Task::Build(b) => range(Target::Obstruction(b), GATHER_RANGE, RangeKind::Build),

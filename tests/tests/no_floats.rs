@@ -21,6 +21,12 @@ fn float_tokens(path: &Path) -> Vec<String> {
     let mut hits = Vec::new();
     for (n, line) in text.lines().enumerate() {
         let code = line.split("//").next().unwrap_or("");
+        // serde's `Serializer` trait makes every serializer name the float types in these two
+        // signatures; the state encoder refuses the values (`sim`'s
+        // `state_hash::encoder::tests::floats_are_refused`).
+        if ["fn serialize_f32(self, _v: f32)", "fn serialize_f64(self, _v: f64)"].iter().any(|s| code.trim_start().starts_with(s)) {
+            continue;
+        }
         let mut in_string = false;
         let mut token = String::new();
         for ch in code.chars().chain(std::iter::once(' ')) {

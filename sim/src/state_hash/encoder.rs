@@ -183,26 +183,32 @@ impl<'a, S: Sink, const VARINT: bool> ser::Serializer for &'a mut Encoder<S, VAR
     type SerializeStruct = Self;
     type SerializeStructVariant = Self;
 
+    #[inline]
     fn serialize_bool(self, v: bool) -> Result<(), EncodeError> {
         self.sink.put(&[u8::from(v)]);
         Ok(())
     }
+    #[inline]
     fn serialize_i8(self, v: i8) -> Result<(), EncodeError> {
         self.sink.put(&v.to_le_bytes());
         Ok(())
     }
+    #[inline]
     fn serialize_i16(self, v: i16) -> Result<(), EncodeError> {
         self.signed(i64::from(v), 2);
         Ok(())
     }
+    #[inline]
     fn serialize_i32(self, v: i32) -> Result<(), EncodeError> {
         self.signed(i64::from(v), 4);
         Ok(())
     }
+    #[inline]
     fn serialize_i64(self, v: i64) -> Result<(), EncodeError> {
         self.signed(v, 8);
         Ok(())
     }
+    #[inline]
     fn serialize_i128(self, v: i128) -> Result<(), EncodeError> {
         if VARINT {
             self.serialize_u128(zigzag128(v))
@@ -211,22 +217,27 @@ impl<'a, S: Sink, const VARINT: bool> ser::Serializer for &'a mut Encoder<S, VAR
             Ok(())
         }
     }
+    #[inline]
     fn serialize_u8(self, v: u8) -> Result<(), EncodeError> {
         self.sink.put(&[v]);
         Ok(())
     }
+    #[inline]
     fn serialize_u16(self, v: u16) -> Result<(), EncodeError> {
         self.unsigned(u64::from(v), 2);
         Ok(())
     }
+    #[inline]
     fn serialize_u32(self, v: u32) -> Result<(), EncodeError> {
         self.unsigned(u64::from(v), 4);
         Ok(())
     }
+    #[inline]
     fn serialize_u64(self, v: u64) -> Result<(), EncodeError> {
         self.unsigned(v, 8);
         Ok(())
     }
+    #[inline]
     fn serialize_u128(self, v: u128) -> Result<(), EncodeError> {
         match u64::try_from(v) {
             Ok(small) if VARINT => self.varint(small),
@@ -240,47 +251,59 @@ impl<'a, S: Sink, const VARINT: bool> ser::Serializer for &'a mut Encoder<S, VAR
     }
     // Floats have no place in hashed state (docs/determinism.md): a type that has one is refused
     // instead of hashed, where bincode would write its bits.
+    #[inline]
     #[allow(clippy::disallowed_types, reason = "the serde trait names the float types; they are refused")]
     fn serialize_f32(self, _v: f32) -> Result<(), EncodeError> {
         Err(EncodeError::floats())
     }
+    #[inline]
     #[allow(clippy::disallowed_types, reason = "the serde trait names the float types; they are refused")]
     fn serialize_f64(self, _v: f64) -> Result<(), EncodeError> {
         Err(EncodeError::floats())
     }
+    #[inline]
     fn serialize_char(self, v: char) -> Result<(), EncodeError> {
         self.sink.put(v.encode_utf8(&mut [0; 4]).as_bytes());
         Ok(())
     }
+    #[inline]
     fn serialize_str(self, v: &str) -> Result<(), EncodeError> {
         self.serialize_bytes(v.as_bytes())
     }
+    #[inline]
     fn serialize_bytes(self, v: &[u8]) -> Result<(), EncodeError> {
         self.length(v.len());
         self.sink.put(v);
         Ok(())
     }
+    #[inline]
     fn serialize_none(self) -> Result<(), EncodeError> {
         self.sink.put(&[0]);
         Ok(())
     }
+    #[inline]
     fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<(), EncodeError> {
         self.sink.put(&[1]);
         value.serialize(self)
     }
+    #[inline]
     fn serialize_unit(self) -> Result<(), EncodeError> {
         Ok(())
     }
+    #[inline]
     fn serialize_unit_struct(self, _name: &'static str) -> Result<(), EncodeError> {
         Ok(())
     }
+    #[inline]
     fn serialize_unit_variant(self, _name: &'static str, index: u32, _variant: &'static str) -> Result<(), EncodeError> {
         self.variant(index);
         Ok(())
     }
+    #[inline]
     fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _name: &'static str, value: &T) -> Result<(), EncodeError> {
         value.serialize(self)
     }
+    #[inline]
     fn serialize_newtype_variant<T: Serialize + ?Sized>(
         self,
         _name: &'static str,
@@ -291,33 +314,41 @@ impl<'a, S: Sink, const VARINT: bool> ser::Serializer for &'a mut Encoder<S, VAR
         self.variant(index);
         value.serialize(self)
     }
+    #[inline]
     fn serialize_seq(self, len: Option<usize>) -> Result<Self, EncodeError> {
         let len = len.ok_or_else(|| EncodeError("a sequence of unknown length cannot be encoded".into()))?;
         self.length(len);
         Ok(self)
     }
+    #[inline]
     fn serialize_tuple(self, _len: usize) -> Result<Self, EncodeError> {
         Ok(self)
     }
+    #[inline]
     fn serialize_tuple_struct(self, _name: &'static str, _len: usize) -> Result<Self, EncodeError> {
         Ok(self)
     }
+    #[inline]
     fn serialize_tuple_variant(self, _name: &'static str, index: u32, _variant: &'static str, _len: usize) -> Result<Self, EncodeError> {
         self.variant(index);
         Ok(self)
     }
+    #[inline]
     fn serialize_map(self, len: Option<usize>) -> Result<Self, EncodeError> {
         let len = len.ok_or_else(|| EncodeError("a map of unknown length cannot be encoded".into()))?;
         self.length(len);
         Ok(self)
     }
+    #[inline]
     fn serialize_struct(self, _name: &'static str, _len: usize) -> Result<Self, EncodeError> {
         Ok(self)
     }
+    #[inline]
     fn serialize_struct_variant(self, _name: &'static str, index: u32, _variant: &'static str, _len: usize) -> Result<Self, EncodeError> {
         self.variant(index);
         Ok(self)
     }
+    #[inline]
     fn is_human_readable(&self) -> bool {
         false
     }
@@ -329,10 +360,12 @@ macro_rules! compound {
         impl<S: Sink, const VARINT: bool> ser::$trait for &mut Encoder<S, VARINT> {
             type Ok = ();
             type Error = EncodeError;
+            #[inline]
             fn $method<T: Serialize + ?Sized>(&mut self, $($key: &'static str,)? value: &T) -> Result<(), EncodeError> {
                 $(let _ = $key;)?
                 value.serialize(&mut **self)
             }
+            #[inline]
             fn end(self) -> Result<(), EncodeError> {
                 Ok(())
             }
@@ -352,12 +385,15 @@ compound!(
 impl<S: Sink, const VARINT: bool> ser::SerializeMap for &mut Encoder<S, VARINT> {
     type Ok = ();
     type Error = EncodeError;
+    #[inline]
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), EncodeError> {
         key.serialize(&mut **self)
     }
+    #[inline]
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), EncodeError> {
         value.serialize(&mut **self)
     }
+    #[inline]
     fn end(self) -> Result<(), EncodeError> {
         Ok(())
     }

@@ -351,6 +351,9 @@ struct Names {
     world: String,
     unit_ranges: blake3::Hasher,
     object_ranges: blake3::Hasher,
+    /// The hashers of `players` and `world`.
+    players_hasher: blake3::Hasher,
+    world_hasher: blake3::Hasher,
 }
 
 impl Names {
@@ -359,6 +362,8 @@ impl Names {
         Self {
             unit_ranges: range_hasher(&name("units")),
             object_ranges: range_hasher(&name("objects")),
+            players_hasher: crate::state_hash::component_hasher(&name("players")),
+            world_hasher: crate::state_hash::component_hasher(&name("world")),
             units: name("units"),
             objects: name("objects"),
             players: name("players"),
@@ -516,7 +521,7 @@ impl<R: Rules> DynGame for GameState<R> {
     }
 
     fn components(&mut self) -> Vec<(String, Digest)> {
-        use crate::state_hash::{compact_digest, encode_compact_into_vec};
+        use crate::state_hash::{compact_digest_from, encode_compact_into_vec};
         let mut bytes = std::mem::take(&mut self.scratch);
         for slot in self.touched.take() {
             bytes.clear();
@@ -526,8 +531,8 @@ impl<R: Rules> DynGame for GameState<R> {
             if let Some(cached) = self.unit_bytes.get_mut(slot)
                 && *cached != bytes
             {
-                cached.clear();
-                cached.extend_from_slice(&bytes);
+                // The kept buffer becomes the scratch one: no copy.
+                std::mem::swap(cached, &mut bytes);
                 self.unit_digests.mark(slot as u32);
             }
         }
@@ -535,12 +540,17 @@ impl<R: Rules> DynGame for GameState<R> {
             // The bytes the compact encoding of the list of the range's `(id, state)` gives: the
             // count, then each entry's bytes (`state_hash::a_list_encodes_as_its_count_then_each_entry`).
             let Some(slots) = range_indices(range) else { continue };
-            let live = || slots.clone().filter_map(|i| self.unit_bytes.get(i as usize).filter(|b| !b.is_empty()));
+            // A range holds at most 64 units, so its count is one byte in the compact form:
+            // written after the entries, in one pass.
+            const _: () = assert!(crate::digest_tree::RANGE_SIZE <= 250, "a range's count must be one compact byte");
             bytes.clear();
-            encode_compact_into_vec(&(live().count() as u64), &mut bytes);
-            for b in live() {
+            bytes.push(0);
+            let mut count = 0u8;
+            for b in slots.filter_map(|i| self.unit_bytes.get(i as usize).filter(|b| !b.is_empty())) {
                 bytes.extend_from_slice(b);
+                count += 1;
             }
+            bytes[0] = count;
             let digest = range_digest_from(&self.names.unit_ranges, range, &bytes);
             self.unit_digests.set_range(range, digest);
         }
@@ -591,10 +601,10 @@ impl<R: Rules> DynGame for GameState<R> {
         }
         self.scratch = bytes;
         if std::mem::take(&mut self.players_dirty) {
-            self.players_digest = compact_digest(&self.names.players, &self.players);
+            self.players_digest = compact_digest_from(&self.names.players_hasher, &self.players);
         }
         if std::mem::take(&mut self.state_dirty) {
-            self.state_digest = compact_digest(&self.names.world, &(R::NAME, R::VERSION, &self.state));
+            self.state_digest = compact_digest_from(&self.names.world_hasher, &(R::NAME, R::VERSION, &self.state));
         }
         vec![
             (self.names.units.clone(), self.unit_digests.root()),
