@@ -172,7 +172,7 @@ fn zigzag128(n: i128) -> u128 {
     ((n << 1) ^ (n >> 127)) as u128
 }
 
-impl<'a, S: Sink, const VARINT: bool> ser::Serializer for &'a mut Encoder<S, VARINT> {
+impl<S: Sink, const VARINT: bool> ser::Serializer for &mut Encoder<S, VARINT> {
     type Ok = ();
     type Error = EncodeError;
     type SerializeSeq = Self;
