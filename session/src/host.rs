@@ -36,6 +36,9 @@ pub const MAX_FRAMES_PER_TURN: u32 = 256;
 pub const CLIENT_SEQ_BASE: u32 = 1 << 29;
 /// The most turns of digest tree leaves and snapshots a peer keeps while they are not agreed.
 pub const RING_TURNS: u32 = 64;
+/// A connection that has not claimed a seat this long after the host first saw it is closed, so
+/// silent connections cannot hold the transport's connection slots. `[Units: milliseconds]`
+pub const HELLO_WITHIN_MS: u64 = 5_000;
 
 /// How the input delay is chosen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -199,6 +202,8 @@ struct Seat {
 struct Conn {
     link: Link<ClientMsg>,
     seat: Option<u8>,
+    /// The time of the first tick that saw the connection.
+    seen_at: Option<u64>,
     /// Frames received since the last turn boundary.
     frames: u32,
 }
@@ -549,6 +554,7 @@ impl<'s> HostCore<'s> {
 
     /// Advances the host's turn clock; call it often (every few milliseconds of `now`).
     pub fn tick(&mut self, now: u64) {
+        self.close_seatless(now);
         if self.phase == Phase::Locating {
             self.locate_tick(now);
             return;
@@ -573,6 +579,19 @@ impl<'s> HostCore<'s> {
         self.current += 1;
         self.ping_all(now);
         self.close_through(self.current + self.delay, now);
+    }
+
+    /// Closes the connections that have claimed no seat within [`HELLO_WITHIN_MS`].
+    fn close_seatless(&mut self, now: u64) {
+        let late: Vec<ConnId> = self
+            .conns
+            .iter_mut()
+            .filter(|(_, c)| c.seat.is_none())
+            .filter_map(|(&conn, c)| (now.saturating_sub(*c.seen_at.get_or_insert(now)) > HELLO_WITHIN_MS).then_some(conn))
+            .collect();
+        for conn in late {
+            self.close(conn, format!("no Hello within {HELLO_WITHIN_MS} ms"));
+        }
     }
 
     fn adapt_delay(&mut self) {

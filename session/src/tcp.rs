@@ -16,6 +16,12 @@ use crate::protocol::MAX_FRAME;
 
 /// How long a loop sleeps when a pass found nothing to do.
 const IDLE: Duration = Duration::from_millis(1);
+/// The most connections a host keeps open; one more is closed as it is accepted. Silent ones are
+/// closed after [`crate::host::HELLO_WITHIN_MS`], so they cannot keep players out for long.
+pub const MAX_CONNECTIONS: usize = 64;
+/// The most bytes a host queues for one connection; a peer that reads slower than the game
+/// sends is closed rather than let the host's memory grow.
+pub const MAX_QUEUED: usize = 8 * MAX_FRAME;
 
 /// One socket with its partial input and unsent output.
 struct Stream {
@@ -116,11 +122,17 @@ pub fn run_host(
         let now = clock();
         let mut busy = false;
         while let Ok((socket, _)) = listener.accept() {
+            busy = true;
+            if streams.len() >= MAX_CONNECTIONS {
+                // Dropping the socket closes it.
+                log(&HostEvent::Closed { conn: next, reason: format!("over the limit of {MAX_CONNECTIONS} connections") });
+                next += 1;
+                continue;
+            }
             if let Ok(stream) = Stream::new(socket) {
                 host.on_connect(next);
                 streams.insert(next, stream);
                 next += 1;
-                busy = true;
             }
         }
         let mut lost = Vec::new();
@@ -147,12 +159,24 @@ pub fn run_host(
         }
         host.tick(now);
         let out = host.take_output();
+        let mut slow = Vec::new();
         for (conn, frame) in &out.frames {
-            if let Some(s) = streams.get_mut(conn) {
+            if let Some(s) = streams.get_mut(conn)
+                && !s.done
+            {
                 s.queue(frame);
+                if s.output.len() > MAX_QUEUED {
+                    s.done = true;
+                    s.output.clear();
+                    slow.push(*conn);
+                }
             }
         }
         out.events.iter().for_each(&mut *log);
+        for conn in slow {
+            log(&HostEvent::Closed { conn, reason: format!("it reads too slowly: over {MAX_QUEUED} bytes queued") });
+            host.on_disconnect(conn, now);
+        }
         for conn in out.close {
             if let Some(s) = streams.get_mut(&conn) {
                 s.done = true;

@@ -93,3 +93,57 @@ fn a_game_over_loopback_sockets_ends_in_sync_despite_bad_connections() {
     assert!(reasons.contains(&format!("frame of {} bytes is over the limit of {MAX_FRAME}", MAX_FRAME + 1).as_str()), "{reasons:?}");
     drop(bad);
 }
+
+#[test]
+fn silent_and_surplus_connections_are_closed_and_the_players_then_play() {
+    use session::host::HELLO_WITHIN_MS;
+    use session::tcp::MAX_CONNECTIONS;
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
+    let addr = listener.local_addr().expect("its address");
+    let start = Instant::now();
+    let clock = move || start.elapsed().as_millis() as u64;
+
+    // Every connection slot taken by a connection that never says Hello, and one more.
+    let silent: Vec<TcpStream> = (0..=MAX_CONNECTIONS).map(|_| TcpStream::connect(addr).expect("connect")).collect();
+    // The players come once the silent connections have had their time.
+    let clients: Vec<_> = (1..=2u8)
+        .map(|seat| {
+            std::thread::spawn(move || {
+                std::thread::sleep(std::time::Duration::from_millis(HELLO_WITHIN_MS + 1_500));
+                let socket = TcpStream::connect(addr).expect("connect");
+                let mut client = ClientCore::new(seat, [seat; 16]);
+                let mut mover = Mover::new(PlayerId(seat), 21, 4, 14, 50);
+                run_client(socket, &mut client, &mut mover, &move || start.elapsed().as_millis() as u64, &mut |_| {}).expect("client loop");
+                client.hashes().to_vec()
+            })
+        })
+        .collect();
+
+    let scenario = Scenario::parse(SCENARIO, "tcp", &mut |f| Err(format!("no file {f}"))).expect("scenario");
+    let config = HostConfig {
+        tokens: vec![[1; 16], [2; 16]],
+        turns: 40,
+        turn_ms: 20,
+        delay: Delay::Auto,
+        drop_after_ms: 20_000,
+        max_lead: 16,
+        keyframe_every: 10,
+    };
+    let mut host = HostCore::new(&scenario, config).expect("host");
+    let mut events = Vec::new();
+    run_host(&listener, &mut host, &clock, &mut |e| events.push(e.clone())).expect("host loop");
+
+    let reasons: Vec<&str> =
+        events.iter().filter_map(|e| if let HostEvent::Closed { reason, .. } = e { Some(reason.as_str()) } else { None }).collect();
+    let over = format!("over the limit of {MAX_CONNECTIONS} connections");
+    let quiet = format!("no Hello within {HELLO_WITHIN_MS} ms");
+    assert_eq!(reasons.iter().filter(|r| **r == over).count(), 1, "{reasons:?}");
+    assert_eq!(reasons.iter().filter(|r| **r == quiet).count(), MAX_CONNECTIONS, "{reasons:?}");
+    assert!(host.in_sync(), "{events:?}");
+    let oracle = single_process_hashes(&scenario, host.history()).expect("oracle");
+    assert_eq!(host.hashes(), &oracle[..]);
+    for client in clients {
+        assert_eq!(client.join().expect("client thread"), oracle);
+    }
+    drop(silent);
+}
