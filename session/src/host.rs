@@ -369,15 +369,7 @@ impl<'s> HostCore<'s> {
         if let Some(c) = self.conns.remove(&conn)
             && let Some(seat) = c.seat
         {
-            let s = &mut self.seats[usize::from(seat - 1)];
-            s.conn = None;
-            // Before the start the seat is only free again; after it, its player is gone.
-            if !s.gone && self.phase != Phase::Lobby {
-                s.gone = true;
-                s.hashes.clear();
-                self.out.events.push(HostEvent::Left { seat });
-                self.broadcast(&HostMsg::Dropped { seat });
-            }
+            self.leave_seat(seat);
             self.compare(now);
         }
     }
@@ -710,14 +702,20 @@ impl<'s> HostCore<'s> {
         self.out.close.push(conn);
         self.out.events.push(HostEvent::Closed { conn, reason });
         if let Some(seat) = c.seat {
-            let s = &mut self.seats[usize::from(seat - 1)];
-            s.conn = None;
-            if !s.gone && self.phase != Phase::Lobby {
-                s.gone = true;
-                s.hashes.clear();
-                self.out.events.push(HostEvent::Left { seat });
-                self.broadcast(&HostMsg::Dropped { seat });
-            }
+            self.leave_seat(seat);
+        }
+    }
+
+    /// A seat's connection is gone: before the start the seat is only free again; after it, its
+    /// player is gone (its units stay, idle).
+    fn leave_seat(&mut self, seat: u8) {
+        let s = &mut self.seats[usize::from(seat - 1)];
+        s.conn = None;
+        if !s.gone && self.phase != Phase::Lobby {
+            s.gone = true;
+            s.hashes.clear();
+            self.out.events.push(HostEvent::Left { seat });
+            self.broadcast(&HostMsg::Dropped { seat });
         }
     }
 }

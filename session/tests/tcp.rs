@@ -27,6 +27,19 @@ fn framed(payload: &[u8]) -> Vec<u8> {
     bytes
 }
 
+/// The host's settings of both games: two seats, 40 turns of 20 ms.
+fn config() -> HostConfig {
+    HostConfig {
+        tokens: vec![[1; 16], [2; 16]],
+        turns: 40,
+        turn_ms: 20,
+        delay: Delay::Auto,
+        drop_after_ms: 20_000,
+        max_lead: 16,
+        keyframe_every: 10,
+    }
+}
+
 #[test]
 fn a_game_over_loopback_sockets_ends_in_sync_despite_bad_connections() {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
@@ -61,15 +74,7 @@ fn a_game_over_loopback_sockets_ends_in_sync_despite_bad_connections() {
         .collect();
 
     let scenario = Scenario::parse(SCENARIO, "tcp", &mut |f| Err(format!("no file {f}"))).expect("scenario");
-    let config = HostConfig {
-        tokens: vec![[1; 16], [2; 16]],
-        turns: 40,
-        turn_ms: 20,
-        delay: Delay::Auto,
-        drop_after_ms: 20_000,
-        max_lead: 16,
-        keyframe_every: 10,
-    };
+    let config = config();
     let mut host = HostCore::new(&scenario, config).expect("host");
     let mut events = Vec::new();
     run_host(&listener, &mut host, &clock, &mut |e| events.push(e.clone())).expect("host loop");
@@ -120,15 +125,7 @@ fn silent_and_surplus_connections_are_closed_and_the_players_then_play() {
         .collect();
 
     let scenario = Scenario::parse(SCENARIO, "tcp", &mut |f| Err(format!("no file {f}"))).expect("scenario");
-    let config = HostConfig {
-        tokens: vec![[1; 16], [2; 16]],
-        turns: 40,
-        turn_ms: 20,
-        delay: Delay::Auto,
-        drop_after_ms: 20_000,
-        max_lead: 16,
-        keyframe_every: 10,
-    };
+    let config = config();
     let mut host = HostCore::new(&scenario, config).expect("host");
     let mut events = Vec::new();
     run_host(&listener, &mut host, &clock, &mut |e| events.push(e.clone())).expect("host loop");
