@@ -121,10 +121,11 @@ fn every_source_file_is_named_in_the_map() {
 #[test]
 fn the_map_stays_short() {
     let size = std::fs::metadata(repo_root().join("ARCHITECTURE.md")).expect("ARCHITECTURE.md exists").len();
-    // 12 KiB for three crates of code; 14 KiB once the game rules and the reference game joined.
+    // 12 KiB for three crates of code; 14 KiB once the game rules and the reference game joined;
+    // 16 KiB once the networked session and the top crate of the command line joined.
     assert!(
-        size <= 14 * 1024,
-        "ARCHITECTURE.md is {size} bytes; it is a map, to be read in ten minutes (limit 14 KiB): move detail to docs/"
+        size <= 16 * 1024,
+        "ARCHITECTURE.md is {size} bytes; it is a map, to be read in ten minutes (limit 16 KiB): move detail to docs/"
     );
 }
 
