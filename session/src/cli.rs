@@ -1,16 +1,16 @@
-//! The `phalanx-net` command line: `host` serves a scenario's game over TCP, `join` plays a seat
-//! of it. Exit codes: 0 the game ended in sync, 1 a desync (after writing the report), 2 unusable
-//! input, a port that cannot be bound or a host that cannot be reached.
+//! The `phalanx host` and `phalanx join` commands: `host` serves a scenario's game over TCP,
+//! `join` plays a seat of it. Exit codes: 0 the game ended in sync, 1 a desync (after writing the
+//! report), 2 unusable input, a port that cannot be bound or a host that cannot be reached.
 //!
-//! It is a program of its own, not a `phalanx` subcommand, because `phalanx` lives in `replay`,
-//! which this crate depends on.
+//! The `phalanx` program (the `phalanx` crate, above both `replay` and `session`) flattens
+//! [`Command`] into its command list and runs it with [`execute`].
 
 use std::io::Write;
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use clap::{Parser, Subcommand};
+use clap::Subcommand;
 use replay::scenario::Scenario;
 
 use crate::client::{Brain, ClientCore, Idle};
@@ -19,16 +19,9 @@ use crate::mover::Mover;
 use crate::protocol::{TOKEN_BYTES, Token};
 use crate::tcp::{run_client, run_host};
 
-/// Networked lockstep games of the Phalanx core.
-#[derive(Debug, Parser)]
-#[command(name = "phalanx-net", version, about = "Host or join a networked lockstep game of a Phalanx scenario")]
-struct Cli {
-    #[command(subcommand)]
-    command: Command,
-}
-
+/// The network commands.
 #[derive(Debug, Subcommand)]
-enum Command {
+pub enum Command {
     /// Waits for every seat, plays the scenario's game to the end, prints a summary with the final
     /// hash. Prints the bound address first, then one token per seat unless given a token file.
     Host {
@@ -75,21 +68,9 @@ enum Command {
     },
 }
 
-/// Runs the command line with `args` (the program name first), writing to `out` and `err`;
-/// returns the exit code.
-pub fn run<I, T>(args: I, out: &mut dyn Write, err: &mut dyn Write) -> i32
-where
-    I: IntoIterator<Item = T>,
-    T: Into<std::ffi::OsString> + Clone,
-{
-    let cli = match Cli::try_parse_from(args) {
-        Ok(cli) => cli,
-        Err(e) => {
-            let _ = write!(err, "{e}");
-            return if e.use_stderr() { 2 } else { 0 };
-        }
-    };
-    let result = match cli.command {
+/// Runs one parsed network command, writing to `out` and `err`; returns the exit code.
+pub fn execute(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    let result = match command {
         Command::Host { scenario, listen, players, turns, turn_ms, delay, token_file, record, report } => {
             host(&scenario, &listen, players, turns, turn_ms, &delay, token_file.as_deref(), record.as_deref(), &report, out)
         }
@@ -98,7 +79,7 @@ where
     match result {
         Ok(code) => code,
         Err(message) => {
-            let _ = writeln!(err, "error: {message}");
+            let _ = writeln!(err, "phalanx: {message}");
             2
         }
     }

@@ -1,4 +1,4 @@
-//! `phalanx-net host` and two `phalanx-net join --bot` processes on 127.0.0.1: the game ends in
+//! `phalanx host` and two `phalanx join --bot` processes on 127.0.0.1: the game ends in
 //! sync, every process prints the same final hash, and the host's replay verifies.
 
 use std::io::{BufRead, BufReader, Read};
@@ -19,12 +19,12 @@ fn final_hash(stdout: &str) -> String {
 
 #[test]
 fn a_host_and_two_bot_processes_end_with_one_final_hash() {
-    let dir = std::env::temp_dir().join(format!("phalanx-net-cli-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("phalanx-host-join-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let (scenario, tokens, replay) = (dir.join("game.json"), dir.join("tokens.txt"), dir.join("game.replay"));
     std::fs::write(&scenario, SCENARIO).expect("scenario file");
     std::fs::write(&tokens, TOKENS.join("\n")).expect("token file");
-    let exe = env!("CARGO_BIN_EXE_phalanx-net");
+    let exe = env!("CARGO_BIN_EXE_phalanx");
     let mut host = Command::new(exe)
         .args(["host", scenario.to_str().expect("utf-8"), "--listen", "127.0.0.1:0", "--players", "2", "--turn-ms", "20"])
         .args(["--token-file", tokens.to_str().expect("utf-8"), "--record", replay.to_str().expect("utf-8")])
@@ -58,7 +58,7 @@ fn a_host_and_two_bot_processes_end_with_one_final_hash() {
         assert!(text.contains("ended after 30 turns, in sync"), "{text}");
     }
     let mut out = Vec::new();
-    let code = replay::cli::run(["phalanx", "verify", replay.to_str().expect("utf-8")], &mut out, &mut Vec::new());
+    let code = phalanx::run(["phalanx", "verify", replay.to_str().expect("utf-8")], &mut out, &mut Vec::new());
     assert_eq!(code, 0, "{}", String::from_utf8_lossy(&out));
     std::fs::remove_dir_all(&dir).expect("clean up");
 }
