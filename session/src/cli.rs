@@ -6,17 +6,18 @@
 //! [`Command`] into its command list and runs it with [`execute`].
 
 use std::io::Write;
-use std::net::{TcpListener, TcpStream};
+use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::Subcommand;
+use replay::rules::Rulesets;
 use replay::scenario::Scenario;
 
 use crate::client::{Brain, ClientCore, Idle};
 use crate::host::{Delay, HostConfig, HostCore, hex};
-use crate::mover::Mover;
 use crate::protocol::{TOKEN_BYTES, Token};
+use crate::seat_bot::SeatBot;
 use crate::tcp::{run_client, run_host};
 
 /// The network commands.
@@ -51,6 +52,10 @@ pub enum Command {
         /// Where a desync report goes.
         #[arg(long, default_value = "desync-report")]
         report: PathBuf,
+        /// Lets a bot play this seat inside the host's process (repeatable), as `join --bot` would:
+        /// the host is then also a player, not only a dedicated server.
+        #[arg(long, value_name = "P")]
+        bot_seat: Vec<u8>,
     },
     /// Plays a seat of a hosted game; prints the same summary and final hash.
     Join {
@@ -62,7 +67,9 @@ pub enum Command {
         /// The seat's token, in hexadecimal.
         #[arg(long)]
         token: String,
-        /// Lets a scripted mover play the seat (without it the seat stays idle).
+        /// Lets a bot play the seat: the game rules' own bot (the skirmish AI for a scenario of the
+        /// skirmish rules), a scripted mover for a scenario without rules (without `--bot` the seat
+        /// stays idle).
         #[arg(long)]
         bot: bool,
     },
@@ -71,8 +78,9 @@ pub enum Command {
 /// Runs one parsed network command, writing to `out` and `err`; returns the exit code.
 pub fn execute(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     let result = match command {
-        Command::Host { scenario, listen, players, turns, turn_ms, delay, token_file, record, report } => {
-            host(&scenario, &listen, players, turns, turn_ms, &delay, token_file.as_deref(), record.as_deref(), &report, out)
+        Command::Host { scenario, listen, players, turns, turn_ms, delay, token_file, record, report, bot_seat } => {
+            let files = Files { token_file: token_file.as_deref(), record: record.as_deref(), report: &report };
+            host(&scenario, &listen, players, turns, turn_ms, &delay, &files, &bot_seat, out)
         }
         Command::Join { addr, seat, token, bot } => join(&addr, seat, &token, bot, out),
     };
@@ -101,6 +109,19 @@ fn random_tokens(n: u8) -> Result<Vec<Token>, String> {
     Ok(bytes.chunks(TOKEN_BYTES).map(|c| c.try_into().unwrap_or([0; TOKEN_BYTES])).collect())
 }
 
+/// The files a host reads and writes besides the scenario.
+struct Files<'a> {
+    token_file: Option<&'a Path>,
+    record: Option<&'a Path>,
+    report: &'a Path,
+}
+
+/// The rulesets a scenario may name: those of the `phalanx` program, so a game any `phalanx run`
+/// plays can be hosted, and every peer builds its world with the same rules.
+fn rulesets() -> Rulesets {
+    replay::cli::rulesets()
+}
+
 #[allow(clippy::too_many_arguments)]
 fn host(
     path: &Path,
@@ -109,16 +130,15 @@ fn host(
     turns: Option<u32>,
     turn_ms: u32,
     delay: &str,
-    token_file: Option<&Path>,
-    record: Option<&Path>,
-    report_dir: &Path,
+    files: &Files<'_>,
+    bot_seats: &[u8],
     out: &mut dyn Write,
 ) -> Result<i32, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-    let scenario =
-        Scenario::parse(&text, &path.display().to_string(), &mut |f| std::fs::read_to_string(dir.join(f)).map_err(|e| e.to_string()))
-            .map_err(|e| e.to_string())?;
+    let (token_file, record, report_dir) = (files.token_file, files.record, files.report);
+    let scenario = Scenario::load_with(path, &rulesets()).map_err(|e| e.to_string())?;
+    if let Some(seat) = bot_seats.iter().find(|&&s| s == 0 || s > players) {
+        return Err(format!("--bot-seat {seat}: the seats are 1 to {players}"));
+    }
     let delay = match delay {
         "auto" => Delay::Auto,
         n => Delay::Fixed(n.parse().map_err(|_| format!("--delay: expected auto or a number of turns, found {n:?}"))?),
@@ -155,11 +175,29 @@ fn host(
     let _ = out.flush();
     let start = Instant::now();
     let clock = move || u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
+    // A seat the host plays is a client of its own, over loopback: it then goes through the same
+    // protocol, checks and hash exchange as every other seat.
+    let target = if addr.ip().is_unspecified() { SocketAddr::new(Ipv4Addr::LOCALHOST.into(), addr.port()) } else { addr };
+    let bots: Vec<_> = bot_seats
+        .iter()
+        .map(|&seat| {
+            let token = tokens[usize::from(seat - 1)];
+            std::thread::spawn(move || {
+                let socket = TcpStream::connect(target).map_err(|e| format!("bot seat {seat}: cannot reach {target}: {e}"))?;
+                let mut client = ClientCore::new(seat, token).with_rulesets(rulesets());
+                let mut bot = SeatBot::new(rulesets(), client.player(), u64::from(seat));
+                run_client(socket, &mut client, &mut bot, &clock, &mut |_| {}).map_err(|e| format!("bot seat {seat}: {e}"))
+            })
+        })
+        .collect();
     run_host(&listener, &mut host, &clock, &mut |e| {
         let _ = writeln!(out, "{e}");
         let _ = out.flush();
     })
     .map_err(|e| e.to_string())?;
+    for bot in bots {
+        bot.join().map_err(|_| "a bot seat's thread panicked".to_owned())??;
+    }
     if let (Some(path), Some(bytes)) = (record, host.replay_bytes()) {
         std::fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
     }
@@ -177,8 +215,8 @@ fn host(
 fn join(addr: &str, seat: u8, token: &str, bot: bool, out: &mut dyn Write) -> Result<i32, String> {
     let token = parse_token(token)?;
     let socket = TcpStream::connect(addr).map_err(|e| format!("cannot reach {addr}: {e}"))?;
-    let mut client = ClientCore::new(seat, token);
-    let mut brain: Box<dyn Brain> = if bot { Box::new(Mover::new(client.player(), u64::from(seat), 5, 16, 112)) } else { Box::new(Idle) };
+    let mut client = ClientCore::new(seat, token).with_rulesets(rulesets());
+    let mut brain: Box<dyn Brain> = if bot { Box::new(SeatBot::new(rulesets(), client.player(), u64::from(seat))) } else { Box::new(Idle) };
     let start = Instant::now();
     let clock = move || u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
     run_client(socket, &mut client, brain.as_mut(), &clock, &mut |e| {

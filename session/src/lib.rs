@@ -13,6 +13,7 @@ pub mod host;
 pub mod mem;
 pub mod mover;
 pub mod protocol;
+pub mod seat_bot;
 pub mod tcp;
 
 pub use client::{Brain, ClientCore, ClientEvent};
