@@ -5,12 +5,13 @@
 //! The `phalanx` program (the `phalanx` crate, above both `replay` and `session`) flattens
 //! [`Command`] into its command list and runs it with [`execute`].
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::Subcommand;
+use indicatif::{ProgressBar, ProgressStyle};
 use replay::rules::Rulesets;
 use replay::scenario::Scenario;
 
@@ -18,7 +19,7 @@ use crate::client::{Brain, ClientCore, Idle};
 use crate::host::{Delay, HostConfig, HostCore, hex};
 use crate::protocol::{TOKEN_BYTES, Token};
 use crate::seat_bot::SeatBot;
-use crate::tcp::{run_client, run_host};
+use crate::tcp::{run_client, run_host_watched};
 
 /// The network commands.
 #[derive(Debug, Subcommand)]
@@ -163,6 +164,7 @@ fn host(
         max_lead: 32,
         keyframe_every: 50,
     };
+    let total = config.turns;
     let mut host = HostCore::new(&scenario, config)?;
     let listener = TcpListener::bind(listen).map_err(|e| format!("cannot listen on {listen}: {e}"))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
@@ -190,11 +192,16 @@ fn host(
             })
         })
         .collect();
-    run_host(&listener, &mut host, &clock, &mut |e| {
-        let _ = writeln!(out, "{e}");
-        let _ = out.flush();
-    })
-    .map_err(|e| e.to_string())?;
+    let bar = progress(Some(total));
+    let mut say = |line: &str| {
+        bar.suspend(|| {
+            let _ = writeln!(out, "{line}");
+            let _ = out.flush();
+        });
+    };
+    run_host_watched(&listener, &mut host, &clock, &mut |e| say(&e.to_string()), &mut |h| bar.set_position(h.hashes().len() as u64))
+        .map_err(|e| e.to_string())?;
+    bar.finish_and_clear();
     for bot in bots {
         bot.join().map_err(|_| "a bot seat's thread panicked".to_owned())??;
     }
@@ -219,16 +226,54 @@ fn join(addr: &str, seat: u8, token: &str, bot: bool, out: &mut dyn Write) -> Re
     let mut brain: Box<dyn Brain> = if bot { Box::new(SeatBot::new(rulesets(), client.player(), u64::from(seat))) } else { Box::new(Idle) };
     let start = Instant::now();
     let clock = move || u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
-    run_client(socket, &mut client, brain.as_mut(), &clock, &mut |e| {
-        let _ = writeln!(out, "{e}");
-        let _ = out.flush();
-    })
-    .map_err(|e| e.to_string())?;
+    let bar = progress(None);
+    let mut counted = Counted { brain: brain.as_mut(), on_turn: |turns: u32| bar.set_position(u64::from(turns)) };
+    let mut say = |line: &str| {
+        bar.suspend(|| {
+            let _ = writeln!(out, "{line}");
+            let _ = out.flush();
+        });
+    };
+    run_client(socket, &mut client, &mut counted, &clock, &mut |e| say(&e.to_string())).map_err(|e| e.to_string())?;
+    bar.finish_and_clear();
     let final_hash = client.hashes().last().copied().unwrap_or_default();
     let _ = writeln!(out, "turns {} final hash {}", client.hashes().len(), hex(&final_hash));
     match client.ended() {
         Some((_, true)) => Ok(0),
         Some((_, false)) => Ok(1),
         None => Err("the game did not end".to_owned()),
+    }
+}
+
+/// Progress on stderr when it is a terminal: a bar of the turns played for the host, a count for a
+/// client (which is not told the game's length); hidden otherwise, where the event lines on stdout
+/// and the summary are the whole report. Event lines are written with the bar suspended, so the
+/// two never mix on one terminal.
+fn progress(turns: Option<u32>) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let (bar, template) = match turns {
+        Some(n) => (ProgressBar::new(u64::from(n)), "{elapsed_precise} [{bar:40}] {pos}/{len} turns"),
+        None => (ProgressBar::new_spinner(), "{elapsed_precise} {spinner} {pos} turns"),
+    };
+    bar.set_style(ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar()));
+    bar
+}
+
+/// A seat's brain that also reports each turn played (for the progress count).
+struct Counted<'a, F: FnMut(u32)> {
+    brain: &'a mut dyn Brain,
+    on_turn: F,
+}
+
+impl<F: FnMut(u32)> Brain for Counted<'_, F> {
+    fn think(&mut self, world: &sim::World, report: &sim::TurnReport) -> Vec<crate::protocol::Order> {
+        (self.on_turn)(report.turn + 1);
+        self.brain.think(world, report)
+    }
+
+    fn before_step(&mut self, world: &mut sim::World, turn: u32) {
+        self.brain.before_step(world, turn);
     }
 }
