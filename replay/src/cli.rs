@@ -20,20 +20,21 @@ use pathing::{
     SearchOutcome, SearchScratch, render_ascii,
 };
 
+/// The one-line description `phalanx --help` starts with (the `phalanx` crate's program uses it too).
+pub const ABOUT: &str = "Phalanx, a deterministic lockstep RTS core: run and record scenarios, verify and diff replays, host and join networked games, and pathfinding tools over Moving AI and grid text maps";
+
 /// Deterministic lockstep simulation core for RTS games: scenarios, replays and pathfinding tools.
 #[derive(Debug, Parser)]
-#[command(
-    name = "phalanx",
-    version,
-    about = "Phalanx, a deterministic lockstep RTS core: run and record scenarios, verify and diff replays, and pathfinding tools over Moving AI and grid text maps"
-)]
+#[command(name = "phalanx", version, about = ABOUT)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
 }
 
+/// The commands of this crate, for a program that offers them beside its own (the `phalanx`
+/// program flattens them into its command list and runs them with [`execute`]).
 #[derive(Debug, Subcommand)]
-enum Command {
+pub enum Command {
     /// Plays the embedded demo (four bots of the skirmish rules on the reference world: 1024 x 1024
     /// navcells, 1020 units to start with) until one player is left or the turn limit, records its
     /// replay, verifies it, and writes a picture of the last turn and the HTML replay viewer.
@@ -307,32 +308,41 @@ impl std::error::Error for CliError {
     }
 }
 
-/// Runs the command line. Returns the process exit code.
+/// Runs the command line of this crate's commands (the `phalanx` program's, without the network
+/// commands its own crate adds). Returns the process exit code.
 pub fn run<I, T>(args: I, out: &mut dyn Write, err: &mut dyn Write) -> i32
 where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
-    let cli = match Cli::try_parse_from(args) {
-        Ok(cli) => cli,
-        Err(e) if !e.use_stderr() => {
-            // `--help` and `--version`: their text is the output.
-            let _ = write!(out, "{}", e.render());
-            return 0;
-        }
-        Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-            // A bare `phalanx`: clap would print the whole help on stderr.
-            let command = <Cli as clap::CommandFactory>::command();
-            let names: Vec<&str> = command.get_subcommands().map(clap::Command::get_name).filter(|&n| n != "help").collect();
-            let _ = writeln!(err, "phalanx: expected a command ({}), found none (see --help)", names.join(", "));
-            return 2;
-        }
-        Err(e) => {
-            let _ = writeln!(err, "phalanx: {} (see --help)", usage_error_line(&e.render().to_string()));
-            return 2;
-        }
-    };
-    let result = match cli.command {
+    match Cli::try_parse_from(args) {
+        Ok(cli) => execute(cli.command, out, err),
+        Err(e) => parse_failure(&e, &<Cli as clap::CommandFactory>::command(), out, err),
+    }
+}
+
+/// What a program prints and returns when clap refused its arguments (`e`), `command` being the
+/// whole command line's definition: `--help` and `--version` go to `out` with exit 0, a bare
+/// program name lists the commands, and any other usage error is one line on `err` with exit 2.
+pub fn parse_failure(e: &clap::Error, command: &clap::Command, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    if !e.use_stderr() {
+        // `--help` and `--version`: their text is the output.
+        let _ = write!(out, "{}", e.render());
+        return 0;
+    }
+    if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+        // A bare `phalanx`: clap would print the whole help on stderr.
+        let names: Vec<&str> = command.get_subcommands().map(clap::Command::get_name).filter(|&n| n != "help").collect();
+        let _ = writeln!(err, "phalanx: expected a command ({}), found none (see --help)", names.join(", "));
+        return 2;
+    }
+    let _ = writeln!(err, "phalanx: {} (see --help)", usage_error_line(&e.render().to_string()));
+    2
+}
+
+/// Runs one parsed command of this crate. Returns the process exit code.
+pub fn execute(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    let result = match command {
         Command::Scen { map, scen, algo, first } => cmd_scen(&map, &scen, algo, first, out),
         Command::Path { map, sx, sy, gx, gy, algo, render } => cmd_path(&map, (sx, sy), (gx, gy), algo, render, out),
         Command::Reach { map, sx, sy, gx, gy } => cmd_reach(&map, (sx, sy), (gx, gy), out),

@@ -17,8 +17,8 @@
 //! - [`seek`]: the world at the start of any turn of a replay, from the nearest keyframe.
 //! - [`picture`], [`viewer`]: a turn as a PNG, a whole replay as a self-contained HTML page.
 //! - [`demo`]: the embedded demo on the reference world.
-//! - [`cli`]: the `phalanx` command line (`demo`, `scen`, `path`, `reach`, `raster`, `run`,
-//!   `verify`, `diff`, `seek`, `render`, `view`).
+//! - [`cli`]: the file commands of the `phalanx` command line (`demo`, `scen`, `path`, `reach`, `raster`, `run`,
+//!   `verify`, `diff`, `seek`, `render`, `view`); the `phalanx` crate adds `host` and `join`.
 //!
 //! # Quick start
 //!

@@ -1,34 +1,29 @@
-//! The `phalanx-net` command line: `host` serves a scenario's game over TCP, `join` plays a seat
-//! of it. Exit codes: 0 the game ended in sync, 1 a desync (after writing the report), 2 unusable
-//! input, a port that cannot be bound or a host that cannot be reached.
+//! The `phalanx host` and `phalanx join` commands: `host` serves a scenario's game over TCP,
+//! `join` plays a seat of it. Exit codes: 0 the game ended in sync, 1 a desync (after writing the
+//! report), 2 unusable input, a port that cannot be bound or a host that cannot be reached.
 //!
-//! It is a program of its own, not a `phalanx` subcommand, because `phalanx` lives in `replay`,
-//! which this crate depends on.
+//! The `phalanx` program (the `phalanx` crate, above both `replay` and `session`) flattens
+//! [`Command`] into its command list and runs it with [`execute`].
 
-use std::io::Write;
-use std::net::{TcpListener, TcpStream};
+use std::io::{IsTerminal, Write};
+use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use clap::{Parser, Subcommand};
+use clap::Subcommand;
+use indicatif::{ProgressBar, ProgressStyle};
+use replay::rules::Rulesets;
 use replay::scenario::Scenario;
 
 use crate::client::{Brain, ClientCore, Idle};
 use crate::host::{Delay, HostConfig, HostCore, hex};
-use crate::mover::Mover;
 use crate::protocol::{TOKEN_BYTES, Token};
-use crate::tcp::{run_client, run_host};
+use crate::seat_bot::SeatBot;
+use crate::tcp::{run_client, run_host_watched};
 
-/// Networked lockstep games of the Phalanx core.
-#[derive(Debug, Parser)]
-#[command(name = "phalanx-net", version, about = "Host or join a networked lockstep game of a Phalanx scenario")]
-struct Cli {
-    #[command(subcommand)]
-    command: Command,
-}
-
+/// The network commands.
 #[derive(Debug, Subcommand)]
-enum Command {
+pub enum Command {
     /// Waits for every seat, plays the scenario's game to the end, prints a summary with the final
     /// hash. Prints the bound address first, then one token per seat unless given a token file.
     Host {
@@ -58,6 +53,10 @@ enum Command {
         /// Where a desync report goes.
         #[arg(long, default_value = "desync-report")]
         report: PathBuf,
+        /// Lets a bot play this seat inside the host's process (repeatable), as `join --bot` would:
+        /// the host is then also a player, not only a dedicated server.
+        #[arg(long, value_name = "P")]
+        bot_seat: Vec<u8>,
     },
     /// Plays a seat of a hosted game; prints the same summary and final hash.
     Join {
@@ -69,36 +68,27 @@ enum Command {
         /// The seat's token, in hexadecimal.
         #[arg(long)]
         token: String,
-        /// Lets a scripted mover play the seat (without it the seat stays idle).
+        /// Lets a bot play the seat: the game rules' own bot (the skirmish AI for a scenario of the
+        /// skirmish rules), a scripted mover for a scenario without rules (without `--bot` the seat
+        /// stays idle).
         #[arg(long)]
         bot: bool,
     },
 }
 
-/// Runs the command line with `args` (the program name first), writing to `out` and `err`;
-/// returns the exit code.
-pub fn run<I, T>(args: I, out: &mut dyn Write, err: &mut dyn Write) -> i32
-where
-    I: IntoIterator<Item = T>,
-    T: Into<std::ffi::OsString> + Clone,
-{
-    let cli = match Cli::try_parse_from(args) {
-        Ok(cli) => cli,
-        Err(e) => {
-            let _ = write!(err, "{e}");
-            return if e.use_stderr() { 2 } else { 0 };
-        }
-    };
-    let result = match cli.command {
-        Command::Host { scenario, listen, players, turns, turn_ms, delay, token_file, record, report } => {
-            host(&scenario, &listen, players, turns, turn_ms, &delay, token_file.as_deref(), record.as_deref(), &report, out)
+/// Runs one parsed network command, writing to `out` and `err`; returns the exit code.
+pub fn execute(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    let result = match command {
+        Command::Host { scenario, listen, players, turns, turn_ms, delay, token_file, record, report, bot_seat } => {
+            let files = Files { token_file: token_file.as_deref(), record: record.as_deref(), report: &report };
+            host(&scenario, &listen, players, turns, turn_ms, &delay, &files, &bot_seat, out)
         }
         Command::Join { addr, seat, token, bot } => join(&addr, seat, &token, bot, out),
     };
     match result {
         Ok(code) => code,
         Err(message) => {
-            let _ = writeln!(err, "error: {message}");
+            let _ = writeln!(err, "phalanx: {message}");
             2
         }
     }
@@ -120,6 +110,19 @@ fn random_tokens(n: u8) -> Result<Vec<Token>, String> {
     Ok(bytes.chunks(TOKEN_BYTES).map(|c| c.try_into().unwrap_or([0; TOKEN_BYTES])).collect())
 }
 
+/// The files a host reads and writes besides the scenario.
+struct Files<'a> {
+    token_file: Option<&'a Path>,
+    record: Option<&'a Path>,
+    report: &'a Path,
+}
+
+/// The rulesets a scenario may name: those of the `phalanx` program, so a game any `phalanx run`
+/// plays can be hosted, and every peer builds its world with the same rules.
+fn rulesets() -> Rulesets {
+    replay::cli::rulesets()
+}
+
 #[allow(clippy::too_many_arguments)]
 fn host(
     path: &Path,
@@ -128,16 +131,15 @@ fn host(
     turns: Option<u32>,
     turn_ms: u32,
     delay: &str,
-    token_file: Option<&Path>,
-    record: Option<&Path>,
-    report_dir: &Path,
+    files: &Files<'_>,
+    bot_seats: &[u8],
     out: &mut dyn Write,
 ) -> Result<i32, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-    let scenario =
-        Scenario::parse(&text, &path.display().to_string(), &mut |f| std::fs::read_to_string(dir.join(f)).map_err(|e| e.to_string()))
-            .map_err(|e| e.to_string())?;
+    let (token_file, record, report_dir) = (files.token_file, files.record, files.report);
+    let scenario = Scenario::load_with(path, &rulesets()).map_err(|e| e.to_string())?;
+    if let Some(seat) = bot_seats.iter().find(|&&s| s == 0 || s > players) {
+        return Err(format!("--bot-seat {seat}: the seats are 1 to {players}"));
+    }
     let delay = match delay {
         "auto" => Delay::Auto,
         n => Delay::Fixed(n.parse().map_err(|_| format!("--delay: expected auto or a number of turns, found {n:?}"))?),
@@ -162,6 +164,7 @@ fn host(
         max_lead: 32,
         keyframe_every: 50,
     };
+    let total = config.turns;
     let mut host = HostCore::new(&scenario, config)?;
     let listener = TcpListener::bind(listen).map_err(|e| format!("cannot listen on {listen}: {e}"))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
@@ -174,11 +177,34 @@ fn host(
     let _ = out.flush();
     let start = Instant::now();
     let clock = move || u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
-    run_host(&listener, &mut host, &clock, &mut |e| {
-        let _ = writeln!(out, "{e}");
-        let _ = out.flush();
-    })
-    .map_err(|e| e.to_string())?;
+    // A seat the host plays is a client of its own, over loopback: it then goes through the same
+    // protocol, checks and hash exchange as every other seat.
+    let target = if addr.ip().is_unspecified() { SocketAddr::new(Ipv4Addr::LOCALHOST.into(), addr.port()) } else { addr };
+    let bots: Vec<_> = bot_seats
+        .iter()
+        .map(|&seat| {
+            let token = tokens[usize::from(seat - 1)];
+            std::thread::spawn(move || {
+                let socket = TcpStream::connect(target).map_err(|e| format!("bot seat {seat}: cannot reach {target}: {e}"))?;
+                let mut client = ClientCore::new(seat, token).with_rulesets(rulesets());
+                let mut bot = SeatBot::new(rulesets(), client.player(), u64::from(seat));
+                run_client(socket, &mut client, &mut bot, &clock, &mut |_| {}).map_err(|e| format!("bot seat {seat}: {e}"))
+            })
+        })
+        .collect();
+    let bar = progress(Some(total));
+    let mut say = |line: &str| {
+        bar.suspend(|| {
+            let _ = writeln!(out, "{line}");
+            let _ = out.flush();
+        });
+    };
+    run_host_watched(&listener, &mut host, &clock, &mut |e| say(&e.to_string()), &mut |h| bar.set_position(h.hashes().len() as u64))
+        .map_err(|e| e.to_string())?;
+    bar.finish_and_clear();
+    for bot in bots {
+        bot.join().map_err(|_| "a bot seat's thread panicked".to_owned())??;
+    }
     if let (Some(path), Some(bytes)) = (record, host.replay_bytes()) {
         std::fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
     }
@@ -196,20 +222,58 @@ fn host(
 fn join(addr: &str, seat: u8, token: &str, bot: bool, out: &mut dyn Write) -> Result<i32, String> {
     let token = parse_token(token)?;
     let socket = TcpStream::connect(addr).map_err(|e| format!("cannot reach {addr}: {e}"))?;
-    let mut client = ClientCore::new(seat, token);
-    let mut brain: Box<dyn Brain> = if bot { Box::new(Mover::new(client.player(), u64::from(seat), 5, 16, 112)) } else { Box::new(Idle) };
+    let mut client = ClientCore::new(seat, token).with_rulesets(rulesets());
+    let mut brain: Box<dyn Brain> = if bot { Box::new(SeatBot::new(rulesets(), client.player(), u64::from(seat))) } else { Box::new(Idle) };
     let start = Instant::now();
     let clock = move || u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
-    run_client(socket, &mut client, brain.as_mut(), &clock, &mut |e| {
-        let _ = writeln!(out, "{e}");
-        let _ = out.flush();
-    })
-    .map_err(|e| e.to_string())?;
+    let bar = progress(None);
+    let mut counted = Counted { brain: brain.as_mut(), on_turn: |turns: u32| bar.set_position(u64::from(turns)) };
+    let mut say = |line: &str| {
+        bar.suspend(|| {
+            let _ = writeln!(out, "{line}");
+            let _ = out.flush();
+        });
+    };
+    run_client(socket, &mut client, &mut counted, &clock, &mut |e| say(&e.to_string())).map_err(|e| e.to_string())?;
+    bar.finish_and_clear();
     let final_hash = client.hashes().last().copied().unwrap_or_default();
     let _ = writeln!(out, "turns {} final hash {}", client.hashes().len(), hex(&final_hash));
     match client.ended() {
         Some((_, true)) => Ok(0),
         Some((_, false)) => Ok(1),
         None => Err("the game did not end".to_owned()),
+    }
+}
+
+/// Progress on stderr when it is a terminal: a bar of the turns played for the host, a count for a
+/// client (which is not told the game's length); hidden otherwise, where the event lines on stdout
+/// and the summary are the whole report. Event lines are written with the bar suspended, so the
+/// two never mix on one terminal.
+fn progress(turns: Option<u32>) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let (bar, template) = match turns {
+        Some(n) => (ProgressBar::new(u64::from(n)), "{elapsed_precise} [{bar:40}] {pos}/{len} turns"),
+        None => (ProgressBar::new_spinner(), "{elapsed_precise} {spinner} {pos} turns"),
+    };
+    bar.set_style(ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar()));
+    bar
+}
+
+/// A seat's brain that also reports each turn played (for the progress count).
+struct Counted<'a, F: FnMut(u32)> {
+    brain: &'a mut dyn Brain,
+    on_turn: F,
+}
+
+impl<F: FnMut(u32)> Brain for Counted<'_, F> {
+    fn think(&mut self, world: &sim::World, report: &sim::TurnReport) -> Vec<crate::protocol::Order> {
+        (self.on_turn)(report.turn + 1);
+        self.brain.think(world, report)
+    }
+
+    fn before_step(&mut self, world: &mut sim::World, turn: u32) {
+        self.brain.before_step(world, turn);
     }
 }

@@ -8,6 +8,7 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
 
+use replay::rules::Rulesets;
 use replay::scenario::Scenario;
 use sim::digest_tree::{Digest, DigestReport};
 use sim::{Command, PlayerId, TurnReport, World};
@@ -133,6 +134,8 @@ pub struct ClientCore {
     last_step_ms: u64,
     frames: Vec<Vec<u8>>,
     events: Vec<ClientEvent>,
+    /// The game rulesets the host's scenario may name (none: only worlds without game rules).
+    rulesets: Rulesets,
 }
 
 impl ClientCore {
@@ -152,9 +155,18 @@ impl ClientCore {
             last_step_ms: 0,
             frames: Vec::new(),
             events: Vec::new(),
+            rulesets: Rulesets::none(),
         };
         client.send(ClientMsg::Hello { version: PROTOCOL_VERSION, seat, token });
         client
+    }
+
+    /// This client, able to build the world of a scenario with any of `rulesets`' game rules
+    /// (the host's scenario names its rules; without them the client refuses it).
+    #[must_use]
+    pub fn with_rulesets(mut self, rulesets: Rulesets) -> Self {
+        self.rulesets = rulesets;
+        self
     }
 
     /// The frames to send, in order.
@@ -268,7 +280,8 @@ impl ClientCore {
         if version != PROTOCOL_VERSION || seat != self.seat || self.world.is_some() {
             return self.fail(format!("unexpected welcome: version {version}, seat {seat}"));
         }
-        let world = Scenario::parse(scenario, "host", &mut |f| Err(format!("no file {f} over the network"))).map_err(|e| e.to_string());
+        let world = Scenario::parse_with(scenario, "host", &mut |f| Err(format!("no file {f} over the network")), &self.rulesets)
+            .map_err(|e| e.to_string());
         match world.and_then(|s| s.world().map_err(|e| e.to_string())) {
             Ok(world) if world.state_hash() == start_hash => {
                 self.world = Some(world);

@@ -14,6 +14,7 @@ pub mod mem;
 pub mod mover;
 pub mod protocol;
 pub mod recorder;
+pub mod seat_bot;
 pub mod tcp;
 
 pub use client::{Brain, ClientCore, ClientEvent};

@@ -114,6 +114,20 @@ pub fn run_host(
     clock: &dyn Fn() -> u64,
     log: &mut dyn FnMut(&HostEvent),
 ) -> std::io::Result<()> {
+    run_host_watched(listener, host, clock, log, &mut |_| {})
+}
+
+/// [`run_host`], calling `watch` with the host after every pass of its loop (for a progress bar).
+///
+/// # Errors
+/// When the listener cannot be made non-blocking.
+pub fn run_host_watched(
+    listener: &TcpListener,
+    host: &mut HostCore<'_>,
+    clock: &dyn Fn() -> u64,
+    log: &mut dyn FnMut(&HostEvent),
+    watch: &mut dyn FnMut(&HostCore<'_>),
+) -> std::io::Result<()> {
     listener.set_nonblocking(true)?;
     let mut streams: BTreeMap<ConnId, Stream> = BTreeMap::new();
     let mut next: ConnId = 0;
@@ -158,6 +172,7 @@ pub fn run_host(
             host.on_disconnect(conn, now);
         }
         host.tick(now);
+        watch(host);
         let out = host.take_output();
         let mut slow = Vec::new();
         for (conn, frame) in &out.frames {

@@ -23,6 +23,7 @@ const CRATES: &[(&str, &str, &[&str])] = &[
     ("skirmish", "skirmish", &["skirmish/src", "skirmish/tests"]),
     ("replay", "replay/src", &["replay/src"]),
     ("session", "session", &["session/src", "session/tests"]),
+    ("phalanx", "phalanx", &["phalanx/src", "phalanx/tests"]),
     ("fuzz", "fuzz", &["fuzz/src"]),
     ("examples", "examples", &["examples/src", "examples/tests"]),
     ("tests", "tests", &["tests/src", "tests/tests"]),

@@ -3,8 +3,8 @@
 //! prints must be the ones the page shows.
 //!
 //! What a block may hold:
-//! - `$ cargo run --release -p replay --bin phalanx -- ARGS`, `$ target/release/phalanx ARGS` and
-//!   `$ phalanx ARGS` run the command line with ARGS, in-process through `replay::cli::run`, the
+//! - `$ cargo run --release -p phalanx -- ARGS`, `$ target/release/phalanx ARGS` and
+//!   `$ phalanx ARGS` run the command line with ARGS, in-process through `phalanx::run`, the
 //!   function the binary's `main` calls. Arguments are split at spaces; no quoting, pipes or
 //!   redirections.
 //! - `$ echo $?` prints the exit code of the command before it. Without it, a command must exit 0.
@@ -164,12 +164,12 @@ fn action(command: &str) -> Result<Action, String> {
     if let Some(bad) = command.chars().find(|c| "|;&<>'\"`$\\*?".contains(*c)) {
         return Err(format!("the docs test does not run shell syntax (`{bad}`)"));
     }
-    let args = if let Some(args) = words.strip_prefix(&["cargo", "run", "--release", "-p", "replay", "--bin", "phalanx", "--"][..]) {
+    let args = if let Some(args) = words.strip_prefix(&["cargo", "run", "--release", "-p", "phalanx", "--"][..]) {
         args
     } else if let Some(args) = words.strip_prefix(&["target/release/phalanx"][..]).or_else(|| words.strip_prefix(&["phalanx"][..])) {
         args
     } else {
-        return Err("the docs test runs only `phalanx`, `target/release/phalanx`, `cargo run --release -p replay --bin phalanx --`, \
+        return Err("the docs test runs only `phalanx`, `target/release/phalanx`, `cargo run --release -p phalanx --`, \
                     `echo $?` and (without running it) `cargo test`"
             .to_owned());
     };
@@ -264,7 +264,7 @@ fn every_console_command_of_the_docs_prints_what_the_docs_show() {
                 Action::Phalanx(args) => {
                     let argv: Vec<String> = std::iter::once("phalanx".to_owned()).chain(args.iter().map(|a| sandbox.arg(a))).collect();
                     let (mut out, mut err) = (Vec::new(), Vec::new());
-                    let code = replay::cli::run(argv, &mut out, &mut err);
+                    let code = phalanx::run(argv, &mut out, &mut err);
                     ran += 1;
                     let text = sandbox.unmap(&(String::from_utf8_lossy(&out).into_owned() + &String::from_utf8_lossy(&err)));
                     let shows_exit = commands.get(k + 1).is_some_and(|next| next.command == "echo $?");
@@ -326,7 +326,7 @@ fn console_blocks_are_parsed_into_commands_and_output() {
     assert_eq!(action(&commands[0].command), Ok(Action::Phalanx(vec!["verify".to_owned(), "/tmp/s.replay".to_owned()])));
     assert_eq!(action(&commands[1].command), Ok(Action::ExitCode));
     assert_eq!(action("cargo test --workspace"), Ok(Action::NotRun));
-    assert_eq!(action("cargo run --release -p replay --bin phalanx -- demo"), Ok(Action::Phalanx(vec!["demo".to_owned()])));
+    assert_eq!(action("cargo run --release -p phalanx -- demo"), Ok(Action::Phalanx(vec!["demo".to_owned()])));
     assert!(action("phalanx verify a.replay | tail -n 1").is_err());
     assert!(action("ls /tmp").is_err());
 }

@@ -75,7 +75,8 @@ fn every_command_finishes_on_a_terminal() {
     let demo_dir = dir.join("demo").display().to_string();
     let png = dir.join("skirmish.png").display().to_string();
     let html = dir.join("skirmish.html").display().to_string();
-    let cases: [(&[&str], &str); 10] = [
+    let battle = example("battle.json");
+    let cases: [(&[&str], &str); 11] = [
         (&["run", &skirmish, "--turns", "30", "--record", &replay, "--keyframe-every", "10"], "recorded "),
         (&["verify", &replay], "identical: 30 turns"),
         (&["verify", "--jobs", "2", &replay, &replay, &replay], "3 files: 3 identical"),
@@ -86,6 +87,26 @@ fn every_command_finishes_on_a_terminal() {
         (&["seek", &replay, "17"], "restored from keyframe of turn 10"),
         (&["render", &replay, "--out", &png], "turn 30"),
         (&["view", &replay, "--out", &html], "31 frames"),
+        // A host playing both seats itself: its progress bar and event lines share the terminal.
+        (
+            &[
+                "host",
+                &battle,
+                "--listen",
+                "127.0.0.1:0",
+                "--players",
+                "2",
+                "--turns",
+                "20",
+                "--turn-ms",
+                "10",
+                "--bot-seat",
+                "1",
+                "--bot-seat",
+                "2",
+            ],
+            "turns 20 final hash ",
+        ),
     ];
     for (args, expected) in cases {
         let (code, output) = phalanx_on_a_terminal(args);

@@ -156,7 +156,7 @@ fn a_game_across_two_network_namespaces_that_lose_packets_ends_in_sync() {
     let (scenario, tokens, replay) = (dir.join("game.json"), dir.join("tokens.txt"), dir.join("game.replay"));
     std::fs::write(&scenario, SCENARIO).expect("scenario file");
     std::fs::write(&tokens, TOKENS.join("\n")).expect("token file");
-    let exe = env!("CARGO_BIN_EXE_phalanx-net");
+    let exe = env!("CARGO_BIN_EXE_phalanx");
     let mut host = Reaper(Some(
         Command::new("ip")
             .args(["netns", "exec", &link.host_ns, exe, "host", scenario.to_str().expect("utf-8")])
