@@ -58,20 +58,27 @@ enum Command {
         /// Where a desync report goes.
         #[arg(long, default_value = "desync-report")]
         report: PathBuf,
+        /// After a desync (reported as without it), the differing seats load the host's world and
+        /// the game goes on; the exit code is still 1.
+        #[arg(long)]
+        resync: bool,
     },
     /// Plays a seat of a hosted game; prints the same summary and final hash.
     Join {
         /// The host's address.
         addr: String,
-        /// The seat (player number).
-        #[arg(long)]
-        seat: u8,
+        /// The seat (player number); run it again with the same token to rejoin the seat.
+        #[arg(long, required_unless_present = "observe", conflicts_with = "observe")]
+        seat: Option<u8>,
         /// The seat's token, in hexadecimal.
-        #[arg(long)]
-        token: String,
+        #[arg(long, required_unless_present = "observe", conflicts_with = "observe")]
+        token: Option<String>,
         /// Lets a scripted mover play the seat (without it the seat stays idle).
-        #[arg(long)]
+        #[arg(long, conflicts_with = "observe")]
         bot: bool,
+        /// Watches the game without a seat (no token needed), from whatever turn it is at.
+        #[arg(long)]
+        observe: bool,
     },
 }
 
@@ -90,10 +97,14 @@ where
         }
     };
     let result = match cli.command {
-        Command::Host { scenario, listen, players, turns, turn_ms, delay, token_file, record, report } => {
-            host(&scenario, &listen, players, turns, turn_ms, &delay, token_file.as_deref(), record.as_deref(), &report, out)
+        Command::Host { scenario, listen, players, turns, turn_ms, delay, token_file, record, report, resync } => {
+            let files = Files { token_file: token_file.as_deref(), record: record.as_deref(), report: &report };
+            host(&scenario, &listen, players, turns, turn_ms, &delay, &files, resync, out)
         }
-        Command::Join { addr, seat, token, bot } => join(&addr, seat, &token, bot, out),
+        Command::Join { addr, seat, token, bot, observe } => match (seat, token, observe) {
+            (Some(seat), Some(token), false) => join(&addr, seat, &token, bot, out),
+            _ => observe_game(&addr, out),
+        },
     };
     match result {
         Ok(code) => code,
@@ -120,6 +131,13 @@ fn random_tokens(n: u8) -> Result<Vec<Token>, String> {
     Ok(bytes.chunks(TOKEN_BYTES).map(|c| c.try_into().unwrap_or([0; TOKEN_BYTES])).collect())
 }
 
+/// The host's files: tokens in, replay and desync report out.
+struct Files<'a> {
+    token_file: Option<&'a Path>,
+    record: Option<&'a Path>,
+    report: &'a Path,
+}
+
 #[allow(clippy::too_many_arguments)]
 fn host(
     path: &Path,
@@ -128,11 +146,11 @@ fn host(
     turns: Option<u32>,
     turn_ms: u32,
     delay: &str,
-    token_file: Option<&Path>,
-    record: Option<&Path>,
-    report_dir: &Path,
+    files: &Files<'_>,
+    resync: bool,
     out: &mut dyn Write,
 ) -> Result<i32, String> {
+    let (token_file, record, report_dir) = (files.token_file, files.record, files.report);
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
     let scenario =
@@ -163,6 +181,7 @@ fn host(
         keyframe_every: 50,
     };
     let mut host = HostCore::new(&scenario, config)?;
+    host.set_resync(resync);
     let listener = TcpListener::bind(listen).map_err(|e| format!("cannot listen on {listen}: {e}"))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     let _ = writeln!(out, "listening on {addr}");
@@ -205,8 +224,27 @@ fn join(addr: &str, seat: u8, token: &str, bot: bool, out: &mut dyn Write) -> Re
         let _ = out.flush();
     })
     .map_err(|e| e.to_string())?;
+    finish(&client, out)
+}
+
+/// Watches a hosted game as an observer; prints the same summary and final hash as a player.
+fn observe_game(addr: &str, out: &mut dyn Write) -> Result<i32, String> {
+    let socket = TcpStream::connect(addr).map_err(|e| format!("cannot reach {addr}: {e}"))?;
+    let mut client = ClientCore::observer();
+    let start = Instant::now();
+    let clock = move || u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
+    run_client(socket, &mut client, &mut Idle, &clock, &mut |e| {
+        let _ = writeln!(out, "{e}");
+        let _ = out.flush();
+    })
+    .map_err(|e| e.to_string())?;
+    finish(&client, out)
+}
+
+/// The last line, `turns T final hash HEX`, and the exit code from the host's `End`.
+fn finish(client: &ClientCore, out: &mut dyn Write) -> Result<i32, String> {
     let final_hash = client.hashes().last().copied().unwrap_or_default();
-    let _ = writeln!(out, "turns {} final hash {}", client.hashes().len(), hex(&final_hash));
+    let _ = writeln!(out, "turns {} final hash {}", client.turns_stepped(), hex(&final_hash));
     match client.ended() {
         Some((_, true)) => Ok(0),
         Some((_, false)) => Ok(1),
