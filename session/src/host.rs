@@ -491,6 +491,11 @@ impl<'s> HostCore<'s> {
             }
             (ClientMsg::Digests { turn, reports }, Some(seat)) => self.on_digests(seat, turn, reports),
             (ClientMsg::Snapshot(chunk), Some(seat)) => {
+                // Only an answer to the question of a desync being located is put together, so a
+                // peer cannot hold the host's memory with snapshots nobody asked for.
+                if self.locating.is_none() {
+                    return;
+                }
                 let Some(c) = self.conns.get_mut(&conn) else { return };
                 match c.incoming.accept(chunk) {
                     Ok(Some((turn, bytes))) => self.on_snapshot(seat, turn, bytes),

@@ -114,6 +114,10 @@ impl HostCore<'_> {
     /// and snapshot.
     pub(super) fn begin_locating(&mut self, turn: u32, reference: Digest, votes: Vec<(u8, Digest)>, now: u64) {
         self.phase = Phase::Locating;
+        // Each answer starts at its first chunk, whatever a connection sent outside a question.
+        for c in self.conns.values_mut() {
+            c.incoming = crate::protocol::Reassembly::default();
+        }
         let digests = self.recorder.digests(turn).map(|d| (0, d.clone())).into_iter().collect();
         let snapshots = self.recorder.snapshot(turn).map(|s| (0, s.clone())).into_iter().collect();
         self.broadcast_seats(&HostMsg::AskDigests { turn });
