@@ -57,33 +57,43 @@ pub enum Command {
         /// the host is then also a player, not only a dedicated server.
         #[arg(long, value_name = "P")]
         bot_seat: Vec<u8>,
+        /// After a desync (reported as without it), the differing seats load the host's world and
+        /// the game goes on; the exit code is still 1.
+        #[arg(long)]
+        resync: bool,
     },
     /// Plays a seat of a hosted game; prints the same summary and final hash.
     Join {
         /// The host's address.
         addr: String,
-        /// The seat (player number).
-        #[arg(long)]
-        seat: u8,
+        /// The seat (player number); run it again with the same token to rejoin the seat.
+        #[arg(long, required_unless_present = "observe", conflicts_with = "observe")]
+        seat: Option<u8>,
         /// The seat's token, in hexadecimal.
-        #[arg(long)]
-        token: String,
+        #[arg(long, required_unless_present = "observe", conflicts_with = "observe")]
+        token: Option<String>,
         /// Lets a bot play the seat: the game rules' own bot (the skirmish AI for a scenario of the
         /// skirmish rules), a scripted mover for a scenario without rules (without `--bot` the seat
         /// stays idle).
-        #[arg(long)]
+        #[arg(long, conflicts_with = "observe")]
         bot: bool,
+        /// Watches the game without a seat (no token needed), from whatever turn it is at.
+        #[arg(long)]
+        observe: bool,
     },
 }
 
 /// Runs one parsed network command, writing to `out` and `err`; returns the exit code.
 pub fn execute(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     let result = match command {
-        Command::Host { scenario, listen, players, turns, turn_ms, delay, token_file, record, report, bot_seat } => {
+        Command::Host { scenario, listen, players, turns, turn_ms, delay, token_file, record, report, bot_seat, resync } => {
             let files = Files { token_file: token_file.as_deref(), record: record.as_deref(), report: &report };
-            host(&scenario, &listen, players, turns, turn_ms, &delay, &files, &bot_seat, out)
+            host(&scenario, &listen, players, turns, turn_ms, &delay, &files, &bot_seat, resync, out)
         }
-        Command::Join { addr, seat, token, bot } => join(&addr, seat, &token, bot, out),
+        Command::Join { addr, seat, token, bot, observe } => match (seat, token, observe) {
+            (Some(seat), Some(token), false) => join(&addr, seat, &token, bot, out),
+            _ => observe_game(&addr, out),
+        },
     };
     match result {
         Ok(code) => code,
@@ -133,6 +143,7 @@ fn host(
     delay: &str,
     files: &Files<'_>,
     bot_seats: &[u8],
+    resync: bool,
     out: &mut dyn Write,
 ) -> Result<i32, String> {
     let (token_file, record, report_dir) = (files.token_file, files.record, files.report);
@@ -166,6 +177,7 @@ fn host(
     };
     let total = config.turns;
     let mut host = HostCore::new(&scenario, config)?;
+    host.set_resync(resync);
     let listener = TcpListener::bind(listen).map_err(|e| format!("cannot listen on {listen}: {e}"))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     let _ = writeln!(out, "listening on {addr}");
@@ -236,8 +248,32 @@ fn join(addr: &str, seat: u8, token: &str, bot: bool, out: &mut dyn Write) -> Re
     };
     run_client(socket, &mut client, &mut counted, &clock, &mut |e| say(&e.to_string())).map_err(|e| e.to_string())?;
     bar.finish_and_clear();
+    finish(&client, out)
+}
+
+/// Watches a hosted game as an observer; prints the same summary and final hash as a player.
+fn observe_game(addr: &str, out: &mut dyn Write) -> Result<i32, String> {
+    let socket = TcpStream::connect(addr).map_err(|e| format!("cannot reach {addr}: {e}"))?;
+    let mut client = ClientCore::observer().with_rulesets(rulesets());
+    let start = Instant::now();
+    let clock = move || u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
+    let bar = progress(None);
+    let mut counted = Counted { brain: &mut Idle, on_turn: |turns: u32| bar.set_position(u64::from(turns)) };
+    let mut say = |line: &str| {
+        bar.suspend(|| {
+            let _ = writeln!(out, "{line}");
+            let _ = out.flush();
+        });
+    };
+    run_client(socket, &mut client, &mut counted, &clock, &mut |e| say(&e.to_string())).map_err(|e| e.to_string())?;
+    bar.finish_and_clear();
+    finish(&client, out)
+}
+
+/// The last line, `turns T final hash HEX`, and the exit code from the host's `End`.
+fn finish(client: &ClientCore, out: &mut dyn Write) -> Result<i32, String> {
     let final_hash = client.hashes().last().copied().unwrap_or_default();
-    let _ = writeln!(out, "turns {} final hash {}", client.hashes().len(), hex(&final_hash));
+    let _ = writeln!(out, "turns {} final hash {}", client.turns_stepped(), hex(&final_hash));
     match client.ended() {
         Some((_, true)) => Ok(0),
         Some((_, false)) => Ok(1),

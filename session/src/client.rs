@@ -14,7 +14,9 @@ use sim::digest_tree::{Digest, DigestReport};
 use sim::{Command, PlayerId, TurnReport, World};
 
 use crate::host::RING_TURNS;
-use crate::protocol::{ClientMsg, HostMsg, Link, MAX_COMMANDS_PER_TURN, Order, PROTOCOL_VERSION, Token};
+use crate::protocol::{
+    Chunk, ClientMsg, HostMsg, Link, MAX_COMMANDS_PER_TURN, OBSERVER_SEAT, Order, PROTOCOL_VERSION, Reassembly, TOKEN_BYTES, Token, chunks,
+};
 
 /// The most turns a client holds ahead of the one it steps next; a host sending more is closed.
 pub const MAX_HELD_TURNS: usize = 4096;
@@ -91,6 +93,16 @@ pub enum ClientEvent {
         /// The seat.
         seat: u8,
     },
+    /// A seat that had left plays again.
+    Rejoined {
+        /// The seat.
+        seat: u8,
+    },
+    /// The world was replaced by the host's (a rejoin, a late observer, a resync).
+    Loaded {
+        /// The first turn stepped on it.
+        from: u32,
+    },
     /// The game is over.
     Ended {
         /// Turns played.
@@ -108,7 +120,10 @@ pub enum ClientEvent {
 impl fmt::Display for ClientEvent {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            Self::Welcomed { seat: OBSERVER_SEAT } => write!(f, "joined: observing"),
             Self::Welcomed { seat } => write!(f, "joined: playing seat {seat}"),
+            Self::Rejoined { seat } => write!(f, "rejoined: seat {seat} plays again"),
+            Self::Loaded { from } => write!(f, "loaded the host's world, stepping from turn {from}"),
             Self::DelayChanged { turn, delay } => write!(f, "delay changed: {delay} turns from turn {turn}"),
             Self::Dropped { seat } => write!(f, "left: seat {seat} was dropped, its units stay idle"),
             Self::Ended { turns, in_sync } => write!(f, "ended after {turns} turns, {}", if *in_sync { "in sync" } else { "DESYNC" }),
@@ -127,7 +142,12 @@ pub struct ClientCore {
     /// The next turn to step.
     next: u32,
     delay: Option<u32>,
+    /// The turn of `hashes[0]`: 0, or the turn the host's world was loaded at.
+    first: u32,
     hashes: Vec<Digest>,
+    /// A `Load` announced: the turn to step from and the hash of the world that comes in chunks.
+    loading: Option<(u32, Digest)>,
+    incoming: Reassembly,
     recorder: Recorder,
     ended: Option<(u32, bool)>,
     closed: bool,
@@ -148,7 +168,10 @@ impl ClientCore {
             held: BTreeMap::new(),
             next: 0,
             delay: None,
+            first: 0,
             hashes: Vec::new(),
+            loading: None,
+            incoming: Reassembly::default(),
             recorder: Recorder::default(),
             ended: None,
             closed: false,
@@ -179,9 +202,25 @@ impl ClientCore {
         std::mem::take(&mut self.events)
     }
 
-    /// The hash after every turn stepped.
+    /// An observer: it asks for no seat, sends no commands, and steps and hashes every turn.
+    pub fn observer() -> Self {
+        Self::new(OBSERVER_SEAT, [0; TOKEN_BYTES])
+    }
+
+    /// The hash after every turn stepped since [`ClientCore::first_turn`].
     pub fn hashes(&self) -> &[Digest] {
         &self.hashes
+    }
+
+    /// The turn of the first of [`ClientCore::hashes`]: 0, or the turn from which the client
+    /// steps the host's world it loaded last (on a rejoin, a late observation or a resync).
+    pub fn first_turn(&self) -> u32 {
+        self.first
+    }
+
+    /// The turns stepped: the first turn not yet stepped.
+    pub fn turns_stepped(&self) -> u32 {
+        self.next
     }
 
     /// The world, once welcomed.
@@ -241,7 +280,7 @@ impl ClientCore {
 
     fn on_message(&mut self, msg: HostMsg) {
         match msg {
-            HostMsg::Welcome { version, seat, scenario, start_hash } => self.welcome(version, seat, &scenario, start_hash),
+            HostMsg::Welcome { version, seat, scenario, start_hash, from } => self.welcome(version, seat, &scenario, start_hash, from),
             HostMsg::Turn { turn, delay, agreed, commands } => {
                 self.recorder.agreed(agreed.min(self.next));
                 if self.delay != Some(delay) {
@@ -265,9 +304,19 @@ impl ClientCore {
             }
             HostMsg::AskSnapshot { turn } => {
                 let bytes = self.recorder.snapshot(turn).cloned().unwrap_or_default();
-                self.send(ClientMsg::Snapshot { turn, bytes });
+                for chunk in chunks(turn, &bytes) {
+                    self.send(ClientMsg::Snapshot(chunk));
+                }
             }
             HostMsg::Dropped { seat } => self.events.push(ClientEvent::Dropped { seat }),
+            HostMsg::Rejoined { seat } => self.events.push(ClientEvent::Rejoined { seat }),
+            HostMsg::Load { from, hash } => {
+                if self.loading.is_some() {
+                    return self.fail("a second Load before the first snapshot arrived".to_owned());
+                }
+                self.loading = Some((from, hash));
+            }
+            HostMsg::Snapshot(chunk) => self.chunk(chunk),
             HostMsg::End { turns, in_sync } => {
                 self.ended = Some((turns, in_sync));
                 self.events.push(ClientEvent::Ended { turns, in_sync });
@@ -276,7 +325,38 @@ impl ClientCore {
         }
     }
 
-    fn welcome(&mut self, version: u32, seat: u8, scenario: &str, start_hash: Digest) {
+    /// A chunk of the host's world: acknowledged at once; the last one replaces the world.
+    fn chunk(&mut self, chunk: Chunk) {
+        let index = chunk.index;
+        let Some((from, hash)) = self.loading else {
+            return self.fail("a snapshot chunk without a Load".to_owned());
+        };
+        self.send(ClientMsg::Got { index });
+        let bytes = match self.incoming.accept(chunk) {
+            Ok(Some((turn, _))) if turn != from => return self.fail(format!("a snapshot of turn {turn} for a Load from turn {from}")),
+            Ok(Some((_, bytes))) => bytes,
+            Ok(None) => return,
+            Err(reason) => return self.fail(format!("from the host: {reason}")),
+        };
+        self.loading = None;
+        let Some(world) = self.world.as_ref() else {
+            return self.fail("a snapshot before the welcome".to_owned());
+        };
+        match world.load_like(&bytes) {
+            Ok(loaded) if loaded.state_hash() == hash => {
+                self.world = Some(loaded);
+                self.held.retain(|t, _| *t >= from);
+                self.next = from;
+                self.first = from;
+                self.hashes.clear();
+                self.events.push(ClientEvent::Loaded { from });
+            }
+            Ok(_) => self.fail(format!("the host's world before turn {from} has another hash here")),
+            Err(e) => self.fail(format!("the host's world before turn {from}: {e}")),
+        }
+    }
+
+    fn welcome(&mut self, version: u32, seat: u8, scenario: &str, start_hash: Digest, from: u32) {
         if version != PROTOCOL_VERSION || seat != self.seat || self.world.is_some() {
             return self.fail(format!("unexpected welcome: version {version}, seat {seat}"));
         }
@@ -285,6 +365,8 @@ impl ClientCore {
         match world.and_then(|s| s.world().map_err(|e| e.to_string())) {
             Ok(world) if world.state_hash() == start_hash => {
                 self.world = Some(world);
+                self.next = from;
+                self.first = from;
                 self.events.push(ClientEvent::Welcomed { seat });
             }
             Ok(_) => self.fail("the host's scenario builds another world here".to_owned()),
@@ -295,7 +377,9 @@ impl ClientCore {
     /// Steps every turn whose command set is held, in order: after each, reports the hash and
     /// sends the brain's commands.
     pub fn step_ready(&mut self, now: u64, brain: &mut dyn Brain) {
+        // While the host's world is on its way, the turns after it wait.
         while !self.closed
+            && self.loading.is_none()
             && let Some(commands) = self.held.remove(&self.next)
         {
             let Some(world) = self.world.as_mut() else {
@@ -304,7 +388,7 @@ impl ClientCore {
             brain.before_step(world, self.next);
             let report = world.step(&commands);
             self.recorder.record(self.next, world);
-            let orders = if self.ended.is_some() { Vec::new() } else { brain.think(world, &report) };
+            let orders = if self.ended.is_some() || self.seat == OBSERVER_SEAT { Vec::new() } else { brain.think(world, &report) };
             self.hashes.push(report.hash);
             self.last_step_ms = now;
             self.send(ClientMsg::Hash { turn: self.next, hash: report.hash });

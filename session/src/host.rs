@@ -6,7 +6,7 @@
 //! the events to log ([`HostCore::take_output`]). It runs the game's world itself, as a dedicated
 //! server, so it has a hash of its own for every turn, the game's replay and a snapshot to give.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
 
 use replay::format::ReplayWriter;
@@ -18,7 +18,9 @@ use sim::{Command, PlayerId, World};
 
 pub mod desync;
 
-use crate::protocol::{ClientMsg, HostMsg, Link, MAX_COMMANDS_PER_TURN, Order, PROTOCOL_VERSION, Token};
+use crate::protocol::{
+    Chunk, ClientMsg, HostMsg, Link, MAX_COMMANDS_PER_TURN, OBSERVER_SEAT, Order, PROTOCOL_VERSION, Reassembly, Token, chunks,
+};
 
 /// A connection, as the transport numbers it.
 pub type ConnId = u32;
@@ -39,6 +41,13 @@ pub const RING_TURNS: u32 = 64;
 /// A connection that has not claimed a seat this long after the host first saw it is closed, so
 /// silent connections cannot hold the transport's connection slots. `[Units: milliseconds]`
 pub const HELLO_WITHIN_MS: u64 = 5_000;
+/// The most observers a host serves at once; one more is closed.
+pub const MAX_OBSERVERS: usize = 8;
+/// The most turns an observer's hashes may trail the turns closed; an observer further behind is
+/// closed rather than waited for.
+pub const MAX_OBSERVER_LAG: u32 = 256;
+/// The most snapshot chunks sent to a connection and not yet acknowledged (`Got`).
+pub const CHUNK_WINDOW: u32 = 4;
 
 /// How the input delay is chosen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -95,6 +104,29 @@ pub enum HostEvent {
         /// The seat.
         seat: u8,
     },
+    /// A seat that had left is played again by a connection, from the host's world before `from`.
+    Rejoined {
+        /// The connection.
+        conn: ConnId,
+        /// The seat.
+        seat: u8,
+        /// The first turn the connection steps.
+        from: u32,
+    },
+    /// A connection watches the game, from the host's world before `from` (0 in the lobby).
+    Observing {
+        /// The connection.
+        conn: ConnId,
+        /// The first turn it steps.
+        from: u32,
+    },
+    /// After a desync, these seats were sent the host's world before `from` and play on from it.
+    Resynced {
+        /// The seats.
+        seats: Vec<u8>,
+        /// The first turn they step on the host's world.
+        from: u32,
+    },
     /// A seat lagged too long and was dropped; its units stay, idle.
     Dropped {
         /// The seat.
@@ -143,6 +175,9 @@ impl fmt::Display for HostEvent {
             Self::Started { delay } => write!(f, "started: every seat taken, input delay {delay} turns"),
             Self::Closed { conn, reason } => write!(f, "closed connection {conn}: {reason}"),
             Self::Left { seat } => write!(f, "left: seat {seat} disconnected, its units stay idle"),
+            Self::Rejoined { conn, seat, from } => write!(f, "rejoined: connection {conn} plays seat {seat} again from turn {from}"),
+            Self::Observing { conn, from } => write!(f, "observer: connection {conn} watches from turn {from}"),
+            Self::Resynced { seats, from } => write!(f, "resynced: seats {seats:?} load the host's world and play on from turn {from}"),
             Self::Dropped { seat, behind_at } => {
                 write!(f, "dropped: seat {seat} had not stepped turn {behind_at} in time, its units stay idle")
             }
@@ -187,8 +222,11 @@ struct Seat {
     conn: Option<ConnId>,
     /// Left or dropped: never waited for again, its hashes no longer compared.
     gone: bool,
-    /// Turns it reported a hash for (it stepped turns `0..hashed`).
+    /// Turns it reported a hash for (it stepped turns `from..hashed`).
     hashed: u32,
+    /// The first turn its connection stepped: 0, or the turn of the host's world it was sent on a
+    /// rejoin or a resync. Its hashes of earlier turns are not compared (nor asked for).
+    from: u32,
     /// Its hashes not yet compared, by turn.
     hashes: BTreeMap<u32, Digest>,
     /// Smoothed round-trip time and its mean deviation (ms), once measured.
@@ -206,6 +244,18 @@ struct Conn {
     seen_at: Option<u64>,
     /// Frames received since the last turn boundary.
     frames: u32,
+    /// Snapshot chunks waiting for the window, and how many were sent and not yet acknowledged.
+    outgoing: VecDeque<Chunk>,
+    in_flight: u32,
+    /// The snapshot the connection is sending, in pieces.
+    incoming: Reassembly,
+}
+
+/// An observer's progress.
+#[derive(Debug)]
+struct Watcher {
+    /// It steps turns from `from` and reported hashes for `from..hashed`.
+    hashed: u32,
 }
 
 /// Where the game is.
@@ -258,6 +308,10 @@ pub struct HostCore<'s> {
     in_sync: bool,
     locating: Option<desync::Locating>,
     report: Option<desync::DesyncReport>,
+    /// Observers by connection.
+    observers: BTreeMap<ConnId, Watcher>,
+    /// Whether a desync is followed by a resync rather than the game's end.
+    resync: bool,
     out: HostOutput,
 }
 
@@ -309,9 +363,17 @@ impl<'s> HostCore<'s> {
             in_sync: true,
             locating: None,
             report: None,
+            observers: BTreeMap::new(),
+            resync: false,
             config,
             out: HostOutput::default(),
         })
+    }
+
+    /// With `on`, a desync no longer ends the game: once it is located and its report kept, the
+    /// seats whose hash differed from the host's load the host's world and play on (`--resync`).
+    pub fn set_resync(&mut self, on: bool) {
+        self.resync = on;
     }
 
     /// The frames, closes and events produced since the last call.
@@ -366,8 +428,9 @@ impl<'s> HostCore<'s> {
 
     /// The transport lost a connection (the host's own closes need no call).
     pub fn on_disconnect(&mut self, conn: ConnId, now: u64) {
+        self.observers.remove(&conn);
         if let Some(c) = self.conns.remove(&conn)
-            && let Some(seat) = c.seat
+            && let Some(seat) = c.seat.filter(|s| *s != OBSERVER_SEAT)
         {
             self.leave_seat(seat);
             self.compare(now);
@@ -397,12 +460,22 @@ impl<'s> HostCore<'s> {
         }
     }
 
+    /// Takes back the flood count of an accepted hash or acknowledgement: each answers a turn or a
+    /// chunk the host sent, at most once, so a peer catching up many turns at once is no flood.
+    fn refund(&mut self, conn: ConnId) {
+        if let Some(c) = self.conns.get_mut(&conn) {
+            c.frames = c.frames.saturating_sub(1);
+        }
+    }
+
     fn on_message(&mut self, conn: ConnId, msg: ClientMsg, now: u64) {
         let seat = self.conns.get(&conn).and_then(|c| c.seat);
         match (msg, seat) {
             (ClientMsg::Hello { version, seat: asked, token }, None) => self.hello(conn, version, asked, &token, now),
             (ClientMsg::Hello { .. }, Some(_)) => self.close(conn, "a second Hello".to_owned()),
             (_, None) => self.close(conn, "a message before Hello".to_owned()),
+            (ClientMsg::Got { .. }, Some(_)) => self.got(conn),
+            (msg, Some(OBSERVER_SEAT)) => self.observer_message(conn, msg),
             (ClientMsg::Commands { orders }, Some(seat)) => self.commands(conn, seat, orders),
             (ClientMsg::Hash { turn, hash }, Some(seat)) => self.hash(conn, seat, turn, hash, now),
             (ClientMsg::Pong { id }, Some(seat)) => {
@@ -417,13 +490,91 @@ impl<'s> HostCore<'s> {
                 }
             }
             (ClientMsg::Digests { turn, reports }, Some(seat)) => self.on_digests(seat, turn, reports),
-            (ClientMsg::Snapshot { turn, bytes }, Some(seat)) => self.on_snapshot(seat, turn, bytes),
+            (ClientMsg::Snapshot(chunk), Some(seat)) => {
+                // Only an answer to the question of a desync being located is put together, so a
+                // peer cannot hold the host's memory with snapshots nobody asked for.
+                if self.locating.is_none() {
+                    return;
+                }
+                let Some(c) = self.conns.get_mut(&conn) else { return };
+                match c.incoming.accept(chunk) {
+                    Ok(Some((turn, bytes))) => self.on_snapshot(seat, turn, bytes),
+                    Ok(None) => {}
+                    Err(reason) => self.close(conn, reason),
+                }
+            }
         }
+    }
+
+    /// An observer's message: hashes are checked against the host's, commands refused.
+    fn observer_message(&mut self, conn: ConnId, msg: ClientMsg) {
+        match msg {
+            ClientMsg::Commands { orders } => {
+                for order in orders.iter().take(MAX_COMMANDS_PER_TURN) {
+                    self.out.events.push(HostEvent::Refused {
+                        seat: OBSERVER_SEAT,
+                        player: order.player,
+                        reason: "an observer plays no player",
+                    });
+                }
+            }
+            ClientMsg::Hash { turn, hash } => {
+                let Some(w) = self.observers.get_mut(&conn) else { return };
+                if turn != w.hashed || turn >= self.closed {
+                    let expected = w.hashed;
+                    return self.close(conn, format!("hash for turn {turn}, expected turn {expected} of {} closed", self.closed));
+                }
+                w.hashed += 1;
+                self.refund(conn);
+                if self.hashes[turn as usize] != hash {
+                    // An observer has no vote: its world is wrong, and it is told so by being closed.
+                    self.close(conn, format!("the observer's hash after turn {turn} differs from the host's"));
+                }
+            }
+            // Observers are not pinged nor asked about a desync; an answer anyway changes nothing.
+            _ => {}
+        }
+    }
+
+    /// A chunk was acknowledged: the window moves on.
+    fn got(&mut self, conn: ConnId) {
+        let Some(c) = self.conns.get_mut(&conn) else { return };
+        if c.in_flight == 0 {
+            return self.close(conn, "an acknowledgement of no snapshot chunk".to_owned());
+        }
+        c.in_flight -= 1;
+        self.refund(conn);
+        self.pump(conn);
+    }
+
+    /// Sends queued chunks while fewer than [`CHUNK_WINDOW`] wait for their acknowledgement.
+    fn pump(&mut self, conn: ConnId) {
+        while let Some(c) = self.conns.get_mut(&conn)
+            && c.in_flight < CHUNK_WINDOW
+            && let Some(chunk) = c.outgoing.pop_front()
+        {
+            c.in_flight += 1;
+            self.send(conn, &HostMsg::Snapshot(chunk));
+        }
+    }
+
+    /// Sends a connection the host's world as it is now (before turn `closed`), to step on from.
+    fn send_world(&mut self, conn: ConnId, bytes: &[u8]) {
+        let from = self.closed;
+        let hash = self.hashes.last().copied().unwrap_or(self.start_hash);
+        self.send(conn, &HostMsg::Load { from, hash });
+        if let Some(c) = self.conns.get_mut(&conn) {
+            c.outgoing.extend(chunks(from, bytes));
+        }
+        self.pump(conn);
     }
 
     fn hello(&mut self, conn: ConnId, version: u32, asked: u8, token: &Token, now: u64) {
         if version != PROTOCOL_VERSION {
             return self.close(conn, format!("protocol version {version}, this host speaks {PROTOCOL_VERSION}"));
+        }
+        if asked == OBSERVER_SEAT {
+            return self.observe(conn);
         }
         let Some(expected) = usize::from(asked).checked_sub(1).and_then(|k| self.config.tokens.get(k)) else {
             return self.close(conn, format!("no seat {asked}"));
@@ -432,20 +583,73 @@ impl<'s> HostCore<'s> {
         if expected.iter().zip(token).fold(0, |acc, (a, b)| acc | (a ^ b)) != 0 {
             return self.close(conn, format!("wrong token for seat {asked}"));
         }
-        if self.phase != Phase::Lobby || self.seats[usize::from(asked - 1)].conn.is_some() {
-            return self.close(conn, format!("seat {asked} is taken or the game has started"));
+        match self.phase {
+            Phase::Lobby if self.seats[usize::from(asked - 1)].conn.is_none() => {}
+            Phase::Lobby => return self.close(conn, format!("seat {asked} is taken")),
+            Phase::Running => return self.rejoin(conn, asked),
+            Phase::Locating | Phase::Over => return self.close(conn, format!("seat {asked}: the game is stopped or over")),
         }
         self.seats[usize::from(asked - 1)].conn = Some(conn);
         if let Some(c) = self.conns.get_mut(&conn) {
             c.seat = Some(asked);
         }
-        let welcome =
-            HostMsg::Welcome { version: PROTOCOL_VERSION, seat: asked, scenario: self.scenario_text.clone(), start_hash: self.start_hash };
-        self.send(conn, &welcome);
+        self.welcome(conn, asked);
         self.out.events.push(HostEvent::Joined { conn, seat: asked });
         if self.seats.iter().all(|s| s.conn.is_some()) {
             self.start(now);
         }
+    }
+
+    fn welcome(&mut self, conn: ConnId, seat: u8) {
+        let from = if self.phase == Phase::Lobby { 0 } else { self.closed };
+        let scenario = self.scenario_text.clone();
+        self.send(conn, &HostMsg::Welcome { version: PROTOCOL_VERSION, seat, scenario, start_hash: self.start_hash, from });
+    }
+
+    /// A seat's token during the game: its connection, if it still has one, is replaced (the
+    /// player's own new connection wins over a half-open old one), and the seat plays on from the
+    /// host's world as it is now.
+    fn rejoin(&mut self, conn: ConnId, seat: u8) {
+        if let Some(old) = self.seats[usize::from(seat - 1)].conn {
+            self.close(old, format!("seat {seat} was claimed again by connection {conn}"));
+        }
+        let from = self.closed;
+        let s = &mut self.seats[usize::from(seat - 1)];
+        s.conn = Some(conn);
+        s.gone = false;
+        s.from = from;
+        s.hashed = from;
+        s.hashes.clear();
+        s.pings.clear();
+        if let Some(c) = self.conns.get_mut(&conn) {
+            c.seat = Some(seat);
+        }
+        self.welcome(conn, seat);
+        let bytes = self.world.save();
+        self.send_world(conn, &bytes);
+        self.out.events.push(HostEvent::Rejoined { conn, seat, from });
+        self.broadcast(&HostMsg::Rejoined { seat });
+    }
+
+    /// An observer: it gets every turn, never waited for; late, it starts from the host's world.
+    fn observe(&mut self, conn: ConnId) {
+        if matches!(self.phase, Phase::Locating | Phase::Over) {
+            return self.close(conn, "an observer: the game is stopped or over".to_owned());
+        }
+        if self.observers.len() >= MAX_OBSERVERS {
+            return self.close(conn, format!("over the limit of {MAX_OBSERVERS} observers"));
+        }
+        let from = if self.phase == Phase::Lobby { 0 } else { self.closed };
+        self.observers.insert(conn, Watcher { hashed: from });
+        if let Some(c) = self.conns.get_mut(&conn) {
+            c.seat = Some(OBSERVER_SEAT);
+        }
+        self.welcome(conn, OBSERVER_SEAT);
+        if from > 0 {
+            let bytes = self.world.save();
+            self.send_world(conn, &bytes);
+        }
+        self.out.events.push(HostEvent::Observing { conn, from });
     }
 
     fn start(&mut self, now: u64) {
@@ -483,10 +687,18 @@ impl<'s> HostCore<'s> {
     }
 
     fn hash(&mut self, conn: ConnId, seat: u8, turn: u32, hash: Digest, now: u64) {
-        let (expected, closed) = (self.seats[usize::from(seat - 1)].hashed, self.closed);
+        let (expected, closed, from) = {
+            let s = &self.seats[usize::from(seat - 1)];
+            (s.hashed, self.closed, s.from)
+        };
+        if turn < from {
+            // Sent before a resync reached the peer: a hash of the world the host has replaced.
+            return;
+        }
         if turn != expected || turn >= closed {
             return self.close(conn, format!("hash for turn {turn}, expected turn {expected} of {closed} closed"));
         }
+        self.refund(conn);
         let s = &mut self.seats[usize::from(seat - 1)];
         s.hashed += 1;
         if !s.gone && turn >= self.compared {
@@ -500,7 +712,7 @@ impl<'s> HostCore<'s> {
         while self.phase == Phase::Running && self.compared < self.closed {
             let t = self.compared;
             let mut votes: Vec<(u8, Digest)> = vec![(0, self.hashes[t as usize])];
-            for (k, s) in self.seats.iter().enumerate().filter(|(_, s)| !s.gone) {
+            for (k, s) in self.seats.iter().enumerate().filter(|(_, s)| !s.gone && s.from <= t) {
                 match s.hashes.get(&t) {
                     Some(h) => votes.push((k as u8 + 1, *h)),
                     None => return,
@@ -538,6 +750,10 @@ impl<'s> HostCore<'s> {
             let _ = w.keyframe(&self.world);
             self.replay_done = w.finish().ok();
         }
+        // After a resync the report was kept before the game ended: it gets the whole game's replay.
+        if let Some(r) = self.report.as_mut().filter(|r| r.replay.is_none()) {
+            r.replay.clone_from(&self.replay_done);
+        }
         let turns = self.closed;
         self.broadcast(&HostMsg::End { turns, in_sync: self.in_sync });
         let final_hash = self.hashes.last().copied().unwrap_or(self.start_hash);
@@ -555,6 +771,7 @@ impl<'s> HostCore<'s> {
             return;
         }
         self.drop_laggards(now);
+        self.drop_lagging_observers();
         if self.phase != Phase::Running || now < self.next_boundary {
             return;
         }
@@ -607,6 +824,15 @@ impl<'s> HostCore<'s> {
         }
         if self.delay != old {
             self.out.events.push(HostEvent::DelayChanged { turn: self.current + 1 + self.delay, delay: self.delay });
+        }
+    }
+
+    fn drop_lagging_observers(&mut self) {
+        let closed = self.closed;
+        let late: Vec<(ConnId, u32)> =
+            self.observers.iter().filter(|(_, w)| closed - w.hashed.min(closed) > MAX_OBSERVER_LAG).map(|(&c, w)| (c, w.hashed)).collect();
+        for (conn, hashed) in late {
+            self.close(conn, format!("the observer is {} turns behind, over the limit of {MAX_OBSERVER_LAG}", closed - hashed));
         }
     }
 
@@ -688,7 +914,17 @@ impl<'s> HostCore<'s> {
         }
     }
 
+    /// Sends to every seat still playing and every observer.
     fn broadcast(&mut self, msg: &HostMsg) {
+        let observers: Vec<ConnId> = self.observers.keys().copied().collect();
+        self.broadcast_seats(msg);
+        for conn in observers {
+            self.send(conn, msg);
+        }
+    }
+
+    /// Sends to every seat still playing.
+    fn broadcast_seats(&mut self, msg: &HostMsg) {
         let conns: Vec<ConnId> = self.seats.iter().filter(|s| !s.gone).filter_map(|s| s.conn).collect();
         for conn in conns {
             self.send(conn, msg);
@@ -701,7 +937,8 @@ impl<'s> HostCore<'s> {
         let Some(c) = self.conns.remove(&conn) else { return };
         self.out.close.push(conn);
         self.out.events.push(HostEvent::Closed { conn, reason });
-        if let Some(seat) = c.seat {
+        self.observers.remove(&conn);
+        if let Some(seat) = c.seat.filter(|s| *s != OBSERVER_SEAT) {
             self.leave_seat(seat);
         }
     }

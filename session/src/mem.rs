@@ -156,6 +156,8 @@ pub struct MemGame<'s> {
     /// Virtual milliseconds per loop.
     pub tick_ms: u64,
     closed: BTreeSet<ConnId>,
+    /// Connections cut by [`MemGame::disconnect`]: frames still in flight to them are lost.
+    severed: BTreeSet<ConnId>,
     next_conn: ConnId,
 }
 
@@ -171,6 +173,7 @@ impl<'s> MemGame<'s> {
             now: 0,
             tick_ms: tick_ms.max(1),
             closed: BTreeSet::new(),
+            severed: BTreeSet::new(),
             next_conn: 0,
         }
     }
@@ -194,6 +197,18 @@ impl<'s> MemGame<'s> {
         let conn = self.connect();
         self.raw.push(RawPeer { conn, frames });
         conn
+    }
+
+    /// Cuts a client's connection at the current time, as a network failure does: the host sees
+    /// it gone, and nothing more travels either way on it. The client's state machine stays, so a
+    /// test can read what it stepped; a reconnection is a new client ([`MemGame::add_client`]).
+    pub fn disconnect(&mut self, index: usize) {
+        let Some(c) = self.clients.get_mut(index) else { return };
+        c.cut = true;
+        let conn = c.conn;
+        self.closed.insert(conn);
+        self.severed.insert(conn);
+        self.host.on_disconnect(conn, self.now);
     }
 
     /// Whether the host closed a connection.
@@ -226,6 +241,7 @@ impl<'s> MemGame<'s> {
                 Dir::ToClient(conn) => {
                     if let Some(c) = self.clients.iter_mut().find(|c| c.conn == conn)
                         && !Self::frozen(c)
+                        && !self.severed.contains(&conn)
                     {
                         c.core.on_frame(&bytes);
                     }

@@ -13,13 +13,21 @@ use sim::digest_tree::{Digest, DigestReport};
 use sim::{Command, CommandKind, PlayerId};
 
 /// The protocol version a `Hello` and a `Welcome` carry; peers of another version are refused.
-pub const PROTOCOL_VERSION: u32 = 1;
+pub const PROTOCOL_VERSION: u32 = 2;
 /// The largest payload of a frame in bytes; a longer frame closes its connection.
 pub const MAX_FRAME: usize = 1 << 20;
 /// The most commands one seat may have applied in one turn; the rest are refused with an event.
 pub const MAX_COMMANDS_PER_TURN: usize = 64;
 /// The most frames a receiver holds while it waits for an earlier one; past it the connection closes.
 pub const MAX_EARLY_FRAMES: usize = 1024;
+/// The most snapshot bytes one [`Chunk`] carries, so a chunk's frame stays under [`MAX_FRAME`].
+pub const CHUNK_BYTES: usize = 512 * 1024;
+/// The most chunks of one snapshot; with [`CHUNK_BYTES`] this bounds a snapshot at 64 MiB.
+pub const MAX_CHUNKS: u32 = 128;
+/// The largest snapshot sent or received: [`MAX_CHUNKS`] chunks of [`CHUNK_BYTES`].
+pub const MAX_SNAPSHOT: u64 = MAX_CHUNKS as u64 * CHUNK_BYTES as u64;
+/// The seat number an observer asks for in `Hello`: it plays no player.
+pub const OBSERVER_SEAT: u8 = 0;
 /// The bytes of a seat token.
 pub const TOKEN_BYTES: usize = 16;
 
@@ -36,6 +44,86 @@ pub struct Order {
     pub kind: CommandKind,
 }
 
+/// One piece of a snapshot: snapshots are sent as `count` chunks, `index` 0 first, in order, each
+/// of at most [`CHUNK_BYTES`] bytes, `total` bytes in all ([`chunks`], [`Reassembly`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Chunk {
+    /// The turn the snapshot belongs to (what the turn means is the message's: see its users).
+    pub turn: u32,
+    /// This chunk's place, from 0.
+    pub index: u32,
+    /// How many chunks the snapshot has, 1 to [`MAX_CHUNKS`].
+    pub count: u32,
+    /// The snapshot's length in bytes, at most [`MAX_SNAPSHOT`]; 0 for "no snapshot".
+    pub total: u64,
+    /// This chunk's bytes.
+    pub bytes: Vec<u8>,
+}
+
+/// Cuts a snapshot into chunks: at least one (an empty snapshot is one empty chunk), and one
+/// empty chunk for a snapshot over [`MAX_SNAPSHOT`], which cannot be sent.
+pub fn chunks(turn: u32, bytes: &[u8]) -> Vec<Chunk> {
+    if bytes.is_empty() || bytes.len() as u64 > MAX_SNAPSHOT {
+        return vec![Chunk { turn, index: 0, count: 1, total: 0, bytes: Vec::new() }];
+    }
+    let count = bytes.len().div_ceil(CHUNK_BYTES) as u32;
+    bytes
+        .chunks(CHUNK_BYTES)
+        .enumerate()
+        .map(|(k, b)| Chunk { turn, index: k as u32, count, total: bytes.len() as u64, bytes: b.to_vec() })
+        .collect()
+}
+
+/// Puts a snapshot's chunks back together, checking every limit: chunks in order, a count and a
+/// total within the limits and the same in every chunk, each chunk within [`CHUNK_BYTES`], and the
+/// bytes adding up to the total. Memory grows only with the bytes that arrived.
+#[derive(Debug, Default)]
+pub struct Reassembly {
+    /// The first chunk's turn, count and total, and the bytes so far, while a snapshot is arriving.
+    partial: Option<(u32, u32, u64, Vec<u8>)>,
+    next: u32,
+}
+
+impl Reassembly {
+    /// Takes the next chunk; returns the turn and the whole snapshot once its last chunk arrived.
+    ///
+    /// # Errors
+    /// Why the chunk breaks the rules: the connection that sent it should be closed.
+    pub fn accept(&mut self, chunk: Chunk) -> Result<Option<(u32, Vec<u8>)>, String> {
+        if chunk.index != self.next {
+            return Err(format!("snapshot chunk {} where chunk {} was due", chunk.index, self.next));
+        }
+        if chunk.count == 0 || chunk.count > MAX_CHUNKS {
+            return Err(format!("a snapshot of {} chunks, the limit is {MAX_CHUNKS}", chunk.count));
+        }
+        if chunk.total > MAX_SNAPSHOT {
+            return Err(format!("a snapshot of {} bytes, the limit is {MAX_SNAPSHOT}", chunk.total));
+        }
+        if chunk.bytes.len() > CHUNK_BYTES {
+            return Err(format!("a snapshot chunk of {} bytes, the limit is {CHUNK_BYTES}", chunk.bytes.len()));
+        }
+        let (turn, count, total, bytes) = self.partial.get_or_insert_with(|| (chunk.turn, chunk.count, chunk.total, Vec::new()));
+        if (*turn, *count, *total) != (chunk.turn, chunk.count, chunk.total) {
+            return Err("a snapshot chunk of another turn, count or total than the first".to_owned());
+        }
+        if bytes.len() as u64 + chunk.bytes.len() as u64 > *total {
+            return Err(format!("snapshot chunks of more than the {total} bytes announced"));
+        }
+        bytes.extend_from_slice(&chunk.bytes);
+        self.next += 1;
+        if self.next < *count {
+            return Ok(None);
+        }
+        let whole = self.partial.take().map(|(turn, _, total, bytes)| (turn, total, bytes));
+        self.next = 0;
+        match whole {
+            Some((turn, total, bytes)) if bytes.len() as u64 == total => Ok(Some((turn, bytes))),
+            Some((_, total, bytes)) => Err(format!("snapshot chunks of {} bytes, {total} announced", bytes.len())),
+            None => Ok(None),
+        }
+    }
+}
+
 /// Everything a client sends.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ClientMsg {
@@ -43,9 +131,9 @@ pub enum ClientMsg {
     Hello {
         /// [`PROTOCOL_VERSION`] of the client.
         version: u32,
-        /// The seat, a player number from 1.
+        /// The seat, a player number from 1, or [`OBSERVER_SEAT`] to watch.
         seat: u8,
-        /// The seat's token.
+        /// The seat's token (not read for an observer).
         token: Token,
     },
     /// Commands to apply as soon as possible: the host stamps them with a turn.
@@ -72,12 +160,14 @@ pub enum ClientMsg {
         /// Its leaves, or none when the client no longer holds that turn.
         reports: Vec<DigestReport>,
     },
-    /// The answer to [`HostMsg::AskSnapshot`]: the client's world after that turn.
-    Snapshot {
-        /// The turn asked for.
-        turn: u32,
-        /// `World::save` after it.
-        bytes: Vec<u8>,
+    /// The answer to [`HostMsg::AskSnapshot`], one chunk of it: `World::save` after turn
+    /// `chunk.turn`, or an empty snapshot when the client no longer holds that turn.
+    Snapshot(Chunk),
+    /// A chunk of [`HostMsg::Snapshot`] arrived: the host sends more chunks only as earlier ones
+    /// are acknowledged, so a slow reader never has a whole snapshot queued for it.
+    Got {
+        /// The chunk's index.
+        index: u32,
     },
 }
 
@@ -94,6 +184,8 @@ pub enum HostMsg {
         scenario: String,
         /// The world's hash before turn 0, which the client's world must equal.
         start_hash: Digest,
+        /// The first turn the client steps: 0 in the lobby; later, a [`HostMsg::Load`] follows.
+        from: u32,
     },
     /// A turn's complete, ordered command set: a peer steps turn `turn` only once it holds this.
     Turn {
@@ -137,6 +229,23 @@ pub enum HostMsg {
     Bye {
         /// The reason, one line.
         reason: String,
+    },
+    /// The client's world is replaced by the host's snapshot that follows in [`HostMsg::Snapshot`]
+    /// chunks: the world before turn `from`, whose hash is `hash`. The client steps from `from`
+    /// on (turns it held before `from` are dropped). Sent on a rejoin, to a late observer and on
+    /// a resync.
+    Load {
+        /// The first turn to step on the loaded world.
+        from: u32,
+        /// The loaded world's hash (the host's after turn `from - 1`).
+        hash: Digest,
+    },
+    /// One chunk of the snapshot a [`HostMsg::Load`] announced; `chunk.turn` is its `from`.
+    Snapshot(Chunk),
+    /// A seat that had left plays again.
+    Rejoined {
+        /// The seat.
+        seat: u8,
     },
 }
 

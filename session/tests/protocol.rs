@@ -2,7 +2,7 @@
 //! bytes, duplicated and reordered frames.
 
 use session::protocol::{
-    ClientMsg, Envelope, HostMsg, Link, MAX_EARLY_FRAMES, MAX_FRAME, Order, PROTOCOL_VERSION, ProtocolError, decode, encode,
+    Chunk, ClientMsg, Envelope, HostMsg, Link, MAX_EARLY_FRAMES, MAX_FRAME, Order, PROTOCOL_VERSION, ProtocolError, decode, encode,
 };
 use sim::digest_tree::DigestReport;
 use sim::{Command, CommandKind, EntityId, PlayerId};
@@ -15,14 +15,15 @@ fn client_messages() -> Vec<ClientMsg> {
         ClientMsg::Hash { turn: 9, hash: [1; 32] },
         ClientMsg::Pong { id: 4 },
         ClientMsg::Digests { turn: 9, reports: vec![DigestReport { component: "units".to_owned(), leaves: vec![[2; 32], [3; 32]] }] },
-        ClientMsg::Snapshot { turn: 12, bytes: vec![1, 2, 3] },
+        ClientMsg::Snapshot(Chunk { turn: 12, index: 0, count: 1, total: 3, bytes: vec![1, 2, 3] }),
+        ClientMsg::Got { index: 2 },
     ]
 }
 
 fn host_messages() -> Vec<HostMsg> {
     let command = Command { turn: 5, player: PlayerId(1), seq: 0, kind: CommandKind::Remove { units: Vec::new() } };
     vec![
-        HostMsg::Welcome { version: PROTOCOL_VERSION, seat: 1, scenario: "{}".to_owned(), start_hash: [5; 32] },
+        HostMsg::Welcome { version: PROTOCOL_VERSION, seat: 1, scenario: "{}".to_owned(), start_hash: [5; 32], from: 0 },
         HostMsg::Turn { turn: 5, delay: 2, agreed: 3, commands: vec![command] },
         HostMsg::Ping { id: 1 },
         HostMsg::AskDigests { turn: 3 },
@@ -30,6 +31,9 @@ fn host_messages() -> Vec<HostMsg> {
         HostMsg::Dropped { seat: 2 },
         HostMsg::End { turns: 100, in_sync: true },
         HostMsg::Bye { reason: "bye".to_owned() },
+        HostMsg::Load { from: 7, hash: [6; 32] },
+        HostMsg::Snapshot(Chunk { turn: 7, index: 1, count: 2, total: 5, bytes: vec![4, 5] }),
+        HostMsg::Rejoined { seat: 2 },
     ]
 }
 
@@ -67,8 +71,10 @@ fn the_byte_layout_is_the_documented_one() {
 
 #[test]
 fn hostile_lengths_and_garbage_are_refused_without_allocating() {
-    // A snapshot claiming 2⁶⁴ − 1 bytes: refused by the frame limit before any allocation.
-    let mut bytes = vec![0, 0, 0, 0, 5, 0, 0, 0, 1, 0, 0, 0];
+    // A snapshot chunk (turn 1, chunk 0 of 1, 3 bytes) claiming 2⁶⁴ − 1 bytes: refused by the
+    // frame limit before any allocation.
+    let mut bytes = vec![0, 0, 0, 0, 5, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0];
+    bytes.extend(3u64.to_le_bytes());
     bytes.extend(u64::MAX.to_le_bytes());
     assert!(matches!(decode::<ClientMsg>(&bytes), Err(ProtocolError::Malformed(_))));
     assert_eq!(decode::<ClientMsg>(&vec![0; MAX_FRAME + 1]), Err(ProtocolError::Oversized(MAX_FRAME + 1)));

@@ -114,10 +114,14 @@ impl HostCore<'_> {
     /// and snapshot.
     pub(super) fn begin_locating(&mut self, turn: u32, reference: Digest, votes: Vec<(u8, Digest)>, now: u64) {
         self.phase = Phase::Locating;
+        // Each answer starts at its first chunk, whatever a connection sent outside a question.
+        for c in self.conns.values_mut() {
+            c.incoming = crate::protocol::Reassembly::default();
+        }
         let digests = self.recorder.digests(turn).map(|d| (0, d.clone())).into_iter().collect();
         let snapshots = self.recorder.snapshot(turn).map(|s| (0, s.clone())).into_iter().collect();
-        self.broadcast(&HostMsg::AskDigests { turn });
-        self.broadcast(&HostMsg::AskSnapshot { turn });
+        self.broadcast_seats(&HostMsg::AskDigests { turn });
+        self.broadcast_seats(&HostMsg::AskSnapshot { turn });
         let deadline = now + self.config.drop_after_ms;
         self.locating = Some(Locating { turn, votes, reference, digests, snapshots, deadline });
     }
@@ -137,13 +141,18 @@ impl HostCore<'_> {
     /// Ends the game with a report once every peer still playing answered, or the answers are late.
     pub(super) fn locate_tick(&mut self, now: u64) {
         let Some(l) = &self.locating else { return };
-        let playing: Vec<u8> = (1..=self.seats.len() as u8).filter(|s| !self.seats[usize::from(s - 1)].gone).collect();
+        // A seat that rejoined after the turn has nothing of it to give.
+        let playing: Vec<u8> = (1..=self.seats.len() as u8)
+            .filter(|s| !self.seats[usize::from(s - 1)].gone && self.seats[usize::from(s - 1)].from <= l.turn)
+            .collect();
         let answered = playing.iter().all(|s| l.digests.contains_key(s) && l.snapshots.contains_key(s));
         if !answered && now < l.deadline {
             return;
         }
         let Some(l) = self.locating.take() else { return };
-        self.end();
+        if !self.resync {
+            self.end();
+        }
         let reference = l.votes.iter().find(|(_, h)| *h == l.reference).map_or(0, |(s, _)| *s);
         let rulesets = replay::cli::rulesets();
         let mut divergences = Vec::new();
@@ -157,6 +166,8 @@ impl HostCore<'_> {
                 fields.push((*seat, replay::diff::diff_snapshots_with(&a, &b, 100, &rulesets).diffs));
             }
         }
+        let host = l.votes.first().map(|(_, h)| *h);
+        let differing: Vec<u8> = l.votes.iter().filter(|(s, h)| *s != 0 && Some(*h) != host).map(|(s, _)| *s).collect();
         self.report = Some(DesyncReport {
             turn: l.turn,
             hashes: l.votes,
@@ -166,5 +177,30 @@ impl HostCore<'_> {
             snapshots: l.snapshots.into_iter().collect(),
             replay: self.replay_done.clone(),
         });
+        if self.resync {
+            self.resync_seats(&differing, now);
+        }
+    }
+
+    /// Sends the seats still playing among `seats` the host's world as it is now, and plays on:
+    /// their hashes count again from the first turn they step on it.
+    fn resync_seats(&mut self, seats: &[u8], now: u64) {
+        self.phase = Phase::Running;
+        let from = self.closed;
+        let bytes = self.world.save();
+        let mut sent = Vec::new();
+        for &seat in seats {
+            let s = &mut self.seats[usize::from(seat - 1)];
+            let Some(conn) = s.conn.filter(|_| !s.gone) else { continue };
+            s.from = from;
+            s.hashed = from;
+            s.hashes.clear();
+            self.send_world(conn, &bytes);
+            sent.push(seat);
+        }
+        self.out.events.push(super::HostEvent::Resynced { seats: sent, from });
+        // The turn boundary starts afresh, so the turns missed while locating do not close at once.
+        self.next_boundary = now + u64::from(self.config.turn_ms);
+        self.compare(now);
     }
 }
