@@ -5,21 +5,25 @@
 //! [`ClientCore`] does no I/O and reads no clock: the caller feeds it frames and the time in
 //! milliseconds, and takes back frames to send and events to log. A [`Brain`] plays the seat.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use std::fmt;
 
 use replay::rules::Rulesets;
 use replay::scenario::Scenario;
-use sim::digest_tree::{Digest, DigestReport};
+use sim::digest_tree::Digest;
 use sim::{Command, PlayerId, TurnReport, World};
 
-use crate::host::RING_TURNS;
 use crate::protocol::{
     Chunk, ClientMsg, HostMsg, Link, MAX_COMMANDS_PER_TURN, OBSERVER_SEAT, Order, PROTOCOL_VERSION, Reassembly, TOKEN_BYTES, Token, chunks,
 };
+use crate::recorder::Recorder;
 
 /// The most turns a client holds ahead of the one it steps next; a host sending more is closed.
 pub const MAX_HELD_TURNS: usize = 4096;
+
+/// The most questions from the host held until the next step; past it a question gets an empty
+/// answer at once.
+const MAX_ASKED: usize = 8;
 
 /// Whoever plays a seat: reads the world after each turn and gives the seat's commands.
 pub trait Brain {
@@ -28,40 +32,6 @@ pub trait Brain {
 
     /// Called with the world just before it steps `turn`: a test hook that may perturb it.
     fn before_step(&mut self, _world: &mut World, _turn: u32) {}
-}
-
-/// What a peer keeps of each turn not yet agreed: its digest tree leaves and its snapshot, so that
-/// a desync can be studied at the turn it happened, whatever was stepped since.
-#[derive(Debug, Default)]
-pub(crate) struct Recorder {
-    turns: VecDeque<(u32, Vec<DigestReport>, Vec<u8>)>,
-}
-
-impl Recorder {
-    /// Keeps the world after `turn`; at most [`RING_TURNS`] turns are kept.
-    pub(crate) fn record(&mut self, turn: u32, world: &World) {
-        self.turns.push_back((turn, world.digest_reports(), world.save()));
-        if self.turns.len() > RING_TURNS as usize {
-            self.turns.pop_front();
-        }
-    }
-
-    /// Forgets the turns before `agreed`.
-    pub(crate) fn agreed(&mut self, agreed: u32) {
-        while self.turns.front().is_some_and(|(t, _, _)| *t < agreed) {
-            self.turns.pop_front();
-        }
-    }
-
-    /// The leaves after `turn`, if kept.
-    pub(crate) fn digests(&self, turn: u32) -> Option<&Vec<DigestReport>> {
-        self.turns.iter().find(|(t, _, _)| *t == turn).map(|(_, d, _)| d)
-    }
-
-    /// The snapshot after `turn`, if kept.
-    pub(crate) fn snapshot(&self, turn: u32) -> Option<&Vec<u8>> {
-        self.turns.iter().find(|(t, _, _)| *t == turn).map(|(_, _, s)| s)
-    }
 }
 
 /// A brain that never commands: an idle seat.
@@ -98,6 +68,12 @@ pub enum ClientEvent {
         /// The seat.
         seat: u8,
     },
+    /// The turn the host asked about, simulated again here from the kept snapshot, does not have
+    /// the hash this peer had after it: this peer does not reproduce its own state.
+    NotReproduced {
+        /// The turn.
+        turn: u32,
+    },
     /// The world was replaced by the host's (a rejoin, a late observer, a resync).
     Loaded {
         /// The first turn stepped on it.
@@ -123,6 +99,12 @@ impl fmt::Display for ClientEvent {
             Self::Welcomed { seat: OBSERVER_SEAT } => write!(f, "joined: observing"),
             Self::Welcomed { seat } => write!(f, "joined: playing seat {seat}"),
             Self::Rejoined { seat } => write!(f, "rejoined: seat {seat} plays again"),
+            Self::NotReproduced { turn } => {
+                write!(
+                    f,
+                    "desync: turn {turn} simulated again here does not have the hash this peer had; this peer is not deterministic on its own"
+                )
+            }
             Self::Loaded { from } => write!(f, "loaded the host's world, stepping from turn {from}"),
             Self::DelayChanged { turn, delay } => write!(f, "delay changed: {delay} turns from turn {turn}"),
             Self::Dropped { seat } => write!(f, "left: seat {seat} was dropped, its units stay idle"),
@@ -148,7 +130,12 @@ pub struct ClientCore {
     /// A `Load` announced: the turn to step from and the hash of the world that comes in chunks.
     loading: Option<(u32, Digest)>,
     incoming: Reassembly,
+    /// What the client keeps to answer the host's questions about a turn not yet agreed.
     recorder: Recorder,
+    /// The host's questions not yet answered: a turn, and whether it asked for the snapshot
+    /// (else the digest leaves). They are answered by [`ClientCore::step_ready`], which has the
+    /// brain whose hook the turns are simulated again with.
+    asked: Vec<(u32, bool)>,
     ended: Option<(u32, bool)>,
     closed: bool,
     last_step_ms: u64,
@@ -173,6 +160,7 @@ impl ClientCore {
             loading: None,
             incoming: Reassembly::default(),
             recorder: Recorder::default(),
+            asked: Vec::new(),
             ended: None,
             closed: false,
             last_step_ms: 0,
@@ -298,16 +286,10 @@ impl ClientCore {
                 }
             }
             HostMsg::Ping { id } => self.send(ClientMsg::Pong { id }),
-            HostMsg::AskDigests { turn } => {
-                let reports = self.recorder.digests(turn).cloned().unwrap_or_default();
-                self.send(ClientMsg::Digests { turn, reports });
-            }
-            HostMsg::AskSnapshot { turn } => {
-                let bytes = self.recorder.snapshot(turn).cloned().unwrap_or_default();
-                for chunk in chunks(turn, &bytes) {
-                    self.send(ClientMsg::Snapshot(chunk));
-                }
-            }
+            // At most [`MAX_ASKED`] questions wait for the next step, so a host asking again and
+            // again cannot grow the list.
+            HostMsg::AskDigests { turn } => self.ask(turn, false),
+            HostMsg::AskSnapshot { turn } => self.ask(turn, true),
             HostMsg::Dropped { seat } => self.events.push(ClientEvent::Dropped { seat }),
             HostMsg::Rejoined { seat } => self.events.push(ClientEvent::Rejoined { seat }),
             HostMsg::Load { from, hash } => {
@@ -344,6 +326,7 @@ impl ClientCore {
         };
         match world.load_like(&bytes) {
             Ok(loaded) if loaded.state_hash() == hash => {
+                self.recorder.start(from, &loaded);
                 self.world = Some(loaded);
                 self.held.retain(|t, _| *t >= from);
                 self.next = from;
@@ -364,6 +347,7 @@ impl ClientCore {
             .map_err(|e| e.to_string());
         match world.and_then(|s| s.world().map_err(|e| e.to_string())) {
             Ok(world) if world.state_hash() == start_hash => {
+                self.recorder.start(from, &world);
                 self.world = Some(world);
                 self.next = from;
                 self.first = from;
@@ -374,9 +358,63 @@ impl ClientCore {
         }
     }
 
+    fn ask(&mut self, turn: u32, snapshot: bool) {
+        if self.asked.contains(&(turn, snapshot)) {
+            return;
+        }
+        if self.asked.len() >= MAX_ASKED {
+            return self.answer_empty(turn, snapshot);
+        }
+        self.asked.push((turn, snapshot));
+    }
+
+    fn answer_empty(&mut self, turn: u32, snapshot: bool) {
+        if snapshot {
+            chunks(turn, &[]).into_iter().for_each(|c| self.send(ClientMsg::Snapshot(c)));
+        } else {
+            self.send(ClientMsg::Digests { turn, reports: Vec::new() });
+        }
+    }
+
+    /// Answers the host's questions: the turn asked about is simulated again from the recorder
+    /// (with the brain's hook, as it was stepped), and its digest leaves or snapshot sent; a turn
+    /// no longer kept gets an empty answer. When the turn simulated again does not have the hash
+    /// this peer had, the peer is not reproducible on its own, and says so in an event.
+    fn answer(&mut self, brain: &mut dyn Brain) {
+        if self.asked.is_empty() || self.closed {
+            return;
+        }
+        let asked = std::mem::take(&mut self.asked);
+        let mut turns: Vec<u32> = asked.iter().map(|a| a.0).collect();
+        turns.sort_unstable();
+        turns.dedup();
+        for turn in turns {
+            let replayed = self.world.as_ref().map(|w| self.recorder.replay_to(turn, w, &mut |w, t| brain.before_step(w, t)));
+            let replayed = match replayed {
+                Some(Ok(r)) => r,
+                _ => {
+                    asked.iter().filter(|a| a.0 == turn).for_each(|a| self.answer_empty(a.0, a.1));
+                    continue;
+                }
+            };
+            if !replayed.reproduced {
+                self.events.push(ClientEvent::NotReproduced { turn });
+            }
+            for &(_, snapshot) in asked.iter().filter(|a| a.0 == turn) {
+                if snapshot {
+                    let bytes = replayed.world.save();
+                    chunks(turn, &bytes).into_iter().for_each(|c| self.send(ClientMsg::Snapshot(c)));
+                } else {
+                    self.send(ClientMsg::Digests { turn, reports: replayed.world.digest_reports() });
+                }
+            }
+        }
+    }
+
     /// Steps every turn whose command set is held, in order: after each, reports the hash and
     /// sends the brain's commands.
     pub fn step_ready(&mut self, now: u64, brain: &mut dyn Brain) {
+        self.answer(brain);
         // While the host's world is on its way, the turns after it wait.
         while !self.closed
             && self.loading.is_none()
@@ -387,7 +425,7 @@ impl ClientCore {
             };
             brain.before_step(world, self.next);
             let report = world.step(&commands);
-            self.recorder.record(self.next, world);
+            self.recorder.record(self.next, &commands, report.hash, world);
             let orders = if self.ended.is_some() || self.seat == OBSERVER_SEAT { Vec::new() } else { brain.think(world, &report) };
             self.hashes.push(report.hash);
             self.last_step_ms = now;

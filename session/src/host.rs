@@ -13,7 +13,7 @@ use replay::format::ReplayWriter;
 use replay::scenario::{Scenario, ScriptRunner};
 use sim::digest_tree::Digest;
 
-use crate::client::Recorder;
+use crate::recorder::Recorder;
 use sim::{Command, PlayerId, World};
 
 pub mod desync;
@@ -36,8 +36,6 @@ pub const MAX_FRAMES_PER_TURN: u32 = 256;
 /// The first `seq` of the commands the host stamps for a player, clear of the scenario script's
 /// (which count from 0) and of its bots' (from `BOT_SEQ_BASE`, 2³⁰).
 pub const CLIENT_SEQ_BASE: u32 = 1 << 29;
-/// The most turns of digest tree leaves and snapshots a peer keeps while they are not agreed.
-pub const RING_TURNS: u32 = 64;
 /// A connection that has not claimed a seat this long after the host first saw it is closed, so
 /// silent connections cannot hold the transport's connection slots. `[Units: milliseconds]`
 pub const HELLO_WITHIN_MS: u64 = 5_000;
@@ -323,6 +321,8 @@ impl<'s> HostCore<'s> {
     /// the scenario's players, or the replay cannot be started.
     pub fn new(scenario: &'s Scenario, config: HostConfig) -> Result<Self, String> {
         let mut world = scenario.world().map_err(|e| e.to_string())?;
+        let mut recorder = Recorder::default();
+        recorder.start(0, &world);
         let players = world.settings().players;
         if config.tokens.is_empty() || config.tokens.len() > usize::from(players) {
             return Err(format!("{} seats for a scenario of {players} players", config.tokens.len()));
@@ -358,7 +358,7 @@ impl<'s> HostCore<'s> {
             pending: BTreeMap::new(),
             history: Vec::new(),
             hashes: Vec::new(),
-            recorder: Recorder::default(),
+            recorder,
             compared: 0,
             in_sync: true,
             locating: None,
@@ -884,7 +884,7 @@ impl<'s> HostCore<'s> {
                 let _ = w.turn(&commands, &report);
             }
             self.hashes.push(report.hash);
-            self.recorder.record(turn, &self.world);
+            self.recorder.record(turn, &commands, report.hash, &self.world);
             self.history.push(commands);
             self.closed_at.push(now);
             self.closed += 1;

@@ -1,13 +1,11 @@
 //! Rejoin, observers, resync and snapshots in chunks. Over the in-memory network with seeded
 //! faults: a client cut mid-game and reconnected, observers joining at the start and mid-game, a
 //! planted desync resynced, all against a single-process run of the host's command stream. Over
-//! real sockets on 127.0.0.1: a connection killed mid-game and reconnected, and a `phalanx-net
-//! join` process killed and restarted, with an observer process, ending with the host's hash. And
-//! the chunk rules on their own.
+//! real sockets on 127.0.0.1: a connection killed mid-game and reconnected, ending with the host's
+//! hash. And the chunk rules on their own. The programs themselves, a `phalanx join` process
+//! killed and started again and an observer process, are run by `phalanx/tests/rejoin.rs`.
 
-use std::io::{BufRead, BufReader, Read};
 use std::net::{Shutdown, TcpListener, TcpStream};
-use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -426,82 +424,4 @@ fn a_connection_killed_mid_game_reconnects_and_an_observer_joins_over_tcp() {
     assert!(events.contains(&HostEvent::Left { seat: 1 }), "{events:?}");
     assert!(events.iter().any(|e| matches!(e, HostEvent::Rejoined { seat: 1, .. })), "{events:?}");
     assert!(events.iter().any(|e| matches!(e, HostEvent::Observing { .. })), "{events:?}");
-}
-
-const TOKENS: [&str; 2] = ["000102030405060708090a0b0c0d0e0f", "101112131415161718191a1b1c1d1e1f"];
-
-fn final_hash(stdout: &str) -> String {
-    stdout.lines().rev().find_map(|l| l.split_once(" final hash ").map(|(_, h)| h.to_owned())).unwrap_or_default()
-}
-
-/// Reads the host's lines until one starts with `prefix`, keeping them all.
-fn read_until(lines: &mut impl Iterator<Item = std::io::Result<String>>, text: &mut String, prefix: &str) {
-    for line in lines.by_ref() {
-        let line = line.expect("a line of the host");
-        text.push_str(&line);
-        text.push('\n');
-        if line.starts_with(prefix) {
-            return;
-        }
-    }
-    panic!("the host never printed {prefix:?}: {text}");
-}
-
-#[test]
-fn a_killed_and_restarted_join_process_and_an_observer_process_end_with_the_host_s_hash() {
-    let dir = std::env::temp_dir().join(format!("phalanx-net-rejoin-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let (scenario, tokens) = (dir.join("game.json"), dir.join("tokens.txt"));
-    std::fs::write(&scenario, TCP_SCENARIO.replace(r#""turns": 100"#, r#""turns": 150"#)).expect("scenario file");
-    std::fs::write(&tokens, TOKENS.join("\n")).expect("token file");
-    let exe = env!("CARGO_BIN_EXE_phalanx-net");
-    let mut host = Command::new(exe)
-        .args(["host", scenario.to_str().expect("utf-8"), "--listen", "127.0.0.1:0", "--players", "2", "--turn-ms", "20"])
-        .args(["--token-file", tokens.to_str().expect("utf-8")])
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("start the host");
-    let mut lines = BufReader::new(host.stdout.take().expect("stdout")).lines();
-    let mut host_text = String::new();
-    read_until(&mut lines, &mut host_text, "listening on ");
-    let addr = host_text.trim().strip_prefix("listening on ").expect("the bound address").to_owned();
-    let join = |seat: usize| {
-        Command::new(exe)
-            .args(["join", &addr, "--seat", &seat.to_string(), "--token", TOKENS[seat - 1], "--bot"])
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("start a client")
-    };
-    let mut doomed = join(1);
-    let steady = join(2);
-    read_until(&mut lines, &mut host_text, "started");
-    // 150 turns of 20 ms: the kill comes about a quarter into the game.
-    std::thread::sleep(Duration::from_millis(700));
-    doomed.kill().expect("kill the first client");
-    let _ = doomed.wait();
-    read_until(&mut lines, &mut host_text, "left: seat 1");
-    let restarted = join(1);
-    let observer = Command::new(exe).args(["join", &addr, "--observe"]).stdout(Stdio::piped()).spawn().expect("start an observer");
-    let mut rest = String::new();
-    for line in lines {
-        rest.push_str(&line.expect("a line of the host"));
-        rest.push('\n');
-    }
-    host_text.push_str(&rest);
-    assert!(host.wait().expect("host exit").success(), "{host_text}");
-    let hash = final_hash(&host_text);
-    assert_eq!(hash.len(), 64, "{host_text}");
-    assert!(host_text.contains("turns 150 final hash"), "{host_text}");
-    assert!(host_text.contains("rejoined: connection"), "{host_text}");
-    assert!(host_text.contains("observer: connection"), "{host_text}");
-    for (what, child) in [("seat 2", steady), ("restarted seat 1", restarted), ("observer", observer)] {
-        let output = child.wait_with_output().expect("client exit");
-        let mut text = String::from_utf8_lossy(&output.stdout).into_owned();
-        let _ = output.stderr.as_slice().read_to_string(&mut text);
-        assert!(output.status.success(), "{what}: {text}");
-        assert_eq!(final_hash(&text), hash, "{what}: {text}");
-        assert!(text.contains("turns 150 final hash"), "{what}: {text}");
-        assert!(text.contains("ended after 150 turns, in sync"), "{what}: {text}");
-    }
-    std::fs::remove_dir_all(&dir).expect("clean up");
 }

@@ -2,7 +2,7 @@
 //! snapshots of the diverging turn, names the turn, component, entity and field, and writes files
 //! `phalanx diff` opens.
 //!
-//! Every peer keeps its leaves and snapshot of each turn not yet agreed (`client::Recorder`), so
+//! Every peer keeps what it needs to simulate again each turn not yet agreed (`recorder::Recorder`), so
 //! on a hash mismatch after turn `t` the host stops closing turns and asks every peer still playing
 //! for those of `t`. The leaves locate the divergence with `sim::digest_tree::locate_reports`, as
 //! `phalanx verify` does; the snapshots name the entity and field (`replay::diff`).
@@ -118,8 +118,13 @@ impl HostCore<'_> {
         for c in self.conns.values_mut() {
             c.incoming = crate::protocol::Reassembly::default();
         }
-        let digests = self.recorder.digests(turn).map(|d| (0, d.clone())).into_iter().collect();
-        let snapshots = self.recorder.snapshot(turn).map(|s| (0, s.clone())).into_iter().collect();
+        // The host's own state after the turn, simulated again from its recorder (it is stepped
+        // past the turn by now): a second or so on the reference world, once per desync.
+        let (mut digests, mut snapshots) = (BTreeMap::new(), BTreeMap::new());
+        if let Ok(replayed) = self.recorder.replay_to(turn, &self.world, &mut |_, _| {}) {
+            digests.insert(0, replayed.world.digest_reports());
+            snapshots.insert(0, replayed.world.save());
+        }
         self.broadcast_seats(&HostMsg::AskDigests { turn });
         self.broadcast_seats(&HostMsg::AskSnapshot { turn });
         let deadline = now + self.config.drop_after_ms;
