@@ -221,6 +221,8 @@ fn host(
         std::fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
     }
     let final_hash = host.hashes().last().copied().unwrap_or_default();
+    let turns = u32::try_from(host.hashes().len()).unwrap_or(u32::MAX);
+    let _ = writeln!(out, "{}", host.traffic().line(turns));
     let _ = writeln!(out, "turns {} final hash {}", host.hashes().len(), hex(&final_hash));
     if let Some(report) = host.report() {
         report.write_to(report_dir).map_err(|e| format!("{}: {e}", report_dir.display()))?;
@@ -273,6 +275,10 @@ fn observe_game(addr: &str, out: &mut dyn Write) -> Result<i32, String> {
 /// The last line, `turns T final hash HEX`, and the exit code from the host's `End`.
 fn finish(client: &ClientCore, out: &mut dyn Write) -> Result<i32, String> {
     let final_hash = client.hashes().last().copied().unwrap_or_default();
+    let _ = writeln!(out, "{}", client.traffic().line(client.turns_stepped()));
+    if client.seat() != crate::protocol::OBSERVER_SEAT {
+        let _ = writeln!(out, "{}", client.order_latency());
+    }
     let _ = writeln!(out, "turns {} final hash {}", client.turns_stepped(), hex(&final_hash));
     match client.ended() {
         Some((_, true)) => Ok(0),

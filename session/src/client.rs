@@ -5,7 +5,7 @@
 //! [`ClientCore`] does no I/O and reads no clock: the caller feeds it frames and the time in
 //! milliseconds, and takes back frames to send and events to log. A [`Brain`] plays the seat.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
 
 use replay::rules::Rulesets;
@@ -13,13 +13,18 @@ use replay::scenario::Scenario;
 use sim::digest_tree::Digest;
 use sim::{Command, PlayerId, TurnReport, World};
 
+use crate::host::CLIENT_SEQ_BASE;
 use crate::protocol::{
     Chunk, ClientMsg, HostMsg, Link, MAX_COMMANDS_PER_TURN, OBSERVER_SEAT, Order, PROTOCOL_VERSION, Reassembly, TOKEN_BYTES, Token, chunks,
 };
 use crate::recorder::Recorder;
+use crate::stats::{Latency, Traffic};
 
 /// The most turns a client holds ahead of the one it steps next; a host sending more is closed.
 pub const MAX_HELD_TURNS: usize = 4096;
+
+/// The most orders whose send times a client keeps while it waits to see them applied.
+const MAX_ISSUED: usize = 4096;
 
 /// The most questions from the host held until the next step; past it a question gets an empty
 /// answer at once.
@@ -136,6 +141,10 @@ pub struct ClientCore {
     /// (else the digest leaves). They are answered by [`ClientCore::step_ready`], which has the
     /// brain whose hook the turns are simulated again with.
     asked: Vec<(u32, bool)>,
+    /// When each order sent and not yet seen applied was sent (ms), oldest first.
+    issued: VecDeque<u64>,
+    latency: Latency,
+    traffic: Traffic,
     ended: Option<(u32, bool)>,
     closed: bool,
     last_step_ms: u64,
@@ -161,6 +170,9 @@ impl ClientCore {
             incoming: Reassembly::default(),
             recorder: Recorder::default(),
             asked: Vec::new(),
+            issued: VecDeque::new(),
+            latency: Latency::default(),
+            traffic: Traffic::default(),
             ended: None,
             closed: false,
             last_step_ms: 0,
@@ -193,6 +205,17 @@ impl ClientCore {
     /// An observer: it asks for no seat, sends no commands, and steps and hashes every turn.
     pub fn observer() -> Self {
         Self::new(OBSERVER_SEAT, [0; TOKEN_BYTES])
+    }
+
+    /// The bytes this client sent and received.
+    pub fn traffic(&self) -> Traffic {
+        self.traffic
+    }
+
+    /// The time from sending each order to stepping the turn that applied it (ms, the transport's
+    /// clock), over the orders seen applied.
+    pub fn order_latency(&self) -> &Latency {
+        &self.latency
     }
 
     /// The hash after every turn stepped since [`ClientCore::first_turn`].
@@ -244,6 +267,7 @@ impl ClientCore {
     fn send(&mut self, msg: ClientMsg) {
         if !self.closed {
             let frame = self.link.encode(msg);
+            self.traffic.sent(frame.len());
             self.frames.push(frame);
         }
     }
@@ -260,6 +284,7 @@ impl ClientCore {
         if self.closed {
             return;
         }
+        self.traffic.received(bytes.len());
         match self.link.accept(bytes) {
             Ok(msgs) => msgs.into_iter().for_each(|m| self.on_message(m)),
             Err(e) => self.fail(format!("from the host: {e}")),
@@ -332,6 +357,7 @@ impl ClientCore {
                 self.next = from;
                 self.first = from;
                 self.hashes.clear();
+                self.issued.clear();
                 self.events.push(ClientEvent::Loaded { from });
             }
             Ok(_) => self.fail(format!("the host's world before turn {from} has another hash here")),
@@ -426,10 +452,19 @@ impl ClientCore {
             brain.before_step(world, self.next);
             let report = world.step(&commands);
             self.recorder.record(self.next, &commands, report.hash, world);
+            // The host applies this seat's orders in the order they were sent, so the oldest
+            // sent are the ones this turn applies.
+            let player = PlayerId(self.seat);
+            for _ in commands.iter().filter(|c| c.player == player && c.seq >= CLIENT_SEQ_BASE) {
+                if let Some(sent) = self.issued.pop_front() {
+                    self.latency.record(now.saturating_sub(sent));
+                }
+            }
             let orders = if self.ended.is_some() || self.seat == OBSERVER_SEAT { Vec::new() } else { brain.think(world, &report) };
             self.hashes.push(report.hash);
             self.last_step_ms = now;
             self.send(ClientMsg::Hash { turn: self.next, hash: report.hash });
+            self.issued.extend(std::iter::repeat_n(now, orders.len().min(MAX_ISSUED.saturating_sub(self.issued.len()))));
             for chunk in orders.chunks(MAX_COMMANDS_PER_TURN) {
                 self.send(ClientMsg::Commands { orders: chunk.to_vec() });
             }

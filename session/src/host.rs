@@ -14,6 +14,7 @@ use replay::scenario::{Scenario, ScriptRunner};
 use sim::digest_tree::Digest;
 
 use crate::recorder::Recorder;
+use crate::stats::Traffic;
 use sim::{Command, PlayerId, World};
 
 pub mod desync;
@@ -301,6 +302,8 @@ pub struct HostCore<'s> {
     hashes: Vec<Digest>,
     /// The host's leaves and snapshots of the turns not yet agreed.
     recorder: Recorder,
+    /// The bytes sent to and received from every connection.
+    traffic: Traffic,
     /// Turns `0..compared` had equal hashes on every peer still playing.
     compared: u32,
     in_sync: bool,
@@ -359,6 +362,7 @@ impl<'s> HostCore<'s> {
             history: Vec::new(),
             hashes: Vec::new(),
             recorder,
+            traffic: Traffic::default(),
             compared: 0,
             in_sync: true,
             locating: None,
@@ -379,6 +383,11 @@ impl<'s> HostCore<'s> {
     /// The frames, closes and events produced since the last call.
     pub fn take_output(&mut self) -> HostOutput {
         std::mem::take(&mut self.out)
+    }
+
+    /// The bytes sent to and received from every connection, in all.
+    pub fn traffic(&self) -> Traffic {
+        self.traffic
     }
 
     /// Whether the game is over (the `End` message is sent).
@@ -440,6 +449,7 @@ impl<'s> HostCore<'s> {
     /// A frame from a connection.
     pub fn on_frame(&mut self, conn: ConnId, bytes: &[u8], now: u64) {
         let Some(c) = self.conns.get_mut(&conn) else { return };
+        self.traffic.received(bytes.len());
         c.frames += 1;
         if c.frames > MAX_FRAMES_PER_TURN {
             self.close(conn, format!("flood: more than {MAX_FRAMES_PER_TURN} frames in one turn"));
@@ -910,6 +920,7 @@ impl<'s> HostCore<'s> {
     fn send(&mut self, conn: ConnId, msg: &HostMsg) {
         if let Some(c) = self.conns.get_mut(&conn) {
             let frame = c.link.encode(msg);
+            self.traffic.sent(frame.len());
             self.out.frames.push((conn, frame));
         }
     }

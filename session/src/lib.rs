@@ -15,6 +15,7 @@ pub mod mover;
 pub mod protocol;
 pub mod recorder;
 pub mod seat_bot;
+pub mod stats;
 pub mod tcp;
 
 pub use client::{Brain, ClientCore, ClientEvent};

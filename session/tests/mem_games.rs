@@ -229,3 +229,30 @@ fn a_lagging_peer_is_dropped_and_the_rest_finish() {
     assert!(last < 25 + 16, "player 2's last command applies on turn {last}");
     assert_eq!(game.host.world().units().filter(|u| u.owner == PlayerId(2)).count(), 3);
 }
+
+#[test]
+fn an_order_waits_at_most_one_turn_whatever_the_delay_and_both_ends_count_the_same_bytes() {
+    let (players, seed, turns) = (3, 41, 80);
+    let scenario = scenario(players, seed, turns);
+    for delay in [1, 4] {
+        let mut g = game(&scenario, players, seed, turns, NetConfig::default(), Delay::Fixed(delay));
+        assert!(g.run(60_000), "the game ended");
+        check_hashes(&scenario, &g, turns, &[]);
+        // The host stamps an order on arrival for `current + delay` and closes that turn at its
+        // next boundary, so with no network latency an order waits for one boundary at most
+        // (50 ms), plus a 5 ms loop at each end; the delay is how far ahead turns are sent.
+        let (mut sent, mut received) = (0, 0);
+        for (k, c) in g.clients.iter().enumerate() {
+            let latency = c.core.order_latency();
+            assert!(latency.count() >= 10, "delay {delay}, client {k}: {latency}");
+            let (min, max) = (latency.percentile(0).expect("orders"), latency.percentile(100).expect("orders"));
+            // Each order is sent as a turn is stepped, so it waits for the whole of the next turn.
+            assert!((40..=60).contains(&min) && max <= 60, "delay {delay}, client {k}: {latency}, min {min}");
+            sent += c.core.traffic().sent;
+            received += c.core.traffic().received;
+        }
+        // Nothing is lost or duplicated here, so what one end counts sent the other counts received.
+        assert_eq!(g.host.traffic().received, sent, "delay {delay}");
+        assert_eq!(g.host.traffic().sent, received, "delay {delay}");
+    }
+}
