@@ -341,11 +341,13 @@ impl<'s> HostCore<'s> {
             Delay::Auto => MIN_DELAY + 1,
         };
         let seats = config.tokens.iter().map(|_| Seat::default()).collect();
+        let seats_count = u8::try_from(config.tokens.len()).unwrap_or(u8::MAX);
         Ok(Self {
             scenario_text: scenario.canonical_text().to_owned(),
             start_hash: world.state_hash(),
             world,
-            script: scenario.script(),
+            // The seats' players are played over the network, not by the scenario's own bots.
+            script: scenario.script().without_bots_for(|p| (1..=seats_count).contains(&p.0)),
             replay,
             replay_done: None,
             phase: Phase::Lobby,

@@ -7,7 +7,7 @@ use std::net::{TcpListener, TcpStream};
 use std::path::Path;
 use std::time::Instant;
 
-use replay::scenario::Scenario;
+use replay::scenario::{BOT_SEQ_BASE, Scenario};
 use session::host::{CLIENT_SEQ_BASE, Delay, HostConfig, HostCore};
 use session::mem::{MemGame, MemNet, NetConfig, single_process_hashes};
 use session::seat_bot::SeatBot;
@@ -17,14 +17,11 @@ use sim::{Command, CommandKind, PlayerId, TurnReport, World};
 
 const TURNS: u32 = 40;
 
-/// `examples/scenarios/skirmish-ai.json` (a town centre and workers each, the skirmish rules)
-/// without its own bots, so the seats' bots alone play.
+/// `examples/scenarios/skirmish-ai.json` (a town centre and workers each, the skirmish rules, a
+/// bot of its own for each player, which the host leaves out for the seated players).
 fn skirmish_ai() -> Scenario {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/scenarios/skirmish-ai.json");
     let text = std::fs::read_to_string(&path).expect("skirmish-ai.json");
-    let bots = r#""bots": [{"player": 1, "seed": 5}, {"player": 2, "seed": 6}],"#;
-    assert!(text.contains(bots), "skirmish-ai.json has the bots this test takes out");
-    let text = text.replace(bots, "");
     Scenario::parse_with(&text, "skirmish-ai.json", &mut |f| Err(format!("no file {f}")), &replay::cli::rulesets())
         .expect("skirmish-ai.json parses with the program's rulesets")
 }
@@ -57,9 +54,11 @@ impl Brain for Checked {
 }
 
 /// Both seats gave game commands of their own (the skirmish AI's; the scripted mover gives only
-/// moves), which the host relayed.
+/// moves), which the host relayed, and the scenario's own bots gave none for the seated players.
 fn assert_the_seats_played(history: &[Vec<Command>]) {
     for player in [1, 2] {
+        let from_scenario_bots = history.iter().flatten().filter(|c| c.player == PlayerId(player) && c.seq >= BOT_SEQ_BASE).count();
+        assert_eq!(from_scenario_bots, 0, "the scenario's bot also played seat {player}");
         let kinds: Vec<&CommandKind> =
             history.iter().flatten().filter(|c| c.player == PlayerId(player) && c.seq >= CLIENT_SEQ_BASE).map(|c| &c.kind).collect();
         assert!(kinds.iter().any(|k| matches!(k, CommandKind::Game { .. })), "seat {player} sent no game command: {kinds:?}");
@@ -69,7 +68,7 @@ fn assert_the_seats_played(history: &[Vec<Command>]) {
 #[test]
 fn a_skirmish_game_over_the_in_memory_network_keeps_every_hash_of_one_process() {
     let scenario = skirmish_ai();
-    assert!(scenario.rules().is_some() && scenario.bots().is_empty(), "the skirmish rules, no scenario bots");
+    assert!(scenario.rules().is_some() && scenario.bots().len() == 2, "the skirmish rules and a scenario bot for each seat");
     let host = HostCore::new(&scenario, config()).expect("host");
     let net = NetConfig { latency_ms: 30, jitter_ms: 20, loss_pct: 2, rto_ms: 60, reorder_pct: 5, dup_pct: 5 };
     let mut game = MemGame::new(host, MemNet::new(net, 9), 5);

@@ -77,6 +77,15 @@ impl<'a> ScriptRunner<'a> {
         self.issued.iter().map(|&k| self.command(&sc.entries[k], world)).collect()
     }
 
+    /// Without the scenario's bots for the players `seated` accepts: a networked game whose seats
+    /// are played by people or by bots of their own gives the scenario's bots only the players
+    /// nobody sits at, so no player is commanded from two places.
+    #[must_use]
+    pub fn without_bots_for(mut self, seated: impl Fn(PlayerId) -> bool) -> Self {
+        self.bots.retain(|(player, _, _)| !seated(*player));
+        self
+    }
+
     /// The commands of the turn `world` is at: the script's ([`ScriptRunner::commands`]), then
     /// each bot's in player order, stamped with the turn, the bot's player and its own `seq`s
     /// from [`BOT_SEQ_BASE`].
