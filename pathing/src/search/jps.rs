@@ -254,7 +254,7 @@ impl<R: Rays> Jps<R> {
     /// The successors of a node reached going east or west (`DX`): straight on, then for each side
     /// (row `j + 1`, then row `j - 1`) whose obstacle just ended, a turn to it and a diagonal.
     #[inline(always)]
-    fn from_row<const DX: i32>(&self, map: &PassMap, scratch: &mut Search<'_>, id: u32, i: i32, j: i32, g: u64) -> u32 {
+    fn after_row<const DX: i32>(&self, map: &PassMap, scratch: &mut Search<'_>, id: u32, i: i32, j: i32, g: u64) -> u32 {
         let pass = |a: i32, b: i32| map.passable_padded(i64::from(a), i64::from(b));
         let mut pushed = self.straight::<DX, 0>(map, scratch, id, i, j, g);
         if !pass(i - DX, j + 1) && pass(i, j + 1) {
@@ -268,10 +268,10 @@ impl<R: Rays> Jps<R> {
         pushed
     }
 
-    /// The successors of a node reached going north or south (`DY`), as [`Self::from_row`] with the
+    /// The successors of a node reached going north or south (`DY`), as [`Self::after_row`] with the
     /// sides column `i + 1`, then column `i - 1`.
     #[inline(always)]
-    fn from_col<const DY: i32>(&self, map: &PassMap, scratch: &mut Search<'_>, id: u32, i: i32, j: i32, g: u64) -> u32 {
+    fn after_col<const DY: i32>(&self, map: &PassMap, scratch: &mut Search<'_>, id: u32, i: i32, j: i32, g: u64) -> u32 {
         let pass = |a: i32, b: i32| map.passable_padded(i64::from(a), i64::from(b));
         let mut pushed = self.straight::<0, DY>(map, scratch, id, i, j, g);
         if !pass(i + 1, j - DY) && pass(i + 1, j) {
@@ -287,7 +287,15 @@ impl<R: Rays> Jps<R> {
 
     /// The successors of a node reached diagonally: straight along both components, then on.
     #[inline(always)]
-    fn from_diagonal<const DX: i32, const DY: i32>(&self, map: &PassMap, scratch: &mut Search<'_>, id: u32, i: i32, j: i32, g: u64) -> u32 {
+    fn after_diagonal<const DX: i32, const DY: i32>(
+        &self,
+        map: &PassMap,
+        scratch: &mut Search<'_>,
+        id: u32,
+        i: i32,
+        j: i32,
+        g: u64,
+    ) -> u32 {
         let pushed = self.straight::<DX, 0>(map, scratch, id, i, j, g);
         let pushed = pushed + self.straight::<0, DY>(map, scratch, id, i, j, g);
         pushed + self.0.diagonal::<DX, DY>(map, scratch, id, i, j, g)
@@ -310,14 +318,14 @@ impl<R: Rays> Expander for Jps<R> {
                 pushed += self.0.diagonal::<-1, -1>(map, scratch, id, i, j, g);
                 pushed + self.0.diagonal::<1, -1>(map, scratch, id, i, j, g)
             }
-            (1, 0) => self.from_row::<1>(map, scratch, id, i, j, g),
-            (-1, 0) => self.from_row::<-1>(map, scratch, id, i, j, g),
-            (0, 1) => self.from_col::<1>(map, scratch, id, i, j, g),
-            (0, -1) => self.from_col::<-1>(map, scratch, id, i, j, g),
-            (1, 1) => self.from_diagonal::<1, 1>(map, scratch, id, i, j, g),
-            (-1, 1) => self.from_diagonal::<-1, 1>(map, scratch, id, i, j, g),
-            (-1, -1) => self.from_diagonal::<-1, -1>(map, scratch, id, i, j, g),
-            _ => self.from_diagonal::<1, -1>(map, scratch, id, i, j, g),
+            (1, 0) => self.after_row::<1>(map, scratch, id, i, j, g),
+            (-1, 0) => self.after_row::<-1>(map, scratch, id, i, j, g),
+            (0, 1) => self.after_col::<1>(map, scratch, id, i, j, g),
+            (0, -1) => self.after_col::<-1>(map, scratch, id, i, j, g),
+            (1, 1) => self.after_diagonal::<1, 1>(map, scratch, id, i, j, g),
+            (-1, 1) => self.after_diagonal::<-1, 1>(map, scratch, id, i, j, g),
+            (-1, -1) => self.after_diagonal::<-1, -1>(map, scratch, id, i, j, g),
+            _ => self.after_diagonal::<1, -1>(map, scratch, id, i, j, g),
         }
     }
 }
