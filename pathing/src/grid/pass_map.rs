@@ -50,6 +50,14 @@ impl BitPlane {
         }
     }
 
+    /// The words of padded line `line`, the leading and trailing zero words included: position
+    /// `pos` is bit `(pos + 64) % 64` of word `(pos + 64) / 64` (the jump table's build reads whole
+    /// lines).
+    #[inline]
+    pub(crate) fn line_words(&self, line: usize) -> &[u64] {
+        &self.words[line * self.words_per_line..(line + 1) * self.words_per_line]
+    }
+
     /// Bits `pos .. pos + 64` of a line; bit 0 of the result is position `pos`.
     pub(crate) fn window_fwd(&self, line: usize, pos: usize) -> u64 {
         let (w, b) = self.bit_index(line, pos);

@@ -81,16 +81,17 @@ pub fn find_path_jps(
 
 /// How rays are cast: by block scans over the bit planes, or by jump table look-ups.
 trait Rays {
-    /// The first jump point or goal navcell along row `j` from column `i` in direction `dx`.
-    fn jump_row(&self, map: &PassMap, scratch: &mut Search<'_>, i: i32, j: i32, dx: i32) -> Option<i32>;
+    /// The first jump point or goal navcell along row `j` from column `i` in direction `DX`.
+    /// Directions are constants, so each direction's scan is compiled without run-time tests of it.
+    fn jump_row<const DX: i32>(&self, map: &PassMap, scratch: &mut Search<'_>, i: i32, j: i32) -> Option<i32>;
 
-    /// The first jump point or goal navcell along column `i` from row `j` in direction `dy`.
-    fn jump_col(&self, map: &PassMap, scratch: &mut Search<'_>, i: i32, j: i32, dy: i32) -> Option<i32>;
+    /// The first jump point or goal navcell along column `i` from row `j` in direction `DY`.
+    fn jump_col<const DY: i32>(&self, map: &PassMap, scratch: &mut Search<'_>, i: i32, j: i32) -> Option<i32>;
 
-    /// Steps diagonally from `(i, j)`, pushing the straight jump points found from each diagonal
-    /// stop with `id` as parent, until the diagonal is blocked or reaches the goal.
-    #[allow(clippy::too_many_arguments)]
-    fn diagonal(&self, map: &PassMap, scratch: &mut Search<'_>, id: u32, i: i32, j: i32, g: u64, dir: (i32, i32)) -> u32;
+    /// Steps diagonally from `(i, j)` in direction `(DX, DY)`, pushing the straight jump points
+    /// found from each diagonal stop with `id` as parent, until the diagonal is blocked or reaches
+    /// the goal.
+    fn diagonal<const DX: i32, const DY: i32>(&self, map: &PassMap, scratch: &mut Search<'_>, id: u32, i: i32, j: i32, g: u64) -> u32;
 }
 
 /// Compares a ray's stop with the goal navcell ahead on its line: the goal wins when it comes
@@ -110,8 +111,7 @@ fn with_goal(goal: Option<i32>, from: i32, stop: i32, is_jump: bool, forward: bo
 /// Handles one diagonal stop at `(ci, cj)` reached at cost `cg`: the goal test, then the two
 /// straight rays. Returns how many nodes were pushed and whether the diagonal reached the goal.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)] // the node's fields, as in `Expander::expand`
-fn diagonal_stop<R: Rays>(
+fn diagonal_stop<R: Rays, const DX: i32, const DY: i32>(
     rays: &R,
     map: &PassMap,
     scratch: &mut Search<'_>,
@@ -119,17 +119,16 @@ fn diagonal_stop<R: Rays>(
     ci: i32,
     cj: i32,
     cg: u64,
-    (dx, dy): (i32, i32),
 ) -> (u32, bool) {
     if scratch.goal.contains(ci, cj) {
         return (u32::from(scratch.relax(cg, id, ci, cj)), true);
     }
     let mut pushed = 0;
-    if let Some(ti) = rays.jump_row(map, scratch, ci, cj, dx) {
+    if let Some(ti) = rays.jump_row::<DX>(map, scratch, ci, cj) {
         let cost = cg + u64::from((ti - ci).unsigned_abs()) * STRAIGHT;
         pushed += u32::from(scratch.relax(cost, id, ti, cj));
     }
-    if let Some(tj) = rays.jump_col(map, scratch, ci, cj, dy) {
+    if let Some(tj) = rays.jump_col::<DY>(map, scratch, ci, cj) {
         let cost = cg + u64::from((tj - cj).unsigned_abs()) * STRAIGHT;
         pushed += u32::from(scratch.relax(cost, id, ci, tj));
     }
@@ -141,7 +140,8 @@ struct Scans;
 
 impl Rays for Scans {
     #[inline]
-    fn jump_row(&self, map: &PassMap, scratch: &mut Search<'_>, i: i32, j: i32, dx: i32) -> Option<i32> {
+    fn jump_row<const DX: i32>(&self, map: &PassMap, scratch: &mut Search<'_>, i: i32, j: i32) -> Option<i32> {
+        let dx = DX;
         let (line, pos) = ((j + 1) as usize, (i + 1) as usize);
         let (stop, is_jump) = if dx > 0 { map.rows.scan_fwd(line, pos) } else { map.rows.scan_bwd(line, pos) };
         let goal = if dx > 0 { scratch.goal.row_first_after(j, i) } else { scratch.goal.row_last_before(j, i) };
@@ -149,7 +149,8 @@ impl Rays for Scans {
     }
 
     #[inline]
-    fn jump_col(&self, map: &PassMap, scratch: &mut Search<'_>, i: i32, j: i32, dy: i32) -> Option<i32> {
+    fn jump_col<const DY: i32>(&self, map: &PassMap, scratch: &mut Search<'_>, i: i32, j: i32) -> Option<i32> {
+        let dy = DY;
         let (line, pos) = ((i + 1) as usize, (j + 1) as usize);
         let (stop, is_jump) = if dy > 0 { map.cols.scan_fwd(line, pos) } else { map.cols.scan_bwd(line, pos) };
         let goal = if dy > 0 { scratch.goal.col_first_after(i, j) } else { scratch.goal.col_last_before(i, j) };
@@ -157,7 +158,8 @@ impl Rays for Scans {
     }
 
     #[inline]
-    fn diagonal(&self, map: &PassMap, scratch: &mut Search<'_>, id: u32, i: i32, j: i32, g: u64, (dx, dy): (i32, i32)) -> u32 {
+    fn diagonal<const DX: i32, const DY: i32>(&self, map: &PassMap, scratch: &mut Search<'_>, id: u32, i: i32, j: i32, g: u64) -> u32 {
+        let (dx, dy) = (DX, DY);
         let mut pushed = 0;
         let (mut ci, mut cj, mut cg) = (i, j, g);
         loop {
@@ -169,7 +171,7 @@ impl Rays for Scans {
                 return pushed;
             }
             (ci, cj, cg) = (ni, nj, cg + DIAGONAL);
-            let (n, at_goal) = diagonal_stop(self, map, scratch, id, ci, cj, cg, (dx, dy));
+            let (n, at_goal) = diagonal_stop::<Self, DX, DY>(self, map, scratch, id, ci, cj, cg);
             pushed += n;
             if at_goal {
                 return pushed;
@@ -183,21 +185,24 @@ struct Tables<'a>(&'a JumpTable);
 
 impl Rays for Tables<'_> {
     #[inline]
-    fn jump_row(&self, _map: &PassMap, scratch: &mut Search<'_>, i: i32, j: i32, dx: i32) -> Option<i32> {
+    fn jump_row<const DX: i32>(&self, _map: &PassMap, scratch: &mut Search<'_>, i: i32, j: i32) -> Option<i32> {
+        let dx = DX;
         let (stop, is_jump) = self.0.straight_stop(i, j, dx, 0);
         let goal = if dx > 0 { scratch.goal.row_first_after(j, i) } else { scratch.goal.row_last_before(j, i) };
         with_goal(goal, i, stop, is_jump, dx > 0)
     }
 
     #[inline]
-    fn jump_col(&self, _map: &PassMap, scratch: &mut Search<'_>, i: i32, j: i32, dy: i32) -> Option<i32> {
+    fn jump_col<const DY: i32>(&self, _map: &PassMap, scratch: &mut Search<'_>, i: i32, j: i32) -> Option<i32> {
+        let dy = DY;
         let (stop, is_jump) = self.0.straight_stop(i, j, 0, dy);
         let goal = if dy > 0 { scratch.goal.col_first_after(i, j) } else { scratch.goal.col_last_before(i, j) };
         with_goal(goal, j, stop, is_jump, dy > 0)
     }
 
     #[inline]
-    fn diagonal(&self, map: &PassMap, scratch: &mut Search<'_>, id: u32, i: i32, j: i32, g: u64, (dx, dy): (i32, i32)) -> u32 {
+    fn diagonal<const DX: i32, const DY: i32>(&self, map: &PassMap, scratch: &mut Search<'_>, id: u32, i: i32, j: i32, g: u64) -> u32 {
+        let (dx, dy) = (DX, DY);
         let s = slot(dx, dy);
         let mut pushed = 0;
         let (mut ci, mut cj, mut cg) = (i, j, g);
@@ -215,7 +220,7 @@ impl Rays for Tables<'_> {
             }
             (ci, cj, cg) = (ci + k * dx, cj + k * dy, cg + u64::from(k.unsigned_abs()) * DIAGONAL);
             if stop {
-                let (n, at_goal) = diagonal_stop(self, map, scratch, id, ci, cj, cg, (dx, dy));
+                let (n, at_goal) = diagonal_stop::<Self, DX, DY>(self, map, scratch, id, ci, cj, cg);
                 pushed += n;
                 if at_goal {
                     return pushed;
@@ -231,60 +236,96 @@ impl Rays for Tables<'_> {
 struct Jps<R>(R);
 
 impl<R: Rays> Jps<R> {
-    #[inline]
-    #[allow(clippy::too_many_arguments)] // the node's fields, as in `Expander::expand`
-    fn straight(&self, map: &PassMap, scratch: &mut Search<'_>, id: u32, i: i32, j: i32, g: u64, (dx, dy): (i32, i32)) -> u32 {
-        if dy == 0 {
-            if let Some(ni) = self.0.jump_row(map, scratch, i, j, dx) {
+    /// The straight jump in direction `(DX, DY)` (one of them 0), pushed when it finds a node.
+    #[inline(always)]
+    fn straight<const DX: i32, const DY: i32>(&self, map: &PassMap, scratch: &mut Search<'_>, id: u32, i: i32, j: i32, g: u64) -> u32 {
+        if DY == 0 {
+            if let Some(ni) = self.0.jump_row::<DX>(map, scratch, i, j) {
                 let cost = g + u64::from((ni - i).unsigned_abs()) * STRAIGHT;
                 return u32::from(scratch.relax(cost, id, ni, j));
             }
-        } else if let Some(nj) = self.0.jump_col(map, scratch, i, j, dy) {
+        } else if let Some(nj) = self.0.jump_col::<DY>(map, scratch, i, j) {
             let cost = g + u64::from((nj - j).unsigned_abs()) * STRAIGHT;
             return u32::from(scratch.relax(cost, id, i, nj));
         }
         0
+    }
+
+    /// The successors of a node reached going east or west (`DX`): straight on, then for each side
+    /// (row `j + 1`, then row `j - 1`) whose obstacle just ended, a turn to it and a diagonal.
+    #[inline(always)]
+    fn after_row<const DX: i32>(&self, map: &PassMap, scratch: &mut Search<'_>, id: u32, i: i32, j: i32, g: u64) -> u32 {
+        let pass = |a: i32, b: i32| map.passable_padded(i64::from(a), i64::from(b));
+        let mut pushed = self.straight::<DX, 0>(map, scratch, id, i, j, g);
+        if !pass(i - DX, j + 1) && pass(i, j + 1) {
+            pushed += self.straight::<0, 1>(map, scratch, id, i, j, g);
+            pushed += self.0.diagonal::<DX, 1>(map, scratch, id, i, j, g);
+        }
+        if !pass(i - DX, j - 1) && pass(i, j - 1) {
+            pushed += self.straight::<0, -1>(map, scratch, id, i, j, g);
+            pushed += self.0.diagonal::<DX, -1>(map, scratch, id, i, j, g);
+        }
+        pushed
+    }
+
+    /// The successors of a node reached going north or south (`DY`), as [`Self::after_row`] with the
+    /// sides column `i + 1`, then column `i - 1`.
+    #[inline(always)]
+    fn after_col<const DY: i32>(&self, map: &PassMap, scratch: &mut Search<'_>, id: u32, i: i32, j: i32, g: u64) -> u32 {
+        let pass = |a: i32, b: i32| map.passable_padded(i64::from(a), i64::from(b));
+        let mut pushed = self.straight::<0, DY>(map, scratch, id, i, j, g);
+        if !pass(i + 1, j - DY) && pass(i + 1, j) {
+            pushed += self.straight::<1, 0>(map, scratch, id, i, j, g);
+            pushed += self.0.diagonal::<1, DY>(map, scratch, id, i, j, g);
+        }
+        if !pass(i - 1, j - DY) && pass(i - 1, j) {
+            pushed += self.straight::<-1, 0>(map, scratch, id, i, j, g);
+            pushed += self.0.diagonal::<-1, DY>(map, scratch, id, i, j, g);
+        }
+        pushed
+    }
+
+    /// The successors of a node reached diagonally: straight along both components, then on.
+    #[inline(always)]
+    fn after_diagonal<const DX: i32, const DY: i32>(
+        &self,
+        map: &PassMap,
+        scratch: &mut Search<'_>,
+        id: u32,
+        i: i32,
+        j: i32,
+        g: u64,
+    ) -> u32 {
+        let pushed = self.straight::<DX, 0>(map, scratch, id, i, j, g);
+        let pushed = pushed + self.straight::<0, DY>(map, scratch, id, i, j, g);
+        pushed + self.0.diagonal::<DX, DY>(map, scratch, id, i, j, g)
     }
 }
 
 impl<R: Rays> Expander for Jps<R> {
     #[inline]
     fn expand(&mut self, map: &PassMap, scratch: &mut Search<'_>, id: u32, i: i32, j: i32, g: u64, dir: (i32, i32)) -> u32 {
-        let pass = |a: i32, b: i32| map.passable_padded(i64::from(a), i64::from(b));
-        let mut pushed = 0;
+        // Every direction is dispatched once, here, to code compiled for it; the pushes keep the
+        // order of the rules in the module documentation, which decides ties.
         match dir {
             (0, 0) => {
-                for d in [(1, 0), (0, 1), (-1, 0), (0, -1)] {
-                    pushed += self.straight(map, scratch, id, i, j, g, d);
-                }
-                for d in [(1, 1), (-1, 1), (-1, -1), (1, -1)] {
-                    pushed += self.0.diagonal(map, scratch, id, i, j, g, d);
-                }
+                let mut pushed = self.straight::<1, 0>(map, scratch, id, i, j, g);
+                pushed += self.straight::<0, 1>(map, scratch, id, i, j, g);
+                pushed += self.straight::<-1, 0>(map, scratch, id, i, j, g);
+                pushed += self.straight::<0, -1>(map, scratch, id, i, j, g);
+                pushed += self.0.diagonal::<1, 1>(map, scratch, id, i, j, g);
+                pushed += self.0.diagonal::<-1, 1>(map, scratch, id, i, j, g);
+                pushed += self.0.diagonal::<-1, -1>(map, scratch, id, i, j, g);
+                pushed + self.0.diagonal::<1, -1>(map, scratch, id, i, j, g)
             }
-            (dx, 0) => {
-                pushed += self.straight(map, scratch, id, i, j, g, (dx, 0));
-                for side in [1, -1] {
-                    if !pass(i - dx, j + side) && pass(i, j + side) {
-                        pushed += self.straight(map, scratch, id, i, j, g, (0, side));
-                        pushed += self.0.diagonal(map, scratch, id, i, j, g, (dx, side));
-                    }
-                }
-            }
-            (0, dy) => {
-                pushed += self.straight(map, scratch, id, i, j, g, (0, dy));
-                for side in [1, -1] {
-                    if !pass(i + side, j - dy) && pass(i + side, j) {
-                        pushed += self.straight(map, scratch, id, i, j, g, (side, 0));
-                        pushed += self.0.diagonal(map, scratch, id, i, j, g, (side, dy));
-                    }
-                }
-            }
-            (dx, dy) => {
-                pushed += self.straight(map, scratch, id, i, j, g, (dx, 0));
-                pushed += self.straight(map, scratch, id, i, j, g, (0, dy));
-                pushed += self.0.diagonal(map, scratch, id, i, j, g, (dx, dy));
-            }
+            (1, 0) => self.after_row::<1>(map, scratch, id, i, j, g),
+            (-1, 0) => self.after_row::<-1>(map, scratch, id, i, j, g),
+            (0, 1) => self.after_col::<1>(map, scratch, id, i, j, g),
+            (0, -1) => self.after_col::<-1>(map, scratch, id, i, j, g),
+            (1, 1) => self.after_diagonal::<1, 1>(map, scratch, id, i, j, g),
+            (-1, 1) => self.after_diagonal::<-1, 1>(map, scratch, id, i, j, g),
+            (-1, -1) => self.after_diagonal::<-1, -1>(map, scratch, id, i, j, g),
+            _ => self.after_diagonal::<1, -1>(map, scratch, id, i, j, g),
         }
-        pushed
     }
 }
