@@ -286,6 +286,8 @@ impl World {
     pub(super) fn compute_paths(&mut self, events: &mut Vec<Event>) {
         let (mut longs, mut shorts) =
             (usize::from(self.settings.max_paths_per_turn), usize::from(self.settings.motion.max_short_paths_per_turn));
+        let queued = self.requests.iter().filter(|r| !r.short).count() + self.formations.requests().len();
+        self.scratch.scale.max_queue = self.scratch.scale.max_queue.max(u32::try_from(queued).unwrap_or(u32::MAX));
         let n_formations = self.formations.requests().len().min(longs);
         let formation_requests: Vec<crate::formation::FormationId> = self.formations.requests_mut().drain(..n_formations).collect();
         longs -= n_formations;
@@ -397,6 +399,7 @@ impl World {
             };
             self.apply_formation_path(id, path);
         }
+        self.scratch.scale.long_searches += u64::from(self.scratch.path_stats.long);
     }
 
     fn apply_outcome(&mut self, id: EntityId, outcome: Outcome, events: &mut Vec<Event>) {
