@@ -254,6 +254,9 @@ pub struct PathStats {
     pub short: u32,
     /// Vertices the short-range searches expanded.
     pub short_expanded: u64,
+    /// Long-range requests served by another unit's search (docs/pathfinding-rules.md, "Shared
+    /// searches"), not counted in `long`.
+    pub shared: u32,
 }
 
 /// Order latency and path scheduling since the world was made or loaded (docs/decisions.md,
@@ -273,6 +276,8 @@ pub struct ScaleStats {
     pub max_queue: u32,
     /// Long-range searches made.
     pub long_searches: u64,
+    /// Long-range requests served by another unit's search.
+    pub shared_paths: u64,
 }
 
 impl ScaleStats {
