@@ -140,6 +140,9 @@ pub enum Command {
         /// A keyframe snapshot in the replay every this many turns (0: none).
         #[arg(long, default_value_t = 50)]
         keyframe_every: u32,
+        /// Print the summary as one JSON object (and nothing else).
+        #[arg(long)]
+        json: bool,
     },
     /// Re-simulates replays and compares every turn's state hash and every keyframe; on a
     /// divergence prints the first diverging turn, components, entities and fields and the turn's
@@ -347,8 +350,8 @@ pub fn execute(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> i3
         Command::Path { map, sx, sy, gx, gy, algo, render } => cmd_path(&map, (sx, sy), (gx, gy), algo, render, out),
         Command::Reach { map, sx, sy, gx, gy } => cmd_reach(&map, (sx, sy), (gx, gy), out),
         Command::Raster { size, clearance, cell_size, square } => cmd_raster(&size, &clearance, &cell_size, &square, out),
-        Command::Run { scenario, turns, record, threads, hashes, keyframe_every } => {
-            game::cmd_run(&scenario, turns, record.as_deref(), threads, hashes, keyframe_every, out)
+        Command::Run { scenario, turns, record, threads, hashes, keyframe_every, json } => {
+            game::cmd_run(&scenario, turns, record.as_deref(), threads, hashes, keyframe_every, json, out)
         }
         Command::Verify { files, jobs, json, sync_test, strict, threads, shard } => {
             let options = crate::verify::VerifyOptions {

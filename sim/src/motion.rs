@@ -416,6 +416,8 @@ pub(crate) struct MotionParts<'a> {
     pub(crate) motion: &'a MotionSettings,
     /// By unit index: whether the unit is a member of a formation that steers it, and at which speed.
     pub(crate) steered: Vec<Steering>,
+    /// The units that walked (for the order latency counters): appended to.
+    pub(crate) walked: &'a mut Vec<EntityId>,
 }
 
 /// How the motion step moves a unit, by the formation phase's rules.
@@ -431,7 +433,7 @@ pub(crate) enum Steering {
 
 /// Moves every unit for one turn (see the module documentation).
 pub(crate) fn move_units(parts: MotionParts<'_>, events: &mut Vec<Event>) {
-    let MotionParts { nav, units, requests, turn_ms, motion, steered } = parts;
+    let MotionParts { nav, units, requests, turn_ms, motion, steered, walked } = parts;
     let grid = nav.grid();
     // As 0 A.D.'s movement filter: only units that are not walking block, and only with their
     // core; walking units pass through one another (separating them is the push-apart's job).
@@ -499,6 +501,9 @@ pub(crate) fn move_units(parts: MotionParts<'_>, events: &mut Vec<Event>) {
         let budget = (i128::from(unit.speed.to_bits()) * i128::from(turn_ms)) / 1000;
         let from = unit.pos;
         let Walk { moved, blocker, blocked_by_grid } = walk(unit, budget, pass, grid, &index, motion);
+        if moved {
+            walked.push(unit.id);
+        }
         face_travel(unit, from, turn_steps.of(unit.turn_rate));
         if blocked_by_grid || (blocker.is_some() && !moved) {
             // Blocked: the grid changed under the path, or a standing unit is in the way. A

@@ -17,8 +17,9 @@ pub struct Settings {
     pub players: u8,
     /// Seed of the simulation's random number generator.
     pub seed: u64,
-    /// Most long-range path requests computed in one turn (0 A.D.'s `MaxSameTurnMoves` is 64);
-    /// the rest wait, in order, for the next turns. Bounds the worst turn. `[Limit: 1..=65535]`
+    /// Most long-range searches made in one turn (0 A.D.'s `MaxSameTurnMoves` is 64); requests
+    /// that share a search (docs/pathfinding-rules.md, "Shared searches") do not count, and the
+    /// rest wait, in order, for the next turns. Bounds the worst turn. `[Limit: 1..=65535]`
     pub max_paths_per_turn: u16,
     /// The constants of local movement.
     pub motion: MotionSettings,

@@ -211,6 +211,13 @@ struct Scratch {
     geometry_changed: bool,
     /// Counters of the last turn's path phase (for benchmarks and profilers).
     path_stats: PathStats,
+    /// Order latency and path scheduling counters since the world was made or loaded.
+    scale: ScaleStats,
+    /// Units given an order that have not walked since, with the turn the order was applied
+    /// (the first of several, if they were ordered again before walking).
+    awaiting: std::collections::BTreeMap<EntityId, u32>,
+    /// The units that walked in this turn's motion phase, in the order they moved.
+    walked: Vec<EntityId>,
     /// The navcell rectangles the grid changed in this turn, for the formation phase.
     turn_dirty: Vec<CellRect>,
     /// Game actions taken so far this turn, for their `seq` ([`rules::ACTION_SEQ_BASE`]); zero
@@ -228,6 +235,9 @@ impl Scratch {
             turn_rects: Vec::new(),
             geometry_changed: false,
             path_stats: PathStats::default(),
+            scale: ScaleStats::default(),
+            awaiting: std::collections::BTreeMap::new(),
+            walked: Vec::new(),
             turn_dirty: Vec::new(),
             actions: 0,
             carried_dirty: Vec::new(),
@@ -244,6 +254,63 @@ pub struct PathStats {
     pub short: u32,
     /// Vertices the short-range searches expanded.
     pub short_expanded: u64,
+    /// Long-range requests served by another unit's search (docs/pathfinding-rules.md, "Shared
+    /// searches"), not counted in `long`.
+    pub shared: u32,
+}
+
+/// Order latency and path scheduling since the world was made or loaded (docs/decisions.md,
+/// "Scale counters are counted in turns but are not state"): the same on every machine and thread
+/// count, but never saved or hashed, so a loaded world counts from zero.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ScaleStats {
+    /// Order latency: `latency[t]` ordered units took their first step `t` turns after their order
+    /// was applied (0: in the same turn). A unit still waiting counts at the turns it has waited
+    /// so far; a unit whose order ended (arrived, failed, stopped) or that was removed before it
+    /// walked does not count.
+    pub latency: Vec<u64>,
+    /// Of those, the units still waiting for their first step.
+    pub waiting: u64,
+    /// The most long-range path requests (units' and formations') waiting at the start of a
+    /// turn's path phase.
+    pub max_queue: u32,
+    /// Long-range searches made.
+    pub long_searches: u64,
+    /// Long-range requests served by another unit's search.
+    pub shared_paths: u64,
+}
+
+impl ScaleStats {
+    /// Ordered units counted in [`ScaleStats::latency`].
+    pub fn ordered(&self) -> u64 {
+        self.latency.iter().sum()
+    }
+
+    /// The latency in turns that at least `per_mille`/1000 of the counted units took or bettered
+    /// (the nearest-rank quantile; 1000 is the maximum), or `None` when no unit was counted.
+    pub fn latency_quantile(&self, per_mille: u32) -> Option<u32> {
+        let n = self.ordered();
+        if n == 0 {
+            return None;
+        }
+        let rank = (u128::from(n) * u128::from(per_mille.min(1000))).div_ceil(1000).max(1);
+        let mut seen = 0u128;
+        for (t, &count) in self.latency.iter().enumerate() {
+            seen += u128::from(count);
+            if seen >= rank {
+                return Some(t as u32);
+            }
+        }
+        None
+    }
+
+    fn count(&mut self, turns: u32) {
+        let t = turns as usize;
+        if self.latency.len() <= t {
+            self.latency.resize(t + 1, 0);
+        }
+        self.latency[t] += 1;
+    }
 }
 
 /// Why a world could not be made.
@@ -394,6 +461,33 @@ impl World {
         self.scratch.path_stats
     }
 
+    /// Order latency and path scheduling counters since the world was made or loaded, the units
+    /// still waiting for their first step counted at the turns waited so far ([`ScaleStats`]).
+    pub fn scale_stats(&self) -> ScaleStats {
+        let mut stats = self.scratch.scale.clone();
+        for &since in self.scratch.awaiting.values() {
+            stats.count(self.turn.saturating_sub(since));
+            stats.waiting += 1;
+        }
+        stats
+    }
+
+    /// Counts the first steps of the units that walked this turn and forgets the ordered units
+    /// whose order ended without one.
+    fn note_first_steps(&mut self) {
+        let walked = std::mem::take(&mut self.scratch.walked);
+        if self.scratch.awaiting.is_empty() {
+            return;
+        }
+        for id in &walked {
+            if let Some(since) = self.scratch.awaiting.remove(id) {
+                self.scratch.scale.count(self.turn - since);
+            }
+        }
+        let units = &self.units;
+        self.scratch.awaiting.retain(|&id, _| units.get(id).is_some_and(|u| !u.orders.is_empty()));
+    }
+
     /// The settings.
     pub fn settings(&self) -> &Settings {
         &self.settings
@@ -459,6 +553,7 @@ impl World {
         self.compute_paths(&mut events);
         observe(Phase::Paths);
         crate::motion::move_units(self.parts_mut(), &mut events);
+        self.note_first_steps();
         observe(Phase::Motion);
         self.update_formations(&mut events);
         self.follow_up_routes(&mut events);
@@ -775,6 +870,7 @@ impl World {
         let had = unit.orders.len();
         unit.orders.extend_from_slice(orders);
         if had == 0 && !unit.orders.is_empty() {
+            self.scratch.awaiting.entry(id).or_insert(self.turn);
             unit.state = UnitState::WaitingForPath;
             unit.escape = false;
             if !self.requests.iter().any(|r| r.unit == id) {
@@ -1117,6 +1213,7 @@ impl World {
             turn_ms: self.settings.turn_ms,
             motion: &self.settings.motion,
             steered,
+            walked: &mut self.scratch.walked,
         }
     }
 }

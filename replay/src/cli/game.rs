@@ -147,6 +147,8 @@ fn kind_name(kind: skirmish::UnitKind) -> &'static str {
 }
 
 /// `phalanx run SCENARIO`.
+// One parameter per flag of `phalanx run`, as its command-line definition lists them.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn cmd_run(
     scenario_path: &Path,
     turns: Option<u32>,
@@ -154,6 +156,7 @@ pub(super) fn cmd_run(
     threads: usize,
     hashes: bool,
     keyframe_every: u32,
+    json: bool,
     out: &mut dyn Write,
 ) -> Result<i32, CliError> {
     // A file that cannot be opened is named once, as every unreadable input is (the scenario's
@@ -172,7 +175,13 @@ pub(super) fn cmd_run(
     let mut last_hash = [0u8; 32];
     let mut rejected: Vec<String> = Vec::new();
     let started = std::time::Instant::now();
+    // Each turn's wall time, from the end of the turn before (the first from the start, which
+    // includes building the world).
+    let mut turn_times: Vec<std::time::Duration> = Vec::with_capacity(turns as usize);
+    let mut last_end = std::time::Instant::now();
     let mut on_turn = |commands: &[sim::command::Command], report: &sim::world::TurnReport| {
+        let now = std::time::Instant::now();
+        turn_times.push(now - last_end);
         if hashes {
             lines.push(format!("{}\t{}", report.turn, hex(&report.hash)));
         }
@@ -199,6 +208,7 @@ pub(super) fn cmd_run(
         }
         last_hash = report.hash;
         bar.inc(1);
+        last_end = std::time::Instant::now();
     };
     let (world, _) = run(&scenario, &options, file, &mut on_turn).map_err(|e| match e {
         crate::record::RunError::Io(source) => write_error(record.unwrap_or(Path::new("-")), source),
@@ -207,13 +217,55 @@ pub(super) fn cmd_run(
     })?;
     bar.finish_and_clear();
     let elapsed = started.elapsed();
+    let per_turn = if turns > 0 { elapsed.as_secs_f64() * 1000.0 / f64::from(turns) } else { 0.0 };
+    // The first turn's time includes building the world, so the quantiles leave it out when
+    // there are others.
+    let mut sorted: Vec<f64> = turn_times.iter().skip(usize::from(turn_times.len() > 1)).map(|d| d.as_secs_f64() * 1000.0).collect();
+    sorted.sort_by(f64::total_cmp);
+    let quantile = |per_mille: usize| -> f64 {
+        if sorted.is_empty() {
+            return 0.0;
+        }
+        sorted[(sorted.len() * per_mille).div_ceil(1000).clamp(1, sorted.len()) - 1]
+    };
+    let (median, p99, max) = (quantile(500), quantile(990), quantile(1000));
+    let stats = world.scale_stats();
+    let latency = |per_mille: u32| stats.latency_quantile(per_mille).map_or_else(|| "-".to_string(), |t| t.to_string());
+    if json {
+        let latency_json = |per_mille: u32| stats.latency_quantile(per_mille).map_or(serde_json::Value::Null, serde_json::Value::from);
+        let value = serde_json::json!({
+            "scenario": scenario.name(),
+            "turns": turns,
+            "units": world.units().count(),
+            "spawned": events[0],
+            "arrived": events[1],
+            "gave_up": events[2],
+            "formation_arrivals": events[4],
+            "rejected": events[3],
+            "final_hash": hex(&last_hash),
+            "ms_per_turn": per_turn,
+            "turn_ms": {"median": median, "p99": p99, "max": max},
+            "order_latency_turns": {
+                "ordered": stats.ordered(),
+                "waiting": stats.waiting,
+                "p50": latency_json(500),
+                "p99": latency_json(990),
+                "max": latency_json(1000),
+            },
+            "max_path_queue": stats.max_queue,
+            "long_searches": stats.long_searches,
+            "recorded": record.map(|p| p.display().to_string()),
+        });
+        let text = serde_json::to_string_pretty(&value).map_err(|e| bad(format!("cannot write the JSON summary: {e}")))?;
+        let _ = writeln!(out, "{text}");
+        return Ok(0);
+    }
     for l in lines.iter().chain(&rejected) {
         let _ = writeln!(out, "{l}");
     }
     if events[3] > rejected.len() as u64 {
         let _ = writeln!(out, "# ... and {} more rejected commands", events[3] - rejected.len() as u64);
     }
-    let per_turn = if turns > 0 { elapsed.as_secs_f64() * 1000.0 / f64::from(turns) } else { 0.0 };
     let _ = writeln!(
         out,
         "scenario {}: {turns} turns, {} units, {} spawned, {} arrived, {} gave up, {} formation arrivals, {} commands rejected; final hash {}; {per_turn:.2} ms per turn",
@@ -225,6 +277,17 @@ pub(super) fn cmd_run(
         events[4],
         events[3],
         hex(&last_hash)
+    );
+    let _ = writeln!(
+        out,
+        "  turn time: median {median:.2} ms, p99 {p99:.2} ms, max {max:.2} ms; order latency of {} ordered units ({} still waiting): p50 {}, p99 {}, max {} turns; path queue at most {}; {} long-range searches",
+        stats.ordered(),
+        stats.waiting,
+        latency(500),
+        latency(990),
+        latency(1000),
+        stats.max_queue,
+        stats.long_searches
     );
     if let Some(rules) = scenario.rules() {
         for line in rules.summary(&world) {

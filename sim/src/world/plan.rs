@@ -279,30 +279,96 @@ impl World {
     }
 
     /// Computes the oldest pending requests (at most [`Settings::max_paths_per_turn`] long-range
-    /// and [`MotionSettings::max_short_paths_per_turn`] short-range ones; the rest wait in order)
-    /// and applies the results in request order. Formation requests are long-range requests: they
+    /// searches and [`MotionSettings::max_short_paths_per_turn`] short-range ones; the rest wait in
+    /// order) and applies the results in request order. A long-range request that can share a
+    /// search taken this turn (docs/pathfinding-rules.md, "Shared searches") is taken wherever it
+    /// stands in the queue and costs no search. Formation requests are long-range requests: they
     /// are taken first, oldest first, from the same budget, computed in the same parallel batch,
     /// and applied after the units' results, in their own request order.
     pub(super) fn compute_paths(&mut self, events: &mut Vec<Event>) {
         let (mut longs, mut shorts) =
             (usize::from(self.settings.max_paths_per_turn), usize::from(self.settings.motion.max_short_paths_per_turn));
+        let queued = self.requests.iter().filter(|r| !r.short).count() + self.formations.requests().len();
+        self.scratch.scale.max_queue = self.scratch.scale.max_queue.max(u32::try_from(queued).unwrap_or(u32::MAX));
         let n_formations = self.formations.requests().len().min(longs);
         let formation_requests: Vec<crate::formation::FormationId> = self.formations.requests_mut().drain(..n_formations).collect();
         longs -= n_formations;
-        let mut requests = Vec::new();
-        self.requests.retain(|r| {
-            let budget = if r.short { &mut shorts } else { &mut longs };
-            if *budget == 0 {
-                return true;
-            }
-            *budget -= 1;
-            requests.push(*r);
-            false
-        });
         let core = |u: &Unit| self.settings.motion.core(u.radius);
         let stationary = UnitIndex::new(self.units().filter(|u| u.state == UnitState::Idle).map(|u| (u.id, u.pos, core(u))).collect());
-        let mut jobs: Vec<Option<Job>> = requests.iter().map(|r| self.job_for(r, &stationary)).collect();
+        // The requests taken this turn, their jobs and, for a request served by another's search
+        // (docs/pathfinding-rules.md, "Shared searches"), the index of that request's job.
+        let mut requests = Vec::new();
+        let mut jobs: Vec<Option<Job>> = Vec::new();
+        let mut follows: Vec<Option<usize>> = Vec::new();
+        // The jobs of this turn that others may share (searches and the requests sharing them),
+        // by class and [`SHARE_RADIUS`] square of their start, each list in request order.
+        let mut members: crate::lookup::LookupMap<(PassClass, i64, i64), Vec<usize>> = crate::lookup::LookupMap::with_capacity(64);
+        let square = |p: WorldPos| (p.x.to_bits().div_euclid(SHARE_RADIUS.to_bits()), p.z.to_bits().div_euclid(SHARE_RADIUS.to_bits()));
+        let pending = std::mem::take(&mut self.requests);
+        let mut kept = Vec::with_capacity(pending.len());
+        for r in pending {
+            if r.short {
+                if shorts == 0 {
+                    kept.push(r);
+                } else {
+                    shorts -= 1;
+                    jobs.push(self.job_for(&r, &stationary));
+                    follows.push(None);
+                    requests.push(r);
+                }
+                continue;
+            }
+            if longs == 0 && members.is_empty() {
+                kept.push(r);
+                continue;
+            }
+            let job = self.job_for(&r, &stationary);
+            let sharable = matches!(&job, Some(Job::Long(long)) if self.may_share(long));
+            let mut lead = None;
+            if let Some(Job::Long(long)) = &job
+                && sharable
+            {
+                // The first member that may lead it, the nine squares round its start taken in a
+                // fixed order.
+                let (sx, sz) = square(long.pos);
+                'find: for dz in -1..=1 {
+                    for dx in -1..=1 {
+                        for &k in members.get(&(long.class, sx + dx, sz + dz)).map_or(&[][..], Vec::as_slice) {
+                            if let Some(Job::Long(other)) = &jobs[k]
+                                && self.shares(other, long)
+                            {
+                                lead = Some(k);
+                                break 'find;
+                            }
+                        }
+                    }
+                }
+            }
+            if lead.is_none() {
+                if longs == 0 {
+                    kept.push(r);
+                    continue;
+                }
+                longs -= 1;
+            }
+            if let Some(Job::Long(long)) = &job
+                && sharable
+            {
+                let (sx, sz) = square(long.pos);
+                match members.get_mut(&(long.class, sx, sz)) {
+                    Some(list) => list.push(jobs.len()),
+                    None => {
+                        members.insert((long.class, sx, sz), vec![jobs.len()]);
+                    }
+                }
+            }
+            jobs.push(job);
+            follows.push(lead);
+            requests.push(r);
+        }
+        self.requests = kept;
         jobs.extend(formation_requests.iter().map(|&id| self.formation_job(id).map(Job::Formation)));
+        follows.resize(jobs.len(), None);
         let nav = &self.nav;
         let motion = self.settings.motion;
         let cell_size = nav.grid().cell_size();
@@ -364,18 +430,36 @@ impl World {
             let mut guard = workspaces[slot].lock().unwrap_or_else(std::sync::PoisonError::into_inner);
             run(&mut guard, job)
         };
-        let results: Vec<Outcome> = match &self.pool {
+        // A shared request's job waits for its leader's outcome: the first batch skips it.
+        let searched = |(job, follow): (&Option<Job>, &Option<usize>)| match follow {
+            Some(_) => Outcome::Failed,
+            None => with_workspace(job),
+        };
+        let mut results: Vec<Outcome> = match &self.pool {
             Some(pool) => pool.install(|| {
                 use rayon::prelude::*;
-                jobs.par_iter().map(with_workspace).collect()
+                jobs.par_iter().zip(follows.par_iter()).map(searched).collect()
             }),
-            None => jobs.iter().map(with_workspace).collect(),
+            None => jobs.iter().zip(follows.iter()).map(searched).collect(),
         };
+        // In request order, since a request sharing a search may itself be shared: its lead's
+        // outcome is always earlier.
+        let mut shared = 0u32;
+        for i in 0..jobs.len() {
+            let Some(k) = follows[i] else { continue };
+            shared += 1;
+            results[i] = match (&jobs[i], &jobs[k]) {
+                (Some(Job::Long(job)), Some(Job::Long(lead))) => follow_path(nav, job, lead, &results[k]),
+                _ => Outcome::Failed,
+            };
+        }
         self.scratch.path_stats = PathStats::default();
-        let mut results = results.into_iter();
-        for (request, result) in requests.iter().zip(results.by_ref()) {
+        self.scratch.path_stats.shared = shared;
+        self.scratch.scale.shared_paths += u64::from(shared);
+        let mut results = results.into_iter().zip(follows);
+        for (request, (result, follow)) in requests.iter().zip(results.by_ref()) {
             match &result {
-                Outcome::Long(..) | Outcome::Held(..) => self.scratch.path_stats.long += 1,
+                Outcome::Long(..) | Outcome::Held(..) if follow.is_none() => self.scratch.path_stats.long += 1,
                 Outcome::Short { searches, expanded, .. } => {
                     self.scratch.path_stats.short += searches;
                     self.scratch.path_stats.short_expanded += expanded;
@@ -384,7 +468,7 @@ impl World {
             }
             self.apply_outcome(request.unit, result, events);
         }
-        for (&id, result) in formation_requests.iter().zip(results) {
+        for (&id, (result, _)) in formation_requests.iter().zip(results) {
             let path = match result {
                 Outcome::Formation(status, path) => {
                     self.scratch.path_stats.long += 1;
@@ -397,6 +481,26 @@ impl World {
             };
             self.apply_formation_path(id, path);
         }
+        self.scratch.scale.long_searches += u64::from(self.scratch.path_stats.long);
+    }
+
+    /// Whether a long-range job's search may serve others, or be served by another's: a plain
+    /// search from a passable navcell (an escape from a blocked one is the unit's own).
+    fn may_share(&self, job: &LongJob) -> bool {
+        self.nav.class_nav(job.class).is_some_and(|nav| nav.pass_map().is_passable(job.cell))
+    }
+
+    /// Whether `job` may take `lead`'s path: the same class, goal and exact goal point, a start
+    /// within [`SHARE_RADIUS`] of the leader's on both axes, and the straight line from it to the
+    /// leader's start clear on the class's grid.
+    fn shares(&self, lead: &LongJob, job: &LongJob) -> bool {
+        let near = |a: Fixed, b: Fixed| (i128::from(a.to_bits()) - i128::from(b.to_bits())).abs() <= i128::from(SHARE_RADIUS.to_bits());
+        lead.class == job.class
+            && lead.goal == job.goal
+            && lead.anchor == job.anchor
+            && near(lead.pos.x, job.pos.x)
+            && near(lead.pos.z, job.pos.z)
+            && self.nav.class_nav(job.class).is_some_and(|nav| pathing::collide::segment_clear(nav.pass_map(), job.pos, lead.pos))
     }
 
     fn apply_outcome(&mut self, id: EntityId, outcome: Outcome, events: &mut Vec<Event>) {
@@ -483,6 +587,23 @@ impl World {
     }
 }
 
+/// How far apart on each axis two units' starts may be for one to take the other's path (docs/pathfinding-rules.md, "Shared searches"). `[Units: metres]`
+pub const SHARE_RADIUS: Fixed = Fixed::from_bits(16 << 16);
+
+/// A shared request's path: the lead's waypoints, from the first when the unit sees it, else
+/// by the lead's start, which it sees (docs/pathfinding-rules.md, "Shared searches"). A lead
+/// without a path (which a validated unit and goal cannot have) leaves the follower without one.
+fn follow_path(nav: &NavWorld, job: &LongJob, lead: &LongJob, outcome: &Outcome) -> Outcome {
+    let (Outcome::Long(status, waypoints), Some(class_nav)) = (outcome, nav.class_nav(job.class)) else { return Outcome::Failed };
+    let sees_first = waypoints.first().is_some_and(|&first| pathing::collide::segment_clear(class_nav.pass_map(), job.pos, first));
+    let mut path = Vec::with_capacity(waypoints.len() + 1);
+    if !sees_first && lead.pos != job.pos {
+        path.push(lead.pos);
+    }
+    path.extend_from_slice(waypoints);
+    Outcome::Long(*status, path)
+}
+
 /// One long-range search and its waypoints: the centres of the turning navcells after the unit's
 /// own, with the exact goal point in place of the last centre when a point goal lies in that
 /// navcell (last-waypoint precision). The unit goes straight from where it stands to
@@ -552,4 +673,90 @@ fn point_of_cell_in_goal(goal: &Goal, cell: Navcell, cell_size: Fixed) -> Option
     let clamp = |v: Fixed, lo: i64| Fixed::from_bits(v.to_bits().clamp(lo + 1, lo + s - 1));
     let p = WorldPos::new(clamp(target.x, x0), clamp(target.z, z0));
     goal.contains_point(p).then_some(p)
+}
+
+#[cfg(test)]
+mod tests {
+    use pathing::classes::ClassSet;
+    use pathing::terrain::{GridSpec, Terrain};
+
+    use super::*;
+
+    /// A flat, open 64 × 64 m world with `settings`.
+    fn open_world(settings: Settings) -> World {
+        let terrain = Terrain::flat(16, 16, Fixed::from_num(4), Fixed::from_num(12), Fixed::ZERO).unwrap();
+        let desc = WorldDesc::new(GridSpec { width: 64, height: 64, cell_size: Fixed::ONE }, ClassSet::zero_ad_defaults(), terrain);
+        World::new(desc, Vec::new(), settings).unwrap()
+    }
+
+    /// Spawns `count` units at each point in turn 0 and returns them, group by group.
+    fn spawn_groups(world: &mut World, at: &[(i32, i32)], count: u16) -> Vec<Vec<EntityId>> {
+        let spawns: Vec<Command> = at
+            .iter()
+            .enumerate()
+            .map(|(seq, &(x, z))| Command {
+                turn: 0,
+                player: crate::PlayerId(1),
+                seq: seq as u32,
+                kind: CommandKind::Spawn {
+                    class: PassClass::of(0),
+                    at: WorldPos::from_int(x, z),
+                    count,
+                    radius: Fixed::ONE / 2,
+                    speed: Fixed::from_num(6),
+                    turn_rate: None,
+                },
+            })
+            .collect();
+        world.step(&spawns);
+        let ids: Vec<EntityId> = world.units().map(|u| u.id).collect();
+        assert_eq!(ids.len(), at.len() * usize::from(count), "every unit placed");
+        ids.chunks(usize::from(count)).map(<[EntityId]>::to_vec).collect()
+    }
+
+    fn order(turn: u32, seq: u32, units: &[EntityId], x: i32, z: i32) -> Command {
+        Command {
+            turn,
+            player: crate::PlayerId(1),
+            seq,
+            kind: CommandKind::Move { units: units.to_vec(), goal: GoalSpec::Point(WorldPos::from_int(x, z)), queue: false },
+        }
+    }
+
+    #[test]
+    fn a_group_ordered_together_shares_one_search_and_walks_at_once() {
+        let mut world = open_world(Settings::default());
+        let groups = spawn_groups(&mut world, &[(8, 8)], 20);
+        world.step(&[order(1, 0, &groups[0], 56, 56)]);
+        assert_eq!(world.path_stats().long, 1, "one search");
+        assert_eq!(world.path_stats().shared, 19, "the other 19 share it");
+        // The exact point, kept off grid lines as every waypoint is.
+        let goal = off_grid_lines(WorldPos::from_int(56, 56), Fixed::ONE);
+        for id in &groups[0] {
+            let unit = world.unit(*id).unwrap();
+            assert_eq!(unit.waypoints().last(), Some(&goal), "unit {id:?} ends at the order's point");
+        }
+        let stats = world.scale_stats();
+        assert_eq!(stats.latency, vec![20], "all 20 took their first step in the turn of the order");
+        assert_eq!((stats.waiting, stats.long_searches, stats.shared_paths, stats.max_queue), (0, 1, 19, 20));
+    }
+
+    #[test]
+    fn latency_counts_the_turns_a_group_waits_for_the_search_budget() {
+        let mut world = open_world(Settings { max_paths_per_turn: 1, ..Settings::default() });
+        let groups = spawn_groups(&mut world, &[(8, 8), (8, 48)], 5);
+        world.step(&[order(1, 0, &groups[0], 56, 8), order(1, 1, &groups[1], 56, 48)]);
+        assert_eq!((world.path_stats().long, world.path_stats().shared), (1, 4), "the first group's search only");
+        let stats = world.scale_stats();
+        assert_eq!((stats.latency.clone(), stats.waiting), (vec![5, 5], 5), "the second group still waits, one turn so far");
+        world.step(&[]);
+        let stats = world.scale_stats();
+        assert_eq!(stats.latency, vec![5, 5], "the second group walked one turn after its order");
+        assert_eq!((stats.waiting, stats.long_searches, stats.shared_paths, stats.max_queue), (0, 2, 8, 10));
+        assert_eq!((stats.latency_quantile(500), stats.latency_quantile(990), stats.latency_quantile(1000)), (Some(0), Some(1), Some(1)));
+        // Not state: a loaded world counts from zero and keeps the hash.
+        let loaded = World::load(&world.save()).unwrap();
+        assert_eq!(loaded.state_hash(), world.state_hash());
+        assert_eq!(loaded.scale_stats(), ScaleStats::default());
+    }
 }

@@ -1,0 +1,175 @@
+//! Scale benchmark (issue 24): `examples/scenarios/reference.json` (1,000 units) and
+//! `examples/scenarios/ten-thousand.json` (10,000 units in 200 groups of 50, all ordered across the
+//! map on turn 1 and back on turn 60) run in one process, so that the two are measured on the same
+//! machine under the same load.
+//!
+//! Reported per run: the median, p99 and maximum time of `World::step` (the first turn, which
+//! spawns the units, left out), the slowest turn against the run's own median, the ten-thousand
+//! run's median against the reference run's, the order latency in turns (p50, p99, maximum, from
+//! `World::scale_stats`), the long-range searches and the longest path-request queue; then the
+//! peak resident memory of the process (`VmHWM`) and the heap bytes per unit: the heap the world
+//! holds after its last turn less the heap of the same world with no units, over the units.
+//!
+//! `cargo bench -p replay --bench scale`; `PHALANX_BENCH_QUICK=1` (or no `--bench` argument, as
+//! `cargo test --benches` runs it) runs 20 turns of each. `PHALANX_BENCH_TURNS=N` sets the turns.
+//! The ten-thousand scenario also runs on two threads, and the run exits with status 1 when the
+//! two hash sequences differ.
+
+// A benchmark, not simulation code: it needs the wall clock to time and floats to report.
+#![allow(clippy::disallowed_types, clippy::disallowed_methods)]
+// The counting allocator must implement `GlobalAlloc`, an unsafe trait (as tests/tests/no_alloc.rs).
+#![allow(unsafe_code)]
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+/// The system allocator, counting the bytes live, so the benchmark can weigh the world.
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: every call is passed on unchanged to the system allocator; only a counter is added.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: the caller's contract is the system allocator's.
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            LIVE.fetch_add(layout.size(), Ordering::Relaxed);
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: the caller's contract is the system allocator's.
+        unsafe { System.dealloc(ptr, layout) };
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: the caller's contract is the system allocator's.
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        if !p.is_null() {
+            LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+            LIVE.fetch_add(new_size, Ordering::Relaxed);
+        }
+        p
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// One scenario's run.
+struct Run {
+    name: String,
+    units: usize,
+    /// Wall-clock time of each `World::step` after the first.
+    turns: Vec<Duration>,
+    hashes: Vec<[u8; 32]>,
+    stats: sim::world::ScaleStats,
+    /// Heap bytes the world holds after its last turn, and with no units (before turn 0).
+    heap: (usize, usize),
+}
+
+fn run(file: &str, turns: u32, threads: usize) -> Run {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/scenarios").join(file);
+    let scenario = replay::scenario::Scenario::load(&path).expect("the example scenario parses");
+    let before = LIVE.load(Ordering::Relaxed);
+    let mut world = replay::record::build_world(&scenario, threads).expect("the scenario's world");
+    let empty = LIVE.load(Ordering::Relaxed).saturating_sub(before);
+    let mut script = scenario.script();
+    let mut out = Run {
+        name: scenario.name().to_string(),
+        units: 0,
+        turns: Vec::new(),
+        hashes: Vec::new(),
+        stats: Default::default(),
+        heap: (0, empty),
+    };
+    for turn in 0..turns {
+        let commands = script.turn_commands(&world);
+        let started = Instant::now();
+        let report = world.step(&commands);
+        let took = started.elapsed();
+        if turn > 0 {
+            out.turns.push(took);
+        }
+        script.observe(&report);
+        out.hashes.push(report.hash);
+    }
+    out.units = world.units().count();
+    out.stats = world.scale_stats();
+    out.heap.0 = LIVE.load(Ordering::Relaxed).saturating_sub(before);
+    drop(world);
+    out
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// The nearest-rank quantile of sorted times, `per_mille` of 1000.
+fn quantile(sorted: &[Duration], per_mille: usize) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    sorted[(sorted.len() * per_mille).div_ceil(1000).clamp(1, sorted.len()) - 1]
+}
+
+/// The peak resident set of this process (`VmHWM`), in KiB, where /proc has it.
+fn peak_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+fn report(r: &Run, threads: usize) -> Duration {
+    let mut sorted = r.turns.clone();
+    sorted.sort();
+    let (median, p99, max) = (quantile(&sorted, 500), quantile(&sorted, 990), quantile(&sorted, 1000));
+    let lat = |q| r.stats.latency_quantile(q).map_or_else(|| "-".to_string(), |t| t.to_string());
+    let spike = if median.is_zero() { 0.0 } else { max.as_secs_f64() / median.as_secs_f64() };
+    let per_unit = r.heap.0.saturating_sub(r.heap.1).checked_div(r.units).unwrap_or(0);
+    println!(
+        "{:<13} {threads} thr {:>6} units  turn median {:>7.2} ms  p99 {:>7.2} ms  max {:>7.2} ms  max/median {:>5.1}  latency p50 {:>3} p99 {:>3} max {:>3} turns ({} units, {} waiting)  searches {:>6}  queue {:>6}  heap {:>5.1} MB, {} bytes/unit",
+        r.name,
+        r.units,
+        ms(median),
+        ms(p99),
+        ms(max),
+        spike,
+        lat(500),
+        lat(990),
+        lat(1000),
+        r.stats.ordered(),
+        r.stats.waiting,
+        r.stats.long_searches,
+        r.stats.max_queue,
+        r.heap.0 as f64 / 1e6,
+        per_unit,
+    );
+    median
+}
+
+fn main() {
+    let full = std::env::args().any(|a| a == "--bench") && std::env::var_os("PHALANX_BENCH_QUICK").is_none();
+    let turns: u32 = std::env::var("PHALANX_BENCH_TURNS").ok().and_then(|t| t.parse().ok()).unwrap_or(if full { 150 } else { 20 });
+    let reference = run("reference.json", turns, 1);
+    let ref_median = report(&reference, 1);
+    drop(reference);
+    let big = run("ten-thousand.json", turns, 1);
+    let big_median = report(&big, 1);
+    let two = run("ten-thousand.json", turns, 2);
+    report(&two, 2);
+    let ratio = if ref_median.is_zero() { 0.0 } else { big_median.as_secs_f64() / ref_median.as_secs_f64() };
+    println!("ten-thousand median / reference median: {ratio:.2} (target at most 6)");
+    match peak_kib() {
+        Some(kib) => println!("peak resident memory (VmHWM): {:.1} MB", kib as f64 * 1024.0 / 1e6),
+        None => println!("peak resident memory: not available (no /proc/self/status)"),
+    }
+    if big.hashes != two.hashes {
+        eprintln!("ten-thousand: the hashes on 1 and 2 threads differ");
+        std::process::exit(1);
+    }
+}
