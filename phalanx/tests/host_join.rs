@@ -1,5 +1,5 @@
 //! `phalanx host` and `phalanx join --bot` processes on 127.0.0.1: the game ends in sync, every
-//! process prints the same final hash, and the host's replay verifies.
+//! process prints the same final hash, and the host's replay and each client's own verify.
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -52,8 +52,10 @@ fn play(dir: &Path, scenario: &Path, turns: u32, host_args: &[&str], seats: &[us
     let joins: Vec<_> = seats
         .iter()
         .map(|&seat| {
+            let own = dir.join(format!("seat-{seat}.replay"));
             Command::new(exe)
                 .args(["join", &addr, "--seat", &seat.to_string(), "--token", TOKENS[seat - 1], "--bot"])
+                .args(["--record", own.to_str().expect("utf-8")])
                 .stdout(Stdio::piped())
                 .spawn()
                 .expect("start a client")
@@ -75,6 +77,23 @@ fn play(dir: &Path, scenario: &Path, turns: u32, host_args: &[&str], seats: &[us
     let mut out = Vec::new();
     let code = phalanx::run(["phalanx", "verify", replay.to_str().expect("utf-8")], &mut out, &mut Vec::new());
     assert_eq!(code, 0, "{}", String::from_utf8_lossy(&out));
+    // Each client recorded the game too: its replay verifies and is identical to the host's.
+    for &seat in seats {
+        let own = dir.join(format!("seat-{seat}.replay"));
+        for command in ["verify", "diff"] {
+            let mut out = Vec::new();
+            let args: Vec<&str> = match command {
+                "verify" => vec!["phalanx", "verify", own.to_str().expect("utf-8")],
+                _ => vec!["phalanx", "diff", replay.to_str().expect("utf-8"), own.to_str().expect("utf-8")],
+            };
+            let code = phalanx::run(args, &mut out, &mut Vec::new());
+            let text = String::from_utf8_lossy(&out);
+            assert_eq!(code, 0, "seat {seat}, {command}: {text}");
+            if command == "diff" {
+                assert_eq!(text.trim(), format!("identical: {turns} turns"), "seat {seat}");
+            }
+        }
+    }
     host_text
 }
 

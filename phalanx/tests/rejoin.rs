@@ -49,22 +49,25 @@ fn a_killed_and_restarted_join_process_and_an_observer_process_end_with_the_host
     let mut host_text = String::new();
     read_until(&mut lines, &mut host_text, "listening on ");
     let addr = host_text.trim().strip_prefix("listening on ").expect("the bound address").to_owned();
-    let join = |seat: usize| {
+    let own = dir.join("restarted.replay");
+    let join = |seat: usize, record: bool| {
+        let record: &[&str] = if record { &["--record", own.to_str().expect("utf-8")] } else { &[] };
         Command::new(exe)
             .args(["join", &addr, "--seat", &seat.to_string(), "--token", TOKENS[seat - 1], "--bot"])
+            .args(record)
             .stdout(Stdio::piped())
             .spawn()
             .expect("start a client")
     };
-    let mut doomed = join(1);
-    let steady = join(2);
+    let mut doomed = join(1, false);
+    let steady = join(2, false);
     read_until(&mut lines, &mut host_text, "started");
     // 150 turns of 20 ms: the kill comes about a quarter into the game.
     std::thread::sleep(Duration::from_millis(700));
     doomed.kill().expect("kill the first client");
     let _ = doomed.wait();
     read_until(&mut lines, &mut host_text, "left: seat 1");
-    let restarted = join(1);
+    let restarted = join(1, true);
     let observer = Command::new(exe).args(["join", &addr, "--observe"]).stdout(Stdio::piped()).spawn().expect("start an observer");
     let mut rest = String::new();
     for line in lines {
@@ -86,6 +89,11 @@ fn a_killed_and_restarted_join_process_and_an_observer_process_end_with_the_host
         assert_eq!(final_hash(&text), hash, "{what}: {text}");
         assert!(text.contains("turns 150 final hash"), "{what}: {text}");
         assert!(text.contains("ended after 150 turns, in sync"), "{what}: {text}");
+        if what == "restarted seat 1" {
+            // A client that did not step the game from its first turn records no replay of it.
+            assert!(text.contains("not recording: this client joined at turn"), "{text}");
+            assert!(text.contains("no replay written to") && !own.exists(), "{text}");
+        }
     }
     std::fs::remove_dir_all(&dir).expect("clean up");
 }

@@ -80,8 +80,15 @@ pub enum Command {
         /// Watches the game without a seat (no token needed), from whatever turn it is at.
         #[arg(long)]
         observe: bool,
+        /// Writes this client's own replay of the game here (a client that joins after the first
+        /// turn, or loads the host's world, records none and says so).
+        #[arg(long)]
+        record: Option<PathBuf>,
     },
 }
+
+/// Turns between two keyframes of the replays the programs record, host's and clients' alike.
+const KEYFRAME_EVERY: u32 = 50;
 
 /// Runs one parsed network command, writing to `out` and `err`; returns the exit code.
 pub fn execute(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
@@ -90,9 +97,9 @@ pub fn execute(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> i3
             let files = Files { token_file: token_file.as_deref(), record: record.as_deref(), report: &report };
             host(&scenario, &listen, players, turns, turn_ms, &delay, &files, &bot_seat, resync, out)
         }
-        Command::Join { addr, seat, token, bot, observe } => match (seat, token, observe) {
-            (Some(seat), Some(token), false) => join(&addr, seat, &token, bot, out),
-            _ => observe_game(&addr, out),
+        Command::Join { addr, seat, token, bot, observe, record } => match (seat, token, observe) {
+            (Some(seat), Some(token), false) => join(&addr, seat, &token, bot, record.as_deref(), out),
+            _ => play(&addr, ClientCore::observer().with_rulesets(rulesets()), &mut Idle, record.as_deref(), out),
         },
     };
     match result {
@@ -173,7 +180,7 @@ fn host(
         delay,
         drop_after_ms: 10_000,
         max_lead: 32,
-        keyframe_every: 50,
+        keyframe_every: KEYFRAME_EVERY,
     };
     let total = config.turns;
     let mut host = HostCore::new(&scenario, config)?;
@@ -233,34 +240,22 @@ fn host(
     Ok(if host.in_sync() { 0 } else { 1 })
 }
 
-fn join(addr: &str, seat: u8, token: &str, bot: bool, out: &mut dyn Write) -> Result<i32, String> {
+fn join(addr: &str, seat: u8, token: &str, bot: bool, record: Option<&Path>, out: &mut dyn Write) -> Result<i32, String> {
     let token = parse_token(token)?;
-    let socket = TcpStream::connect(addr).map_err(|e| format!("cannot reach {addr}: {e}"))?;
-    let mut client = ClientCore::new(seat, token).with_rulesets(rulesets());
+    let client = ClientCore::new(seat, token).with_rulesets(rulesets());
     let mut brain: Box<dyn Brain> = if bot { Box::new(SeatBot::new(rulesets(), client.player(), u64::from(seat))) } else { Box::new(Idle) };
-    let start = Instant::now();
-    let clock = move || u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
-    let bar = progress(None);
-    let mut counted = Counted { brain: brain.as_mut(), on_turn: |turns: u32| bar.set_position(u64::from(turns)) };
-    let mut say = |line: &str| {
-        bar.suspend(|| {
-            let _ = writeln!(out, "{line}");
-            let _ = out.flush();
-        });
-    };
-    run_client(socket, &mut client, &mut counted, &clock, &mut |e| say(&e.to_string())).map_err(|e| e.to_string())?;
-    bar.finish_and_clear();
-    finish(&client, out)
+    play(addr, client, brain.as_mut(), record, out)
 }
 
-/// Watches a hosted game as an observer; prints the same summary and final hash as a player.
-fn observe_game(addr: &str, out: &mut dyn Write) -> Result<i32, String> {
+/// Plays a hosted game as `client`, with `brain` (an observer's is idle): progress on a terminal,
+/// one line per event, the client's own replay written to `record` if asked, then the summary.
+fn play(addr: &str, client: ClientCore, brain: &mut dyn Brain, record: Option<&Path>, out: &mut dyn Write) -> Result<i32, String> {
     let socket = TcpStream::connect(addr).map_err(|e| format!("cannot reach {addr}: {e}"))?;
-    let mut client = ClientCore::observer().with_rulesets(rulesets());
+    let mut client = if record.is_some() { client.with_record(KEYFRAME_EVERY) } else { client };
     let start = Instant::now();
     let clock = move || u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
     let bar = progress(None);
-    let mut counted = Counted { brain: &mut Idle, on_turn: |turns: u32| bar.set_position(u64::from(turns)) };
+    let mut counted = Counted { brain, on_turn: |turns: u32| bar.set_position(u64::from(turns)) };
     let mut say = |line: &str| {
         bar.suspend(|| {
             let _ = writeln!(out, "{line}");
@@ -269,6 +264,17 @@ fn observe_game(addr: &str, out: &mut dyn Write) -> Result<i32, String> {
     };
     run_client(socket, &mut client, &mut counted, &clock, &mut |e| say(&e.to_string())).map_err(|e| e.to_string())?;
     bar.finish_and_clear();
+    if let Some(path) = record {
+        match client.finish_replay() {
+            Some(bytes) => {
+                std::fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+                let _ = writeln!(out, "replay written to {}", path.display());
+            }
+            None => {
+                let _ = writeln!(out, "no replay written to {}: this client did not record the whole game", path.display());
+            }
+        }
+    }
     finish(&client, out)
 }
 

@@ -8,6 +8,7 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
 
+use replay::format::ReplayWriter;
 use replay::rules::Rulesets;
 use replay::scenario::Scenario;
 use sim::digest_tree::Digest;
@@ -73,6 +74,11 @@ pub enum ClientEvent {
         /// The seat.
         seat: u8,
     },
+    /// The client records no replay of its own, and why.
+    NotRecording {
+        /// Why.
+        reason: String,
+    },
     /// The turn the host asked about, simulated again here from the kept snapshot, does not have
     /// the hash this peer had after it: this peer does not reproduce its own state.
     NotReproduced {
@@ -104,6 +110,7 @@ impl fmt::Display for ClientEvent {
             Self::Welcomed { seat: OBSERVER_SEAT } => write!(f, "joined: observing"),
             Self::Welcomed { seat } => write!(f, "joined: playing seat {seat}"),
             Self::Rejoined { seat } => write!(f, "rejoined: seat {seat} plays again"),
+            Self::NotRecording { reason } => write!(f, "not recording: {reason}"),
             Self::NotReproduced { turn } => {
                 write!(
                     f,
@@ -145,6 +152,10 @@ pub struct ClientCore {
     issued: VecDeque<u64>,
     latency: Latency,
     traffic: Traffic,
+    /// Keyframes every this many turns in the client's own replay; 0 records none.
+    record_every: u32,
+    /// The client's own replay, while it records.
+    replay: Option<ReplayWriter<Vec<u8>>>,
     ended: Option<(u32, bool)>,
     closed: bool,
     last_step_ms: u64,
@@ -173,6 +184,8 @@ impl ClientCore {
             issued: VecDeque::new(),
             latency: Latency::default(),
             traffic: Traffic::default(),
+            record_every: 0,
+            replay: None,
             ended: None,
             closed: false,
             last_step_ms: 0,
@@ -205,6 +218,34 @@ impl ClientCore {
     /// An observer: it asks for no seat, sends no commands, and steps and hashes every turn.
     pub fn observer() -> Self {
         Self::new(OBSERVER_SEAT, [0; TOKEN_BYTES])
+    }
+
+    /// Records the game this client plays into a replay of its own, with a keyframe every
+    /// `keyframe_every` turns ([`ClientCore::finish_replay`]). Only a client that steps the game
+    /// from its first turn records: one that joins later or loads the host's world says why not.
+    #[must_use]
+    pub fn with_record(mut self, keyframe_every: u32) -> Self {
+        self.record_every = keyframe_every.max(1);
+        self
+    }
+
+    /// The client's own replay, finished with a keyframe of its world as it is now; `None` when
+    /// it did not record.
+    pub fn finish_replay(&mut self) -> Option<Vec<u8>> {
+        let mut writer = self.replay.take()?;
+        if let Some(world) = &self.world {
+            // Writing into memory cannot fail.
+            let _ = writer.keyframe(world);
+        }
+        writer.finish().ok()
+    }
+
+    fn stop_recording(&mut self, reason: String) {
+        if self.record_every > 0 {
+            self.record_every = 0;
+            self.replay = None;
+            self.events.push(ClientEvent::NotRecording { reason });
+        }
     }
 
     /// The bytes this client sent and received.
@@ -351,6 +392,9 @@ impl ClientCore {
         };
         match world.load_like(&bytes) {
             Ok(loaded) if loaded.state_hash() == hash => {
+                if self.replay.is_some() {
+                    self.stop_recording(format!("the host's world replaced this one before turn {from}"));
+                }
                 self.recorder.start(from, &loaded);
                 self.world = Some(loaded);
                 self.held.retain(|t, _| *t >= from);
@@ -369,11 +413,20 @@ impl ClientCore {
         if version != PROTOCOL_VERSION || seat != self.seat || self.world.is_some() {
             return self.fail(format!("unexpected welcome: version {version}, seat {seat}"));
         }
-        let world = Scenario::parse_with(scenario, "host", &mut |f| Err(format!("no file {f} over the network")), &self.rulesets)
+        let scenario = Scenario::parse_with(scenario, "host", &mut |f| Err(format!("no file {f} over the network")), &self.rulesets)
             .map_err(|e| e.to_string());
-        match world.and_then(|s| s.world().map_err(|e| e.to_string())) {
-            Ok(world) if world.state_hash() == start_hash => {
+        match scenario.and_then(|s| s.world().map(|w| (s, w)).map_err(|e| e.to_string())) {
+            Ok((scenario, mut world)) if world.state_hash() == start_hash => {
                 self.recorder.start(from, &world);
+                if self.record_every > 0 && from > 0 {
+                    self.stop_recording(format!("this client joined at turn {from}, and a replay starts at turn 0"));
+                } else if self.record_every > 0 {
+                    let header = replay::record::header_for(&scenario, &mut world, self.record_every);
+                    match ReplayWriter::new(Vec::new(), header) {
+                        Ok(writer) => self.replay = Some(writer),
+                        Err(e) => self.stop_recording(e.to_string()),
+                    }
+                }
                 self.world = Some(world);
                 self.next = from;
                 self.first = from;
@@ -450,7 +503,14 @@ impl ClientCore {
                 return self.fail("a turn before the welcome".to_owned());
             };
             brain.before_step(world, self.next);
+            if let Some(w) = self.replay.as_mut().filter(|w| w.keyframe_due(world)) {
+                // Writing into memory cannot fail.
+                let _ = w.keyframe(world);
+            }
             let report = world.step(&commands);
+            if let Some(w) = self.replay.as_mut() {
+                let _ = w.turn(&commands, &report);
+            }
             self.recorder.record(self.next, &commands, report.hash, world);
             // The host applies this seat's orders in the order they were sent, so the oldest
             // sent are the ones this turn applies.
