@@ -164,10 +164,7 @@ impl Rays for Scans {
         let (mut ci, mut cj, mut cg) = (i, j, g);
         loop {
             let (ni, nj) = (ci + dx, cj + dy);
-            if !map.passable_padded(i64::from(ni), i64::from(nj))
-                || !map.passable_padded(i64::from(ni), i64::from(cj))
-                || !map.passable_padded(i64::from(ci), i64::from(nj))
-            {
+            if !map.diagonal_step_legal(ci, cj, dx, dy) {
                 return pushed;
             }
             (ci, cj, cg) = (ni, nj, cg + DIAGONAL);
