@@ -1,12 +1,15 @@
 //! A desync planted in one client over the in-memory network: the host stops the game, locates
 //! the divergence and writes a report whose snapshots `phalanx diff` reads.
 
+mod common;
+
+use common::Planter;
 use replay::scenario::Scenario;
 use session::host::{Delay, HostConfig, HostCore, HostEvent};
 use session::mem::{MemGame, MemNet, NetConfig, single_process_hashes};
 use session::mover::Mover;
-use session::{Brain, ClientCore, Order};
-use sim::{PlayerId, TurnReport, World};
+use session::{Brain, ClientCore};
+use sim::PlayerId;
 
 const SCENARIO: &str = r#"{"format": "phalanx-scenario", "version": 3, "name": "desync", "turns": 80,
   "settings": {"players": 3, "seed": 13}, "map": {"generated": {"tiles": 24, "seed": 2}},
@@ -15,25 +18,6 @@ const SCENARIO: &str = r#"{"format": "phalanx-scenario", "version": 3, "name": "
     {"name": "b", "player": 2, "class": "default", "at": [76, 76], "count": 3, "radius": 0.5, "speed": 8},
     {"name": "c", "player": 3, "class": "default", "at": [76, 20], "count": 3, "radius": 0.5, "speed": 8}
   ]}"#;
-
-/// A mover whose world gets a one-bit flip in its first unit's x just before turn `at`.
-struct Planter {
-    mover: Mover,
-    at: u32,
-}
-
-impl Brain for Planter {
-    fn think(&mut self, world: &World, report: &TurnReport) -> Vec<Order> {
-        self.mover.think(world, report)
-    }
-
-    fn before_step(&mut self, world: &mut World, turn: u32) {
-        if turn == self.at {
-            let first = world.units().next().map(|u| u.id).expect("units on the map");
-            assert!(world.plant_desync(first));
-        }
-    }
-}
 
 #[test]
 fn a_planted_desync_is_reported_by_turn_component_entity_and_field() {

@@ -1,6 +1,8 @@
 //! Whole games over the in-memory transport: every peer's hashes against a single-process run of
 //! the host's command stream, and the refusals and drops that must not stop a game.
 
+mod common;
+
 use replay::scenario::Scenario;
 use session::host::{CLIENT_SEQ_BASE, Delay, HostConfig, HostCore, HostEvent, MAX_DELAY, MIN_DELAY};
 use session::mem::{MemGame, MemNet, NetConfig, single_process_hashes};
@@ -9,25 +11,9 @@ use session::protocol::{ClientMsg, Envelope, MAX_FRAME, PROTOCOL_VERSION, Token,
 use session::{Brain, ClientCore, Order};
 use sim::{CommandKind, PlayerId, TurnReport, World};
 
-/// Where each player's units start on the 96 m map.
-const BASES: [(i32, i32); 8] = [(20, 20), (76, 76), (76, 20), (20, 76), (48, 20), (48, 76), (20, 48), (76, 48)];
-
-/// A small generated map with three units per player.
+/// The shared scenario, named for this file.
 fn scenario(players: u8, seed: u64, turns: u32) -> Scenario {
-    let units: Vec<String> = (1..=players)
-        .map(|p| {
-            let (x, z) = BASES[usize::from(p - 1)];
-            format!(r#"{{"name": "p{p}", "player": {p}, "class": "default", "at": [{x}, {z}], "count": 3, "radius": 0.5, "speed": 8}}"#)
-        })
-        .collect();
-    let text = format!(
-        r#"{{"format": "phalanx-scenario", "version": 3, "name": "session", "turns": {turns},
-  "settings": {{"players": {players}, "seed": {seed}}},
-  "map": {{"generated": {{"tiles": 24, "seed": {}}}}}, "units": [{}]}}"#,
-        seed % 4,
-        units.join(", ")
-    );
-    Scenario::parse(&text, "session", &mut |f| Err(format!("no file {f}"))).expect("the test scenario parses")
+    common::scenario("session", players, seed, turns)
 }
 
 fn token(seat: u8, seed: u64) -> Token {

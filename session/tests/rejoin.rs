@@ -9,6 +9,9 @@ use std::net::{Shutdown, TcpListener, TcpStream};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+mod common;
+
+use common::Planter;
 use replay::scenario::Scenario;
 use session::client::Idle;
 use session::host::{CLIENT_SEQ_BASE, Delay, HostConfig, HostCore, HostEvent, MAX_OBSERVER_LAG};
@@ -21,27 +24,11 @@ use session::protocol::{
 use session::tcp::{run_client, run_host};
 use session::{Brain, ClientCore, ClientEvent};
 use sim::digest_tree::Digest;
-use sim::{CommandKind, PlayerId, TurnReport, World};
+use sim::{CommandKind, PlayerId, World};
 
-/// Where each player's units start on the 96 m map.
-const BASES: [(i32, i32); 4] = [(20, 20), (76, 76), (76, 20), (20, 76)];
-
-/// A small generated map with three units per player.
+/// The shared scenario, named for this file.
 fn scenario(players: u8, seed: u64, turns: u32) -> Scenario {
-    let units: Vec<String> = (1..=players)
-        .map(|p| {
-            let (x, z) = BASES[usize::from(p - 1)];
-            format!(r#"{{"name": "p{p}", "player": {p}, "class": "default", "at": [{x}, {z}], "count": 3, "radius": 0.5, "speed": 8}}"#)
-        })
-        .collect();
-    let text = format!(
-        r#"{{"format": "phalanx-scenario", "version": 3, "name": "rejoin", "turns": {turns},
-  "settings": {{"players": {players}, "seed": {seed}}},
-  "map": {{"generated": {{"tiles": 24, "seed": {}}}}}, "units": [{}]}}"#,
-        seed % 4,
-        units.join(", ")
-    );
-    Scenario::parse(&text, "rejoin", &mut |f| Err(format!("no file {f}"))).expect("the test scenario parses")
+    common::scenario("rejoin", players, seed, turns)
 }
 
 fn config(players: u8, turns: u32) -> HostConfig {
@@ -168,25 +155,6 @@ fn observers_from_the_lobby_and_from_mid_game_end_with_the_host_s_final_hash() {
     assert!(events.iter().any(|e| matches!(e, HostEvent::Observing { from: f, .. } if *f == from)), "{events:?}");
     let reason = format!("the observer is {} turns behind, over the limit of {MAX_OBSERVER_LAG}", MAX_OBSERVER_LAG + 1);
     assert!(events.contains(&HostEvent::Closed { conn: silent, reason }), "{events:?}");
-}
-
-/// A mover whose world gets a one-bit flip in its first unit's x just before turn `at`.
-struct Planter {
-    mover: Mover,
-    at: u32,
-}
-
-impl Brain for Planter {
-    fn think(&mut self, world: &World, report: &TurnReport) -> Vec<Order> {
-        self.mover.think(world, report)
-    }
-
-    fn before_step(&mut self, world: &mut World, turn: u32) {
-        if turn == self.at {
-            let first = world.units().next().map(|u| u.id).expect("units on the map");
-            assert!(world.plant_desync(first));
-        }
-    }
 }
 
 #[test]
