@@ -131,3 +131,19 @@ fn a_bot_seat_out_of_range_is_unusable_input() {
     assert_eq!(output.status.code(), Some(2));
     assert_eq!(String::from_utf8_lossy(&output.stderr), "phalanx: --bot-seat 3: the seats are 1 to 2\n");
 }
+
+#[test]
+fn a_bad_token_file_is_named_with_its_line() {
+    let dir = folder("host-bad-tokens");
+    let tokens = dir.join("tokens.txt");
+    std::fs::write(&tokens, format!("{}\n\nnot-a-token\n", TOKENS[0])).expect("token file");
+    let output = Command::new(env!("CARGO_BIN_EXE_phalanx"))
+        .args(["host", example("battle.json").to_str().expect("utf-8"), "--listen", "127.0.0.1:0", "--players", "2"])
+        .args(["--token-file", tokens.to_str().expect("utf-8")])
+        .output()
+        .expect("run the host");
+    assert_eq!(output.status.code(), Some(2));
+    let expected = format!("phalanx: {}:3: a token is 32 hexadecimal digits, found \"not-a-token\"\n", tokens.display());
+    assert_eq!(String::from_utf8_lossy(&output.stderr), expected);
+    std::fs::remove_dir_all(&dir).expect("clean up");
+}

@@ -87,6 +87,9 @@ pub enum Command {
     },
 }
 
+/// The largest token file read: 255 seats' tokens and their line ends fit many times over.
+const MAX_TOKEN_FILE: u64 = 64 * 1024;
+
 /// Turns between two keyframes of the replays the programs record, host's and clients' alike.
 const KEYFRAME_EVERY: u32 = 50;
 
@@ -164,8 +167,20 @@ fn host(
     };
     let tokens = match token_file {
         Some(f) => {
+            let size = std::fs::metadata(f).map_err(|e| format!("{}: {e}", f.display()))?.len();
+            if size > MAX_TOKEN_FILE {
+                return Err(format!(
+                    "{}: {size} bytes; a token file holds one 32-digit token a line, at most {MAX_TOKEN_FILE} bytes",
+                    f.display()
+                ));
+            }
             let text = std::fs::read_to_string(f).map_err(|e| format!("{}: {e}", f.display()))?;
-            let tokens = text.lines().filter(|l| !l.trim().is_empty()).map(parse_token).collect::<Result<Vec<_>, _>>()?;
+            let tokens = text
+                .lines()
+                .enumerate()
+                .filter(|(_, l)| !l.trim().is_empty())
+                .map(|(k, l)| parse_token(l).map_err(|e| format!("{}:{}: {e}", f.display(), k + 1)))
+                .collect::<Result<Vec<_>, _>>()?;
             if tokens.len() != usize::from(players) {
                 return Err(format!("{}: {} tokens for {players} seats", f.display(), tokens.len()));
             }
