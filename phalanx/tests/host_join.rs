@@ -1,22 +1,13 @@
 //! `phalanx host` and `phalanx join --bot` processes on 127.0.0.1: the game ends in sync, every
 //! process prints the same final hash, and the host's replay and each client's own verify.
 
+mod common;
+
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-const SCENARIO: &str = r#"{"format": "phalanx-scenario", "version": 3, "name": "cli", "turns": 30,
-  "settings": {"players": 2, "seed": 5}, "map": {"generated": {"tiles": 16, "seed": 1}},
-  "units": [
-    {"name": "a", "player": 1, "class": "default", "at": [20, 20], "count": 3, "radius": 0.5, "speed": 8},
-    {"name": "b", "player": 2, "class": "default", "at": [44, 44], "count": 3, "radius": 0.5, "speed": 8}
-  ]}"#;
-
-const TOKENS: [&str; 2] = ["000102030405060708090a0b0c0d0e0f", "101112131415161718191a1b1c1d1e1f"];
-
-fn final_hash(stdout: &str) -> String {
-    stdout.lines().rev().find_map(|l| l.split_once(" final hash ").map(|(_, h)| h.to_owned())).unwrap_or_default()
-}
+use common::{TOKENS, final_hash};
 
 fn example(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/scenarios").join(name)
@@ -101,7 +92,7 @@ fn play(dir: &Path, scenario: &Path, turns: u32, host_args: &[&str], seats: &[us
 fn a_host_and_two_bot_processes_end_with_one_final_hash() {
     let dir = folder("host-join");
     let scenario = dir.join("game.json");
-    std::fs::write(&scenario, SCENARIO).expect("scenario file");
+    std::fs::write(&scenario, common::scenario("cli", 5, 30)).expect("scenario file");
     play(&dir, &scenario, 30, &[], &[1, 2]);
     std::fs::remove_dir_all(&dir).expect("clean up");
 }

@@ -10,8 +10,12 @@
 //! prints that it was skipped and why; under `CI=true` a missing tool fails it, since `.ci/run`
 //! installs both.
 
+mod common;
+
 use std::io::{BufRead, BufReader, Read};
 use std::process::{Child, Command, Output, Stdio};
+
+use common::{TOKENS, final_hash};
 
 const SCENARIO: &str = r#"{"format": "phalanx-scenario", "version": 3, "name": "netem", "turns": 60,
   "settings": {"players": 2, "seed": 11}, "map": {"generated": {"tiles": 16, "seed": 3}},
@@ -19,8 +23,6 @@ const SCENARIO: &str = r#"{"format": "phalanx-scenario", "version": 3, "name": "
     {"name": "a", "player": 1, "class": "default", "at": [20, 20], "count": 4, "radius": 0.5, "speed": 8},
     {"name": "b", "player": 2, "class": "default", "at": [44, 44], "count": 4, "radius": 0.5, "speed": 8}
   ]}"#;
-
-const TOKENS: [&str; 2] = ["202122232425262728292a2b2c2d2e2f", "303132333435363738393a3b3c3d3e3f"];
 
 /// The faults both ends of the link add, as `tc netem` arguments: 25 ms each way with 10 ms of
 /// jitter and 2% loss, so a round trip is about 50 ms and TCP must retransmit.
@@ -129,10 +131,6 @@ fn add_netem(link: &Link) -> Result<(), String> {
         }
     }
     Ok(())
-}
-
-fn final_hash(stdout: &str) -> String {
-    stdout.lines().rev().find_map(|l| l.split_once(" final hash ").map(|(_, h)| h.to_owned())).unwrap_or_default()
 }
 
 #[test]

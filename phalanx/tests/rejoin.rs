@@ -1,22 +1,13 @@
 //! A `phalanx join` process killed mid-game and started again rejoins its seat, and an observer
 //! process joining mid-game ends with the host's final hash: the programs over 127.0.0.1.
 
+mod common;
+
 use std::io::{BufRead, BufReader, Read};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-const TCP_SCENARIO: &str = r#"{"format": "phalanx-scenario", "version": 3, "name": "rejoin", "turns": 100,
-  "settings": {"players": 2, "seed": 21}, "map": {"generated": {"tiles": 16, "seed": 1}},
-  "units": [
-    {"name": "a", "player": 1, "class": "default", "at": [20, 20], "count": 3, "radius": 0.5, "speed": 8},
-    {"name": "b", "player": 2, "class": "default", "at": [44, 44], "count": 3, "radius": 0.5, "speed": 8}
-  ]}"#;
-
-const TOKENS: [&str; 2] = ["000102030405060708090a0b0c0d0e0f", "101112131415161718191a1b1c1d1e1f"];
-
-fn final_hash(stdout: &str) -> String {
-    stdout.lines().rev().find_map(|l| l.split_once(" final hash ").map(|(_, h)| h.to_owned())).unwrap_or_default()
-}
+use common::{TOKENS, final_hash};
 
 /// Reads the host's lines until one starts with `prefix`, keeping them all.
 fn read_until(lines: &mut impl Iterator<Item = std::io::Result<String>>, text: &mut String, prefix: &str) {
@@ -36,7 +27,7 @@ fn a_killed_and_restarted_join_process_and_an_observer_process_end_with_the_host
     let dir = std::env::temp_dir().join(format!("phalanx-rejoin-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let (scenario, tokens) = (dir.join("game.json"), dir.join("tokens.txt"));
-    std::fs::write(&scenario, TCP_SCENARIO.replace(r#""turns": 100"#, r#""turns": 150"#)).expect("scenario file");
+    std::fs::write(&scenario, common::scenario("rejoin", 21, 150)).expect("scenario file");
     std::fs::write(&tokens, TOKENS.join("\n")).expect("token file");
     let exe = env!("CARGO_BIN_EXE_phalanx");
     let mut host = Command::new(exe)
