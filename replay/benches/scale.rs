@@ -12,7 +12,8 @@
 //!
 //! `cargo bench -p replay --bench scale`; `PHALANX_BENCH_QUICK=1` (or no `--bench` argument, as
 //! `cargo test --benches` runs it) runs 20 turns of each. `PHALANX_BENCH_TURNS=N` sets the turns.
-//! The ten-thousand scenario also runs on two threads, and the run exits with status 1 when the
+//! `PHALANX_SCALE_SCENARIO=FILE` runs another scenario in place of the ten-thousand one (a name in
+//! examples/scenarios, or a path). The ten-thousand scenario also runs on two threads, and the run exits with status 1 when the
 //! two hash sequences differ.
 
 // A benchmark, not simulation code: it needs the wall clock to time and floats to report.
@@ -66,6 +67,8 @@ struct Run {
     units: usize,
     /// Wall-clock time of each `World::step` after the first.
     turns: Vec<Duration>,
+    /// The same turns' time by phase (`World::step_observed`): each phase's time since the last.
+    phases: Vec<Vec<(sim::world::Phase, Duration)>>,
     hashes: Vec<[u8; 32]>,
     stats: sim::world::ScaleStats,
     /// Heap bytes the world holds after its last turn, and with no units (before turn 0).
@@ -73,7 +76,12 @@ struct Run {
 }
 
 fn run(file: &str, turns: u32, threads: usize) -> Run {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/scenarios").join(file);
+    // A file name is taken from examples/scenarios; a path (with a `/`) as it is.
+    let path = if file.contains('/') {
+        std::path::PathBuf::from(file)
+    } else {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/scenarios").join(file)
+    };
     let scenario = replay::scenario::Scenario::load(&path).expect("the example scenario parses");
     let before = LIVE.load(Ordering::Relaxed);
     let mut world = replay::record::build_world(&scenario, threads).expect("the scenario's world");
@@ -83,6 +91,7 @@ fn run(file: &str, turns: u32, threads: usize) -> Run {
         name: scenario.name().to_string(),
         units: 0,
         turns: Vec::new(),
+        phases: Vec::new(),
         hashes: Vec::new(),
         stats: Default::default(),
         heap: (0, empty),
@@ -90,10 +99,17 @@ fn run(file: &str, turns: u32, threads: usize) -> Run {
     for turn in 0..turns {
         let commands = script.turn_commands(&world);
         let started = Instant::now();
-        let report = world.step(&commands);
+        let mut phases = Vec::new();
+        let mut last = started;
+        let report = world.step_observed(&commands, &mut |phase| {
+            let now = Instant::now();
+            phases.push((phase, now - last));
+            last = now;
+        });
         let took = started.elapsed();
         if turn > 0 {
             out.turns.push(took);
+            out.phases.push(phases);
         }
         script.observe(&report);
         out.hashes.push(report.hash);
@@ -149,6 +165,26 @@ fn report(r: &Run, threads: usize) -> Duration {
         r.heap.0 as f64 / 1e6,
         per_unit,
     );
+    // Where the time goes: each phase's median over the turns, and the slowest turn by phase.
+    let mut names: Vec<sim::world::Phase> = Vec::new();
+    for turn in &r.phases {
+        for &(phase, _) in turn {
+            if !names.contains(&phase) {
+                names.push(phase);
+            }
+        }
+    }
+    let median_of = |phase| {
+        let mut times: Vec<Duration> = r.phases.iter().map(|t| t.iter().filter(|(p, _)| *p == phase).map(|(_, d)| *d).sum()).collect();
+        times.sort();
+        quantile(&times, 500)
+    };
+    let medians: Vec<String> = names.iter().map(|&p| format!("{p:?} {:.2}", ms(median_of(p)))).collect();
+    println!("{:<13} {threads} thr   phase medians (ms): {}", r.name, medians.join(", "));
+    if let Some((k, slowest)) = r.turns.iter().enumerate().max_by_key(|&(_, d)| *d) {
+        let parts: Vec<String> = r.phases[k].iter().map(|(p, d)| format!("{p:?} {:.2}", ms(*d))).collect();
+        println!("{:<13} {threads} thr   slowest turn {} ({:.2} ms): {}", r.name, k + 1, ms(*slowest), parts.join(", "));
+    }
     median
 }
 
@@ -158,9 +194,10 @@ fn main() {
     let reference = run("reference.json", turns, 1);
     let ref_median = report(&reference, 1);
     drop(reference);
-    let big = run("ten-thousand.json", turns, 1);
+    let big_file = std::env::var("PHALANX_SCALE_SCENARIO").unwrap_or_else(|_| "ten-thousand.json".to_string());
+    let big = run(&big_file, turns, 1);
     let big_median = report(&big, 1);
-    let two = run("ten-thousand.json", turns, 2);
+    let two = run(&big_file, turns, 2);
     report(&two, 2);
     let ratio = if ref_median.is_zero() { 0.0 } else { big_median.as_secs_f64() / ref_median.as_secs_f64() };
     println!("ten-thousand median / reference median: {ratio:.2} (target at most 6)");

@@ -660,29 +660,10 @@ fn push_apart(
 ) {
     let raw = |v: Fixed| i128::from(v.to_bits());
     for _ in 0..motion.push_iterations {
-        let units = store.slots();
-        // Candidate pairs: a sweep along x over the units sorted by (x, index).
-        let mut order: Vec<(i64, u32)> = units.iter().flatten().map(|u| (u.pos.x.to_bits(), u.id.index)).collect();
-        order.sort_unstable();
-        let max_r = units.iter().flatten().map(|u| raw(u.radius)).max().unwrap_or(0);
-        let mut pairs: Vec<(u32, u32)> = Vec::new();
-        for (k, &(x, i)) in order.iter().enumerate() {
-            let a = units[i as usize].as_ref().expect("listed");
-            for &(x2, j) in &order[k + 1..] {
-                if i128::from(x2) - i128::from(x) >= raw(a.radius) + max_r {
-                    break;
-                }
-                let b = units[j as usize].as_ref().expect("listed");
-                let reach = raw(a.radius) + raw(b.radius);
-                if i128::from(x2) - i128::from(x) < reach && (raw(a.pos.z) - raw(b.pos.z)).abs() < reach {
-                    pairs.push((i.min(j), i.max(j)));
-                }
-            }
-        }
+        let pairs = overlap_candidates(store.slots());
         if pairs.is_empty() {
             return;
         }
-        pairs.sort_unstable();
         for (i, j) in pairs {
             let units = store.slots();
             let (a, b) = (units[i as usize].as_ref().expect("listed"), units[j as usize].as_ref().expect("listed"));
@@ -737,6 +718,79 @@ fn push_apart(
             }
         }
     }
+}
+
+/// The pairs `(lower index, higher index)` of units whose centres are nearer than the sum of their
+/// radii on both axes (the push-apart's candidates), sorted. The units are cut into strips along
+/// z as high as the largest sum of two radii, each strip sorted by `(x, index)`; a unit is swept
+/// against the later units of its own strip and the units of the next strip within reach on x,
+/// so every pair is found exactly once and the set does not depend on how the units are stored.
+fn overlap_candidates(units: &[Option<Unit>]) -> Vec<(u32, u32)> {
+    /// What the sweep reads of a unit, kept together so that it never touches the unit itself.
+    #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+    struct Entry {
+        strip: i64,
+        x: i64,
+        index: u32,
+        z: i64,
+        radius: i64,
+    }
+    let max_r = units.iter().flatten().map(|u| u.radius.to_bits()).max().unwrap_or(0);
+    // Radii are at most a few metres, so sums and differences of positions and radii fit i128.
+    let reach_max = 2 * i128::from(max_r);
+    let height = reach_max.max(1);
+    let mut order: Vec<Entry> = units
+        .iter()
+        .flatten()
+        .map(|u| Entry {
+            strip: i128::from(u.pos.z.to_bits()).div_euclid(height) as i64,
+            x: u.pos.x.to_bits(),
+            index: u.id.index,
+            z: u.pos.z.to_bits(),
+            radius: u.radius.to_bits(),
+        })
+        .collect();
+    // (strip, x, index) is unique, so the order is total whatever follows it.
+    order.sort_unstable();
+    let mut pairs: Vec<(u32, u32)> = Vec::new();
+    let overlap = |a: &Entry, b: &Entry| {
+        let reach = i128::from(a.radius) + i128::from(b.radius);
+        (i128::from(b.x) - i128::from(a.x)).abs() < reach && (i128::from(b.z) - i128::from(a.z)).abs() < reach
+    };
+    let mut strip_start = 0;
+    while strip_start < order.len() {
+        let strip = order[strip_start].strip;
+        let strip_end = strip_start + order[strip_start..].partition_point(|e| e.strip == strip);
+        let next_end = strip_end + order[strip_end..].partition_point(|e| e.strip == strip + 1);
+        let (this, next) = (&order[strip_start..strip_end], &order[strip_end..next_end]);
+        // The first unit of the next strip that may be within reach on x: it only moves forward,
+        // since this strip's units come in x order.
+        let mut lo = 0;
+        for (k, a) in this.iter().enumerate() {
+            for b in &this[k + 1..] {
+                if i128::from(b.x) - i128::from(a.x) >= reach_max {
+                    break;
+                }
+                if overlap(a, b) {
+                    pairs.push((a.index.min(b.index), a.index.max(b.index)));
+                }
+            }
+            while lo < next.len() && i128::from(next[lo].x) - i128::from(a.x) <= -reach_max {
+                lo += 1;
+            }
+            for b in &next[lo..] {
+                if i128::from(b.x) - i128::from(a.x) >= reach_max {
+                    break;
+                }
+                if overlap(a, b) {
+                    pairs.push((a.index.min(b.index), a.index.max(b.index)));
+                }
+            }
+        }
+        strip_start = strip_end;
+    }
+    pairs.sort_unstable();
+    pairs
 }
 
 /// Nudging (docs/motion-rules.md, "Nudging"): a standing unit with no order that a walking unit of its owner

@@ -761,8 +761,9 @@ impl World {
                 }
                 // A unit given an order of its own leaves its formation.
                 self.leave_formations(units, events);
+                let mut queued = None;
                 for &id in units {
-                    self.give_orders(id, std::slice::from_ref(goal), *queue);
+                    self.give_orders_with(id, std::slice::from_ref(goal), *queue, &mut queued);
                 }
                 Ok(())
             }
@@ -851,7 +852,23 @@ impl World {
     /// Gives a live unit `orders` (replacing its orders, or after them when `queue`); a unit that
     /// had none asks for a path to the first.
     fn give_orders(&mut self, id: EntityId, orders: &[GoalSpec], queue: bool) {
+        self.give_orders_with(id, orders, queue, &mut None);
+    }
+
+    /// [`Self::give_orders`] for one unit of many, so that a command for thousands of units does
+    /// not search the whole queue for each of them: only a unit waiting for a path can have a
+    /// request queued (every request is queued with its unit put in that state, and the invariant
+    /// check holds it), and for those `queued` holds the units with a request, made on first need
+    /// and kept up to date.
+    fn give_orders_with(
+        &mut self,
+        id: EntityId,
+        orders: &[GoalSpec],
+        queue: bool,
+        queued: &mut Option<crate::lookup::LookupSet<EntityId>>,
+    ) {
         let unit = self.units.get_mut(id).expect("checked live");
+        let may_be_queued = unit.state == UnitState::WaitingForPath;
         if !queue && keeps_its_path(unit, orders) {
             // The same destination again (docs/motion-rules.md, "Repeated orders"): the unit keeps
             // its order and its path, and only the orders queued after it are dropped, as any
@@ -873,7 +890,22 @@ impl World {
             self.scratch.awaiting.entry(id).or_insert(self.turn);
             unit.state = UnitState::WaitingForPath;
             unit.escape = false;
-            if !self.requests.iter().any(|r| r.unit == id) {
+            let requests = &self.requests;
+            let fresh = !may_be_queued
+                || queued
+                    .get_or_insert_with(|| {
+                        let mut set = crate::lookup::LookupSet::with_capacity(requests.len());
+                        for r in requests {
+                            set.insert(r.unit);
+                        }
+                        set
+                    })
+                    .insert(id);
+            if fresh {
+                // A set made before this unit's request keeps it, in case the command names it twice.
+                if let Some(set) = queued.as_mut() {
+                    set.insert(id);
+                }
                 self.requests.push(PathRequest::long(id));
             }
         }
@@ -1037,6 +1069,7 @@ impl World {
         let grid = self.nav.grid();
         let cell = i128::from(grid.cell_size().to_bits());
         let (w, h) = (i128::from(grid.width()) * cell, i128::from(grid.height()) * cell);
+        let requested: crate::lookup::LookupSet<EntityId> = self.requests.iter().map(|r| r.unit).collect();
         for (slot, unit) in self.units.slots().iter().enumerate() {
             let Some(unit) = unit else { continue };
             if unit.id.index as usize != slot || !self.units.ids().is_live(unit.id) {
@@ -1058,8 +1091,11 @@ impl World {
                     unit.waypoints().len()
                 ));
             }
-            if unit.state == UnitState::WaitingForPath && !self.requests.iter().any(|r| r.unit == unit.id) {
+            if unit.state == UnitState::WaitingForPath && !requested.contains(&unit.id) {
                 return Err(format!("unit {:?} waits for a path nobody will compute", unit.id));
+            }
+            if unit.state != UnitState::WaitingForPath && requested.contains(&unit.id) {
+                return Err(format!("unit {:?} has a path request queued but does not wait for it", unit.id));
             }
         }
         if self.units.ids().n_live() != self.units().count() {
