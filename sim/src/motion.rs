@@ -659,8 +659,16 @@ fn push_apart(
     nudges: &mut Vec<(EntityId, WorldPos, PlayerId)>,
 ) {
     let raw = |v: Fixed| i128::from(v.to_bits());
+    let mut sweep: Option<Sweep> = None;
     for _ in 0..motion.push_iterations {
-        let pairs = overlap_candidates(store.slots());
+        let sweep = match &mut sweep {
+            Some(sweep) => {
+                sweep.reorder();
+                sweep
+            }
+            None => sweep.insert(Sweep::new(store.slots())),
+        };
+        let pairs = sweep.pairs();
         if pairs.is_empty() {
             return;
         }
@@ -714,83 +722,134 @@ fn push_apart(
                     && let Some(u) = store.slot_mut(slot)
                 {
                     u.pos = pos;
+                    sweep.moved(slot, pos);
                 }
             }
         }
     }
 }
 
-/// The pairs `(lower index, higher index)` of units whose centres are nearer than the sum of their
-/// radii on both axes (the push-apart's candidates), sorted. The units are cut into strips along
-/// z as high as the largest sum of two radii, each strip sorted by `(x, index)`; a unit is swept
-/// against the later units of its own strip and the units of the next strip within reach on x,
-/// so every pair is found exactly once and the set does not depend on how the units are stored.
-fn overlap_candidates(units: &[Option<Unit>]) -> Vec<(u32, u32)> {
-    /// What the sweep reads of a unit, kept together so that it never touches the unit itself.
-    #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-    struct Entry {
-        strip: i64,
-        x: i64,
-        index: u32,
-        z: i64,
-        radius: i64,
+/// What the push-apart's sweep reads of a unit, kept together so that the sweep never touches
+/// the unit itself.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct SweepEntry {
+    strip: i64,
+    x: i64,
+    index: u32,
+    z: i64,
+    radius: i64,
+}
+
+/// The units in strips along z as high as the largest sum of two radii, each strip in `(x, index)`
+/// order: the push-apart's candidate pairs come from sweeping it. It is built once a turn and kept
+/// in order through the passes, as only the units a pass moved change place in it.
+struct Sweep {
+    order: Vec<SweepEntry>,
+    /// By unit slot: where its entry is in `order`.
+    at: Vec<u32>,
+    height: i128,
+    reach_max: i128,
+}
+
+impl Sweep {
+    fn new(units: &[Option<Unit>]) -> Self {
+        let max_r = units.iter().flatten().map(|u| u.radius.to_bits()).max().unwrap_or(0);
+        // Radii are at most a few metres, so sums and differences of positions and radii fit i128.
+        let reach_max = 2 * i128::from(max_r);
+        let height = reach_max.max(1);
+        let mut sweep = Self { order: Vec::with_capacity(units.len()), at: vec![u32::MAX; units.len()], height, reach_max };
+        for u in units.iter().flatten() {
+            let entry = sweep.entry(u.id.index, u.pos, u.radius);
+            sweep.order.push(entry);
+        }
+        // (strip, x, index) is unique, so the order is total whatever follows it.
+        sweep.order.sort_unstable();
+        sweep.index_places();
+        sweep
     }
-    let max_r = units.iter().flatten().map(|u| u.radius.to_bits()).max().unwrap_or(0);
-    // Radii are at most a few metres, so sums and differences of positions and radii fit i128.
-    let reach_max = 2 * i128::from(max_r);
-    let height = reach_max.max(1);
-    let mut order: Vec<Entry> = units
-        .iter()
-        .flatten()
-        .map(|u| Entry {
-            strip: i128::from(u.pos.z.to_bits()).div_euclid(height) as i64,
-            x: u.pos.x.to_bits(),
-            index: u.id.index,
-            z: u.pos.z.to_bits(),
-            radius: u.radius.to_bits(),
-        })
-        .collect();
-    // (strip, x, index) is unique, so the order is total whatever follows it.
-    order.sort_unstable();
-    let mut pairs: Vec<(u32, u32)> = Vec::new();
-    let overlap = |a: &Entry, b: &Entry| {
-        let reach = i128::from(a.radius) + i128::from(b.radius);
-        (i128::from(b.x) - i128::from(a.x)).abs() < reach && (i128::from(b.z) - i128::from(a.z)).abs() < reach
-    };
-    let mut strip_start = 0;
-    while strip_start < order.len() {
-        let strip = order[strip_start].strip;
-        let strip_end = strip_start + order[strip_start..].partition_point(|e| e.strip == strip);
-        let next_end = strip_end + order[strip_end..].partition_point(|e| e.strip == strip + 1);
-        let (this, next) = (&order[strip_start..strip_end], &order[strip_end..next_end]);
-        // The first unit of the next strip that may be within reach on x: it only moves forward,
-        // since this strip's units come in x order.
-        let mut lo = 0;
-        for (k, a) in this.iter().enumerate() {
-            for b in &this[k + 1..] {
-                if i128::from(b.x) - i128::from(a.x) >= reach_max {
-                    break;
-                }
-                if overlap(a, b) {
-                    pairs.push((a.index.min(b.index), a.index.max(b.index)));
-                }
-            }
-            while lo < next.len() && i128::from(next[lo].x) - i128::from(a.x) <= -reach_max {
-                lo += 1;
-            }
-            for b in &next[lo..] {
-                if i128::from(b.x) - i128::from(a.x) >= reach_max {
-                    break;
-                }
-                if overlap(a, b) {
-                    pairs.push((a.index.min(b.index), a.index.max(b.index)));
-                }
+
+    fn entry(&self, index: u32, pos: WorldPos, radius: Fixed) -> SweepEntry {
+        SweepEntry {
+            strip: i128::from(pos.z.to_bits()).div_euclid(self.height) as i64,
+            x: pos.x.to_bits(),
+            index,
+            z: pos.z.to_bits(),
+            radius: radius.to_bits(),
+        }
+    }
+
+    fn index_places(&mut self) {
+        for (k, e) in self.order.iter().enumerate() {
+            self.at[e.index as usize] = k as u32;
+        }
+    }
+
+    /// A unit moved to `pos`: its entry takes the new position (its place is fixed by [`Self::reorder`]).
+    fn moved(&mut self, slot: u32, pos: WorldPos) {
+        let k = self.at[slot as usize] as usize;
+        let radius = Fixed::from_bits(self.order[k].radius);
+        self.order[k] = self.entry(slot, pos, radius);
+    }
+
+    /// Puts the entries back in order after some moved: an insertion sort, linear when few moved
+    /// and not far (the order is total, so any sort gives the same order).
+    fn reorder(&mut self) {
+        for k in 1..self.order.len() {
+            let mut m = k;
+            while m > 0 && self.order[m - 1] > self.order[m] {
+                self.order.swap(m - 1, m);
+                m -= 1;
             }
         }
-        strip_start = strip_end;
+        self.index_places();
     }
-    pairs.sort_unstable();
-    pairs
+
+    /// The pairs `(lower index, higher index)` of units whose centres are nearer than the sum of
+    /// their radii on both axes (the push-apart's candidates), sorted. A unit is swept against the
+    /// later units of its own strip and the units of the next strip within reach on x, so every
+    /// pair is found exactly once and the set does not depend on how the units are stored.
+    fn pairs(&self) -> Vec<(u32, u32)> {
+        let order = &self.order;
+        let reach_max = self.reach_max;
+        // Each pair as one integer, `lower << 32 | higher`: sorting those is sorting the pairs.
+        let mut pairs: Vec<u64> = Vec::new();
+        let mut check = |a: &SweepEntry, b: &SweepEntry| {
+            let reach = i128::from(a.radius) + i128::from(b.radius);
+            if (i128::from(b.x) - i128::from(a.x)).abs() < reach && (i128::from(b.z) - i128::from(a.z)).abs() < reach {
+                pairs.push(u64::from(a.index.min(b.index)) << 32 | u64::from(a.index.max(b.index)));
+            }
+        };
+        let mut strip_start = 0;
+        while strip_start < order.len() {
+            let strip = order[strip_start].strip;
+            let strip_end = strip_start + order[strip_start..].partition_point(|e| e.strip == strip);
+            let next_end = strip_end + order[strip_end..].partition_point(|e| e.strip == strip + 1);
+            let (this, next) = (&order[strip_start..strip_end], &order[strip_end..next_end]);
+            // The first unit of the next strip that may be within reach on x: it only moves
+            // forward, since this strip's units come in x order.
+            let mut lo = 0;
+            for (k, a) in this.iter().enumerate() {
+                for b in &this[k + 1..] {
+                    if i128::from(b.x) - i128::from(a.x) >= reach_max {
+                        break;
+                    }
+                    check(a, b);
+                }
+                while lo < next.len() && i128::from(next[lo].x) - i128::from(a.x) <= -reach_max {
+                    lo += 1;
+                }
+                for b in &next[lo..] {
+                    if i128::from(b.x) - i128::from(a.x) >= reach_max {
+                        break;
+                    }
+                    check(a, b);
+                }
+            }
+            strip_start = strip_end;
+        }
+        pairs.sort_unstable();
+        pairs.into_iter().map(|p| ((p >> 32) as u32, p as u32)).collect()
+    }
 }
 
 /// Nudging (docs/motion-rules.md, "Nudging"): a standing unit with no order that a walking unit of its owner

@@ -227,6 +227,18 @@ impl PassMap {
         }
     }
 
+    /// Marks `cell` impassable in this map alone (a search's private copy with obstacles of its
+    /// own stamped in); the grid it was built from is not changed.
+    ///
+    /// # Panics
+    /// When `cell` lies outside the map.
+    pub fn block(&mut self, cell: Navcell) {
+        let (i, j) = (u32::from(cell.i), u32::from(cell.j));
+        assert!(i < self.width && j < self.height, "navcell {cell:?} outside a {} x {} map", self.width, self.height);
+        self.rows.set(j as usize + 1, i as usize + 1, false);
+        self.cols.set(i as usize + 1, j as usize + 1, false);
+    }
+
     /// Width in navcells.
     pub fn width(&self) -> u32 {
         self.width
@@ -302,6 +314,23 @@ impl PassMap {
 mod tests {
     use super::*;
     use crate::test_support::{edits_equal_a_rebuild, grid_from};
+
+    #[test]
+    fn blocking_cells_of_a_copy_equals_a_build_with_them_blocked() {
+        let rows: Vec<String> = (0..70).map(|j| (0..130).map(|i| if (i * 7 + j * 3) % 11 == 0 { '#' } else { '.' }).collect()).collect();
+        let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+        let mut grid = grid_from(&rows);
+        let class = PassClass::new(0).unwrap();
+        let mut map = PassMap::build(&grid, class);
+        // Word edges, map edges and cells already blocked.
+        for (i, j) in [(0, 0), (63, 5), (64, 5), (65, 69), (129, 0), (129, 69), (7, 0), (100, 33)] {
+            let cell = Navcell::new(i, j);
+            map.block(cell);
+            grid.set_passable(cell, class, false);
+        }
+        map.check_invariants().unwrap();
+        assert_eq!(map, PassMap::build(&grid, class));
+    }
 
     #[test]
     fn windows_read_across_word_boundaries() {

@@ -195,12 +195,34 @@ fn passable(map: &PassMap, i: i128, j: i128) -> bool {
 ///
 /// Exact for every input and never panics; costs `O(navcells touched)` and stops at the first blocked navcell.
 pub fn segment_clear(map: &PassMap, from: WorldPos, to: WorldPos) -> bool {
+    // Most segments asked about are short steps: when every navcell their bounding box touches is
+    // passable, so is every navcell the segment touches, and the walk is not needed.
+    if small_box_clear(map, from, to) {
+        return true;
+    }
     let mut clear = true;
     walk(map.cell_size(), from, to, |_, i, j| {
         clear = passable(map, i, j);
         clear
     });
     clear
+}
+
+/// Whether the closed bounding box of `from → to` spans at most 4 × 4 navcells and touches only
+/// passable ones (navcells are closed squares: a box edge on a grid line touches the navcells on
+/// both sides). `false` says nothing: the segment may still be clear.
+fn small_box_clear(map: &PassMap, from: WorldPos, to: WorldPos) -> bool {
+    // Divisions in i64, which every raw coordinate is (much cheaper than i128's).
+    let c = map.cell_size().to_bits().max(1);
+    let span = |a: Fixed, b: Fixed| {
+        let (lo, hi) = (a.to_bits().min(b.to_bits()), a.to_bits().max(b.to_bits()));
+        (i128::from(lo.div_euclid(c)) - i128::from(lo.rem_euclid(c) == 0), i128::from(hi.div_euclid(c)))
+    };
+    let ((i0, i1), (j0, j1)) = (span(from.x, to.x), span(from.z, to.z));
+    if i1 - i0 > 3 || j1 - j0 > 3 {
+        return false;
+    }
+    (j0..=j1).all(|j| (i0..=i1).all(|i| passable(map, i, j)))
 }
 
 /// The first blocked navcell along the segment and the parameter at which the segment touches it.

@@ -6,7 +6,7 @@
 //! units, so without this a corridor held by another player's idle units stops a unit until it
 //! gives up. The stamped copy lives for one search only: the shared grids never change.
 
-use pathing::{Accelerators, NavGrid, PassMap};
+use pathing::{Accelerators, PassMap};
 
 use super::plan::{LongJob, Workspace};
 use super::*;
@@ -60,8 +60,7 @@ impl World {
 /// string-pulled over the stamped map. Only a complete path is a way round.
 pub(super) fn run_held(nav: &NavWorld, job: &HeldJob, ws: &mut Workspace) -> Option<(PathStatus, Vec<WorldPos>)> {
     let class = job.long.class;
-    nav.class_nav(class)?;
-    let map = stamped_map(nav.grid(), class, &job.stamps, job.long.cell);
+    let map = stamped_map(nav.class_nav(class)?, &job.stamps, job.long.cell);
     let limits = SearchLimits { node_budget: PATH_NODE_BUDGET };
     let none = Accelerators { jump_table: None, landmarks: None };
     let (search, path) = ws.held_parts();
@@ -91,18 +90,19 @@ pub(super) fn run_held(nav: &NavWorld, job: &HeldJob, ws: &mut Workspace) -> Opt
 }
 
 /// The passability of `class` with every navcell of `stamps` blocked, except `keep` (the unit's
-/// own navcell, so the search starts).
-fn stamped_map(grid: &NavGrid, class: PassClass, stamps: &[(u32, u32, u32, u32)], keep: Navcell) -> PassMap {
-    let mut grid = grid.clone();
+/// own navcell, so the search starts): a copy of the class's map with the stamps cleared, the same
+/// map a build from the grid with the stamps blocked would give, at the cost of a copy.
+fn stamped_map(class_nav: &pathing::ClassNav, stamps: &[(u32, u32, u32, u32)], keep: Navcell) -> PassMap {
+    let mut map = class_nav.pass_map().clone();
     for &(i0, j0, i1, j1) in stamps {
         for j in j0..=j1 {
             for i in i0..=i1 {
                 let cell = Navcell::new(i as u16, j as u16);
                 if cell != keep {
-                    grid.set_passable(cell, class, false);
+                    map.block(cell);
                 }
             }
         }
     }
-    PassMap::build(&grid, class)
+    map
 }
