@@ -6,6 +6,11 @@
 //! scanning, Harabor & Grastien 2014). Each plane has a one-cell impassable border on every side,
 //! so scans stop at the map edge without bounds checks, and one zero word before and after each line,
 //! so a 64-bit window can be read at any position.
+//!
+//! Each plane also keeps, per line and per scan direction, the positions where a straight jump
+//! stops (an impassable navcell or a jump point): what a scan would otherwise compute from three
+//! lines for every word it reads is computed once when the map is built or patched, so a scan reads
+//! one word per 64 navcells and tests it.
 
 use crate::geometry::Fixed;
 use crate::grid::nav_grid::{NavGrid, PassClass};
@@ -19,13 +24,55 @@ pub(crate) struct BitPlane {
     words_per_line: usize,
     /// `(n_lines + 2) * words_per_line` words.
     words: Vec<u64>,
+    /// The stops of a forward scan, in the layout of `words`: bit set where a ray going towards
+    /// higher positions stops (see [`Self::scan_fwd`]). Kept for lines `1..=n_lines`; the border
+    /// lines are never scanned and stay zero.
+    stops_fwd: Vec<u64>,
+    /// The stops of a backward scan ([`Self::scan_bwd`]), likewise.
+    stops_bwd: Vec<u64>,
 }
 
 impl BitPlane {
     fn new(line_len: usize, n_lines: usize) -> Self {
         let data_words = (line_len + 2).div_ceil(64);
         let words_per_line = data_words + 2;
-        Self { words_per_line, words: vec![0; (n_lines + 2) * words_per_line] }
+        let len = (n_lines + 2) * words_per_line;
+        Self { words_per_line, words: vec![0; len], stops_fwd: vec![0; len], stops_bwd: vec![0; len] }
+    }
+
+    /// The lines a plane of `len` words holds, borders included.
+    fn n_lines_padded(&self) -> usize {
+        self.words.len() / self.words_per_line
+    }
+
+    /// Recomputes the scan stops of padded lines `lines` (clamped to the lines that are not
+    /// borders) from the passability of each line and of the lines on both sides.
+    ///
+    /// A position stops a ray when it is impassable (`!c`) or when, on either side line, its
+    /// neighbour is passable while the neighbour one step back along the ray is not: for a forward
+    /// ray that is `a & !(a << 1)` (the bit below each bit, with the previous word's top bit carried
+    /// in), for a backward ray `a & !(a >> 1)` (the bit above, with the next word's bottom bit).
+    fn refresh_stops(&mut self, lines: std::ops::RangeInclusive<usize>) {
+        let wpl = self.words_per_line;
+        let last = self.n_lines_padded() - 2;
+        for line in (*lines.start()).max(1)..=(*lines.end()).min(last) {
+            let (below, rest) = self.words[(line - 1) * wpl..(line + 2) * wpl].split_at(wpl);
+            let (cur, above) = rest.split_at(wpl);
+            let fwd = &mut self.stops_fwd[line * wpl..(line + 1) * wpl];
+            let (mut carry_above, mut carry_below) = (0u64, 0u64);
+            for k in 0..wpl {
+                let (c, a, b) = (cur[k], above[k], below[k]);
+                fwd[k] = !c | (a & !((a << 1) | carry_above)) | (b & !((b << 1) | carry_below));
+                (carry_above, carry_below) = (a >> 63, b >> 63);
+            }
+            let bwd = &mut self.stops_bwd[line * wpl..(line + 1) * wpl];
+            let (mut carry_above, mut carry_below) = (0u64, 0u64);
+            for k in (0..wpl).rev() {
+                let (c, a, b) = (cur[k], above[k], below[k]);
+                bwd[k] = !c | (a & !((a >> 1) | carry_above)) | (b & !((b >> 1) | carry_below));
+                (carry_above, carry_below) = (a << 63, b << 63);
+            }
+        }
     }
 
     #[inline]
@@ -80,30 +127,22 @@ impl BitPlane {
     /// neighbour one step back on that side line is impassable (an obstacle just ended).
     /// Returns the position and whether it is a jump point (`false`: it is the blocking cell).
     ///
-    /// Works on aligned words of the three lines: one load per line per 64 positions, with the bit
-    /// just before each word carried over from the previous one. The padding guarantees a stop.
+    /// Reads the precomputed stops of the line one aligned word at a time (the first one masked to
+    /// the positions after `pos`), then the passability bit of the stop. The border guarantees a stop.
     #[inline]
     pub(crate) fn scan_fwd(&self, line: usize, pos: usize) -> (usize, bool) {
-        let wpl = self.words_per_line;
+        let base = line * self.words_per_line;
         let stored = pos + 64;
-        let first = stored / 64;
-        // One slice of the three lines, split into lines of one length, then cut at the same
-        // word: fewer bounds and overflow checks than three slices taken from the plane apart.
-        let (below, rest) = self.words[(line - 1) * wpl..(line + 2) * wpl].split_at(wpl);
-        let (cur, above) = rest.split_at(wpl);
-        let (cur, above, below) = (&cur[first..], &above[first..], &below[first..]);
+        let first = base + stored / 64;
         // Only positions strictly after `pos` count.
         let mut mask = (!0u64 << (stored % 64)) << 1;
-        let (mut carry_above, mut carry_below) = (0u64, 0u64);
-        for (k, ((&c, &a), &b)) in cur.iter().zip(above).zip(below).enumerate() {
-            let forced = (a & !((a << 1) | carry_above)) | (b & !((b << 1) | carry_below));
-            let stop = (!c | forced) & mask;
+        for (k, &stops) in self.stops_fwd[first..base + self.words_per_line].iter().enumerate() {
+            let stop = stops & mask;
             if stop != 0 {
                 let t = stop.trailing_zeros() as usize;
-                return ((first + k) * 64 + t - 64, (c >> t) & 1 == 1);
+                let word = first + k;
+                return ((word - base) * 64 + t - 64, (self.words[word] >> t) & 1 == 1);
             }
-            carry_above = a >> 63;
-            carry_below = b >> 63;
             mask = !0;
         }
         unreachable!("the impassable border stops every forward scan")
@@ -112,24 +151,17 @@ impl BitPlane {
     /// [`Self::scan_fwd`] towards lower positions.
     #[inline]
     pub(crate) fn scan_bwd(&self, line: usize, pos: usize) -> (usize, bool) {
-        let wpl = self.words_per_line;
+        let base = line * self.words_per_line;
         let stored = pos + 64;
-        let last = stored / 64;
-        let (below, rest) = self.words[(line - 1) * wpl..(line + 2) * wpl].split_at(wpl);
-        let (cur, above) = rest.split_at(wpl);
-        let (cur, above, below) = (&cur[..=last], &above[..=last], &below[..=last]);
+        let last = base + stored / 64;
         // Only positions strictly before `pos` count.
         let mut mask = (1u64 << (stored % 64)) - 1;
-        let (mut carry_above, mut carry_below) = (0u64, 0u64);
-        for (k, ((&c, &a), &b)) in cur.iter().zip(above).zip(below).enumerate().rev() {
-            let forced = (a & !((a >> 1) | carry_above)) | (b & !((b >> 1) | carry_below));
-            let stop = (!c | forced) & mask;
+        for (k, &stops) in self.stops_bwd[base..=last].iter().enumerate().rev() {
+            let stop = stops & mask;
             if stop != 0 {
                 let t = 63 - stop.leading_zeros() as usize;
-                return (k * 64 + t - 64, (c >> t) & 1 == 1);
+                return (k * 64 + t - 64, (self.words[base + k] >> t) & 1 == 1);
             }
-            carry_above = a << 63;
-            carry_below = b << 63;
             mask = !0;
         }
         unreachable!("the impassable border stops every backward scan")
@@ -225,6 +257,12 @@ impl PassMap {
                 self.cols.set(i as usize + 1, j as usize + 1, passable);
             }
         }
+        if i0 < i1 && j0 < j1 {
+            // The rect's lines are padded lines `j0 + 1 ..= j1` (columns likewise); a line's stops
+            // also depend on the lines on both sides.
+            self.rows.refresh_stops(j0 as usize..=j1 as usize + 1);
+            self.cols.refresh_stops(i0 as usize..=i1 as usize + 1);
+        }
     }
 
     /// Marks `cell` impassable in this map alone (a search's private copy with obstacles of its
@@ -287,6 +325,21 @@ impl PassMap {
         (next_row[nw] >> nb) & (row[nw] >> nb) & (next_row[w] >> b) & 1 == 1
     }
 
+    /// The three navcells ahead of `(i, j)` in diagonal direction `(dx, dy)`: whether `(i + dx, j)`,
+    /// `(i, j + dy)` and `(i + dx, j + dy)` are passable. The step is legal when all three are; a
+    /// straight ray from `(i, j)` finds nothing when its first navcell is impassable. Coordinates as
+    /// for [`Self::diagonal_step_legal`].
+    #[inline(always)]
+    pub(crate) fn diagonal_ahead(&self, i: i32, j: i32, dx: i32, dy: i32) -> (bool, bool, bool) {
+        let wpl = self.rows.words_per_line;
+        let low = (j + 1).min(j + dy + 1) as usize * wpl;
+        let (lower, upper) = self.rows.words[low..low + 2 * wpl].split_at(wpl);
+        let (row, next_row) = if dy > 0 { (lower, upper) } else { (upper, lower) };
+        let (pos, next_pos) = ((i + 1) as usize + 64, (i + dx + 1) as usize + 64);
+        let (w, b, nw, nb) = (pos / 64, pos % 64, next_pos / 64, next_pos % 64);
+        ((row[nw] >> nb) & 1 == 1, (next_row[w] >> b) & 1 == 1, (next_row[nw] >> nb) & 1 == 1)
+    }
+
     /// Checks that both planes agree with each other and that the border is impassable.
     ///
     /// # Errors
@@ -304,6 +357,13 @@ impl PassMap {
                 if border && a {
                     return Err(format!("border cell at padded ({i}, {j}) is passable"));
                 }
+            }
+        }
+        for (name, plane) in [("row", &self.rows), ("column", &self.cols)] {
+            let mut fresh = plane.clone();
+            fresh.refresh_stops(0..=plane.n_lines_padded());
+            if fresh.stops_fwd != plane.stops_fwd || fresh.stops_bwd != plane.stops_bwd {
+                return Err(format!("the {name} plane's scan stops disagree with its passability"));
             }
         }
         Ok(())

@@ -337,8 +337,7 @@ impl Search<'_> {
         let id = node_id(i, j);
         let nodes = &mut self.scratch.nodes;
         let open = nodes.open_stamp();
-        let (slot, seen) = nodes.entry(id);
-        let node = nodes.get_mut(slot);
+        let (node, seen) = nodes.entry_record(id);
         if seen && (node.stamp == open + 1 || node.g <= g) {
             return false;
         }

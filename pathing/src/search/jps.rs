@@ -81,12 +81,14 @@ pub fn find_path_jps(
 
 /// How rays are cast: by block scans over the bit planes, or by jump table look-ups.
 trait Rays {
-    /// The first jump point or goal navcell along row `j` from column `i` in direction `DX`.
-    /// Directions are constants, so each direction's scan is compiled without run-time tests of it.
-    fn jump_row<const DX: i32>(&self, map: &PassMap, scratch: &mut Search<'_>, i: i32, j: i32) -> Option<i32>;
+    /// Where a straight ray along row `j` from column `i` in direction `DX` stops: the column of
+    /// the first jump point (`true`) or of the first impassable navcell (`false`). Goals are not
+    /// looked at. Directions are constants, so each direction's ray is compiled without run-time
+    /// tests of it.
+    fn row_stop<const DX: i32>(&self, map: &PassMap, i: i32, j: i32) -> (i32, bool);
 
-    /// The first jump point or goal navcell along column `i` from row `j` in direction `DY`.
-    fn jump_col<const DY: i32>(&self, map: &PassMap, scratch: &mut Search<'_>, i: i32, j: i32) -> Option<i32>;
+    /// Where a straight ray along column `i` from row `j` in direction `DY` stops, likewise.
+    fn col_stop<const DY: i32>(&self, map: &PassMap, i: i32, j: i32) -> (i32, bool);
 
     /// Steps diagonally from `(i, j)` in direction `(DX, DY)`, pushing the straight jump points
     /// found from each diagonal stop with `id` as parent, until the diagonal is blocked or reaches
@@ -108,69 +110,105 @@ fn with_goal(goal: Option<i32>, from: i32, stop: i32, is_jump: bool, forward: bo
     is_jump.then_some(stop)
 }
 
-/// Handles one diagonal stop at `(ci, cj)` reached at cost `cg`: the goal test, then the two
-/// straight rays. Returns how many nodes were pushed and whether the diagonal reached the goal.
+/// The first jump point or goal navcell along row `j` from column `i` in direction `DX`.
 #[inline(always)]
-fn diagonal_stop<R: Rays, const DX: i32, const DY: i32>(
-    rays: &R,
-    map: &PassMap,
-    scratch: &mut Search<'_>,
-    id: u32,
-    ci: i32,
-    cj: i32,
-    cg: u64,
-) -> (u32, bool) {
-    if scratch.goal.contains(ci, cj) {
-        return (u32::from(scratch.relax(cg, id, ci, cj)), true);
-    }
-    let mut pushed = 0;
-    if let Some(ti) = rays.jump_row::<DX>(map, scratch, ci, cj) {
-        let cost = cg + u64::from((ti - ci).unsigned_abs()) * STRAIGHT;
-        pushed += u32::from(scratch.relax(cost, id, ti, cj));
-    }
-    if let Some(tj) = rays.jump_col::<DY>(map, scratch, ci, cj) {
-        let cost = cg + u64::from((tj - cj).unsigned_abs()) * STRAIGHT;
-        pushed += u32::from(scratch.relax(cost, id, ci, tj));
-    }
-    (pushed, false)
+fn jump_row<R: Rays, const DX: i32>(rays: &R, map: &PassMap, scratch: &mut Search<'_>, i: i32, j: i32) -> Option<i32> {
+    let (stop, is_jump) = rays.row_stop::<DX>(map, i, j);
+    let goal = if DX > 0 { scratch.goal.row_first_after(j, i) } else { scratch.goal.row_last_before(j, i) };
+    with_goal(goal, i, stop, is_jump, DX > 0)
+}
+
+/// The first jump point or goal navcell along column `i` from row `j` in direction `DY`.
+#[inline(always)]
+fn jump_col<R: Rays, const DY: i32>(rays: &R, map: &PassMap, scratch: &mut Search<'_>, i: i32, j: i32) -> Option<i32> {
+    let (stop, is_jump) = rays.col_stop::<DY>(map, i, j);
+    let goal = if DY > 0 { scratch.goal.col_first_after(i, j) } else { scratch.goal.col_last_before(i, j) };
+    with_goal(goal, j, stop, is_jump, DY > 0)
+}
+
+/// The steps a diagonal from `(i, j)` in direction `(DX, DY)` takes to its first navcell on a row
+/// or column holding goal navcells: only there can the step itself or a straight ray from it find
+/// the goal, so only there are the goal tests made. `i32::MAX` when there is none (a diagonal is
+/// never longer than a side of the map).
+#[inline(always)]
+fn steps_to_goal_line<const DX: i32, const DY: i32>(map: &PassMap, scratch: &Search<'_>, i: i32, j: i32) -> i32 {
+    let beyond = map.width().max(map.height()) as i32 + 1;
+    scratch.goal.diagonal_goal_step(i, j, DX, DY, beyond).unwrap_or(i32::MAX)
+}
+
+/// The first jump point along row `j` from column `i` in direction `DX`, on a row that holds no
+/// goal navcell.
+#[inline(always)]
+fn row_jump<R: Rays, const DX: i32>(rays: &R, map: &PassMap, i: i32, j: i32) -> Option<i32> {
+    let (stop, is_jump) = rays.row_stop::<DX>(map, i, j);
+    is_jump.then_some(stop)
+}
+
+/// The first jump point along column `i` from row `j` in direction `DY`, on a column that holds no
+/// goal navcell.
+#[inline(always)]
+fn col_jump<R: Rays, const DY: i32>(rays: &R, map: &PassMap, i: i32, j: i32) -> Option<i32> {
+    let (stop, is_jump) = rays.col_stop::<DY>(map, i, j);
+    is_jump.then_some(stop)
 }
 
 /// Rays by block scans over the [`PassMap`]'s bit planes.
 struct Scans;
 
 impl Rays for Scans {
-    #[inline]
-    fn jump_row<const DX: i32>(&self, map: &PassMap, scratch: &mut Search<'_>, i: i32, j: i32) -> Option<i32> {
-        let dx = DX;
+    #[inline(always)]
+    fn row_stop<const DX: i32>(&self, map: &PassMap, i: i32, j: i32) -> (i32, bool) {
         let (line, pos) = ((j + 1) as usize, (i + 1) as usize);
-        let (stop, is_jump) = if dx > 0 { map.rows.scan_fwd(line, pos) } else { map.rows.scan_bwd(line, pos) };
-        let goal = if dx > 0 { scratch.goal.row_first_after(j, i) } else { scratch.goal.row_last_before(j, i) };
-        with_goal(goal, i, stop as i32 - 1, is_jump, dx > 0)
+        let (stop, is_jump) = if DX > 0 { map.rows.scan_fwd(line, pos) } else { map.rows.scan_bwd(line, pos) };
+        (stop as i32 - 1, is_jump)
     }
 
-    #[inline]
-    fn jump_col<const DY: i32>(&self, map: &PassMap, scratch: &mut Search<'_>, i: i32, j: i32) -> Option<i32> {
-        let dy = DY;
+    #[inline(always)]
+    fn col_stop<const DY: i32>(&self, map: &PassMap, i: i32, j: i32) -> (i32, bool) {
         let (line, pos) = ((i + 1) as usize, (j + 1) as usize);
-        let (stop, is_jump) = if dy > 0 { map.cols.scan_fwd(line, pos) } else { map.cols.scan_bwd(line, pos) };
-        let goal = if dy > 0 { scratch.goal.col_first_after(i, j) } else { scratch.goal.col_last_before(i, j) };
-        with_goal(goal, j, stop as i32 - 1, is_jump, dy > 0)
+        let (stop, is_jump) = if DY > 0 { map.cols.scan_fwd(line, pos) } else { map.cols.scan_bwd(line, pos) };
+        (stop as i32 - 1, is_jump)
     }
 
     #[inline]
     fn diagonal<const DX: i32, const DY: i32>(&self, map: &PassMap, scratch: &mut Search<'_>, id: u32, i: i32, j: i32, g: u64) -> u32 {
-        let (dx, dy) = (DX, DY);
+        if !map.diagonal_step_legal(i, j, DX, DY) {
+            return 0;
+        }
+        let mut until_goal = steps_to_goal_line::<DX, DY>(map, scratch, i, j);
         let mut pushed = 0;
         let (mut ci, mut cj, mut cg) = (i, j, g);
         loop {
-            let (ni, nj) = (ci + dx, cj + dy);
-            if !map.diagonal_step_legal(ci, cj, dx, dy) {
-                return pushed;
+            (ci, cj, cg) = (ci + DX, cj + DY, cg + DIAGONAL);
+            until_goal -= 1;
+            let on_goal_line = until_goal == 0;
+            if on_goal_line {
+                if scratch.goal.contains(ci, cj) {
+                    return pushed + u32::from(scratch.relax(cg, id, ci, cj));
+                }
+                until_goal = steps_to_goal_line::<DX, DY>(map, scratch, ci, cj);
             }
-            (ci, cj, cg) = (ni, nj, cg + DIAGONAL);
-            let (n, at_goal) = diagonal_stop::<Self, DX, DY>(self, map, scratch, id, ci, cj, cg);
-            pushed += n;
-            if at_goal {
+            // The three navcells ahead, read once: they decide which rays are cast (a ray whose
+            // first navcell is impassable finds neither a jump point nor a goal navcell), and the
+            // diagonal goes on when all three are passable.
+            let (ahead_x, ahead_y, ahead_xy) = map.diagonal_ahead(ci, cj, DX, DY);
+            if ahead_x {
+                let ray =
+                    if on_goal_line { jump_row::<Self, DX>(self, map, scratch, ci, cj) } else { row_jump::<Self, DX>(self, map, ci, cj) };
+                if let Some(ti) = ray {
+                    let cost = cg + u64::from((ti - ci).unsigned_abs()) * STRAIGHT;
+                    pushed += u32::from(scratch.relax(cost, id, ti, cj));
+                }
+            }
+            if ahead_y {
+                let ray =
+                    if on_goal_line { jump_col::<Self, DY>(self, map, scratch, ci, cj) } else { col_jump::<Self, DY>(self, map, ci, cj) };
+                if let Some(tj) = ray {
+                    let cost = cg + u64::from((tj - cj).unsigned_abs()) * STRAIGHT;
+                    pushed += u32::from(scratch.relax(cost, id, ci, tj));
+                }
+            }
+            if !(ahead_x && ahead_y && ahead_xy) {
                 return pushed;
             }
         }
@@ -181,46 +219,52 @@ impl Rays for Scans {
 struct Tables<'a>(&'a JumpTable);
 
 impl Rays for Tables<'_> {
-    #[inline]
-    fn jump_row<const DX: i32>(&self, _map: &PassMap, scratch: &mut Search<'_>, i: i32, j: i32) -> Option<i32> {
-        let dx = DX;
-        let (stop, is_jump) = self.0.straight_stop(i, j, dx, 0);
-        let goal = if dx > 0 { scratch.goal.row_first_after(j, i) } else { scratch.goal.row_last_before(j, i) };
-        with_goal(goal, i, stop, is_jump, dx > 0)
+    #[inline(always)]
+    fn row_stop<const DX: i32>(&self, _map: &PassMap, i: i32, j: i32) -> (i32, bool) {
+        self.0.straight_stop(i, j, DX, 0)
     }
 
-    #[inline]
-    fn jump_col<const DY: i32>(&self, _map: &PassMap, scratch: &mut Search<'_>, i: i32, j: i32) -> Option<i32> {
-        let dy = DY;
-        let (stop, is_jump) = self.0.straight_stop(i, j, 0, dy);
-        let goal = if dy > 0 { scratch.goal.col_first_after(i, j) } else { scratch.goal.col_last_before(i, j) };
-        with_goal(goal, j, stop, is_jump, dy > 0)
+    #[inline(always)]
+    fn col_stop<const DY: i32>(&self, _map: &PassMap, i: i32, j: i32) -> (i32, bool) {
+        self.0.straight_stop(i, j, 0, DY)
     }
 
     #[inline]
     fn diagonal<const DX: i32, const DY: i32>(&self, map: &PassMap, scratch: &mut Search<'_>, id: u32, i: i32, j: i32, g: u64) -> u32 {
-        let (dx, dy) = (DX, DY);
-        let s = slot(dx, dy);
+        let s = slot(DX, DY);
+        let mut until_goal = steps_to_goal_line::<DX, DY>(map, scratch, i, j);
         let mut pushed = 0;
         let (mut ci, mut cj, mut cg) = (i, j, g);
         loop {
             let (kind, distance) = decode(self.0.at(ci, cj)[s]);
             // Diagonal steps that cross a goal row or column must be looked at one by one: a
             // straight ray from there may reach the goal although no jump point lies on it.
-            let goal_step = scratch.goal.diagonal_goal_step(ci, cj, dx, dy, distance);
-            let (k, stop) = match goal_step {
-                Some(k) => (k, true),
-                None => (distance, kind == JUMP),
-            };
+            let (k, stop) = if until_goal <= distance { (until_goal, true) } else { (distance, kind == JUMP) };
             if k == 0 {
                 return pushed;
             }
-            (ci, cj, cg) = (ci + k * dx, cj + k * dy, cg + u64::from(k.unsigned_abs()) * DIAGONAL);
+            (ci, cj, cg) = (ci + k * DX, cj + k * DY, cg + u64::from(k.unsigned_abs()) * DIAGONAL);
+            until_goal -= k;
             if stop {
-                let (n, at_goal) = diagonal_stop::<Self, DX, DY>(self, map, scratch, id, ci, cj, cg);
-                pushed += n;
-                if at_goal {
-                    return pushed;
+                // Both rays are cast: a look-up answers a ray whose first navcell is impassable
+                // (no successor) as fast as testing that navcell would.
+                let on_goal_line = until_goal == 0;
+                let (row, col) = if on_goal_line {
+                    if scratch.goal.contains(ci, cj) {
+                        return pushed + u32::from(scratch.relax(cg, id, ci, cj));
+                    }
+                    until_goal = steps_to_goal_line::<DX, DY>(map, scratch, ci, cj);
+                    (jump_row::<Self, DX>(self, map, scratch, ci, cj), jump_col::<Self, DY>(self, map, scratch, ci, cj))
+                } else {
+                    (row_jump::<Self, DX>(self, map, ci, cj), col_jump::<Self, DY>(self, map, ci, cj))
+                };
+                if let Some(ti) = row {
+                    let cost = cg + u64::from((ti - ci).unsigned_abs()) * STRAIGHT;
+                    pushed += u32::from(scratch.relax(cost, id, ti, cj));
+                }
+                if let Some(tj) = col {
+                    let cost = cg + u64::from((tj - cj).unsigned_abs()) * STRAIGHT;
+                    pushed += u32::from(scratch.relax(cost, id, ci, tj));
                 }
             } else if kind != CONTINUE {
                 return pushed;
@@ -237,11 +281,11 @@ impl<R: Rays> Jps<R> {
     #[inline(always)]
     fn straight<const DX: i32, const DY: i32>(&self, map: &PassMap, scratch: &mut Search<'_>, id: u32, i: i32, j: i32, g: u64) -> u32 {
         if DY == 0 {
-            if let Some(ni) = self.0.jump_row::<DX>(map, scratch, i, j) {
+            if let Some(ni) = jump_row::<R, DX>(&self.0, map, scratch, i, j) {
                 let cost = g + u64::from((ni - i).unsigned_abs()) * STRAIGHT;
                 return u32::from(scratch.relax(cost, id, ni, j));
             }
-        } else if let Some(nj) = self.0.jump_col::<DY>(map, scratch, i, j) {
+        } else if let Some(nj) = jump_col::<R, DY>(&self.0, map, scratch, i, j) {
             let cost = g + u64::from((nj - j).unsigned_abs()) * STRAIGHT;
             return u32::from(scratch.relax(cost, id, i, nj));
         }

@@ -51,6 +51,9 @@ pub(crate) struct NodeTable {
     /// touches a small index even after a large one made the allocation grow.
     index: Vec<u32>,
     active: usize,
+    /// Records the hashed layout takes before it must grow or go dense: `min(DENSE_AFTER,
+    /// active / 2)`, 0 in the dense layout, so that [`Self::entry_record`] tests one number.
+    room: usize,
     index_generation: u16,
     records: Vec<NodeRecord>,
     /// One record per navcell of the map (`j * width + i`), used once a search is in dense mode.
@@ -84,6 +87,7 @@ impl NodeTable {
             self.index.resize(MIN_SLOTS, 0);
         }
         self.active = MIN_SLOTS;
+        self.room = DENSE_AFTER.min(MIN_SLOTS / 2);
         self.next_index_generation();
         self.generation += 1;
         if self.generation >= u32::MAX / 2 {
@@ -130,6 +134,7 @@ impl NodeTable {
             self.dense[at] = record;
         }
         self.dense_mode = true;
+        self.room = 0;
     }
 
     #[inline(always)]
@@ -201,6 +206,27 @@ impl NodeTable {
         }
     }
 
+    /// The record of `id`, as [`Self::entry`] gives its slot: claimed when the search has not
+    /// touched it yet, and whether it was already there.
+    #[inline]
+    pub(crate) fn entry_record(&mut self, id: u32) -> (&mut NodeRecord, bool) {
+        // The common case in one test: hashed, with room for one more record (`entry` grows the
+        // index when `(len + 1) * 2 > active` and goes dense at `DENSE_AFTER` records).
+        if self.records.len() < self.room {
+            return match self.probe(id) {
+                (_, Some(record)) => (&mut self.records[record], true),
+                (at, None) => {
+                    let record = self.records.len();
+                    self.index[at] = u32::from(self.index_generation) << 16 | record as u32;
+                    self.records.push(NodeRecord { id, ..NodeRecord::default() });
+                    (&mut self.records[record], false)
+                }
+            };
+        }
+        let (slot, seen) = self.entry(id);
+        (self.get_mut(slot), seen)
+    }
+
     #[inline(always)]
     pub(crate) fn get(&self, slot: usize) -> &NodeRecord {
         if self.dense_mode { &self.dense[slot] } else { &self.records[slot] }
@@ -215,6 +241,7 @@ impl NodeTable {
     /// index generation.
     fn grow(&mut self) {
         self.active *= 2;
+        self.room = DENSE_AFTER.min(self.active / 2);
         if self.index.len() < self.active {
             self.index.resize(self.active, 0);
         }
