@@ -275,6 +275,9 @@ impl PassMap {
         assert!(i < self.width && j < self.height, "navcell {cell:?} outside a {} x {} map", self.width, self.height);
         self.rows.set(j as usize + 1, i as usize + 1, false);
         self.cols.set(i as usize + 1, j as usize + 1, false);
+        // The navcell's padded row and column, and the lines on both sides, whose stops read it.
+        self.rows.refresh_stops(j as usize..=j as usize + 2);
+        self.cols.refresh_stops(i as usize..=i as usize + 2);
     }
 
     /// Width in navcells.
