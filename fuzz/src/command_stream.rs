@@ -151,11 +151,19 @@ fn decode_setup(b: &mut Bytes) -> Option<Setup> {
         );
         obstructions.push((ObstructionId(next_id), Obstruction { square: square.ok()?, flags: ObstructionFlags(1 + b.below(3) as u8) }));
     }
+    let turn_ms = b.pick(&[200, 200, 100, 1000, 1, 10_000]);
+    let players = 1 + b.below(3) as u8;
+    let seed = u64::from(b.u8());
     let settings = Settings {
-        turn_ms: b.pick(&[200, 200, 100, 1000, 1, 10_000]),
-        players: 1 + b.below(3) as u8,
-        seed: u64::from(b.u8()),
+        turn_ms,
+        players,
+        seed,
         max_paths_per_turn: b.pick(&[64, 64, 1, 2, 65_535]),
+        // From the seed rather than a byte of its own, so the stored inputs keep their meaning:
+        // the default, the least (one search a turn), budgets that cut a turn's searches
+        // mid-chunk, and the largest.
+        long_search_budget: [sim::world::DEFAULT_LONG_SEARCH_BUDGET, 1, 200, 2_000, sim::world::MAX_LONG_SEARCH_BUDGET]
+            [(seed % 5) as usize],
         ..Settings::default()
     };
     Some(Setup { desc, obstructions, settings, size, vertices: (w / 4 + 1, h / 4 + 1) })

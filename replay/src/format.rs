@@ -43,7 +43,9 @@ pub const MAGIC: [u8; 8] = *b"PHXRPLY\0";
 /// (`CommandKind::Game`).
 /// Version 6: keyframes compressed with zstd, each with the previous keyframe's snapshot as its
 /// dictionary, and their snapshot length stated before them.
-pub const REPLAY_VERSION: u32 = 6;
+/// Version 7: `long_search_budget` in the settings, after `max_paths_per_turn`; keyframes are
+/// snapshots of format 10.
+pub const REPLAY_VERSION: u32 = 7;
 
 /// The engine that writes replays, as recorded in their header.
 pub const ENGINE: &str = concat!("phalanx ", env!("CARGO_PKG_VERSION"));

@@ -34,8 +34,8 @@
 //! displacement and searches round held passages, the motion setting `turn_rate`, the waiting building spawn orders
 //! ([`SnapshotData::spawn_orders`]) and the units following waypoint routes
 //! ([`SnapshotData::waypoint_routes`]), version 8 the game's state ([`SnapshotData::game`]),
-//! version 9 the game's objects ([`GameSnapshot::objects`]); a
-//! reader accepts only its own version.
+//! version 9 the game's objects ([`GameSnapshot::objects`]), version 10 the setting
+//! `long_search_budget` ([`Settings::long_search_budget`]); a reader accepts only its own version.
 
 use pathing::classes::ClassSet;
 use pathing::passability::{NavArea, NavWorld, Obstruction, ObstructionFlags, ObstructionId, WorldDesc};
@@ -55,7 +55,7 @@ use crate::unit::{PathRequest, Unit};
 pub const MAGIC: [u8; 8] = *b"PHXSNAP\0";
 
 /// Version of the snapshot format; a reader accepts only its own.
-pub const SNAPSHOT_VERSION: u32 = 9;
+pub const SNAPSHOT_VERSION: u32 = 10;
 
 /// Largest payload a snapshot may have. `[Units: bytes]`
 ///

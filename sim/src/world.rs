@@ -7,10 +7,13 @@
 //! 2. obstruction, area and terrain changes are applied to the passability grids (dirty rectangles
 //!    only, [`NavWorld::update`]); then the spawn orders waiting for room round a building try
 //!    again, oldest first (`world/spawning.rs`);
-//! 3. the oldest pending path requests (at most [`Settings::max_paths_per_turn`] long-range and
-//!    [`crate::motion::MotionSettings::max_short_paths_per_turn`] short-range ones) are
-//!    computed, in parallel when the world has worker threads, and their results applied in request
-//!    order, so the outcome does not depend on the thread count; the rest wait for the next turn;
+//! 3. the oldest pending path requests are computed: long-range ones in order until the work of
+//!    the searches taken reaches [`Settings::long_search_budget`] (the search that crosses it is
+//!    kept; at most [`Settings::max_paths_per_turn`] searches), and the first
+//!    [`crate::motion::MotionSettings::max_short_paths_per_turn`] short-range ones; in parallel
+//!    when the world has worker threads (long-range searches in chunks of a fixed size, computed
+//!    ahead and cut in request order), and their results applied in request order, so the outcome
+//!    does not depend on the thread count; the rest wait, in order, for the next turn;
 //! 4. units move ([`crate::motion`]), decided against the positions at the start of the step and
 //!    committed in entity-id order; members of a moving formation walk towards the waypoints their
 //!    formation gave them at the end of the previous turn;
@@ -47,7 +50,9 @@ use crate::units::UnitStore;
 use rules::{DynGame, GameState, Rules};
 
 // The types a world is made of keep their paths under `world`, where games and tools name them.
-pub use crate::settings::{DEFAULT_TURN_MS, Settings};
+pub use crate::settings::{
+    DEFAULT_LONG_SEARCH_BUDGET, DEFAULT_MAX_PATHS_PER_TURN, DEFAULT_TURN_MS, MAX_LONG_SEARCH_BUDGET, SEARCH_BASE_WORK, Settings,
+};
 pub use crate::spawn_order::SpawnOrder;
 pub use crate::unit::{PathRequest, Unit, UnitState};
 
@@ -250,6 +255,12 @@ impl Scratch {
 pub struct PathStats {
     /// Long-range searches.
     pub long: u32,
+    /// Work of the long-range searches taken (nodes expanded plus
+    /// [`SEARCH_BASE_WORK`] each), which [`Settings::long_search_budget`] bounds.
+    pub long_work: u64,
+    /// Long-range searches computed ahead in the parallel batch, then dropped because they fell
+    /// after the turn's cutoff (they are made again on a later turn); not counted in `long`.
+    pub discarded: u32,
     /// Short-range searches (a retry without the standing units counts again).
     pub short: u32,
     /// Vertices the short-range searches expanded.
@@ -276,6 +287,10 @@ pub struct ScaleStats {
     pub max_queue: u32,
     /// Long-range searches made.
     pub long_searches: u64,
+    /// Their work ([`PathStats::long_work`]).
+    pub long_work: u64,
+    /// The most long-range search work taken in one turn.
+    pub max_turn_work: u64,
     /// Long-range requests served by another unit's search.
     pub shared_paths: u64,
 }
@@ -350,6 +365,12 @@ impl World {
         }
         if settings.max_paths_per_turn == 0 {
             return Err(SetupError::Settings("max_paths_per_turn must be at least 1".into()));
+        }
+        if !(1..=MAX_LONG_SEARCH_BUDGET).contains(&settings.long_search_budget) {
+            return Err(SetupError::Settings(format!(
+                "long_search_budget {} outside 1..={}",
+                settings.long_search_budget, MAX_LONG_SEARCH_BUDGET
+            )));
         }
         settings.motion.check().map_err(SetupError::Settings)?;
         crate::snapshot::check_limits(desc.grid.width, desc.grid.height, desc.jump_table_classes, desc.landmark_classes)
@@ -1174,7 +1195,11 @@ impl World {
     }
 
     fn from_data(data: crate::snapshot::SnapshotData) -> Result<Self, SnapshotError> {
-        if data.settings.turn_ms == 0 || data.settings.turn_ms > 10_000 || data.settings.max_paths_per_turn == 0 {
+        if data.settings.turn_ms == 0
+            || data.settings.turn_ms > 10_000
+            || data.settings.max_paths_per_turn == 0
+            || !(1..=MAX_LONG_SEARCH_BUDGET).contains(&data.settings.long_search_budget)
+        {
             return Err(SnapshotError::Invalid { message: "settings out of range".into() });
         }
         let (desc, obstructions) = crate::snapshot::geometry_of(&data)?;

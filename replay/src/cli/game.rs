@@ -254,6 +254,8 @@ pub(super) fn cmd_run(
             },
             "max_path_queue": stats.max_queue,
             "long_searches": stats.long_searches,
+            "long_search_work": stats.long_work,
+            "max_turn_search_work": stats.max_turn_work,
             "recorded": record.map(|p| p.display().to_string()),
         });
         let text = serde_json::to_string_pretty(&value).map_err(|e| bad(format!("cannot write the JSON summary: {e}")))?;

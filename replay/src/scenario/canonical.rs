@@ -36,11 +36,12 @@ pub(super) fn write_canonical(sc: &Scenario) -> String {
     let m = &s.motion;
     let _ = writeln!(
         out,
-        "  \"settings\": {{\"turn_ms\": {}, \"players\": {}, \"seed\": {}, \"max_paths_per_turn\": {}, \"motion\": {{\"short_range\": {}, \"short_range_step\": {}, \"short_range_max\": {}, \"short_node_budget\": {}, \"max_short_paths_per_turn\": {}, \"rejoin_radius\": {}, \"long_replan_every\": {}, \"give_up_turns\": {}, \"core_fraction\": {}, \"influence\": {}, \"push_iterations\": {}, \"nudge_distance\": {}, \"replan_trigger\": {}, \"replan_cooldown_ms\": {}, \"moved_epsilon\": {}, \"turn_rate\": {}}}}},",
+        "  \"settings\": {{\"turn_ms\": {}, \"players\": {}, \"seed\": {}, \"max_paths_per_turn\": {}, \"long_search_budget\": {}, \"motion\": {{\"short_range\": {}, \"short_range_step\": {}, \"short_range_max\": {}, \"short_node_budget\": {}, \"max_short_paths_per_turn\": {}, \"rejoin_radius\": {}, \"long_replan_every\": {}, \"give_up_turns\": {}, \"core_fraction\": {}, \"influence\": {}, \"push_iterations\": {}, \"nudge_distance\": {}, \"replan_trigger\": {}, \"replan_cooldown_ms\": {}, \"moved_epsilon\": {}, \"turn_rate\": {}}}}},",
         s.turn_ms,
         s.players,
         s.seed,
         s.max_paths_per_turn,
+        s.long_search_budget,
         m.short_range,
         m.short_range_step,
         m.short_range_max,

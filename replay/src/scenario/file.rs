@@ -51,6 +51,7 @@ pub(super) struct SettingsIn {
     pub(super) players: Option<Int<0, 255>>,
     pub(super) seed: Option<Int<0, ANY>>,
     pub(super) max_paths_per_turn: Option<Int<1, 65_535>>,
+    pub(super) long_search_budget: Option<Int<1, { sim::world::MAX_LONG_SEARCH_BUDGET as u64 }>>,
     pub(super) motion: Option<MotionIn>,
 }
 

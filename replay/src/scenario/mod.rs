@@ -100,7 +100,7 @@ use parse::*;
 pub use runner::{BOT_SEQ_BASE, ScriptRunner, run_turns};
 
 /// The version of the format this program writes and reads. Every change to the format bumps it.
-pub const SCENARIO_VERSION: u32 = 6;
+pub const SCENARIO_VERSION: u32 = 7;
 
 /// The oldest version this program reads. Version 2 added the formation commands (`form_group`,
 /// `move_formation`, `set_layout`, `disband`), version 3 the waypoint networks (`waypoints`) and
@@ -109,8 +109,10 @@ pub const SCENARIO_VERSION: u32 = 6;
 /// (older files' are dropped, as they were always ignored), version 5 the motion setting
 /// `turn_rate` and a spawn's own `turn_rate`, the kind of a range goal (`range.kind`) and the
 /// spawns from buildings (`spawn_from_building`, `cancel_spawns`), version 6 the game rules
-/// (`rules`) and game commands (`game`); an older file is a valid newer file, so it is read as
-/// one (and its canonical text says version 6).
+/// (`rules`) and game commands (`game`), version 7 the long-range search budget
+/// (`settings.long_search_budget`) and the default of `settings.max_paths_per_turn` raised from 64
+/// to 1024; an older file is a valid newer file, so it is read as one (and its canonical text says
+/// version 7).
 pub const OLDEST_SCENARIO_VERSION: u32 = 1;
 
 /// The keys and commands added after version 1, each with the version that introduced it; a file
@@ -134,6 +136,7 @@ pub const INTRODUCED: &[(&str, u32)] = &[
     ("rules", 6),
     ("game", 6),
     ("bots", 6),
+    ("settings.long_search_budget", 7),
 ];
 
 /// The version that introduced a key or command of [`INTRODUCED`] (named as there), or 1.

@@ -188,6 +188,10 @@ fn parse_settings(cx: &Cx, s: &SettingsIn, path: &str) -> Res<Settings> {
     if let Some(v) = s.max_paths_per_turn {
         out.max_paths_per_turn = v.get();
     }
+    if let Some(v) = s.long_search_budget {
+        cx.since(&join(path, "long_search_budget"), "settings.long_search_budget")?;
+        out.long_search_budget = v.get();
+    }
     if let Some(m) = &s.motion {
         out.motion = parse_motion(cx, m, &join(path, "motion"))?;
     }

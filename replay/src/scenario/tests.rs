@@ -226,6 +226,11 @@ fn a_key_newer_than_the_files_version_was_accepted() {
         // A game command needs `rules`, which is refused first in an older file (see below).
         ("game", "script[0].game", minimal(",\n\"rules\": \"nop\",\n\"script\": [{\"turn\": 1, \"player\": 1, \"game\": 7}]")),
         ("bots", "bots[0]", minimal(",\n\"rules\": \"nop\",\n\"bots\": [{\"player\": 2, \"seed\": 9}]")),
+        (
+            "settings.long_search_budget",
+            "settings.long_search_budget",
+            minimal("").replace("\"players\": 2}", "\"players\": 2, \"long_search_budget\": 500}"),
+        ),
     ];
     let keys: Vec<&str> = uses.iter().map(|(key, _, _)| *key).collect();
     let rows: Vec<&str> = INTRODUCED.iter().map(|(key, _)| *key).collect();
@@ -328,7 +333,7 @@ fn malformed_inputs_are_refused_with_a_position_or_a_path() {
     let syntax = parse("{,").unwrap_err();
     assert!(std::error::Error::source(&syntax).and_then(|s| s.downcast_ref::<serde_json::Error>()).is_some(), "{syntax:?}");
     // Format and version first, naming both versions.
-    check_error(&minimal("").replace("\"version\": 1", "\"version\": 7"), "version", Some(1), "expected version 1 to 6, found version 7");
+    check_error(&minimal("").replace("\"version\": 1", "\"version\": 8"), "version", Some(1), "expected version 1 to 7, found version 8");
     check_error(&minimal("").replace("phalanx-scenario", "other"), "format", Some(1), "expected \"phalanx-scenario\"");
     check_error("[1, 2]", "", Some(1), "expected a scenario object");
     // Structure.

@@ -63,8 +63,10 @@ pub(super) fn run_held(nav: &NavWorld, job: &HeldJob, ws: &mut Workspace) -> Opt
     let map = stamped_map(nav.class_nav(class)?, &job.stamps, job.long.cell);
     let limits = SearchLimits { node_budget: PATH_NODE_BUDGET };
     let none = Accelerators { jump_table: None, landmarks: None };
-    let (search, path) = ws.held_parts();
-    let status = pathing::find_path_jps(&map, &none, job.long.cell, &job.long.goal, &limits, search, path).status;
+    let (search, path, work) = ws.held_parts();
+    let outcome = pathing::find_path_jps(&map, &none, job.long.cell, &job.long.goal, &limits, search, path);
+    let status = outcome.status;
+    *work = super::plan::search_work(&outcome, path);
     if status != PathStatus::Complete {
         return Some((status, Vec::new()));
     }

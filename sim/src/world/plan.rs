@@ -68,12 +68,14 @@ pub(crate) struct Workspace {
     path: Path,
     short: ShortScratch,
     short_out: Vec<WorldPos>,
+    /// The last long-range search's work besides [`SEARCH_BASE_WORK`] ([`search_work`]).
+    work: u64,
 }
 
 impl Workspace {
-    /// The long-range scratch and path, for a held-passage search (`world/held.rs`).
-    pub(super) fn held_parts(&mut self) -> (&mut SearchScratch, &mut Path) {
-        (&mut self.search, &mut self.path)
+    /// The long-range scratch, path and work, for a held-passage search (`world/held.rs`).
+    pub(super) fn held_parts(&mut self) -> (&mut SearchScratch, &mut Path, &mut u64) {
+        (&mut self.search, &mut self.path, &mut self.work)
     }
 }
 
@@ -145,6 +147,107 @@ enum Outcome {
     Held(PathStatus, Vec<WorldPos>),
     /// No search could be made (cannot happen for a validated unit and goal).
     Failed,
+}
+
+/// Navcell steps of a path that count as one unit of its search's work ([`search_work`]).
+pub const SEARCH_STEPS_PER_WORK: u64 = 8;
+
+/// Navcells of the grid that count as one unit of a held-passage search's work, for the stamped
+/// copy of the grid it builds first (`world/held.rs`): on a 1024 × 1024 grid, 2048 units.
+pub const HELD_CELLS_PER_WORK: u64 = 512;
+
+/// Long-range searches computed ahead in one parallel batch (a constant, never the thread count:
+/// the cutoff does not depend on it either). At most this many less one are computed and dropped
+/// in a turn.
+pub const SEARCH_CHUNK: usize = 16;
+
+/// A long-range request, in the order the path phase takes them.
+enum Candidate {
+    Formation(crate::formation::FormationId),
+    /// The request at this place in the queue.
+    Unit(usize),
+}
+
+/// A long-range request taken this turn.
+struct Taken {
+    /// Its place in the candidates.
+    candidate: usize,
+    job: Option<Job>,
+    /// The taken request whose search it shares.
+    lead: Option<usize>,
+    /// Its class and [`SHARE_RADIUS`] square, when others may share its path.
+    key: Option<(PassClass, i64, i64)>,
+    outcome: Outcome,
+    /// Its search's work ([`search_work`] plus [`SEARCH_BASE_WORK`]; 0 for no search).
+    work: u64,
+}
+
+/// The long-range requests a turn takes, in order, and those others may share by class and
+/// [`SHARE_RADIUS`] square of their start, each list in request order.
+struct TakenSet {
+    list: Vec<Taken>,
+    members: crate::lookup::LookupMap<(PassClass, i64, i64), Vec<usize>>,
+    member_count: usize,
+}
+
+impl Default for TakenSet {
+    fn default() -> Self {
+        Self { list: Vec::new(), members: crate::lookup::LookupMap::with_capacity(64), member_count: 0 }
+    }
+}
+
+impl TakenSet {
+    /// Takes candidate `candidate` with its job: a search, or with `lead` a sharer.
+    fn push(&mut self, candidate: usize, job: Option<Job>, lead: Option<usize>, sharable: bool) {
+        let key = match &job {
+            Some(Job::Long(long)) if sharable => {
+                let (sx, sz) = share_square(long.pos);
+                Some((long.class, sx, sz))
+            }
+            _ => None,
+        };
+        if let Some(key) = key {
+            match self.members.get_mut(&key) {
+                Some(list) => list.push(self.list.len()),
+                None => {
+                    self.members.insert(key, vec![self.list.len()]);
+                }
+            }
+            self.member_count += 1;
+        }
+        self.list.push(Taken { candidate, job, lead, key, outcome: Outcome::Failed, work: 0 });
+    }
+
+    /// Forgets the requests after the first `len` (the last taken first, so each is the last of
+    /// its square's list); returns how many of them were searches computed.
+    fn truncate(&mut self, len: usize) -> u32 {
+        let mut searches = 0;
+        while self.list.len() > len {
+            let Some(t) = self.list.pop() else { break };
+            searches += u32::from(t.lead.is_none() && t.work > 0);
+            if let Some(list) = t.key.and_then(|key| self.members.get_mut(&key)) {
+                list.pop();
+                self.member_count -= 1;
+            }
+        }
+        searches
+    }
+}
+
+/// A long-range search's work besides [`SEARCH_BASE_WORK`]: the nodes it expanded plus one for
+/// every [`SEARCH_STEPS_PER_WORK`] navcell steps of its path. Both are exact and the same on every
+/// machine; the steps stand for what expansions miss, the jump scans between jump points and the
+/// string pulling along the path, which grow with its length (on the ten-thousand workload this
+/// sum follows a search's time with a correlation of 0.96, the expansions alone 0.88).
+/// `[Units: work]`
+pub(super) fn search_work(outcome: &pathing::SearchOutcome, path: &Path) -> u64 {
+    let steps = path.steps();
+    u64::from(outcome.expanded) + steps.straight.saturating_add(steps.diagonal) / SEARCH_STEPS_PER_WORK
+}
+
+/// The [`SHARE_RADIUS`] square of a start.
+fn share_square(p: WorldPos) -> (i64, i64) {
+    (p.x.to_bits().div_euclid(SHARE_RADIUS.to_bits()), p.z.to_bits().div_euclid(SHARE_RADIUS.to_bits()))
 }
 
 impl World {
@@ -278,97 +381,46 @@ impl World {
         }))
     }
 
-    /// Computes the oldest pending requests (at most [`Settings::max_paths_per_turn`] long-range
-    /// searches and [`MotionSettings::max_short_paths_per_turn`] short-range ones; the rest wait in
-    /// order) and applies the results in request order. A long-range request that can share a
-    /// search taken this turn (docs/pathfinding-rules.md, "Shared searches") is taken wherever it
-    /// stands in the queue and costs no search. Formation requests are long-range requests: they
-    /// are taken first, oldest first, from the same budget, computed in the same parallel batch,
-    /// and applied after the units' results, in their own request order.
+    /// Computes the oldest pending requests and applies the results in request order
+    /// (docs/pathfinding-rules.md, "The per-turn search budget"). Long-range requests are taken in
+    /// order, formations' first (oldest first), then the units': each either shares a search taken
+    /// this turn (docs/pathfinding-rules.md, "Shared searches"), costing nothing, or is a search,
+    /// until the work of the searches taken reaches [`Settings::long_search_budget`] (the search
+    /// that crosses it is kept) or [`Settings::max_paths_per_turn`] searches are taken. After that
+    /// cutoff a request that can share a search taken is still served, wherever it stands in the
+    /// queue; the rest wait, in order. The first [`MotionSettings::max_short_paths_per_turn`]
+    /// short-range requests are taken whatever the long-range ones do.
+    ///
+    /// The searches are computed in parallel, [`SEARCH_CHUNK`] at a time ahead of the cutoff, which
+    /// is then found in request order: the searches after it are dropped (made again on a later
+    /// turn) and the queue is read on from the cutoff as if they had never been computed, so the
+    /// outcome is the same for any thread count (and any chunk size). Formation results are
+    /// applied after the units', in their own request order.
     pub(super) fn compute_paths(&mut self, events: &mut Vec<Event>) {
-        let (mut longs, mut shorts) =
-            (usize::from(self.settings.max_paths_per_turn), usize::from(self.settings.motion.max_short_paths_per_turn));
+        let budget = u64::from(self.settings.long_search_budget);
+        let cap = usize::from(self.settings.max_paths_per_turn);
         let queued = self.requests.iter().filter(|r| !r.short).count() + self.formations.requests().len();
         self.scratch.scale.max_queue = self.scratch.scale.max_queue.max(u32::try_from(queued).unwrap_or(u32::MAX));
-        let n_formations = self.formations.requests().len().min(longs);
-        let formation_requests: Vec<crate::formation::FormationId> = self.formations.requests_mut().drain(..n_formations).collect();
-        longs -= n_formations;
         let core = |u: &Unit| self.settings.motion.core(u.radius);
         let stationary = UnitIndex::new(self.units().filter(|u| u.state == UnitState::Idle).map(|u| (u.id, u.pos, core(u))).collect());
-        // The requests taken this turn, their jobs and, for a request served by another's search
-        // (docs/pathfinding-rules.md, "Shared searches"), the index of that request's job.
-        let mut requests = Vec::new();
-        let mut jobs: Vec<Option<Job>> = Vec::new();
-        let mut follows: Vec<Option<usize>> = Vec::new();
-        // The jobs of this turn that others may share (searches and the requests sharing them),
-        // by class and [`SHARE_RADIUS`] square of their start, each list in request order.
-        let mut members: crate::lookup::LookupMap<(PassClass, i64, i64), Vec<usize>> = crate::lookup::LookupMap::with_capacity(64);
-        let square = |p: WorldPos| (p.x.to_bits().div_euclid(SHARE_RADIUS.to_bits()), p.z.to_bits().div_euclid(SHARE_RADIUS.to_bits()));
         let pending = std::mem::take(&mut self.requests);
-        let mut kept = Vec::with_capacity(pending.len());
-        for r in pending {
-            if r.short {
-                if shorts == 0 {
-                    kept.push(r);
-                } else {
-                    shorts -= 1;
-                    jobs.push(self.job_for(&r, &stationary));
-                    follows.push(None);
-                    requests.push(r);
-                }
-                continue;
-            }
-            if longs == 0 && members.is_empty() {
-                kept.push(r);
-                continue;
-            }
-            let job = self.job_for(&r, &stationary);
-            let sharable = matches!(&job, Some(Job::Long(long)) if self.may_share(long));
-            let mut lead = None;
-            if let Some(Job::Long(long)) = &job
-                && sharable
-            {
-                // The first member that may lead it, the nine squares round its start taken in a
-                // fixed order.
-                let (sx, sz) = square(long.pos);
-                'find: for dz in -1..=1 {
-                    for dx in -1..=1 {
-                        for &k in members.get(&(long.class, sx + dx, sz + dz)).map_or(&[][..], Vec::as_slice) {
-                            if let Some(Job::Long(other)) = &jobs[k]
-                                && self.shares(other, long)
-                            {
-                                lead = Some(k);
-                                break 'find;
-                            }
-                        }
-                    }
-                }
-            }
-            if lead.is_none() {
-                if longs == 0 {
-                    kept.push(r);
-                    continue;
-                }
-                longs -= 1;
-            }
-            if let Some(Job::Long(long)) = &job
-                && sharable
-            {
-                let (sx, sz) = square(long.pos);
-                match members.get_mut(&(long.class, sx, sz)) {
-                    Some(list) => list.push(jobs.len()),
-                    None => {
-                        members.insert((long.class, sx, sz), vec![jobs.len()]);
-                    }
-                }
-            }
-            jobs.push(job);
-            follows.push(lead);
-            requests.push(r);
-        }
-        self.requests = kept;
-        jobs.extend(formation_requests.iter().map(|&id| self.formation_job(id).map(Job::Formation)));
-        follows.resize(jobs.len(), None);
+        // The short-range requests taken: the first ones, whatever the long-range ones do.
+        let short_at: Vec<usize> = pending
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.short)
+            .map(|(i, _)| i)
+            .take(usize::from(self.settings.motion.max_short_paths_per_turn))
+            .collect();
+        let short_jobs: Vec<Option<Job>> = short_at.iter().map(|&i| self.job_for(&pending[i], &stationary)).collect();
+        // The long-range requests in the order they are taken: formations', then units'.
+        let candidates: Vec<Candidate> = self
+            .formations
+            .requests()
+            .iter()
+            .map(|&id| Candidate::Formation(id))
+            .chain(pending.iter().enumerate().filter(|(_, r)| !r.short).map(|(i, _)| Candidate::Unit(i)))
+            .collect();
         let nav = &self.nav;
         let motion = self.settings.motion;
         let cell_size = nav.grid().cell_size();
@@ -423,52 +475,139 @@ impl World {
             }
         };
         let workspaces = &self.scratch.workspaces;
-        let with_workspace = |job: &Option<Job>| {
+        // A held-passage search first builds its stamped copy of the whole grid (`world/held.rs`).
+        let held_map_work = u64::from(nav.grid().width()) * u64::from(nav.grid().height()) / HELD_CELLS_PER_WORK;
+        // A job's outcome and its work: a long-range search's [`search_work`] plus
+        // [`SEARCH_BASE_WORK`], nothing for anything else.
+        let with_workspace = |job: &Option<Job>| -> (Outcome, u64) {
             // Each worker thread has its own slot, so the lock is never contended; a poisoned
             // lock only means a previous query panicked, and the workspace is reset per query.
             let slot = rayon::current_thread_index().unwrap_or(0).min(workspaces.len() - 1);
             let mut guard = workspaces[slot].lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-            run(&mut guard, job)
+            guard.work = 0;
+            let outcome = run(&mut guard, job);
+            let work = match job {
+                Some(Job::Long(_) | Job::Formation(_)) => guard.work + u64::from(SEARCH_BASE_WORK),
+                Some(Job::Held(_)) => guard.work + u64::from(SEARCH_BASE_WORK) + held_map_work,
+                _ => 0,
+            };
+            (outcome, work)
         };
-        // A shared request's job waits for its leader's outcome: the first batch skips it.
-        let searched = |(job, follow): (&Option<Job>, &Option<usize>)| match follow {
-            Some(_) => Outcome::Failed,
-            None => with_workspace(job),
+        let batch = |jobs: Vec<&Option<Job>>| -> Vec<(Outcome, u64)> {
+            match &self.pool {
+                Some(pool) => pool.install(|| {
+                    use rayon::prelude::*;
+                    jobs.par_iter().map(|job| with_workspace(job)).collect()
+                }),
+                None => jobs.iter().map(|job| with_workspace(job)).collect(),
+            }
         };
-        let mut results: Vec<Outcome> = match &self.pool {
-            Some(pool) => pool.install(|| {
-                use rayon::prelude::*;
-                jobs.par_iter().zip(follows.par_iter()).map(searched).collect()
-            }),
-            None => jobs.iter().zip(follows.iter()).map(searched).collect(),
-        };
+        let mut taken = TakenSet::default();
+        let (mut next, mut searches, mut work, mut discarded) = (0usize, 0usize, 0u64, 0u32);
+        let mut short_results = None;
+        loop {
+            let start = taken.list.len();
+            let mut new = 0;
+            while next < candidates.len() && new < SEARCH_CHUNK && searches + new < cap {
+                let (job, lead, sharable) = self.candidate_job(&candidates[next], &pending, &stationary, &taken);
+                new += usize::from(lead.is_none());
+                taken.push(next, job, lead, sharable);
+                next += 1;
+            }
+            let mut jobs: Vec<&Option<Job>> = Vec::new();
+            if short_results.is_none() {
+                jobs.extend(short_jobs.iter());
+            }
+            let n_short = jobs.len();
+            jobs.extend(taken.list[start..].iter().filter(|t| t.lead.is_none()).map(|t| &t.job));
+            let mut results = batch(jobs).into_iter();
+            if short_results.is_none() {
+                short_results = Some(results.by_ref().take(n_short).map(|(outcome, _)| outcome).collect::<Vec<_>>());
+            }
+            for (t, (outcome, w)) in taken.list[start..].iter_mut().filter(|t| t.lead.is_none()).zip(results) {
+                (t.outcome, t.work) = (outcome, w);
+            }
+            // The cutoff, in request order.
+            let mut cut = None;
+            for (i, t) in taken.list.iter().enumerate().skip(start).filter(|(_, t)| t.lead.is_none()) {
+                searches += 1;
+                work += t.work;
+                if work >= budget {
+                    cut = Some(i);
+                    break;
+                }
+            }
+            if let Some(i) = cut {
+                // Forget what was taken after the cutoff, as if it had never been read.
+                discarded = taken.truncate(i + 1);
+                next = taken.list[i].candidate + 1;
+                break;
+            }
+            if next >= candidates.len() || searches >= cap {
+                break;
+            }
+        }
+        // After the cutoff: only requests that share a search taken.
+        for (c, candidate) in candidates.iter().enumerate().skip(next) {
+            if matches!(candidate, Candidate::Unit(_)) && taken.member_count > 0 {
+                let (job, lead, sharable) = self.candidate_job(candidate, &pending, &stationary, &taken);
+                if lead.is_some() {
+                    taken.push(c, job, lead, sharable);
+                }
+            }
+        }
+        let mut taken = taken.list;
         // In request order, since a request sharing a search may itself be shared: its lead's
         // outcome is always earlier.
         let mut shared = 0u32;
-        for i in 0..jobs.len() {
-            let Some(k) = follows[i] else { continue };
+        for i in 0..taken.len() {
+            let Some(k) = taken[i].lead else { continue };
             shared += 1;
-            results[i] = match (&jobs[i], &jobs[k]) {
-                (Some(Job::Long(job)), Some(Job::Long(lead))) => follow_path(nav, job, lead, &results[k]),
+            let (before, after) = taken.split_at_mut(i);
+            let (t, lead) = (&mut after[0], &before[k]);
+            t.outcome = match (&t.job, &lead.job) {
+                (Some(Job::Long(job)), Some(Job::Long(lead_job))) => follow_path(nav, job, lead_job, &lead.outcome),
                 _ => Outcome::Failed,
             };
         }
+        // Every taken request's outcome by its place in the queue; the rest wait, in order.
+        let mut outcomes: Vec<Option<(Outcome, bool)>> = std::iter::repeat_with(|| None).take(pending.len()).collect();
+        for (&i, outcome) in short_at.iter().zip(short_results.unwrap_or_default()) {
+            outcomes[i] = Some((outcome, false));
+        }
+        let mut formation_results = Vec::new();
+        for t in taken {
+            match candidates[t.candidate] {
+                Candidate::Unit(i) => outcomes[i] = Some((t.outcome, t.lead.is_some())),
+                Candidate::Formation(id) => formation_results.push((id, t.outcome)),
+            }
+        }
+        let n_formations = formation_results.len();
+        drop(self.formations.requests_mut().drain(..n_formations));
         self.scratch.path_stats = PathStats::default();
         self.scratch.path_stats.shared = shared;
+        self.scratch.path_stats.long_work = work;
+        self.scratch.path_stats.discarded = discarded;
         self.scratch.scale.shared_paths += u64::from(shared);
-        let mut results = results.into_iter().zip(follows);
-        for (request, (result, follow)) in requests.iter().zip(results.by_ref()) {
+        let mut apply = Vec::with_capacity(pending.len());
+        for (request, outcome) in pending.into_iter().zip(outcomes) {
+            match outcome {
+                Some(outcome) => apply.push((request.unit, outcome)),
+                None => self.requests.push(request),
+            }
+        }
+        for (unit, (result, follower)) in apply {
             match &result {
-                Outcome::Long(..) | Outcome::Held(..) if follow.is_none() => self.scratch.path_stats.long += 1,
+                Outcome::Long(..) | Outcome::Held(..) if !follower => self.scratch.path_stats.long += 1,
                 Outcome::Short { searches, expanded, .. } => {
                     self.scratch.path_stats.short += searches;
                     self.scratch.path_stats.short_expanded += expanded;
                 }
                 _ => {}
             }
-            self.apply_outcome(request.unit, result, events);
+            self.apply_outcome(unit, result, events);
         }
-        for (&id, (result, _)) in formation_requests.iter().zip(results) {
+        for (id, result) in formation_results {
             let path = match result {
                 Outcome::Formation(status, path) => {
                     self.scratch.path_stats.long += 1;
@@ -482,6 +621,42 @@ impl World {
             self.apply_formation_path(id, path);
         }
         self.scratch.scale.long_searches += u64::from(self.scratch.path_stats.long);
+        self.scratch.scale.long_work += work;
+        self.scratch.scale.max_turn_work = self.scratch.scale.max_turn_work.max(work);
+    }
+
+    /// The job for a long-range candidate and, for a unit's request that may share a search
+    /// (`sharable`), the first request taken this turn that may lead it (`members` gives the taken
+    /// ones by class and square), the nine squares round its start taken in a fixed order.
+    fn candidate_job(
+        &self,
+        candidate: &Candidate,
+        pending: &[PathRequest],
+        stationary: &UnitIndex,
+        taken: &TakenSet,
+    ) -> (Option<Job>, Option<usize>, bool) {
+        let i = match *candidate {
+            Candidate::Formation(id) => return (self.formation_job(id).map(Job::Formation), None, false),
+            Candidate::Unit(i) => i,
+        };
+        let job = self.job_for(&pending[i], stationary);
+        let Some(Job::Long(long)) = &job else { return (job, None, false) };
+        if !self.may_share(long) {
+            return (job, None, false);
+        }
+        let (sx, sz) = share_square(long.pos);
+        for dz in -1..=1 {
+            for dx in -1..=1 {
+                for &k in taken.members.get(&(long.class, sx + dx, sz + dz)).map_or(&[][..], Vec::as_slice) {
+                    if let Some(Job::Long(other)) = &taken.list[k].job
+                        && self.shares(other, long)
+                    {
+                        return (job, Some(k), true);
+                    }
+                }
+            }
+        }
+        (job, None, true)
     }
 
     /// Whether a long-range job's search may serve others, or be served by another's: a plain
@@ -615,7 +790,9 @@ fn run_long(nav: &NavWorld, job: &LongJob, ws: &mut Workspace) -> Option<(PathSt
     let class_nav = nav.class_nav(job.class)?;
     let cell_size = nav.grid().cell_size();
     let limits = SearchLimits { node_budget: PATH_NODE_BUDGET };
-    let status = pathing::find_path(class_nav, job.cell, &job.goal, &limits, &mut ws.search, &mut ws.path).status;
+    let outcome = pathing::find_path(class_nav, job.cell, &job.goal, &limits, &mut ws.search, &mut ws.path);
+    let status = outcome.status;
+    ws.work = search_work(&outcome, &ws.path);
     let cells = ws.path.waypoints();
     let mut waypoints: Vec<WorldPos> = cells.iter().skip(1).map(|c| centre(*c, cell_size)).collect();
     if let Some(anchor) = job.anchor
@@ -743,7 +920,71 @@ mod tests {
 
     #[test]
     fn latency_counts_the_turns_a_group_waits_for_the_search_budget() {
-        let mut world = open_world(Settings { max_paths_per_turn: 1, ..Settings::default() });
+        // The count cap and the work budget at their least both take one search a turn.
+        latency_with(Settings { max_paths_per_turn: 1, ..Settings::default() });
+        latency_with(Settings { long_search_budget: 1, ..Settings::default() });
+    }
+
+    /// Six groups of two, 20 m apart (too far to share), and the orders of turn 1: group 0's
+    /// first unit, groups 1 to 5, then group 0's second unit (last in the queue, sharing its
+    /// group's search), each group to the east edge.
+    fn six_groups(settings: Settings, threads: usize) -> (World, Vec<Vec<EntityId>>, Vec<Command>) {
+        let mut world = open_world(settings);
+        world.set_threads(threads).unwrap();
+        let groups = spawn_groups(&mut world, &[(8, 8), (8, 28), (8, 48), (28, 8), (28, 28), (28, 48)], 2);
+        let mut orders = vec![order(1, 0, &groups[0][..1], 56, 8)];
+        for (g, z) in [(1, 28), (2, 48), (3, 8), (4, 28), (5, 48)] {
+            orders.push(order(1, g, &groups[g as usize], 56 + (g as i32 % 2) * 2, z));
+        }
+        orders.push(order(1, 6, &groups[0][1..], 56, 8));
+        (world, groups, orders)
+    }
+
+    #[test]
+    fn the_search_budget_cuts_in_request_order_the_same_on_every_thread_count() {
+        // With a budget of 1 every turn takes exactly one search: the searches' own work, in
+        // request order.
+        let (mut world, _, orders) = six_groups(Settings { long_search_budget: 1, ..Settings::default() }, 1);
+        let mut works = Vec::new();
+        world.step(&orders);
+        for _ in 0..6 {
+            assert_eq!(world.path_stats().long, 1, "one search a turn, however small the budget");
+            works.push(world.path_stats().long_work);
+            world.step(&[]);
+        }
+        assert!(works.iter().all(|&w| w > u64::from(SEARCH_BASE_WORK)), "{works:?}");
+        // A budget the first two searches fall short of by one: the third crosses it and is
+        // kept, mid-chunk; the next turn takes the other three (their work is below the budget).
+        let budget = works[0] + works[1] + 1;
+        assert!(works[3] + works[4] < budget, "{works:?}");
+        let settings = Settings { long_search_budget: u32::try_from(budget).unwrap(), ..Settings::default() };
+        let mut runs = Vec::new();
+        for threads in [1, 2, 8] {
+            let (mut world, groups, orders) = six_groups(settings, threads);
+            let mut seen = Vec::new();
+            let report = world.step(&orders);
+            let stats = world.path_stats();
+            assert_eq!((stats.long, stats.shared, stats.long_work), (3, 3, works[0] + works[1] + works[2]), "{threads} threads");
+            let waiting =
+                |world: &World, group: &[EntityId]| group.iter().all(|id| world.unit(*id).unwrap().state == UnitState::WaitingForPath);
+            // Groups 0 to 2 walk (group 0's second unit too, though it stands after the cutoff
+            // in the queue: it shares a search taken); groups 3 to 5 wait, in order.
+            assert!((0..3).all(|g| !waiting(&world, &groups[g])), "{threads} threads");
+            assert!((3..6).all(|g| waiting(&world, &groups[g])), "{threads} threads");
+            seen.push((report.hash, stats));
+            let report = world.step(&[]);
+            let stats = world.path_stats();
+            assert_eq!((stats.long, stats.long_work), (3, works[3] + works[4] + works[5]), "{threads} threads: the rest, next turn");
+            assert!((0..6).all(|g| !waiting(&world, &groups[g])));
+            seen.push((report.hash, stats));
+            runs.push(seen);
+        }
+        assert_eq!(runs[0], runs[1], "1 and 2 threads");
+        assert_eq!(runs[0], runs[2], "1 and 8 threads");
+    }
+
+    fn latency_with(settings: Settings) {
+        let mut world = open_world(settings);
         let groups = spawn_groups(&mut world, &[(8, 8), (8, 48)], 5);
         world.step(&[order(1, 0, &groups[0], 56, 8), order(1, 1, &groups[1], 56, 48)]);
         assert_eq!((world.path_stats().long, world.path_stats().shared), (1, 4), "the first group's search only");
