@@ -81,6 +81,20 @@ impl BitPlane {
         (line * self.words_per_line + stored / 64, (stored % 64) as u32)
     }
 
+    /// Whether every position `from..=to` of padded line `line` is set (`from <= to`, both padded
+    /// positions of the line): whole words at a time.
+    pub(crate) fn all_set(&self, line: usize, from: usize, to: usize) -> bool {
+        let (w0, b0) = self.bit_index(line, from);
+        let (w1, b1) = self.bit_index(line, to);
+        let from_b0 = !0u64 << b0;
+        let to_b1 = !0u64 >> (63 - b1);
+        if w0 == w1 {
+            let mask = from_b0 & to_b1;
+            return self.words[w0] & mask == mask;
+        }
+        self.words[w0] & from_b0 == from_b0 && self.words[w0 + 1..w1].iter().all(|&w| w == !0) && self.words[w1] & to_b1 == to_b1
+    }
+
     #[inline]
     pub(crate) fn get(&self, line: usize, pos: usize) -> bool {
         let (w, b) = self.bit_index(line, pos);
@@ -278,6 +292,13 @@ impl PassMap {
         // The navcell's padded row and column, and the lines on both sides, whose stops read it.
         self.rows.refresh_stops(j as usize..=j as usize + 2);
         self.cols.refresh_stops(i as usize..=i as usize + 2);
+    }
+
+    /// Whether navcells `from..=to` of a row (`along_rows`: row `line`, columns `from..=to`) or of a
+    /// column (column `line`, rows `from..=to`) are all passable; `from <= to`, all on the grid.
+    pub(crate) fn span_passable(&self, along_rows: bool, line: u32, from: u32, to: u32) -> bool {
+        let plane = if along_rows { &self.rows } else { &self.cols };
+        plane.all_set(line as usize + 1, from as usize + 1, to as usize + 1)
     }
 
     /// Width in navcells.

@@ -200,6 +200,9 @@ pub fn segment_clear(map: &PassMap, from: WorldPos, to: WorldPos) -> bool {
     if small_box_clear(map, from, to) {
         return true;
     }
+    if let Some(clear) = spans_clear(map, from, to) {
+        return clear;
+    }
     let mut clear = true;
     walk(map.cell_size(), from, to, |_, i, j| {
         clear = passable(map, i, j);
@@ -223,6 +226,80 @@ fn small_box_clear(map: &PassMap, from: WorldPos, to: WorldPos) -> bool {
         return false;
     }
     (j0..=j1).all(|j| (i0..=i1).all(|i| passable(map, i, j)))
+}
+
+/// [`segment_clear`] line by line for a segment whose ends lie strictly inside the map (`None`
+/// for any other, which the walk answers). The navcells are cut into lines across the axis along
+/// which the segment is shorter (rows when it runs more along x); in each line it touches, the
+/// segment touches a run of navcells from the lowest to the highest coordinate it has inside that
+/// line's closed strip, and the run is checked a word of the bit plane at a time. The coordinates
+/// at the strip edges are kept as exact fractions, stepped from one edge to the next without
+/// dividing, and rounded to navcell indices the way the closed navcells require: a coordinate on a
+/// grid line touches the navcells on both sides.
+fn spans_clear(map: &PassMap, from: WorldPos, to: WorldPos) -> Option<bool> {
+    let c = raw(map.cell_size());
+    let (w, h) = (i128::from(map.width()) * c, i128::from(map.height()) * c);
+    let inside = |p: WorldPos| raw(p.x) > 0 && raw(p.x) < w && raw(p.z) > 0 && raw(p.z) < h;
+    if c <= 0 || !inside(from) || !inside(to) {
+        return None;
+    }
+    // `v` is the axis the lines are cut across, `u` the axis along them.
+    let along_rows = (raw(to.z) - raw(from.z)).abs() <= (raw(to.x) - raw(from.x)).abs();
+    let (mut u0, mut v0, mut u1, mut v1) =
+        if along_rows { (raw(from.x), raw(from.z), raw(to.x), raw(to.z)) } else { (raw(from.z), raw(from.x), raw(to.z), raw(to.x)) };
+    if v1 < v0 {
+        (u0, v0, u1, v1) = (u1, v1, u0, v0);
+    }
+    let n_pos = if along_rows { map.width() } else { map.height() };
+    // The navcell indices a coordinate `n / q` (`q > 0`) touches: `(⌈n/q⌉ - 1, ⌊n/q⌋)`.
+    let touched = |n: i128, q: i128| ((n - 1).div_euclid(q), n.div_euclid(q));
+    let run_clear = |line: i128, lo: i128, hi: i128| {
+        // Both ends lie inside the map, so every line and position here is on the grid but for
+        // a coordinate on the map's edge, which touches the navcell beyond it: off the grid.
+        match (u32::try_from(line), u32::try_from(lo), u32::try_from(hi)) {
+            (Ok(line), Ok(lo), Ok(hi)) if hi < n_pos => map.span_passable(along_rows, line, lo, hi),
+            _ => false,
+        }
+    };
+    let (first_line, last_line) = (touched(v0, c).0, touched(v1, c).1);
+    let d = v1 - v0;
+    if d == 0 {
+        // Along a line: one run, in one line or (on a grid line) two.
+        let (lo, hi) = (touched(u0.min(u1), c).0, touched(u0.max(u1), c).1);
+        return Some((first_line..=last_line).all(|line| run_clear(line, lo, hi)));
+    }
+    // u(v) = n(v) / q with n(v) = u0·d + (v − v0)·du and q = d·c; the ends have n = u·d.
+    let (du, q) = (u1 - u0, d * c);
+    let end_lo_hi = |u: i128| touched(u * d, q);
+    // At the first strip edge after v0, and the step from one edge to the next.
+    // n at an edge as `quot · q + rem` with `0 <= rem < q`, stepped by the step's own quotient
+    // and remainder: no division inside the loop.
+    let first_edge = (first_line + 1) * c;
+    let n = u0 * d + (first_edge - v0) * du;
+    let (mut quot, mut rem) = (n.div_euclid(q), n.rem_euclid(q));
+    let step = c * du;
+    let (step_quot, step_rem) = (step.div_euclid(q), step.rem_euclid(q));
+    let mut previous = end_lo_hi(u0);
+    for line in first_line..=last_line {
+        let next = if line == last_line {
+            end_lo_hi(u1)
+        } else {
+            // `(⌈n/q⌉ - 1, ⌊n/q⌋)`, as `touched` gives it.
+            let at_edge = (if rem == 0 { quot - 1 } else { quot }, quot);
+            quot += step_quot;
+            rem += step_rem;
+            if rem >= q {
+                rem -= q;
+                quot += 1;
+            }
+            at_edge
+        };
+        if !run_clear(line, previous.0.min(next.0), previous.1.max(next.1)) {
+            return Some(false);
+        }
+        previous = next;
+    }
+    Some(true)
 }
 
 /// The first blocked navcell along the segment and the parameter at which the segment touches it.

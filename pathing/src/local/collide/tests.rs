@@ -252,6 +252,29 @@ proptest! {
         prop_assert_eq!(segment_clear(&map, to, from), oracle);
     }
 
+    /// Long segments over wide, mostly open maps (runs of passable navcells across several words
+    /// of the bit planes, in rows and in columns) agree with the oracle too, both ways.
+    #[test]
+    fn long_segments_over_wide_maps_match_the_oracle(
+        (w, h) in prop_oneof![(60u32..200, 1u32..12), (1u32..12, 60u32..200)],
+        seed in any::<u64>(),
+        density in 0u64..4,
+        cell_raw in prop_oneof![Just(1i64 << 16), (1i64 << 12)..(1 << 17), 1i64..=5],
+        ends in any::<[u64; 4]>(),
+    ) {
+        let map = random_map(w, h, seed, density, cell_raw);
+        // Ends anywhere on the map, a quarter of them on grid lines.
+        let pick = |r: u64, n: u32| {
+            let span = i64::from(n) * cell_raw;
+            let v = (r >> 2) as i64 % (span + 1);
+            if r & 3 == 0 { v / cell_raw * cell_raw } else { v }
+        };
+        let (from, to) = (at(pick(ends[0], w), pick(ends[1], h)), at(pick(ends[2], w), pick(ends[3], h)));
+        let oracle = oracle_touched(cell_raw, from, to).iter().all(|&(_, i, j)| oracle_passable(&map, i, j));
+        prop_assert_eq!(segment_clear(&map, from, to), oracle);
+        prop_assert_eq!(segment_clear(&map, to, from), oracle);
+    }
+
     /// `first_blocked` is the touched blocked navcell with the smallest entry parameter, ties to
     /// the smallest column, then row.
     #[test]
