@@ -152,8 +152,8 @@ enum Outcome {
 /// Navcell steps of a path that count as one unit of its search's work ([`search_work`]).
 pub const SEARCH_STEPS_PER_WORK: u64 = 8;
 
-/// Navcells of the grid that count as one unit of a held-passage search's work, for the stamped
-/// copy of the grid it builds first (`world/held.rs`): on a 1024 × 1024 grid, 2048 units.
+/// Navcells of the grid that count as one unit of a held-passage search's work, for the
+/// copy of the class's bit planes it stamps first (`world/held.rs`): on a 1024 × 1024 grid, 2048 units.
 pub const HELD_CELLS_PER_WORK: u64 = 512;
 
 /// Long-range searches computed ahead in one parallel batch (a constant, never the thread count:
@@ -475,7 +475,7 @@ impl World {
             }
         };
         let workspaces = &self.scratch.workspaces;
-        // A held-passage search first builds its stamped copy of the whole grid (`world/held.rs`).
+        // A held-passage search first stamps a copy of the class's whole bit planes (`world/held.rs`).
         let held_map_work = u64::from(nav.grid().width()) * u64::from(nav.grid().height()) / HELD_CELLS_PER_WORK;
         // A job's outcome and its work: a long-range search's [`search_work`] plus
         // [`SEARCH_BASE_WORK`], nothing for anything else.
