@@ -260,6 +260,8 @@ pub struct PathStats {
     pub long_work: u64,
     /// Long-range searches computed ahead in the parallel batch, then dropped because they fell
     /// after the turn's cutoff (they are made again on a later turn); not counted in `long`.
+    /// Always 0 on one thread, which computes one search at a time; on more it depends on the
+    /// batching, so unlike the rest it may differ between thread counts.
     pub discarded: u32,
     /// Short-range searches (a retry without the standing units counts again).
     pub short: u32,
