@@ -335,24 +335,19 @@ impl PassMap {
     }
 
     /// Whether the diagonal step from `(i, j)` to `(i + dx, j + dy)` is legal: the target and both
-    /// navcells beside the step passable. Coordinates may lie one cell off the grid, as for
-    /// [`Self::passable_padded`]; the two rows are cut from one slice and the two columns' word
-    /// and bit computed once for the three reads, which leaves fewer bounds checks than three reads apart.
+    /// navcells beside the step passable ([`Self::diagonal_ahead`], all three).
     #[inline(always)]
     pub(crate) fn diagonal_step_legal(&self, i: i32, j: i32, dx: i32, dy: i32) -> bool {
-        let wpl = self.rows.words_per_line;
-        let low = (j + 1).min(j + dy + 1) as usize * wpl;
-        let (lower, upper) = self.rows.words[low..low + 2 * wpl].split_at(wpl);
-        let (row, next_row) = if dy > 0 { (lower, upper) } else { (upper, lower) };
-        let (pos, next_pos) = ((i + 1) as usize + 64, (i + dx + 1) as usize + 64);
-        let (w, b, nw, nb) = (pos / 64, pos % 64, next_pos / 64, next_pos % 64);
-        (next_row[nw] >> nb) & (row[nw] >> nb) & (next_row[w] >> b) & 1 == 1
+        let (beside_x, beside_y, target) = self.diagonal_ahead(i, j, dx, dy);
+        beside_x & beside_y & target
     }
 
     /// The three navcells ahead of `(i, j)` in diagonal direction `(dx, dy)`: whether `(i + dx, j)`,
     /// `(i, j + dy)` and `(i + dx, j + dy)` are passable. The step is legal when all three are; a
-    /// straight ray from `(i, j)` finds nothing when its first navcell is impassable. Coordinates as
-    /// for [`Self::diagonal_step_legal`].
+    /// straight ray from `(i, j)` finds nothing when its first navcell is impassable. Coordinates
+    /// may lie one cell off the grid, as for [`Self::passable_padded`]; the two rows are cut from
+    /// one slice and the two columns' word and bit computed once for the three reads, which leaves
+    /// fewer bounds checks than three reads apart.
     #[inline(always)]
     pub(crate) fn diagonal_ahead(&self, i: i32, j: i32, dx: i32, dy: i32) -> (bool, bool, bool) {
         let wpl = self.rows.words_per_line;
