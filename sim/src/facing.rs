@@ -11,7 +11,7 @@
 
 use pathing::{Fixed, Vec2};
 
-use crate::geom::isqrt;
+use crate::geom::{div, isqrt};
 
 /// The facing of a new unit: east (+x).
 pub const INITIAL_FACING: Vec2 = Vec2 { x: Fixed::ONE, z: Fixed::ZERO };
@@ -77,7 +77,7 @@ pub(crate) fn unit_direction(x: i128, z: i128) -> Option<Vec2> {
     let (x, z) = (x << shift, z << shift);
     let length = isqrt((x * x + z * z) as u128) as i128;
     let one = i128::from(Fixed::ONE.to_bits());
-    Some(Vec2::new(Fixed::from_bits((x * one / length) as i64), Fixed::from_bits((z * one / length) as i64)))
+    Some(Vec2::new(Fixed::from_bits(div(x * one, length) as i64), Fixed::from_bits(div(z * one, length) as i64)))
 }
 
 /// `facing` turned toward the direction `(dx, dz)` (raw, any length) by at most one turn's `step`:
@@ -95,7 +95,7 @@ pub(crate) fn turn_toward(facing: Vec2, (dx, dz): (i128, i128), step: TurnStep) 
     }
     let (c, s) = (r(rotation.x), if cross >= 0 { r(rotation.z) } else { -r(rotation.z) });
     let one = i128::from(Fixed::ONE.to_bits());
-    let (rx, rz) = ((fx * c - fz * s) / one, (fx * s + fz * c) / one);
+    let (rx, rz) = (div(fx * c - fz * s, one), div(fx * s + fz * c, one));
     // Rotating past the direction flips the side it lies on: then the direction is within the step.
     let after = rx * dz - rz * dx;
     let passed = if cross >= 0 { after <= 0 } else { after >= 0 };

@@ -67,7 +67,7 @@
 //! steps into a standing unit's core from outside it, and once units stand the push-apart leaves
 //! them apart up to [`OVERLAP_TOLERANCE`] (tested over random crowds).
 
-use pathing::collide::{UnitSquare, furthest_clear_point, segment_clear, segment_hits_square};
+use pathing::collide::{UnitSquare, furthest_clear_point, segment_clear, segment_hits_square, small_box_clear};
 use pathing::{Fixed, PassClass, WorldPos};
 use serde::{Deserialize, Serialize};
 
@@ -338,7 +338,8 @@ fn offset(p: WorldPos, (dx, dz): (i128, i128)) -> WorldPos {
 fn may_shift(nav: &pathing::passability::NavWorld, class: PassClass, from: WorldPos, to: WorldPos) -> bool {
     let Some(class_nav) = nav.class_nav(class) else { return false };
     let pass = class_nav.pass_map();
-    pass.is_passable(grid_navcell(nav.grid(), from)) && segment_clear(pass, from, to)
+    // Most shifts are short steps in the open, which the bounding box answers alone.
+    small_box_clear(pass, from, to) || (pass.is_passable(grid_navcell(nav.grid(), from)) && segment_clear(pass, from, to))
 }
 
 /// What one unit's walk of a turn did.
@@ -418,6 +419,9 @@ pub(crate) struct MotionParts<'a> {
     pub(crate) steered: Vec<Steering>,
     /// The units that walked (for the order latency counters): appended to.
     pub(crate) walked: &'a mut Vec<EntityId>,
+    /// The push-apart's sweep order of the last turn, where this turn's starts (see [`Sweep`]);
+    /// replaced by this turn's.
+    pub(crate) sweep_order: &'a mut Vec<u32>,
 }
 
 /// How the motion step moves a unit, by the formation phase's rules.
@@ -433,7 +437,7 @@ pub(crate) enum Steering {
 
 /// Moves every unit for one turn (see the module documentation).
 pub(crate) fn move_units(parts: MotionParts<'_>, events: &mut Vec<Event>) {
-    let MotionParts { nav, units, requests, turn_ms, motion, steered, walked } = parts;
+    let MotionParts { nav, units, requests, turn_ms, motion, steered, walked, sweep_order } = parts;
     let grid = nav.grid();
     // As 0 A.D.'s movement filter: only units that are not walking block, and only with their
     // core; walking units pass through one another (separating them is the push-apart's job).
@@ -602,7 +606,7 @@ pub(crate) fn move_units(parts: MotionParts<'_>, events: &mut Vec<Event>) {
             requests.push(PathRequest::long(unit.id));
         }
     }
-    push_apart(nav, units, motion, &mut nudges);
+    push_apart(nav, units, motion, &mut nudges, sweep_order);
     nudge(nav, units, motion, &index, &mut nudges, events);
     replan_trigger(units, &before, motion, turn_ms, cooldown_turns, requests);
     record_displacements(units, &before);
@@ -657,6 +661,7 @@ fn push_apart(
     store: &mut UnitStore,
     motion: &MotionSettings,
     nudges: &mut Vec<(EntityId, WorldPos, PlayerId)>,
+    sweep_order: &mut Vec<u32>,
 ) {
     let raw = |v: Fixed| i128::from(v.to_bits());
     let mut sweep: Option<Sweep> = None;
@@ -666,11 +671,11 @@ fn push_apart(
                 sweep.reorder();
                 sweep
             }
-            None => sweep.insert(Sweep::new(store.slots())),
+            None => sweep.insert(Sweep::new(store.slots(), sweep_order)),
         };
         let pairs = sweep.pairs();
         if pairs.is_empty() {
-            return;
+            break;
         }
         for (i, j) in pairs {
             let units = store.slots();
@@ -686,13 +691,14 @@ fn push_apart(
             let push = |len: i128| {
                 if d == 0 { if (i + j) % 2 == 0 { (len, 0) } else { (0, len) } } else { (div(dx * len, d), div(dz * len, d)) }
             };
-            let (half, whole) = (push(overlap / 2), push(overlap));
+            let half = push(overlap / 2);
             let neg = |(x, z): (i128, i128)| (-x, -z);
             let (a_half, b_half) = (offset(a.pos, neg(half)), offset(b.pos, half));
             let (a_ok, b_ok) = (may_shift(nav, a.class, a.pos, a_half), may_shift(nav, b.class, b.pos, b_half));
             let (new_a, new_b) = match (a_ok, b_ok) {
                 (true, true) => (a_half, b_half),
                 _ => {
+                    let whole = push(overlap);
                     let b_whole = offset(b.pos, whole);
                     let a_whole = offset(a.pos, neg(whole));
                     if may_shift(nav, b.class, b.pos, b_whole) {
@@ -727,6 +733,10 @@ fn push_apart(
             }
         }
     }
+    if let Some(sweep) = sweep {
+        sweep_order.clear();
+        sweep_order.extend(sweep.order.iter().map(|e| e.index));
+    }
 }
 
 /// What the push-apart's sweep reads of a unit, kept together so that the sweep never touches
@@ -741,8 +751,10 @@ struct SweepEntry {
 }
 
 /// The units in strips along z as high as the largest sum of two radii, each strip in `(x, index)`
-/// order: the push-apart's candidate pairs come from sweeping it. It is built once a turn and kept
-/// in order through the passes, as only the units a pass moved change place in it.
+/// order: the push-apart's candidate pairs come from sweeping it. It is built once a turn, starting
+/// from the last turn's order (units move little in a turn, so few are out of place), and kept in
+/// order through the passes, as only the units a pass moved change place in it. The order is total,
+/// so where the sort starts changes how long it takes, never the order.
 struct Sweep {
     order: Vec<SweepEntry>,
     /// By unit slot: where its entry is in `order`.
@@ -752,30 +764,43 @@ struct Sweep {
 }
 
 impl Sweep {
-    fn new(units: &[Option<Unit>]) -> Self {
+    /// The sweep of `units`, sorted starting from `previous` (unit slots in some order: the units
+    /// it lists come first in that order, then the others by slot).
+    fn new(units: &[Option<Unit>], previous: &[u32]) -> Self {
         let max_r = units.iter().flatten().map(|u| u.radius.to_bits()).max().unwrap_or(0);
         // Radii are at most a few metres, so sums and differences of positions and radii fit i128.
         let reach_max = 2 * i128::from(max_r);
         let height = reach_max.max(1);
         let mut sweep = Self { order: Vec::with_capacity(units.len()), at: vec![u32::MAX; units.len()], height, reach_max };
-        for u in units.iter().flatten() {
-            let entry = sweep.entry(u.id.index, u.pos, u.radius);
-            sweep.order.push(entry);
+        let add = |sweep: &mut Self, slot: usize| {
+            if let Some(Some(u)) = units.get(slot)
+                && sweep.at[slot] == u32::MAX
+            {
+                // Marks the slot as listed; `index_places` sets the real place.
+                sweep.at[slot] = 0;
+                let entry = sweep.entry(u.id.index, u.pos, u.radius);
+                sweep.order.push(entry);
+            }
+        };
+        for &slot in previous {
+            add(&mut sweep, slot as usize);
+        }
+        for slot in 0..units.len() {
+            add(&mut sweep, slot);
         }
         // (strip, x, index) is unique, so the order is total whatever follows it.
-        sweep.order.sort_unstable();
+        sort_sweep(&mut sweep.order);
         sweep.index_places();
         sweep
     }
 
     fn entry(&self, index: u32, pos: WorldPos, radius: Fixed) -> SweepEntry {
-        SweepEntry {
-            strip: i128::from(pos.z.to_bits()).div_euclid(self.height) as i64,
-            x: pos.x.to_bits(),
-            index,
-            z: pos.z.to_bits(),
-            radius: radius.to_bits(),
-        }
+        // The height fits `i64` for every radius a unit can have; `i64` division is much cheaper.
+        let strip = match i64::try_from(self.height) {
+            Ok(height) => pos.z.to_bits().div_euclid(height),
+            Err(_) => i128::from(pos.z.to_bits()).div_euclid(self.height) as i64,
+        };
+        SweepEntry { strip, x: pos.x.to_bits(), index, z: pos.z.to_bits(), radius: radius.to_bits() }
     }
 
     fn index_places(&mut self) {
@@ -791,16 +816,9 @@ impl Sweep {
         self.order[k] = self.entry(slot, pos, radius);
     }
 
-    /// Puts the entries back in order after some moved: an insertion sort, linear when few moved
-    /// and not far (the order is total, so any sort gives the same order).
+    /// Puts the entries back in order after some moved.
     fn reorder(&mut self) {
-        for k in 1..self.order.len() {
-            let mut m = k;
-            while m > 0 && self.order[m - 1] > self.order[m] {
-                self.order.swap(m - 1, m);
-                m -= 1;
-            }
-        }
+        sort_sweep(&mut self.order);
         self.index_places();
     }
 
@@ -847,9 +865,65 @@ impl Sweep {
             }
             strip_start = strip_end;
         }
-        pairs.sort_unstable();
-        pairs.into_iter().map(|p| ((p >> 32) as u32, p as u32)).collect()
+        sort_pairs(&pairs, self.at.len())
     }
+}
+
+/// Sorts the sweep's entries: counted into one bucket per strip (kept in the order they come in,
+/// which is the last order, so nearly sorted), then each strip sorted by `(x, index)`: linear in
+/// the entries and strips, where a sort of all entries is not. Strips spread over more than a few
+/// times the entries (units far apart) take a sort of all. The order is total, so either way gives
+/// the same order.
+fn sort_sweep(order: &mut Vec<SweepEntry>) {
+    let (Some(lo), Some(hi)) = (order.iter().map(|e| e.strip).min(), order.iter().map(|e| e.strip).max()) else { return };
+    let strips = i128::from(hi) - i128::from(lo) + 1;
+    if strips > 4 * order.len() as i128 + 1024 {
+        order.sort_unstable();
+        return;
+    }
+    let bucket = |e: &SweepEntry| (i128::from(e.strip) - i128::from(lo)) as usize;
+    let mut start = vec![0u32; strips as usize + 1];
+    for e in order.iter() {
+        start[bucket(e) + 1] += 1;
+    }
+    for k in 1..start.len() {
+        start[k] += start[k - 1];
+    }
+    let mut next = start.clone();
+    let mut sorted = order.clone();
+    for e in order.iter() {
+        let b = bucket(e);
+        sorted[next[b] as usize] = *e;
+        next[b] += 1;
+    }
+    for strip in start.windows(2) {
+        sorted[strip[0] as usize..strip[1] as usize].sort_unstable();
+    }
+    *order = sorted;
+}
+
+/// The pairs `lower << 32 | higher` (lower and higher below `slots`) as `(lower, higher)`, sorted:
+/// counted into one bucket per lower index, each bucket then sorted by the higher, which is
+/// linear in the pairs and the slots where a sort of all pairs is not.
+fn sort_pairs(pairs: &[u64], slots: usize) -> Vec<(u32, u32)> {
+    let mut start = vec![0u32; slots + 1];
+    for &p in pairs {
+        start[(p >> 32) as usize + 1] += 1;
+    }
+    for k in 1..start.len() {
+        start[k] += start[k - 1];
+    }
+    let mut sorted = vec![(0u32, 0u32); pairs.len()];
+    let mut next = start.clone();
+    for &p in pairs {
+        let lower = (p >> 32) as usize;
+        sorted[next[lower] as usize] = (lower as u32, p as u32);
+        next[lower] += 1;
+    }
+    for bucket in start.windows(2) {
+        sorted[bucket[0] as usize..bucket[1] as usize].sort_unstable();
+    }
+    sorted
 }
 
 /// Nudging (docs/motion-rules.md, "Nudging"): a standing unit with no order that a walking unit of its owner
@@ -937,6 +1011,12 @@ fn replan_trigger(
         let Some(&next) = unit.waypoints().first() else { return false };
         let (me, pos) = (unit.id, unit.pos);
         let stretch = i128::from(unit.speed.to_bits()) * i128::from(motion.replan_cooldown_ms.max(turn_ms)) / 1000;
+        // The stretch ends within `stretch` of the unit on each axis: with no moved unit in that
+        // box grown by `reach` (and a metre, for the index's rounding to whole metres), none can
+        // be near the stretch, and its end need not be computed.
+        if !index.find_in(pos, pos, stretch.saturating_add(reach).saturating_add(1 << 16), |id, _, _| id != me) {
+            return false;
+        }
         let length = distance_raw(pos, next);
         let end = if length <= stretch { next } else { advance(pos, next, stretch, length) };
         index.find_in(pos, end, reach, |id, p, _| id != me && within_of_segment(p, pos, end, motion.replan_trigger))
@@ -945,5 +1025,43 @@ fn replan_trigger(
         unit.state = UnitState::WaitingForPath;
         unit.replan_cooldown = cooldown_turns;
         requests.push(PathRequest::short(unit.id));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn entries(raw: &[(i64, i64, u32)]) -> Vec<SweepEntry> {
+        raw.iter().map(|&(strip, x, index)| SweepEntry { strip, x, index, z: strip * 7 + x, radius: 1 }).collect()
+    }
+
+    proptest! {
+        /// The sweep's sort gives what a full sort gives, from any starting order: strips close
+        /// together (the counted buckets) or far apart (the full sort), entries unique by
+        /// `(strip, x, index)` as units' are.
+        #[test]
+        fn the_sweep_sort_is_a_full_sort(
+            raw in proptest::collection::vec((-30i64..30, -50i64..50), 0..200),
+            far in any::<bool>(),
+        ) {
+            let raw: Vec<(i64, i64, u32)> =
+                raw.iter().enumerate().map(|(n, &(s, x))| (if far { s * 1_000_000 } else { s }, x, n as u32)).collect();
+            let mut sorted = entries(&raw);
+            sort_sweep(&mut sorted);
+            let mut expected = entries(&raw);
+            expected.sort_unstable();
+            prop_assert!(sorted == expected);
+        }
+
+        /// The pairs come out as a full sort orders them.
+        #[test]
+        fn the_pair_sort_is_a_full_sort(raw in proptest::collection::btree_set((0u32..60, 0u32..60), 0..300)) {
+            let pairs: Vec<u64> = raw.iter().filter(|(a, b)| a < b).map(|&(a, b)| u64::from(a) << 32 | u64::from(b)).rev().collect();
+            let mut expected: Vec<(u32, u32)> = pairs.iter().map(|&p| ((p >> 32) as u32, p as u32)).collect();
+            expected.sort_unstable();
+            prop_assert_eq!(sort_pairs(&pairs, 60), expected);
+        }
     }
 }

@@ -231,6 +231,10 @@ struct Scratch {
     /// The navcell rectangles the game's actions changed after the formation phase, which the
     /// next turn's formation phase must see (a loaded world rebuilds every field).
     carried_dirty: Vec<CellRect>,
+    /// The unit slots in the push-apart's sweep order at the end of the last turn: where the next
+    /// turn's sort starts, as units move little in a turn. Only a starting point: the sweep order
+    /// is total, so any start (an empty one after a load) gives the same order.
+    sweep_order: Vec<u32>,
 }
 
 impl Scratch {
@@ -246,6 +250,7 @@ impl Scratch {
             turn_dirty: Vec::new(),
             actions: 0,
             carried_dirty: Vec::new(),
+            sweep_order: Vec::new(),
         }
     }
 }
@@ -1277,6 +1282,7 @@ impl World {
             motion: &self.settings.motion,
             steered,
             walked: &mut self.scratch.walked,
+            sweep_order: &mut self.scratch.sweep_order,
         }
     }
 }

@@ -83,6 +83,7 @@ impl BitPlane {
 
     /// Whether every position `from..=to` of padded line `line` is set (`from <= to`, both padded
     /// positions of the line): whole words at a time.
+    #[inline]
     pub(crate) fn all_set(&self, line: usize, from: usize, to: usize) -> bool {
         let (w0, b0) = self.bit_index(line, from);
         let (w1, b1) = self.bit_index(line, to);
@@ -299,6 +300,28 @@ impl PassMap {
     pub(crate) fn span_passable(&self, along_rows: bool, line: u32, from: u32, to: u32) -> bool {
         let plane = if along_rows { &self.rows } else { &self.cols };
         plane.all_set(line as usize + 1, from as usize + 1, to as usize + 1)
+    }
+
+    /// Whether every navcell of the box `i0..=i1` × `j0..=j1` is passable, for signed bounds that
+    /// may reach one navcell off the grid on each side (those navcells are impassable); `None`
+    /// when the box reaches further off, or is empty. A row of the box at a time.
+    #[inline]
+    pub(crate) fn box_passable_padded(&self, (i0, i1): (i64, i64), (j0, j1): (i64, i64)) -> Option<bool> {
+        let on = |lo: i64, hi: i64, n: u32| lo >= -1 && lo <= hi && hi <= i64::from(n);
+        if !on(i0, i1, self.width) || !on(j0, j1, self.height) {
+            return None;
+        }
+        // The border makes every coordinate in -1..=width (and -1..=height) readable.
+        // A plain loop: an inclusive range's iterator costs more than the row checks here.
+        let (from, to) = ((i0 + 1) as usize, (i1 + 1) as usize);
+        let mut line = (j0 + 1) as usize;
+        while line <= (j1 + 1) as usize {
+            if !self.rows.all_set(line, from, to) {
+                return Some(false);
+            }
+            line += 1;
+        }
+        Some(true)
     }
 
     /// Width in navcells.

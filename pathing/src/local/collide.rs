@@ -213,19 +213,30 @@ pub fn segment_clear(map: &PassMap, from: WorldPos, to: WorldPos) -> bool {
 
 /// Whether the closed bounding box of `from → to` spans at most 4 × 4 navcells and touches only
 /// passable ones (navcells are closed squares: a box edge on a grid line touches the navcells on
-/// both sides). `false` says nothing: the segment may still be clear.
-fn small_box_clear(map: &PassMap, from: WorldPos, to: WorldPos) -> bool {
+/// both sides). `true` says that [`segment_clear`] holds and that the navcell containing `from`
+/// is a passable navcell of the grid; `false` says nothing: the segment may still be clear.
+///
+/// The cheap first test of a short step, for a caller that needs both facts.
+pub fn small_box_clear(map: &PassMap, from: WorldPos, to: WorldPos) -> bool {
     // Divisions in i64, which every raw coordinate is (much cheaper than i128's).
     let c = map.cell_size().to_bits().max(1);
+    // A navcell of a power-of-two raw size (1 m is 2^16) divides by shifting: an arithmetic shift
+    // rounds toward negative infinity, as `div_euclid` by a positive divisor does.
+    let shift = if c.count_ones() == 1 { Some(c.trailing_zeros()) } else { None };
     let span = |a: Fixed, b: Fixed| {
         let (lo, hi) = (a.to_bits().min(b.to_bits()), a.to_bits().max(b.to_bits()));
-        (i128::from(lo.div_euclid(c)) - i128::from(lo.rem_euclid(c) == 0), i128::from(hi.div_euclid(c)))
+        let (lo_cell, hi_cell, lo_on_line) = match shift {
+            Some(k) => (lo >> k, hi >> k, lo & (c - 1) == 0),
+            None => (lo.div_euclid(c), hi.div_euclid(c), lo.rem_euclid(c) == 0),
+        };
+        (lo_cell.saturating_sub(i64::from(lo_on_line)), hi_cell)
     };
     let ((i0, i1), (j0, j1)) = (span(from.x, to.x), span(from.z, to.z));
-    if i1 - i0 > 3 || j1 - j0 > 3 {
+    if i1.saturating_sub(i0) > 3 || j1.saturating_sub(j0) > 3 {
         return false;
     }
-    (j0..=j1).all(|j| (i0..=i1).all(|i| passable(map, i, j)))
+    // A box reaching beyond the grid's border is answered by the exact walk.
+    map.box_passable_padded((i0, i1), (j0, j1)).unwrap_or(false)
 }
 
 /// [`segment_clear`] line by line for a segment whose ends lie strictly inside the map (`None`

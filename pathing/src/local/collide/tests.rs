@@ -252,6 +252,28 @@ proptest! {
         prop_assert_eq!(segment_clear(&map, to, from), oracle);
     }
 
+    /// `small_box_clear` says `true` only when the segment is clear by the oracle and the navcell
+    /// holding `from` (by floor division) is a passable navcell of the grid; and it does say `true`
+    /// for a short step whose bounding box touches only passable navcells of the grid.
+    #[test]
+    fn small_box_clear_promises_a_clear_step_from_a_passable_navcell((map, cell_raw, from, to) in map_and_segment()) {
+        let oracle = oracle_touched(cell_raw, from, to).iter().all(|&(_, i, j)| oracle_passable(&map, i, j));
+        let c = i128::from(cell_raw);
+        let (i, j) = (div_floor(raw(from.x), c), div_floor(raw(from.z), c));
+        let box_cells = |a: i128, b: i128| {
+            let (lo, hi) = (a.min(b), a.max(b));
+            (div_floor(lo, c) - i128::from(lo.rem_euclid(c) == 0), div_floor(hi, c))
+        };
+        let ((i0, i1), (j0, j1)) = (box_cells(raw(from.x), raw(to.x)), box_cells(raw(from.z), raw(to.z)));
+        let box_open = i1 - i0 <= 3 && j1 - j0 <= 3 && (i0..=i1).all(|i| (j0..=j1).all(|j| oracle_passable(&map, i, j)));
+        let said = small_box_clear(&map, from, to);
+        prop_assert_eq!(said, box_open);
+        if said {
+            prop_assert!(oracle);
+            prop_assert!(oracle_passable(&map, i, j));
+        }
+    }
+
     /// Long segments over wide, mostly open maps (runs of passable navcells across several words
     /// of the bit planes, in rows and in columns) agree with the oracle too, both ways.
     #[test]
