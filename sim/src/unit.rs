@@ -105,7 +105,7 @@ impl Unit {
             replan_cooldown: 0,
             escape: false,
             stalled: 0,
-            path_digest: state_hash::digest("path", &Vec::<WorldPos>::new()),
+            path_digest: path_digest(&[]),
             resume: false,
             detour: 0,
             settle: false,
@@ -117,7 +117,7 @@ impl Unit {
 
     /// Recomputes the derived path digest from the waypoints (after a load, which never stores it).
     pub(crate) fn refresh_path_digest(&mut self) {
-        self.path_digest = state_hash::digest("path", &self.waypoints);
+        self.path_digest = path_digest(&self.waypoints);
     }
 
     /// Remaining turning points of the current path, next first.
@@ -129,7 +129,7 @@ impl Unit {
     pub(crate) fn set_waypoints(&mut self, waypoints: Vec<WorldPos>) {
         self.waypoints = waypoints;
         self.detour = 0;
-        self.path_digest = state_hash::digest("path", &self.waypoints);
+        self.path_digest = path_digest(&self.waypoints);
     }
 
     /// Replaces the waypoints, the first `detour` of them a short-range detour.
@@ -144,7 +144,7 @@ impl Unit {
         if !self.waypoints.is_empty() {
             self.waypoints.remove(0);
             self.detour = self.detour.saturating_sub(1);
-            self.path_digest = state_hash::digest("path", &self.waypoints);
+            self.path_digest = path_digest(&self.waypoints);
         }
     }
 
@@ -163,6 +163,26 @@ impl Unit {
             self.set_waypoints(Vec::new());
         }
     }
+}
+
+/// The digest of a unit's remaining waypoints, `state_hash::digest("path", waypoints)`, from the
+/// path component's hasher made once (deriving the component's key costs more than hashing a
+/// short path, and orders to thousands of units clear thousands of paths in a turn).
+fn path_digest(waypoints: &[WorldPos]) -> [u8; 32] {
+    static PATH: std::sync::OnceLock<blake3::Hasher> = std::sync::OnceLock::new();
+    static EMPTY: std::sync::OnceLock<[u8; 32]> = std::sync::OnceLock::new();
+    if waypoints.is_empty()
+        && let Some(empty) = EMPTY.get()
+    {
+        return *empty;
+    }
+    let mut hasher = PATH.get_or_init(|| state_hash::component_hasher("path")).clone();
+    state_hash::encode_into(&waypoints, &mut hasher);
+    let digest = *hasher.finalize().as_bytes();
+    if waypoints.is_empty() {
+        EMPTY.get_or_init(|| digest);
+    }
+    digest
 }
 
 /// The fields of a unit that change only with its orders and paths, as canonical bytes
@@ -251,5 +271,21 @@ impl PathRequest {
     /// A short-range request.
     pub(crate) fn short(unit: EntityId) -> Self {
         Self { unit, short: true }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The kept hasher gives the component digest, for an empty path and for longer ones.
+    #[test]
+    fn the_path_digest_is_the_path_components_digest() {
+        for n in [0i64, 1, 2, 17] {
+            let path: Vec<WorldPos> = (0..n).map(|k| WorldPos::new(Fixed::from_bits(k * 65_537), Fixed::from_bits(-k))).collect();
+            assert_eq!(path_digest(&path), state_hash::digest("path", &path), "{n} waypoints");
+            assert_eq!(path_digest(&path), path_digest(&path));
+        }
+        assert_ne!(path_digest(&[]), path_digest(&[WorldPos::new(Fixed::ZERO, Fixed::ZERO)]));
     }
 }
