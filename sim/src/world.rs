@@ -1139,6 +1139,9 @@ impl World {
             if unit.state == UnitState::Idle && (!unit.waypoints().is_empty() || !unit.orders.is_empty()) {
                 return Err(format!("idle unit {:?} still has orders or waypoints", unit.id));
             }
+            if unit.orders.is_empty() && unit.order_group != 0 {
+                return Err(format!("unit {:?} has no order but an order group", unit.id));
+            }
 
             if usize::from(unit.detour) > unit.waypoints().len() {
                 return Err(format!(
