@@ -1242,6 +1242,47 @@ mod tests {
     }
 
     #[test]
+    fn a_queued_order_to_a_group_carries_no_group_and_ends_at_the_common_point() {
+        let mut world = open_world(Settings::default());
+        let ids = spawn_groups(&mut world, &[(12, 12)], 10).remove(0);
+        let mut queued = order(1, 1, &ids, 20, 48);
+        if let CommandKind::Move { queue, .. } = &mut queued.kind {
+            *queue = true;
+        }
+        world.step(&[order(1, 0, &ids, 44, 12), queued]);
+        let group = world.unit(ids[0]).unwrap().order_group;
+        assert!(group != 0 && ids.iter().all(|id| world.unit(*id).unwrap().order_group == group), "one group for the current order");
+        // Walk until every unit is on its queued order: it has no group, and every unit's path
+        // ends at the queued order's point (shared or searched, never spread).
+        let goal = off_grid_lines(WorldPos::from_int(20, 48), Fixed::ONE);
+        let mut checked = std::collections::BTreeSet::new();
+        for _ in 0..400 {
+            if world.units().all(|u| u.state == UnitState::Idle) {
+                break;
+            }
+            world.step(&[]);
+            for id in &ids {
+                let unit = world.unit(*id).unwrap();
+                if unit.orders.first() != Some(&GoalSpec::Point(WorldPos::from_int(20, 48))) {
+                    continue;
+                }
+                assert_eq!(unit.order_group, 0, "unit {id:?}: a queued order has no group");
+                if !unit.settle
+                    && !unit.resume
+                    && unit.detour == 0
+                    && let Some(end) = unit.waypoints().last()
+                {
+                    assert_eq!(*end, goal, "unit {id:?} ends at the queued order's point");
+                    checked.insert(*id);
+                }
+            }
+        }
+        let checked = checked.len();
+        assert!(checked > ids.len() / 2, "{checked} paths checked");
+        world.check_invariants().unwrap();
+    }
+
+    #[test]
     fn a_repeated_order_to_a_spread_group_plans_the_group_again_together() {
         let mut world = open_world(Settings::default());
         let ids = spawn_groups(&mut world, &[(12, 12)], 20).remove(0);
