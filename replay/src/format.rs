@@ -45,7 +45,8 @@ pub const MAGIC: [u8; 8] = *b"PHXRPLY\0";
 /// dictionary, and their snapshot length stated before them.
 /// Version 7: `long_search_budget` in the settings, after `max_paths_per_turn`; keyframes are
 /// snapshots of format 10.
-pub const REPLAY_VERSION: u32 = 7;
+/// Version 8: keyframes are snapshots of format 11 (the units' order groups); nothing else changed.
+pub const REPLAY_VERSION: u32 = 8;
 
 /// The engine that writes replays, as recorded in their header.
 pub const ENGINE: &str = concat!("phalanx ", env!("CARGO_PKG_VERSION"));

@@ -597,6 +597,7 @@ pub(crate) fn move_units(parts: MotionParts<'_>, events: &mut Vec<Event>) {
         unit.settle = false;
         if !unit.orders.is_empty() {
             unit.orders.remove(0);
+            unit.order_group = 0;
             events.push(Event::Arrived { unit: unit.id });
         }
         if unit.orders.is_empty() {

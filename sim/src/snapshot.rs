@@ -35,7 +35,8 @@
 //! ([`SnapshotData::spawn_orders`]) and the units following waypoint routes
 //! ([`SnapshotData::waypoint_routes`]), version 8 the game's state ([`SnapshotData::game`]),
 //! version 9 the game's objects ([`GameSnapshot::objects`]), version 10 the setting
-//! `long_search_budget` ([`Settings::long_search_budget`]); a reader accepts only its own version.
+//! `long_search_budget` ([`Settings::long_search_budget`]), version 11 the units' order groups
+//! ([`crate::Unit::order_group`]); a reader accepts only its own version.
 
 use pathing::classes::ClassSet;
 use pathing::passability::{NavArea, NavWorld, Obstruction, ObstructionFlags, ObstructionId, WorldDesc};
@@ -55,7 +56,7 @@ use crate::unit::{PathRequest, Unit};
 pub const MAGIC: [u8; 8] = *b"PHXSNAP\0";
 
 /// Version of the snapshot format; a reader accepts only its own.
-pub const SNAPSHOT_VERSION: u32 = 10;
+pub const SNAPSHOT_VERSION: u32 = 11;
 
 /// Largest payload a snapshot may have. `[Units: bytes]`
 ///

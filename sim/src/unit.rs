@@ -78,6 +78,13 @@ pub struct Unit {
     /// Long-range searches made round standing units of other players since it last made
     /// progress (docs/motion-rules.md, "Passages held by other players"); 0 when it has made none.
     pub held_searches: u8,
+    /// The group of its current order: nonzero when one command gave that order to it and to other
+    /// units together (a [`crate::command::CommandKind::Move`] of several units), the same for
+    /// every unit of that command and different from every other command's (docs/pathfinding-rules.md,
+    /// "Shared searches"); 0 for an order given to it alone, any order that became current by an
+    /// earlier one ending, and no order. Units of one group that share a search each end at their
+    /// own point near the goal.
+    pub order_group: u64,
 }
 
 impl Unit {
@@ -112,6 +119,7 @@ impl Unit {
             facing: crate::facing::INITIAL_FACING,
             displacement: pathing::Vec2::new(Fixed::ZERO, Fixed::ZERO),
             held_searches: 0,
+            order_group: 0,
         }
     }
 
@@ -151,6 +159,7 @@ impl Unit {
     /// Gives up every order: idle where it stands (the caller reports [`Event::Failed`]).
     pub(crate) fn give_up(&mut self) {
         self.orders.clear();
+        self.order_group = 0;
         self.clear_waypoints();
         self.state = UnitState::Idle;
         self.settle = false;
@@ -222,6 +231,7 @@ pub(crate) fn unit_static_bytes(u: &Unit, out: &mut Vec<u8>) {
             out.extend_from_slice(&v.to_bits().to_le_bytes());
         }
     }
+    out.extend_from_slice(&u.order_group.to_le_bytes());
     out.extend_from_slice(&u.path_digest);
 }
 

@@ -228,6 +228,8 @@ struct Scratch {
     /// Game actions taken so far this turn, for their `seq` ([`rules::ACTION_SEQ_BASE`]); zero
     /// between turns.
     actions: u32,
+    /// Order groups handed out so far this turn ([`Unit::order_group`]); zero between turns.
+    order_groups: u32,
     /// The navcell rectangles the game's actions changed after the formation phase, which the
     /// next turn's formation phase must see (a loaded world rebuilds every field).
     carried_dirty: Vec<CellRect>,
@@ -249,6 +251,7 @@ impl Scratch {
             walked: Vec::new(),
             turn_dirty: Vec::new(),
             actions: 0,
+            order_groups: 0,
             carried_dirty: Vec::new(),
             sweep_order: Vec::new(),
         }
@@ -294,6 +297,9 @@ pub struct ScaleStats {
     pub max_queue: u32,
     /// Long-range searches made.
     pub long_searches: u64,
+    /// Of those, searches round passages held by other players' standing units
+    /// (docs/motion-rules.md, "Passages held by other players").
+    pub held_searches: u64,
     /// Their work ([`PathStats::long_work`]).
     pub long_work: u64,
     /// The most long-range search work taken in one turn.
@@ -598,6 +604,7 @@ impl World {
             observe(Phase::Rules);
         }
         self.scratch.actions = 0;
+        self.scratch.order_groups = 0;
         let stepped = self.turn;
         self.turn = self.turn.wrapping_add(1);
         // The digest covers the state after the turn, whose turn counter is the next turn.
@@ -789,9 +796,15 @@ impl World {
                 }
                 // A unit given an order of its own leaves its formation.
                 self.leave_formations(units, events);
+                let orders = std::slice::from_ref(goal);
+                let group = self.order_group(units);
+                // A repeated order keeps the units' paths only when it would keep every one's: the
+                // units of a group each go to their own point (docs/pathfinding-rules.md, "Shared
+                // searches"), so a repeated order to the group's point plans them all again, together.
+                let may_keep = group == 0 || units.iter().all(|&id| self.unit(id).is_some_and(|u| keeps_its_path(u, orders)));
                 let mut queued = None;
                 for &id in units {
-                    self.give_orders_with(id, std::slice::from_ref(goal), *queue, &mut queued);
+                    self.give_orders_with(id, orders, *queue, group, may_keep, &mut queued);
                 }
                 Ok(())
             }
@@ -880,24 +893,39 @@ impl World {
     /// Gives a live unit `orders` (replacing its orders, or after them when `queue`); a unit that
     /// had none asks for a path to the first.
     fn give_orders(&mut self, id: EntityId, orders: &[GoalSpec], queue: bool) {
-        self.give_orders_with(id, orders, queue, &mut None);
+        self.give_orders_with(id, orders, queue, 0, true, &mut None);
+    }
+
+    /// The order group ([`Unit::order_group`]) of a command's order to `units`: a new one, unique
+    /// in the game (the turn in the high 32 bits, the group's place among the turn's groups from 1
+    /// in the low), when it names two or more distinct units; else 0.
+    fn order_group(&mut self, units: &[EntityId]) -> u64 {
+        if units.iter().all(|&id| id == units[0]) {
+            return 0;
+        }
+        self.scratch.order_groups = self.scratch.order_groups.wrapping_add(1);
+        (u64::from(self.turn) << 32) | u64::from(self.scratch.order_groups)
     }
 
     /// [`Self::give_orders`] for one unit of many, so that a command for thousands of units does
     /// not search the whole queue for each of them: only a unit waiting for a path can have a
     /// request queued (every request is queued with its unit put in that state, and the invariant
     /// check holds it), and for those `queued` holds the units with a request, made on first need
-    /// and kept up to date.
+    /// and kept up to date. `group` is the order's group ([`Unit::order_group`]), which the unit
+    /// takes when the order becomes its current one; a repeated order keeps the unit's path only
+    /// when `may_keep`.
     fn give_orders_with(
         &mut self,
         id: EntityId,
         orders: &[GoalSpec],
         queue: bool,
+        group: u64,
+        may_keep: bool,
         queued: &mut Option<crate::lookup::LookupSet<EntityId>>,
     ) {
         let unit = self.units.get_mut(id).expect("checked live");
         let may_be_queued = unit.state == UnitState::WaitingForPath;
-        if !queue && keeps_its_path(unit, orders) {
+        if !queue && may_keep && keeps_its_path(unit, orders) {
             // The same destination again (docs/motion-rules.md, "Repeated orders"): the unit keeps
             // its order and its path, and only the orders queued after it are dropped, as any
             // order that replaces them would drop them.
@@ -914,6 +942,10 @@ impl World {
         }
         let had = unit.orders.len();
         unit.orders.extend_from_slice(orders);
+        if had == 0 {
+            // Queued orders carry no group: it is the current order's.
+            unit.order_group = group;
+        }
         if had == 0 && !unit.orders.is_empty() {
             self.scratch.awaiting.entry(id).or_insert(self.turn);
             unit.state = UnitState::WaitingForPath;
@@ -1035,6 +1067,7 @@ impl World {
             // The step aside comes first; at the order limit the last queued order makes room.
             unit.orders.truncate(MAX_ORDERS - 1);
             unit.orders.insert(0, order);
+            unit.order_group = 0;
             unit.clear_waypoints();
             unit.state = UnitState::WaitingForPath;
             unit.escape = false;
@@ -1074,6 +1107,7 @@ impl World {
     pub(crate) fn reset_unit(&mut self, id: EntityId, state: UnitState) {
         let Some(unit) = self.units.get_mut(id) else { return };
         unit.orders.clear();
+        unit.order_group = 0;
         unit.clear_waypoints();
         unit.state = state;
         unit.escape = false;
@@ -1109,6 +1143,9 @@ impl World {
             }
             if unit.state == UnitState::Idle && (!unit.waypoints().is_empty() || !unit.orders.is_empty()) {
                 return Err(format!("idle unit {:?} still has orders or waypoints", unit.id));
+            }
+            if unit.orders.is_empty() && unit.order_group != 0 {
+                return Err(format!("unit {:?} has no order but an order group", unit.id));
             }
 
             if usize::from(unit.detour) > unit.waypoints().len() {

@@ -254,6 +254,7 @@ pub(super) fn cmd_run(
             },
             "max_path_queue": stats.max_queue,
             "long_searches": stats.long_searches,
+            "held_searches": stats.held_searches,
             "long_search_work": stats.long_work,
             "max_turn_search_work": stats.max_turn_work,
             "recorded": record.map(|p| p.display().to_string()),

@@ -584,6 +584,7 @@ impl World {
                 cell: self.navcell_of(pos),
                 goal,
                 anchor: anchor.map(|a| crate::motion::off_grid_lines(a, cell_size)),
+                group: 0,
             },
             size: width.min(depth),
         })

@@ -43,6 +43,18 @@
 //! unit walks up to them and nudges them aside. When the goal itself is taken by a standing unit
 //! the unit settles instead, walking as near as it can and ending its order there (a crowd ordered
 //! to one point gathers around it rather than jostling for it).
+//!
+//! # Shared searches
+//!
+//! Units ordered together share one long-range search (docs/pathfinding-rules.md, "Shared
+//! searches"): a request takes the path of an earlier request of the turn (its lead) with the same
+//! class, goal and exact goal point whose start is near and in sight. A unit whose current order
+//! was given to it and others by one command ([`Unit::order_group`]) then ends at its own point
+//! ([`spread_end`]): the goal plus its start offset from the first unit of its command served by
+//! the same search, pulled towards the goal where that point is blocked, off the map or not in
+//! straight sight of the path's previous point, so a compact group arrives in its shape instead of
+//! piling on one point. Its order is rewritten to that point, so that any later plan goes there
+//! too. Units of separate commands that share a search end at the common goal.
 
 use pathing::collide::{UnitSquare, point_in_square};
 use pathing::short_range::{ShortPartial, ShortQuery, ShortScratch, ShortStatus, find_short_path};
@@ -99,6 +111,9 @@ pub(super) struct LongJob {
     pub(super) goal: Goal,
     /// The exact point of a point goal, off navcell borders.
     pub(super) anchor: Option<WorldPos>,
+    /// The unit's [`Unit::order_group`] when its current order is a point, else 0: a unit of a
+    /// group that shares the search of an earlier unit of its group ends at its own point.
+    pub(super) group: u64,
 }
 
 /// A short-range search to make.
@@ -329,6 +344,7 @@ impl World {
             cell: self.navcell_of(unit.pos),
             goal,
             anchor: anchor.map(|a| off_grid_lines(a, cell_size)),
+            group: if matches!(unit.orders.first(), Some(GoalSpec::Point(_))) { unit.order_group } else { 0 },
         };
         let long = || Job::Long(long_job());
         // A unit on an impassable navcell (a building placed over it) escapes by the long-range
@@ -572,6 +588,7 @@ impl World {
                 _ => Outcome::Failed,
             };
         }
+        let own_points = self.spread_ends(&mut taken, &candidates, &pending);
         // Every taken request's outcome by its place in the queue; the rest wait, in order.
         let mut outcomes: Vec<Option<(Outcome, bool)>> = std::iter::repeat_with(|| None).take(pending.len()).collect();
         for (&i, outcome) in short_at.iter().zip(short_results.unwrap_or_default()) {
@@ -600,7 +617,11 @@ impl World {
         }
         for (unit, (result, follower)) in apply {
             match &result {
-                Outcome::Long(..) | Outcome::Held(..) if !follower => self.scratch.path_stats.long += 1,
+                Outcome::Held(..) => {
+                    self.scratch.path_stats.long += 1;
+                    self.scratch.scale.held_searches += 1;
+                }
+                Outcome::Long(..) if !follower => self.scratch.path_stats.long += 1,
                 Outcome::Short { searches, expanded, .. } => {
                     self.scratch.path_stats.short += searches;
                     self.scratch.path_stats.short_expanded += expanded;
@@ -609,6 +630,7 @@ impl World {
             }
             self.apply_outcome(unit, result, events);
         }
+        self.take_own_points(own_points);
         for (id, result) in formation_results {
             let path = match result {
                 Outcome::Formation(status, path) => {
@@ -661,6 +683,61 @@ impl World {
         (job, None, true)
     }
 
+    /// Ends each shared path of a unit of an order group at the unit's own point near the goal
+    /// (docs/pathfinding-rules.md, "Shared searches"): [`spread_end`] with the unit's start offset
+    /// from its group's reference, the first request of its group served by the same search (the
+    /// search's own request, or the first of its followers of that group). Only followers with a
+    /// complete path to a point goal and a nonzero [`LongJob::group`] are spread, so units of
+    /// separate commands that share a path still end at the order's point. Returns, in request
+    /// order, the units whose path now ends at their own point, and that point, which their
+    /// order's goal becomes ([`World::take_own_points`]).
+    fn spread_ends(&self, taken: &mut [Taken], candidates: &[Candidate], pending: &[PathRequest]) -> Vec<(EntityId, WorldPos)> {
+        let cell_size = self.nav.grid().cell_size();
+        // The search each request's path comes from, and each (search, group)'s reference.
+        let mut roots: Vec<usize> = (0..taken.len()).collect();
+        let mut references: std::collections::BTreeMap<(usize, u64), usize> = std::collections::BTreeMap::new();
+        let mut own = Vec::new();
+        for i in 0..taken.len() {
+            if let Some(k) = taken[i].lead {
+                roots[i] = roots[k];
+            }
+            let (Some(Job::Long(job)), Candidate::Unit(c)) = (&taken[i].job, &candidates[taken[i].candidate]) else { continue };
+            let id = pending[*c].unit;
+            if job.group == 0 || job.anchor.is_none() {
+                continue;
+            }
+            let reference = *references.entry((roots[i], job.group)).or_insert(i);
+            if reference == i || taken[i].lead.is_none() {
+                continue;
+            }
+            let Some(Job::Long(reference_job)) = &taken[reference].job else { continue };
+            let reference_pos = reference_job.pos;
+            let Some(map) = self.nav.class_nav(job.class).map(|n| n.pass_map()) else { continue };
+            let pos = job.pos;
+            let Outcome::Long(PathStatus::Complete, waypoints) = &mut taken[i].outcome else { continue };
+            if let Some(end) = spread_end(map, cell_size, pos, reference_pos, waypoints) {
+                own.push((id, end));
+                if let Some(last) = waypoints.last_mut() {
+                    *last = end;
+                }
+            }
+        }
+        own
+    }
+
+    /// Makes each unit's own point (from [`World::spread_ends`]) the goal of its current point
+    /// order, so that a unit that plans again (blocked, or its path ran out) goes to its own point
+    /// rather than back to the shared one.
+    fn take_own_points(&mut self, own: Vec<(EntityId, WorldPos)>) {
+        for (id, end) in own {
+            if let Some(unit) = self.units.get_mut(id)
+                && let Some(order @ GoalSpec::Point(_)) = unit.orders.first_mut()
+            {
+                *order = GoalSpec::Point(end);
+            }
+        }
+    }
+
     /// Whether a long-range job's search may serve others, or be served by another's: a plain
     /// search from a passable navcell (an escape from a blocked one is the unit's own).
     fn may_share(&self, job: &LongJob) -> bool {
@@ -693,6 +770,7 @@ impl World {
             Outcome::Settled(_) => {
                 // In range already: the order is done; the next one, if any, plans next turn.
                 unit.orders.remove(0);
+                unit.order_group = 0;
                 unit.clear_waypoints();
                 unit.settle = false;
                 unit.resume = false;
@@ -779,6 +857,41 @@ fn follow_path(nav: &NavWorld, job: &LongJob, lead: &LongJob, outcome: &Outcome)
     }
     path.extend_from_slice(waypoints);
     Outcome::Long(*status, path)
+}
+
+/// The end of a shared path for a unit that starts at `start`, when the reference unit of its
+/// order group started at `reference`: the path's end moved by the unit's offset from
+/// `reference`, so that a compact group keeps its shape (docs/pathfinding-rules.md, "Shared
+/// searches"). When that point is not clear (its navcell impassable for the class, off the map,
+/// or the straight line to it from the path's previous point, or from `start` for a one-point
+/// path, touching an impassable navcell), the first clear one of the points with each axis of the
+/// offset scaled by 1, 3/4, 1/2, 1/4 or 0 (rounded toward zero), nearest the wanted point first,
+/// then the larger sum of the two scales, then the larger scale on x. `None` when the end stays
+/// where it is: an empty path, no offset, an offset above [`SHARE_RADIUS`] on either axis (a unit
+/// strung out behind the reference, as in a column, goes to the goal itself), or no clear point
+/// but the end.
+fn spread_end(map: &pathing::PassMap, cell_size: Fixed, start: WorldPos, reference: WorldPos, waypoints: &[WorldPos]) -> Option<WorldPos> {
+    let (&end, before) = waypoints.split_last()?;
+    let from = before.last().copied().unwrap_or(start);
+    let r = SHARE_RADIUS.to_bits();
+    let (dx, dz) = (start.x.to_bits() - reference.x.to_bits(), start.z.to_bits() - reference.z.to_bits());
+    if (dx, dz) == (0, 0) || dx.abs() > r || dz.abs() > r {
+        return None;
+    }
+    // Scales in quarters, and the squared distance of each scaled point from the wanted one.
+    let mut scales: Vec<(i128, i64, i64)> = Vec::with_capacity(25);
+    for a in (0..=4i64).rev() {
+        for b in (0..=4i64).rev() {
+            let (ex, ez) = (i128::from((4 - a) * dx), i128::from((4 - b) * dz));
+            scales.push((ex * ex + ez * ez, a, b));
+        }
+    }
+    scales.sort_by_key(|&(d2, a, b)| (d2, -(a + b), -a));
+    scales.into_iter().filter(|&(_, a, b)| (a, b) != (0, 0)).find_map(|(_, a, b)| {
+        let (x, z) = (end.x.to_bits().checked_add(a * dx / 4)?, end.z.to_bits().checked_add(b * dz / 4)?);
+        let p = off_grid_lines(WorldPos::new(Fixed::from_bits(x), Fixed::from_bits(z)), cell_size);
+        (x >= 0 && z >= 0 && p != end && pathing::collide::segment_clear(map, from, p)).then_some(p)
+    })
 }
 
 /// One long-range search and its waypoints: the centres of the turning navcells after the unit's
@@ -902,6 +1015,51 @@ mod tests {
         }
     }
 
+    /// A wall (an obstruction blocking pathfinding) of centre `(x, z)` and size `w × h` metres.
+    fn wall(turn: u32, x: i32, z: i32, w: i32, h: i32) -> Command {
+        Command {
+            turn,
+            player: crate::PlayerId(1),
+            seq: 0,
+            kind: CommandKind::PlaceObstruction {
+                square: crate::command::SquareSpec {
+                    x: Fixed::from_num(x),
+                    z: Fixed::from_num(z),
+                    w: Fixed::from_num(w),
+                    h: Fixed::from_num(h),
+                    degrees: Fixed::ZERO,
+                },
+                flags: pathing::passability::ObstructionFlags::BLOCK_PATHFINDING,
+            },
+        }
+    }
+
+    /// The units' positions.
+    fn positions(world: &World, ids: &[EntityId]) -> Vec<WorldPos> {
+        ids.iter().map(|id| world.unit(*id).unwrap().pos).collect()
+    }
+
+    /// The last waypoint of each unit's path.
+    fn ends(world: &World, ids: &[EntityId]) -> Vec<WorldPos> {
+        ids.iter().map(|id| *world.unit(*id).unwrap().waypoints().last().expect("a path")).collect()
+    }
+
+    /// `p` moved by `to - from`, off grid lines (navcells of 1 m).
+    fn shifted(p: WorldPos, from: WorldPos, to: WorldPos) -> WorldPos {
+        off_grid_lines(WorldPos::new(p.x + (to.x - from.x), p.z + (to.z - from.z)), Fixed::ONE)
+    }
+
+    /// Steps with no commands until every unit is idle (at most `turns` turns).
+    fn run_idle(world: &mut World, turns: u32) {
+        for _ in 0..turns {
+            if world.units().all(|u| u.state == UnitState::Idle) {
+                return;
+            }
+            world.step(&[]);
+        }
+        panic!("units still walking after {turns} turns");
+    }
+
     #[test]
     fn a_group_ordered_together_shares_one_search_and_walks_at_once() {
         let mut world = open_world(Settings::default());
@@ -909,15 +1067,256 @@ mod tests {
         world.step(&[order(1, 0, &groups[0], 56, 56)]);
         assert_eq!(world.path_stats().long, 1, "one search");
         assert_eq!(world.path_stats().shared, 19, "the other 19 share it");
-        // The exact point, kept off grid lines as every waypoint is.
+        // The exact point, kept off grid lines as every waypoint is, for the unit that searched;
+        // each other unit at its own point.
         let goal = off_grid_lines(WorldPos::from_int(56, 56), Fixed::ONE);
-        for id in &groups[0] {
-            let unit = world.unit(*id).unwrap();
-            assert_eq!(unit.waypoints().last(), Some(&goal), "unit {id:?} ends at the order's point");
-        }
+        let at_goal = groups[0].iter().filter(|id| world.unit(**id).unwrap().waypoints().last() == Some(&goal)).count();
+        assert_eq!(at_goal, 1, "one unit ends at the order's point");
         let stats = world.scale_stats();
         assert_eq!(stats.latency, vec![20], "all 20 took their first step in the turn of the order");
         assert_eq!((stats.waiting, stats.long_searches, stats.shared_paths, stats.max_queue), (0, 1, 19, 20));
+    }
+
+    #[test]
+    fn units_ordered_by_separate_commands_share_a_search_and_its_end_point() {
+        let mut world = open_world(Settings::default());
+        let ids = spawn_groups(&mut world, &[(12, 12)], 20).remove(0);
+        // One command per unit, all in one turn, to one point: the way the skirmish rules order
+        // units, each on its own.
+        let orders: Vec<Command> = ids.iter().enumerate().map(|(n, id)| order(1, n as u32, &[*id], 44, 40)).collect();
+        world.step(&orders);
+        assert_eq!((world.path_stats().long, world.path_stats().shared), (1, 19));
+        let goal = off_grid_lines(WorldPos::from_int(44, 40), Fixed::ONE);
+        for id in &ids {
+            let unit = world.unit(*id).unwrap();
+            assert_eq!(unit.order_group, 0, "unit {id:?}: an order to one unit has no group");
+            assert_eq!(unit.waypoints().last(), Some(&goal), "unit {id:?} ends at the order's point");
+            assert_eq!(unit.orders.first(), Some(&GoalSpec::Point(WorldPos::from_int(44, 40))));
+        }
+        // Two groups (two commands) from one crowd: each spreads round its own reference, and
+        // neither spreads round the other's.
+        let mut world = open_world(Settings::default());
+        let ids = spawn_groups(&mut world, &[(12, 12)], 20).remove(0);
+        let starts = positions(&world, &ids);
+        let (a, b) = ids.split_at(10);
+        world.step(&[order(1, 0, a, 44, 40), order(1, 1, b, 44, 40)]);
+        assert_eq!((world.path_stats().long, world.path_stats().shared), (1, 19));
+        let ends = ends(&world, &ids);
+        let group_a = world.unit(a[0]).unwrap().order_group;
+        let group_b = world.unit(b[0]).unwrap().order_group;
+        assert!(group_a != 0 && group_b != 0 && group_a != group_b);
+        // Each command's first unit is its reference: it ends at the order's point, and every
+        // other unit of its command at the goal plus its offset from it.
+        for (members, first) in [(0..10, 0), (10..20, 10)] {
+            for i in members {
+                assert_eq!(ends[i], shifted(goal, starts[first], starts[i]), "unit {i}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_compact_group_ordered_to_an_open_point_arrives_in_its_shape() {
+        let mut world = open_world(Settings::default());
+        let ids = spawn_groups(&mut world, &[(12, 12)], 20).remove(0);
+        let starts = positions(&world, &ids);
+        world.step(&[order(1, 0, &ids, 44, 40)]);
+        assert_eq!((world.path_stats().long, world.path_stats().shared), (1, 19));
+        let goal = off_grid_lines(WorldPos::from_int(44, 40), Fixed::ONE);
+        let ends = ends(&world, &ids);
+        // The first unit of the order searched, and is the group's reference.
+        let lead = starts[0];
+        assert_eq!(ends[0], goal);
+        for (i, id) in ids.iter().enumerate() {
+            let own = shifted(goal, lead, starts[i]);
+            assert_eq!(ends[i], own, "unit {id:?} ends at the goal plus its offset from the lead's start");
+            let unit = world.unit(*id).unwrap();
+            let order = if i == 0 { WorldPos::from_int(44, 40) } else { own };
+            assert_eq!(unit.orders.first(), Some(&GoalSpec::Point(order)), "unit {id:?}'s order goes to its own point");
+        }
+        run_idle(&mut world, 200);
+        for (i, id) in ids.iter().enumerate() {
+            let unit = world.unit(*id).unwrap();
+            assert_eq!(unit.pos, shifted(goal, lead, starts[i]), "unit {id:?} stands at its own point");
+            assert_eq!(unit.order_group, 0, "unit {id:?}: no order, no group");
+        }
+    }
+
+    #[test]
+    fn a_group_ordered_beside_a_wall_ends_on_clear_points_it_can_walk_to() {
+        let mut world = open_world(Settings::default());
+        let ids = spawn_groups(&mut world, &[(12, 32)], 30).remove(0);
+        // A wall 2 m east of the goal, from z = 17 to 47.
+        world.step(&[wall(1, 47, 32, 2, 30)]);
+        let starts = positions(&world, &ids);
+        world.step(&[order(2, 0, &ids, 44, 32)]);
+        let goal = off_grid_lines(WorldPos::from_int(44, 32), Fixed::ONE);
+        let map = world.nav.class_nav(PassClass::of(0)).unwrap().pass_map().clone();
+        let ends = ends(&world, &ids);
+        assert_eq!(ends[0], goal, "the reference ends at the goal");
+        let lead = starts[0];
+        let mut moved_in = 0;
+        for (i, id) in ids.iter().enumerate() {
+            let unit = world.unit(*id).unwrap();
+            let path = unit.waypoints();
+            let from = path.len().checked_sub(2).map_or(unit.pos, |k| path[k]);
+            assert!(
+                pathing::collide::segment_clear(&map, from, ends[i]),
+                "unit {id:?}: its end is passable and in sight of its previous point"
+            );
+            assert!(ends[i].x < Fixed::from_num(46), "unit {id:?}: its end is west of the wall");
+            let wanted = shifted(goal, lead, starts[i]);
+            // Never farther from the goal than its offset, on either axis.
+            assert!((ends[i].x - goal.x).abs() <= (wanted.x - goal.x).abs() + Fixed::from_bits(1), "unit {id:?}");
+            assert!((ends[i].z - goal.z).abs() <= (wanted.z - goal.z).abs() + Fixed::from_bits(1), "unit {id:?}");
+            moved_in += usize::from(ends[i] != wanted);
+        }
+        assert!(moved_in > 0, "some units' offsets would have put them in the wall");
+        let distinct: std::collections::BTreeSet<(i64, i64)> = ends.iter().map(|p| (p.x.to_bits(), p.z.to_bits())).collect();
+        assert!(distinct.len() > ids.len() / 2, "the group is spread, not piled on one point: {} ends", distinct.len());
+        run_idle(&mut world, 300);
+        for id in &ids {
+            let pos = world.unit(*id).unwrap().pos;
+            assert!(map.is_passable(world.navcell_of(pos)), "unit {id:?} stands on a passable navcell");
+        }
+    }
+
+    #[test]
+    fn a_group_ordered_to_the_map_edge_ends_on_the_map() {
+        let mut world = open_world(Settings::default());
+        let ids = spawn_groups(&mut world, &[(32, 32)], 30).remove(0);
+        world.step(&[order(1, 0, &ids, 63, 1)]);
+        let map = world.nav.class_nav(PassClass::of(0)).unwrap().pass_map().clone();
+        let ends = ends(&world, &ids);
+        for (i, end) in ends.iter().enumerate() {
+            assert!(end.x < Fixed::from_num(64) && end.z > Fixed::ZERO, "unit {i}: {end:?} on the map");
+            assert!(map.is_passable(world.navcell_of(*end)), "unit {i}");
+        }
+        run_idle(&mut world, 300);
+    }
+
+    #[test]
+    fn a_blocked_unit_of_a_spread_group_plans_again_to_its_own_point() {
+        let mut world = open_world(Settings::default());
+        let ids = spawn_groups(&mut world, &[(12, 32)], 12).remove(0);
+        world.step(&[order(1, 0, &ids, 52, 32)]);
+        let own = ends(&world, &ids);
+        let goal = off_grid_lines(WorldPos::from_int(52, 32), Fixed::ONE);
+        assert_eq!(own.iter().filter(|&&p| p == goal).count(), 1, "the others have their own points");
+        // A wall across the way, from z = 22 to 42: every unit is blocked and plans round it.
+        world.step(&[wall(2, 30, 32, 2, 20)]);
+        let mut detours = 0;
+        for _ in 0..300 {
+            if world.units().all(|u| u.state == UnitState::Idle) {
+                break;
+            }
+            let report = world.step(&[]);
+            detours += report.events.iter().filter(|e| matches!(e, Event::Detour { .. })).count();
+            for (i, id) in ids.iter().enumerate() {
+                let unit = world.unit(*id).unwrap();
+                if let Some(order) = unit.orders.first() {
+                    assert_eq!(order, &GoalSpec::Point(if own[i] == goal { WorldPos::from_int(52, 32) } else { own[i] }), "unit {id:?}");
+                }
+                // A path of a unit still under its order ends at its own point, unless it is
+                // part of the way (a detour's box or budget ran out) or settles short of a taken
+                // point.
+                if let Some(&end) = unit.waypoints().last()
+                    && !unit.resume
+                    && !unit.settle
+                    && !unit.orders.is_empty()
+                {
+                    assert_eq!(end, own[i], "unit {id:?}'s new path still ends at its own point");
+                }
+            }
+        }
+        assert!(detours > 0 || world.scale_stats().long_searches > 1, "the wall made units plan again");
+        // Units arriving by different ways round the wall nudge a few that stood already.
+        let mut exact = 0;
+        for (i, id) in ids.iter().enumerate() {
+            let unit = world.unit(*id).unwrap();
+            assert_eq!(unit.state, UnitState::Idle, "unit {id:?} arrived");
+            let d = distance_raw(unit.pos, own[i]);
+            assert!(d <= i128::from(Fixed::from_num(2).to_bits()), "unit {id:?} by its own point: {:?} vs {:?}", unit.pos, own[i]);
+            exact += usize::from(d == 0);
+        }
+        assert!(exact >= ids.len() * 3 / 4, "{exact} of {} units exactly at their own points", ids.len());
+    }
+
+    #[test]
+    fn a_queued_order_to_a_group_carries_no_group_and_ends_at_the_common_point() {
+        let mut world = open_world(Settings::default());
+        let ids = spawn_groups(&mut world, &[(12, 12)], 10).remove(0);
+        let mut queued = order(1, 1, &ids, 20, 48);
+        if let CommandKind::Move { queue, .. } = &mut queued.kind {
+            *queue = true;
+        }
+        world.step(&[order(1, 0, &ids, 44, 12), queued]);
+        let group = world.unit(ids[0]).unwrap().order_group;
+        assert!(group != 0 && ids.iter().all(|id| world.unit(*id).unwrap().order_group == group), "one group for the current order");
+        // Walk until every unit is on its queued order: it has no group, and every unit's path
+        // ends at the queued order's point (shared or searched, never spread).
+        let goal = off_grid_lines(WorldPos::from_int(20, 48), Fixed::ONE);
+        let mut checked = std::collections::BTreeSet::new();
+        for _ in 0..400 {
+            if world.units().all(|u| u.state == UnitState::Idle) {
+                break;
+            }
+            world.step(&[]);
+            for id in &ids {
+                let unit = world.unit(*id).unwrap();
+                if unit.orders.first() != Some(&GoalSpec::Point(WorldPos::from_int(20, 48))) {
+                    continue;
+                }
+                assert_eq!(unit.order_group, 0, "unit {id:?}: a queued order has no group");
+                if !unit.settle
+                    && !unit.resume
+                    && unit.detour == 0
+                    && let Some(end) = unit.waypoints().last()
+                {
+                    assert_eq!(*end, goal, "unit {id:?} ends at the queued order's point");
+                    checked.insert(*id);
+                }
+            }
+        }
+        let checked = checked.len();
+        assert!(checked > ids.len() / 2, "{checked} paths checked");
+        world.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn a_repeated_order_to_a_spread_group_plans_the_group_again_together() {
+        let mut world = open_world(Settings::default());
+        let ids = spawn_groups(&mut world, &[(12, 12)], 20).remove(0);
+        world.step(&[order(1, 0, &ids, 44, 40)]);
+        world.step(&[]);
+        world.step(&[]);
+        // The group walks in its shape, so planning it again from where it stands gives the same
+        // ends, with the same unit (the first of the order) making the search.
+        let before = ends(&world, &ids);
+        world.step(&[order(4, 0, &ids, 44, 40)]);
+        assert_eq!((world.path_stats().long, world.path_stats().shared), (1, 19), "the whole group planned again");
+        assert_eq!(ends(&world, &ids), before);
+    }
+
+    #[test]
+    fn spread_ends_do_not_depend_on_the_thread_count_and_survive_save_and_load() {
+        let run = |threads: usize, reload: bool| {
+            let mut world = open_world(Settings::default());
+            world.set_threads(threads).unwrap();
+            let groups = spawn_groups(&mut world, &[(12, 12), (12, 40), (30, 30)], 15);
+            world.step(&[wall(1, 47, 32, 2, 30)]);
+            let all: Vec<EntityId> = groups.concat();
+            world.step(&[order(2, 0, &groups[0], 44, 30), order(2, 1, &groups[1], 44, 34), order(2, 2, &groups[2], 44, 32)]);
+            let ends = ends(&world, &all);
+            if reload {
+                world = World::load(&world.save()).unwrap();
+                world.set_threads(threads).unwrap();
+            }
+            run_idle(&mut world, 400);
+            (ends, positions(&world, &all), world.state_hash())
+        };
+        let one = run(1, false);
+        assert_eq!(one, run(3, false));
+        assert_eq!(one, run(2, true));
     }
 
     #[test]
