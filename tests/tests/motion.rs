@@ -387,3 +387,46 @@ fn units_walk_a_one_navcell_staircase_corridor_cutting_its_corners() {
     assert!(ours >= optimum - 1e-9 && ours / optimum < 1.02, "ours {ours}, optimum {optimum}");
     assert!(through_centres / optimum > 1.05, "through centres {through_centres}, optimum {optimum}");
 }
+
+/// A west field of pillars every 4 m (its open lanes cross at hundreds of jump points), walled
+/// from the east but for a gap at z = 99.5 held by a standing unit of player 2; player 1's unit
+/// walks from the west field to the east. With the holder stamped, the goal has no way round, and
+/// the search round the holder gives up within `HELD_NODE_BUDGET` expansions rather than expand
+/// every jump point of the field: its turn's search work stays within that budget, the copy of
+/// the planes and the base work. The unit keeps waiting short of the holder.
+#[test]
+fn a_search_round_a_holder_with_no_way_round_stops_at_its_node_budget() {
+    let (w, h) = (200usize, 200usize);
+    let rows: Vec<String> = (0..h)
+        .map(|row| {
+            let z = h - 1 - row;
+            (0..w)
+                .map(|x| {
+                    let border = x == 0 || z == 0 || x == w - 1 || z == h - 1;
+                    let wall = x == 100 && !(98..=100).contains(&z);
+                    let pillar = x < 96 && x % 4 == 0 && z % 4 == 0;
+                    if border || wall || pillar { '#' } else { '.' }
+                })
+                .collect()
+        })
+        .collect();
+    let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+    let mut world = world_from(&rows, 1);
+    world.step(&[spawn_at(0, 1, 0, WorldPos::new(cm(9650), cm(9950))), spawn_at(0, 2, 0, WorldPos::new(cm(10050), cm(9950)))]);
+    let walker = world.units().find(|u| u.owner == PlayerId(1)).unwrap().id;
+    let holder = world.units().find(|u| u.owner == PlayerId(2)).unwrap().id;
+    let cells = (w * h) as u64 / sim::world::HELD_CELLS_PER_WORK;
+    let bound = u64::from(sim::world::HELD_NODE_BUDGET) + u64::from(sim::world::SEARCH_BASE_WORK) + cells + 8;
+    let mut held_turns = 0;
+    for turn in 1..30 {
+        let commands = if turn == 1 { vec![go(1, 1, vec![walker], WorldPos::new(cm(15050), cm(9950)))] } else { Vec::new() };
+        world.step(&commands);
+        let stats = world.path_stats();
+        if turn > 1 && stats.long > 0 {
+            held_turns += 1;
+            assert!(stats.long_work <= bound, "turn {turn}: work {} over {bound}", stats.long_work);
+        }
+        assert!(world.unit(walker).unwrap().pos.x < world.unit(holder).unwrap().pos.x, "turn {turn}: it never passes the holder");
+    }
+    assert!(held_turns >= 2, "it searched round the holder ({held_turns} turns)");
+}
