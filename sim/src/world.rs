@@ -307,6 +307,10 @@ pub struct ScaleStats {
     pub max_turn_work: u64,
     /// Long-range requests served by another unit's search.
     pub shared_paths: u64,
+    /// Unit steps: the units that walked, summed over the turns (a unit counts in a turn when
+    /// its own walk moved it; formation members and pushed units do not). A turn's cost grows
+    /// with its walking units, so a workload's turn time per walking unit is what compares.
+    pub unit_steps: u64,
 }
 
 impl ScaleStats {
@@ -511,6 +515,7 @@ impl World {
     /// whose order ended without one.
     fn note_first_steps(&mut self) {
         let walked = std::mem::take(&mut self.scratch.walked);
+        self.scratch.scale.unit_steps += walked.len() as u64;
         if self.scratch.awaiting.is_empty() {
             return;
         }

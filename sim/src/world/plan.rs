@@ -1075,6 +1075,22 @@ mod tests {
         let stats = world.scale_stats();
         assert_eq!(stats.latency, vec![20], "all 20 took their first step in the turn of the order");
         assert_eq!((stats.waiting, stats.long_searches, stats.shared_paths, stats.max_queue), (0, 1, 19, 20));
+        // Unit steps: each turn adds the units whose own walk moved them, counted from positions.
+        let mut expected = stats.unit_steps;
+        assert_eq!(expected, 20, "all 20 walked in the turn of the order");
+        for _ in 0..5 {
+            let before: Vec<WorldPos> = groups[0].iter().map(|id| world.unit(*id).unwrap().pos).collect();
+            let walking: Vec<bool> = groups[0].iter().map(|id| world.unit(*id).unwrap().state == UnitState::Moving).collect();
+            world.step(&[]);
+            let moved = groups[0]
+                .iter()
+                .zip(&before)
+                .zip(&walking)
+                .filter(|((id, was), walks)| **walks && world.unit(**id).unwrap().pos != **was)
+                .count();
+            expected += moved as u64;
+            assert_eq!(world.scale_stats().unit_steps, expected);
+        }
     }
 
     #[test]
