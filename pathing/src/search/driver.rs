@@ -252,11 +252,11 @@ impl OpenList {
     /// Removes and returns the best stored key.
     #[inline(always)]
     fn pop(&mut self) -> Option<u128> {
-        if let Some(held) = self.held {
-            if self.heap.peek().is_none_or(|&top| held > top) {
-                self.held = None;
-                return Some(held);
-            }
+        if let Some(held) = self.held
+            && self.heap.peek().is_none_or(|&top| held > top)
+        {
+            self.held = None;
+            return Some(held);
         }
         self.heap.pop()
     }
@@ -285,7 +285,7 @@ impl SearchScratch {
 
     /// Grows the scratch for searches on `map` now, so that no search on it allocates (except
     /// growing the caller's [`Path`] and the open list): the goal raster, the compact node records
-    /// of a jump point search, and the one record per navcell (24 bytes) that A* and searches
+    /// of a jump point search, and the one record per navcell (16 bytes) that A* and searches
     /// touching thousands of navcells use.
     pub fn reserve(&mut self, map: &PassMap) {
         self.goal.reset(&Goal::navcell_center(0, 0, map.cell_size()), map.width(), map.height(), map.cell_size());

@@ -296,7 +296,7 @@ impl NodeTable {
         let closed = self.closed_stamp();
         let mut ids: Vec<u32> = if self.dense_mode {
             let width = self.width as usize;
-            let at_id = |k: usize| ((k / width) << 16 | k % width) as u32;
+            let at_id = |k: usize| (((k / width) << 16) | (k % width)) as u32;
             self.dense[..self.cells].iter().enumerate().filter(|(_, n)| n.stamp == closed).map(|(k, _)| at_id(k)).collect()
         } else {
             self.records.iter().zip(&self.ids).filter(|(n, _)| n.stamp == closed).map(|(_, &id)| id).collect()
