@@ -541,3 +541,36 @@ pub(crate) fn drive<E: Expander>(
     outcome.status = PathStatus::Partial(PartialReason::Unreachable);
     outcome
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The open list with its held entry pops exactly what a plain binary heap of the same
+        /// pushes pops, in the same order (the oracle), under any interleaving of pushes and pops.
+        /// Keys are drawn from a small range, so pushes often beat or tie the held entry and the
+        /// heap's top.
+        #[test]
+        fn the_open_list_pops_what_a_plain_heap_pops(ops in prop::collection::vec(prop::option::of(0u128..64), 0..200)) {
+            let (mut open, mut oracle) = (OpenList::default(), BinaryHeap::new());
+            for op in ops {
+                match op {
+                    Some(key) => {
+                        open.push(key);
+                        oracle.push(key);
+                    }
+                    None => prop_assert_eq!(open.pop(), oracle.pop()),
+                }
+            }
+            while let Some(key) = oracle.pop() {
+                prop_assert_eq!(open.pop(), Some(key));
+            }
+            prop_assert_eq!(open.pop(), None);
+            open.push(3);
+            open.clear();
+            prop_assert_eq!(open.pop(), None);
+        }
+    }
+}
