@@ -31,7 +31,7 @@ pub(crate) struct NodeRecord {
     pub(crate) stamp: u32,
 }
 
-/// The smallest index (8 KB): a search whose records fill more than half of it makes it grow, and
+/// The smallest index (16 KB): a search whose records fill more than half of it makes it grow, and
 /// each growth re-inserts every record, so starting at 2048 slots rather than 512 spares a search of
 /// a few hundred to a thousand records (most long-range searches on open maps) two growths.
 const MIN_SLOTS: usize = 1 << 11;
@@ -44,14 +44,15 @@ pub(crate) const DENSE_AFTER: usize = 1 << 12;
 ///
 /// In the hashed layout the records of a search lie one after another in `records`, in the
 /// order the search touched them, and `index` maps ids to them: each slot is
-/// `generation << 16 | record index`, live when its generation is the current one (so starting a
+/// `id << 32 | generation << 16 | record index` (the id in the slot lets a probe compare ids
+/// without reading the records' ids), live when its generation is the current one (so starting a
 /// search clears nothing; the 16-bit generation, advanced by every search and every growth of
 /// the index, wraps every 65 535 of those, and the index is cleared then). A search thus touches a few contiguous kilobytes.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct NodeTable {
     /// The index; a search uses its first `active` slots (a power of two), so a small search
     /// touches a small index even after a large one made the allocation grow.
-    index: Vec<u32>,
+    index: Vec<u64>,
     active: usize,
     /// Records the hashed layout takes before it must grow or go dense: `min(DENSE_AFTER,
     /// active / 2)`, 0 in the dense layout, so that [`Self::entry_record`] tests one number.
@@ -154,20 +155,27 @@ impl NodeTable {
         (id.wrapping_mul(0x9E37_79B9) >> (32 - self.active.trailing_zeros())) as usize
     }
 
+    /// The generation bits of a live index slot.
+    #[inline(always)]
+    fn live(&self) -> u64 {
+        u64::from(self.index_generation) << 16
+    }
+
     /// The index slot of `id`, or of the empty slot where it belongs.
     #[inline(always)]
     fn probe(&self, id: u32) -> (usize, Option<usize>) {
         let mask = self.active - 1;
-        let live = u32::from(self.index_generation) << 16;
+        let live = self.live();
+        // A slot holding `id` in this generation, whatever its record index.
+        let wanted = (u64::from(id) << 32) | live;
         let mut at = self.home(id);
         loop {
             let v = self.index[at];
+            if v & !0xffff == wanted {
+                return (at, Some((v & 0xffff) as usize));
+            }
             if v & 0xffff_0000 != live {
                 return (at, None);
-            }
-            let record = (v & 0xffff) as usize;
-            if self.ids[record] == id {
-                return (at, Some(record));
             }
             at = (at + 1) & mask;
         }
@@ -203,7 +211,7 @@ impl NodeTable {
             (_, Some(record)) => (record, true),
             (at, None) => {
                 let record = self.records.len();
-                self.index[at] = u32::from(self.index_generation) << 16 | record as u32;
+                self.index[at] = (u64::from(id) << 32) | self.live() | record as u64;
                 self.records.push(NodeRecord::default());
                 self.ids.push(id);
                 (record, false)
@@ -229,7 +237,7 @@ impl NodeTable {
                 (_, Some(record)) => (&mut self.records[record], true),
                 (at, None) => {
                     let record = self.records.len();
-                    self.index[at] = u32::from(self.index_generation) << 16 | record as u32;
+                    self.index[at] = (u64::from(id) << 32) | self.live() | record as u64;
                     self.records.push(NodeRecord::default());
                     self.ids.push(id);
                     (&mut self.records[record], false)
@@ -280,14 +288,14 @@ impl NodeTable {
             self.index.resize(self.active, 0);
         }
         self.next_index_generation();
-        let live = u32::from(self.index_generation) << 16;
+        let live = self.live();
         let mask = self.active - 1;
         for k in 0..self.records.len() {
             let mut at = self.home(self.ids[k]);
             while self.index[at] & 0xffff_0000 == live {
                 at = (at + 1) & mask;
             }
-            self.index[at] = live | k as u32;
+            self.index[at] = (u64::from(self.ids[k]) << 32) | live | k as u64;
         }
     }
 
