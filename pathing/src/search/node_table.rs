@@ -11,14 +11,16 @@
 //! layouts only grow, so once a scratch has served its largest search, searches no longer allocate.
 //!
 //! The records of a search lie contiguously in the order it touched them, found through an index
-//! with linear probing on a multiplicative hash of the navcell id. Index slots are stamped with
+//! with linear probing on a multiplicative hash of the navcell id (the ids of the records lie in a
+//! parallel array, so that a record is 16 bytes in both layouts: four to a cache line in the dense
+//! one, where the id is the position). Index slots are stamped with
 //! the search generation, so starting a search clears nothing: a slot of an older generation is
 //! empty. Within a search nothing is ever removed, which is what makes "stop at the first empty
 //! slot" correct.
 //! Lookups are exact, and nothing depends on where a record lies, so the table never affects which
 //! path a search returns.
 
-/// One navcell's search state.
+/// One navcell's search state (16 bytes; which navcell it is, is known from where it lies).
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct NodeRecord {
     /// Cost from the start. `[Units: fixed-point cost, see crate::grid::cost]`
@@ -27,12 +29,12 @@ pub(crate) struct NodeRecord {
     pub(crate) parent: u32,
     /// `2 × generation` while open, `2 × generation + 1` once closed; anything else: empty slot.
     pub(crate) stamp: u32,
-    /// The navcell id this slot holds.
-    pub(crate) id: u32,
 }
 
-/// The smallest index; a search whose records fill more than half of it makes it grow.
-const MIN_SLOTS: usize = 1 << 9;
+/// The smallest index (16 KB): a search whose records fill more than half of it makes it grow, and
+/// each growth re-inserts every record, so starting at 2048 slots rather than 512 spares a search of
+/// a few hundred to a thousand records (most long-range searches on open maps) two growths.
+const MIN_SLOTS: usize = 1 << 11;
 
 /// Records in the hash table beyond which a search moves to the dense layout (below 2^16, the
 /// largest record index an index slot holds).
@@ -42,20 +44,23 @@ pub(crate) const DENSE_AFTER: usize = 1 << 12;
 ///
 /// In the hashed layout the records of a search lie one after another in `records`, in the
 /// order the search touched them, and `index` maps ids to them: each slot is
-/// `generation << 16 | record index`, live when its generation is the current one (so starting a
+/// `id << 32 | generation << 16 | record index` (the id in the slot lets a probe compare ids
+/// without reading the records' ids), live when its generation is the current one (so starting a
 /// search clears nothing; the 16-bit generation, advanced by every search and every growth of
 /// the index, wraps every 65 535 of those, and the index is cleared then). A search thus touches a few contiguous kilobytes.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct NodeTable {
     /// The index; a search uses its first `active` slots (a power of two), so a small search
     /// touches a small index even after a large one made the allocation grow.
-    index: Vec<u32>,
+    index: Vec<u64>,
     active: usize,
     /// Records the hashed layout takes before it must grow or go dense: `min(DENSE_AFTER,
     /// active / 2)`, 0 in the dense layout, so that [`Self::entry_record`] tests one number.
     room: usize,
     index_generation: u16,
     records: Vec<NodeRecord>,
+    /// The navcell id of each record of `records`.
+    ids: Vec<u32>,
     /// One record per navcell of the map (`j * width + i`), used once a search is in dense mode.
     dense: Vec<NodeRecord>,
     dense_mode: bool,
@@ -75,6 +80,7 @@ impl NodeTable {
             self.index.resize(2 * DENSE_AFTER, 0);
         }
         self.records.reserve(DENSE_AFTER + 1);
+        self.ids.reserve(DENSE_AFTER + 1);
         if self.dense.len() < cells {
             self.dense.resize(cells, NodeRecord::default());
         }
@@ -95,6 +101,7 @@ impl NodeTable {
             self.generation = 1;
         }
         self.records.clear();
+        self.ids.clear();
         self.dense_mode = false;
         self.width = width;
         self.cells = width as usize * height as usize;
@@ -129,9 +136,8 @@ impl NodeTable {
             self.dense.resize(self.cells, NodeRecord::default());
         }
         for k in 0..self.records.len() {
-            let record = self.records[k];
-            let at = self.dense_index(record.id);
-            self.dense[at] = record;
+            let at = self.dense_index(self.ids[k]);
+            self.dense[at] = self.records[k];
         }
         self.dense_mode = true;
         self.room = 0;
@@ -149,20 +155,27 @@ impl NodeTable {
         (id.wrapping_mul(0x9E37_79B9) >> (32 - self.active.trailing_zeros())) as usize
     }
 
+    /// The generation bits of a live index slot.
+    #[inline(always)]
+    fn live(&self) -> u64 {
+        u64::from(self.index_generation) << 16
+    }
+
     /// The index slot of `id`, or of the empty slot where it belongs.
     #[inline(always)]
     fn probe(&self, id: u32) -> (usize, Option<usize>) {
         let mask = self.active - 1;
-        let live = u32::from(self.index_generation) << 16;
+        let live = self.live();
+        // A slot holding `id` in this generation, whatever its record index.
+        let wanted = (u64::from(id) << 32) | live;
         let mut at = self.home(id);
         loop {
             let v = self.index[at];
+            if v & !0xffff == wanted {
+                return (at, Some((v & 0xffff) as usize));
+            }
             if v & 0xffff_0000 != live {
                 return (at, None);
-            }
-            let record = (v & 0xffff) as usize;
-            if self.records[record].id == id {
-                return (at, Some(record));
             }
             at = (at + 1) & mask;
         }
@@ -178,9 +191,9 @@ impl NodeTable {
         self.probe(id).1
     }
 
-    /// The slot of `id`, claimed (stale fields but the id) when the search has not touched it
-    /// yet; the second value says whether it was already there. A claimed slot must be written
-    /// with this search's stamp before the next call.
+    /// The slot of `id`, claimed (stale fields) when the search has not touched it yet; the second
+    /// value says whether it was already there. A claimed slot must be written with this search's
+    /// stamp before the next call.
     #[inline]
     pub(crate) fn entry(&mut self, id: u32) -> (usize, bool) {
         if !self.dense_mode && self.records.len() >= DENSE_AFTER {
@@ -189,7 +202,6 @@ impl NodeTable {
         if self.dense_mode {
             let at = self.dense_index(id);
             let seen = self.dense[at].stamp >> 1 == self.generation;
-            self.dense[at].id = id;
             return (at, seen);
         }
         if (self.records.len() + 1) * 2 > self.active {
@@ -199,8 +211,9 @@ impl NodeTable {
             (_, Some(record)) => (record, true),
             (at, None) => {
                 let record = self.records.len();
-                self.index[at] = u32::from(self.index_generation) << 16 | record as u32;
-                self.records.push(NodeRecord { id, ..NodeRecord::default() });
+                self.index[at] = (u64::from(id) << 32) | self.live() | record as u64;
+                self.records.push(NodeRecord::default());
+                self.ids.push(id);
                 (record, false)
             }
         }
@@ -210,21 +223,50 @@ impl NodeTable {
     /// touched it yet, and whether it was already there.
     #[inline]
     pub(crate) fn entry_record(&mut self, id: u32) -> (&mut NodeRecord, bool) {
-        // The common case in one test: hashed, with room for one more record (`entry` grows the
-        // index when `(len + 1) * 2 > active` and goes dense at `DENSE_AFTER` records).
+        // The long searches, which do most of the work, run in the dense layout: tested first.
+        if self.dense_mode {
+            let at = self.dense_index(id);
+            let node = &mut self.dense[at];
+            let seen = node.stamp >> 1 == self.generation;
+            return (node, seen);
+        }
+        // The common hashed case in one test: room for one more record (`entry` grows the index
+        // when `(len + 1) * 2 > active` and goes dense at `DENSE_AFTER` records).
         if self.records.len() < self.room {
             return match self.probe(id) {
                 (_, Some(record)) => (&mut self.records[record], true),
                 (at, None) => {
                     let record = self.records.len();
-                    self.index[at] = u32::from(self.index_generation) << 16 | record as u32;
-                    self.records.push(NodeRecord { id, ..NodeRecord::default() });
+                    self.index[at] = (u64::from(id) << 32) | self.live() | record as u64;
+                    self.records.push(NodeRecord::default());
+                    self.ids.push(id);
                     (&mut self.records[record], false)
                 }
             };
         }
         let (slot, seen) = self.entry(id);
         (self.get_mut(slot), seen)
+    }
+
+    /// Closes the record of `id`, which must be in this search, and returns it as it was; `None`
+    /// when it was closed already. One look-up for what the search loop does with every popped
+    /// entry.
+    #[inline(always)]
+    pub(crate) fn close(&mut self, id: u32) -> Option<NodeRecord> {
+        let closed = self.closed_stamp();
+        let node = if self.dense_mode {
+            let at = self.dense_index(id);
+            &mut self.dense[at]
+        } else {
+            let record = self.probe(id).1.expect("every pushed node has a record");
+            &mut self.records[record]
+        };
+        if node.stamp == closed {
+            return None;
+        }
+        let was = *node;
+        node.stamp = closed;
+        Some(was)
     }
 
     #[inline(always)]
@@ -246,22 +288,27 @@ impl NodeTable {
             self.index.resize(self.active, 0);
         }
         self.next_index_generation();
-        let live = u32::from(self.index_generation) << 16;
+        let live = self.live();
         let mask = self.active - 1;
         for k in 0..self.records.len() {
-            let mut at = self.home(self.records[k].id);
+            let mut at = self.home(self.ids[k]);
             while self.index[at] & 0xffff_0000 == live {
                 at = (at + 1) & mask;
             }
-            self.index[at] = live | k as u32;
+            self.index[at] = (u64::from(self.ids[k]) << 32) | live | k as u64;
         }
     }
 
     /// The ids of this search's closed records, ascending.
     pub(crate) fn closed_ids(&self) -> Vec<u32> {
         let closed = self.closed_stamp();
-        let records = if self.dense_mode { &self.dense[..self.cells] } else { &self.records[..] };
-        let mut ids: Vec<u32> = records.iter().filter(|n| n.stamp == closed).map(|n| n.id).collect();
+        let mut ids: Vec<u32> = if self.dense_mode {
+            let width = self.width as usize;
+            let at_id = |k: usize| (((k / width) << 16) | (k % width)) as u32;
+            self.dense[..self.cells].iter().enumerate().filter(|(_, n)| n.stamp == closed).map(|(k, _)| at_id(k)).collect()
+        } else {
+            self.records.iter().zip(&self.ids).filter(|(n, _)| n.stamp == closed).map(|(_, &id)| id).collect()
+        };
         ids.sort_unstable();
         ids
     }
@@ -280,7 +327,7 @@ mod tests {
         for (k, &id) in ids.iter().enumerate() {
             let (slot, existed) = table.entry(id);
             assert!(!existed, "id {id} claimed twice");
-            *table.get_mut(slot) = NodeRecord { g: k as u64, parent: id ^ 1, stamp: table.open_stamp(), id };
+            *table.get_mut(slot) = NodeRecord { g: k as u64, parent: id ^ 1, stamp: table.open_stamp() };
         }
         for (k, &id) in ids.iter().enumerate() {
             let slot = table.find(id).expect("inserted");
@@ -314,7 +361,7 @@ mod tests {
                 let existed = ids[..k].contains(&id);
                 let (slot, seen) = table.entry(id);
                 assert_eq!(seen, existed, "search {search}: id {id}");
-                *table.get_mut(slot) = NodeRecord { g: u64::from(search), parent: 0, stamp: table.open_stamp(), id };
+                *table.get_mut(slot) = NodeRecord { g: u64::from(search), parent: 0, stamp: table.open_stamp() };
             }
             for &id in &ids {
                 assert_eq!(table.find(id).map(|s| table.get(s).g), Some(u64::from(search)));
@@ -335,7 +382,7 @@ mod tests {
             for (k, &id) in ids.iter().enumerate() {
                 let (slot, existed) = table.entry(id);
                 assert!(!existed);
-                *table.get_mut(slot) = NodeRecord { g: k as u64 + round, parent: 7, stamp: table.closed_stamp(), id };
+                *table.get_mut(slot) = NodeRecord { g: k as u64 + round, parent: 7, stamp: table.closed_stamp() };
             }
             assert!(table.dense_mode);
             for (k, &id) in ids.iter().enumerate() {
