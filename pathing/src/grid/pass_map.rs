@@ -234,7 +234,14 @@ pub struct PassMap {
     pub(crate) rows: BitPlane,
     /// Lines are columns (`i`), positions are rows (`j`).
     pub(crate) cols: BitPlane,
+    /// One bit per block of [`BLOCK`] × [`BLOCK`] navcells (block `(bi, bj)` holds navcells
+    /// `BLOCK·bi ..` and `BLOCK·bj ..`), at `bj · blocks_wide + bi`: set when every navcell of the
+    /// block is on the grid and passable. Long segment tests skip the lines of open blocks.
+    open_blocks: Vec<u64>,
 }
+
+/// Side of the blocks of [`PassMap`]'s open-block bits. `[Units: navcells]`
+pub(crate) const BLOCK: u32 = 8;
 
 impl PassMap {
     /// The bit planes of one class of a grid.
@@ -248,6 +255,7 @@ impl PassMap {
             class,
             rows: BitPlane::new(width as usize, height as usize),
             cols: BitPlane::new(height as usize, width as usize),
+            open_blocks: vec![0; (width.div_ceil(BLOCK) as usize * height.div_ceil(BLOCK) as usize).div_ceil(64)],
         };
         map.update_rect(grid, CellRect::full(width, height));
         map
@@ -277,7 +285,41 @@ impl PassMap {
             // also depend on the lines on both sides.
             self.rows.refresh_stops(j0 as usize..=j1 as usize + 1);
             self.cols.refresh_stops(i0 as usize..=i1 as usize + 1);
+            self.refresh_blocks(i0..i1, j0..j1);
         }
+    }
+
+    /// Blocks across: the open-block bits' row length.
+    fn blocks_wide(&self) -> u32 {
+        self.width.div_ceil(BLOCK)
+    }
+
+    /// Recomputes the open-block bits of the blocks that hold navcells `is × js`.
+    fn refresh_blocks(&mut self, is: std::ops::Range<u32>, js: std::ops::Range<u32>) {
+        let wide = self.blocks_wide();
+        for bj in js.start / BLOCK..js.end.div_ceil(BLOCK) {
+            for bi in is.start / BLOCK..is.end.div_ceil(BLOCK) {
+                let (i0, j0) = (bi * BLOCK, bj * BLOCK);
+                let inside = i0 + BLOCK <= self.width && j0 + BLOCK <= self.height;
+                let open = inside && (j0..j0 + BLOCK).all(|j| self.rows.all_set(j as usize + 1, i0 as usize + 1, (i0 + BLOCK) as usize));
+                let k = (bj * wide + bi) as usize;
+                if open {
+                    self.open_blocks[k / 64] |= 1 << (k % 64);
+                } else {
+                    self.open_blocks[k / 64] &= !(1 << (k % 64));
+                }
+            }
+        }
+    }
+
+    /// Whether block `(bi, bj)` is open (see `open_blocks`); `false` off the grid.
+    #[inline]
+    pub(crate) fn block_open(&self, bi: u32, bj: u32) -> bool {
+        if bi >= self.blocks_wide() || bj >= self.height.div_ceil(BLOCK) {
+            return false;
+        }
+        let k = (bj * self.blocks_wide() + bi) as usize;
+        (self.open_blocks[k / 64] >> (k % 64)) & 1 == 1
     }
 
     /// Marks `cell` impassable in this map alone (a search's private copy with obstacles of its
@@ -293,6 +335,7 @@ impl PassMap {
         // The navcell's padded row and column, and the lines on both sides, whose stops read it.
         self.rows.refresh_stops(j as usize..=j as usize + 2);
         self.cols.refresh_stops(i as usize..=i as usize + 2);
+        self.refresh_blocks(i..i + 1, j..j + 1);
     }
 
     /// Whether navcells `from..=to` of a row (`along_rows`: row `line`, columns `from..=to`) or of a
@@ -400,6 +443,11 @@ impl PassMap {
                     return Err(format!("border cell at padded ({i}, {j}) is passable"));
                 }
             }
+        }
+        let mut fresh = self.clone();
+        fresh.refresh_blocks(0..self.width, 0..self.height);
+        if fresh.open_blocks != self.open_blocks {
+            return Err("the open-block bits disagree with the passability".to_string());
         }
         for (name, plane) in [("row", &self.rows), ("column", &self.cols)] {
             let mut fresh = plane.clone();

@@ -47,7 +47,7 @@ use std::cmp::Ordering;
 
 use crate::geometry::{Fixed, WorldPos, div_ceil, div_floor, raw};
 use crate::grid::navcell::Navcell;
-use crate::grid::pass_map::PassMap;
+use crate::grid::pass_map::{BLOCK, PassMap};
 
 /// How many times [`furthest_clear_point`] pulls its answer back before it settles for `from`.
 const MAX_PULLBACKS: u32 = 16;
@@ -291,26 +291,57 @@ fn spans_clear(map: &PassMap, from: WorldPos, to: WorldPos) -> Option<bool> {
     let step = c * du;
     let (step_quot, step_rem) = (step.div_euclid(q), step.rem_euclid(q));
     let mut previous = end_lo_hi(u0);
-    for line in first_line..=last_line {
+    // `(⌈n/q⌉ - 1, ⌊n/q⌋)` of the edge `(quot, rem)` stands for, as `touched` gives it.
+    let at_edge = |quot: i128, rem: i128| (if rem == 0 { quot - 1 } else { quot }, quot);
+    let step_edge = |quot: &mut i128, rem: &mut i128| {
+        *quot += step_quot;
+        *rem += step_rem;
+        if *rem >= q {
+            *rem -= q;
+            *quot += 1;
+        }
+    };
+    let block = i128::from(BLOCK);
+    let mut line = first_line;
+    while line <= last_line {
+        // A whole block row of lines before the last: when every block its runs reach is open,
+        // all of them are passable and the lines are skipped. The runs of lines `line ..
+        // line + BLOCK` reach from the touched navcells of the edge below the first to those of
+        // the edge above the last (the segment is monotone along the lines).
+        if line.rem_euclid(block) == 0 && line + block <= last_line {
+            let (mut q8, mut r8) = (quot, rem);
+            for _ in 1..block {
+                step_edge(&mut q8, &mut r8);
+            }
+            let top = at_edge(q8, r8);
+            let (lo, hi) = (previous.0.min(top.0), previous.1.max(top.1));
+            if lo >= 0 && hi < i128::from(n_pos) && blocks_open(map, along_rows, line / block, lo / block, hi / block) {
+                step_edge(&mut q8, &mut r8);
+                (quot, rem, previous, line) = (q8, r8, top, line + block);
+                continue;
+            }
+        }
         let next = if line == last_line {
             end_lo_hi(u1)
         } else {
-            // `(⌈n/q⌉ - 1, ⌊n/q⌋)`, as `touched` gives it.
-            let at_edge = (if rem == 0 { quot - 1 } else { quot }, quot);
-            quot += step_quot;
-            rem += step_rem;
-            if rem >= q {
-                rem -= q;
-                quot += 1;
-            }
-            at_edge
+            let edge = at_edge(quot, rem);
+            step_edge(&mut quot, &mut rem);
+            edge
         };
         if !run_clear(line, previous.0.min(next.0), previous.1.max(next.1)) {
             return Some(false);
         }
         previous = next;
+        line += 1;
     }
     Some(true)
+}
+
+/// Whether the blocks of block line `line` (a block row when `along_rows`, else a block column)
+/// at block positions `from..=to` are all open ([`PassMap::block_open`]).
+fn blocks_open(map: &PassMap, along_rows: bool, line: i128, from: i128, to: i128) -> bool {
+    let (Ok(line), Ok(from), Ok(to)) = (u32::try_from(line), u32::try_from(from), u32::try_from(to)) else { return false };
+    (from..=to).all(|k| if along_rows { map.block_open(k, line) } else { map.block_open(line, k) })
 }
 
 /// The first blocked navcell along the segment and the parameter at which the segment touches it.

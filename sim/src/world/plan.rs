@@ -878,6 +878,16 @@ fn spread_end(map: &pathing::PassMap, cell_size: Fixed, start: WorldPos, referen
     if (dx, dz) == (0, 0) || dx.abs() > r || dz.abs() > r {
         return None;
     }
+    let try_at = |a: i64, b: i64| {
+        let (x, z) = (end.x.to_bits().checked_add(a * dx / 4)?, end.z.to_bits().checked_add(b * dz / 4)?);
+        let p = off_grid_lines(WorldPos::new(Fixed::from_bits(x), Fixed::from_bits(z)), cell_size);
+        (x >= 0 && z >= 0 && p != end && pathing::collide::segment_clear(map, from, p)).then_some(p)
+    };
+    // The whole offset comes first in the order below (its distance is 0, and on a tie the
+    // larger scales come first): most units get it, and need no list.
+    if let Some(p) = try_at(4, 4) {
+        return Some(p);
+    }
     // Scales in quarters, and the squared distance of each scaled point from the wanted one.
     let mut scales: Vec<(i128, i64, i64)> = Vec::with_capacity(25);
     for a in (0..=4i64).rev() {
@@ -887,11 +897,7 @@ fn spread_end(map: &pathing::PassMap, cell_size: Fixed, start: WorldPos, referen
         }
     }
     scales.sort_by_key(|&(d2, a, b)| (d2, -(a + b), -a));
-    scales.into_iter().filter(|&(_, a, b)| (a, b) != (0, 0)).find_map(|(_, a, b)| {
-        let (x, z) = (end.x.to_bits().checked_add(a * dx / 4)?, end.z.to_bits().checked_add(b * dz / 4)?);
-        let p = off_grid_lines(WorldPos::new(Fixed::from_bits(x), Fixed::from_bits(z)), cell_size);
-        (x >= 0 && z >= 0 && p != end && pathing::collide::segment_clear(map, from, p)).then_some(p)
-    })
+    scales.into_iter().filter(|&(_, a, b)| (a, b) != (0, 0) && (a, b) != (4, 4)).find_map(|(_, a, b)| try_at(a, b))
 }
 
 /// One long-range search and its waypoints: the centres of the turning navcells after the unit's

@@ -297,6 +297,35 @@ proptest! {
         prop_assert_eq!(segment_clear(&map, to, from), oracle);
     }
 
+    /// Long segments in every direction over wide square maps with few obstacles, where many
+    /// 8 × 8 blocks are open and the row-by-row test skips them a block row at a time, agree with
+    /// the oracle; also after navcells are blocked in a copy (`PassMap::block`), which must keep
+    /// the open-block bits current.
+    #[test]
+    fn long_segments_across_open_blocks_match_the_oracle(
+        size in 30u32..120,
+        seed in any::<u64>(),
+        density in 0u64..3,
+        cell_raw in prop_oneof![Just(1i64 << 16), (1i64 << 12)..(1 << 17)],
+        ends in any::<[u64; 4]>(),
+        stamps in proptest::collection::vec(any::<(u16, u16)>(), 0..6),
+    ) {
+        let mut map = random_map(size, size, seed, density, cell_raw);
+        for &(i, j) in &stamps {
+            map.block(Navcell::new(i % size as u16, j % size as u16));
+        }
+        prop_assert_eq!(map.check_invariants(), Ok(()));
+        let pick = |r: u64| {
+            let span = i64::from(size) * cell_raw;
+            let v = (r >> 2) as i64 % (span + 1);
+            if r & 3 == 0 { v / cell_raw * cell_raw } else { v }
+        };
+        let (from, to) = (at(pick(ends[0]), pick(ends[1])), at(pick(ends[2]), pick(ends[3])));
+        let oracle = oracle_touched(cell_raw, from, to).iter().all(|&(_, i, j)| oracle_passable(&map, i, j));
+        prop_assert_eq!(segment_clear(&map, from, to), oracle);
+        prop_assert_eq!(segment_clear(&map, to, from), oracle);
+    }
+
     /// `first_blocked` is the touched blocked navcell with the smallest entry parameter, ties to
     /// the smallest column, then row.
     #[test]
