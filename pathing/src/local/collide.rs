@@ -302,6 +302,13 @@ fn spans_clear(map: &PassMap, from: WorldPos, to: WorldPos) -> Option<bool> {
         }
     };
     let block = i128::from(BLOCK);
+    // Steps of `BLOCK - 1` and `BLOCK` edges at once, as quotient and remainder (made when first
+    // needed: short segments never skip a block row).
+    let mut block_steps: Option<[(i128, i128); 2]> = None;
+    let jump = |(quot, rem): (i128, i128), (sq, sr): (i128, i128)| {
+        let (quot, rem) = (quot + sq, rem + sr);
+        if rem >= q { (quot + 1, rem - q) } else { (quot, rem) }
+    };
     let mut line = first_line;
     while line <= last_line {
         // A whole block row of lines before the last: when every block its runs reach is open,
@@ -309,15 +316,18 @@ fn spans_clear(map: &PassMap, from: WorldPos, to: WorldPos) -> Option<bool> {
         // line + BLOCK` reach from the touched navcells of the edge below the first to those of
         // the edge above the last (the segment is monotone along the lines).
         if line.rem_euclid(block) == 0 && line + block <= last_line {
-            let (mut q8, mut r8) = (quot, rem);
-            for _ in 1..block {
-                step_edge(&mut q8, &mut r8);
-            }
-            let top = at_edge(q8, r8);
+            let [step7, step8] = *block_steps.get_or_insert_with(|| {
+                let split = |n: i128| (n.div_euclid(q), n.rem_euclid(q));
+                [split((block - 1) * step), split(block * step)]
+            });
+            let top = {
+                let (q7, r7) = jump((quot, rem), step7);
+                at_edge(q7, r7)
+            };
             let (lo, hi) = (previous.0.min(top.0), previous.1.max(top.1));
             if lo >= 0 && hi < i128::from(n_pos) && blocks_open(map, along_rows, line / block, lo / block, hi / block) {
-                step_edge(&mut q8, &mut r8);
-                (quot, rem, previous, line) = (q8, r8, top, line + block);
+                (quot, rem) = jump((quot, rem), step8);
+                (previous, line) = (top, line + block);
                 continue;
             }
         }
