@@ -171,9 +171,11 @@ pub const SEARCH_STEPS_PER_WORK: u64 = 8;
 /// copy of the class's bit planes it stamps first (`world/held.rs`): on a 1024 × 1024 grid, 2048 units.
 pub const HELD_CELLS_PER_WORK: u64 = 512;
 
-/// Long-range searches computed ahead in one parallel batch when the world has worker threads; on
-/// one thread they are computed one at a time, so none is computed only to be dropped. The cutoff
-/// depends on neither. At most this many less one are computed and dropped in a turn.
+/// Most long-range searches computed ahead in one parallel batch when the world has worker
+/// threads: a batch is two per thread, up to this many (4 on two threads, whose batches of 16
+/// dropped up to 15 searches at a turn's cutoff, its slowest turns); on one thread they are
+/// computed one at a time, so none is computed only to be dropped. The cutoff depends on neither.
+/// At most a batch less one are computed and dropped in a turn.
 pub const SEARCH_CHUNK: usize = 16;
 
 /// A long-range request, in the order the path phase takes them.
@@ -407,8 +409,8 @@ impl World {
     /// queue; the rest wait, in order. The first [`MotionSettings::max_short_paths_per_turn`]
     /// short-range requests are taken whatever the long-range ones do.
     ///
-    /// The searches are computed in parallel, [`SEARCH_CHUNK`] at a time ahead of the cutoff (one at
-    /// a time on one thread), which
+    /// The searches are computed in parallel, two per thread (at most [`SEARCH_CHUNK`]) at a time
+    /// ahead of the cutoff (one at a time on one thread), which
     /// is then found in request order: the searches after it are dropped (made again on a later
     /// turn) and the queue is read on from the cutoff as if they had never been computed, so the
     /// outcome is the same for any thread count (and any chunk size). Formation results are
@@ -520,9 +522,12 @@ impl World {
             }
         };
         let mut taken = TakenSet::default();
+        // Room for every candidate at once: a turn of 10,000 requests otherwise regrows it from
+        // scratch, copying its entries (hundreds of bytes each) a dozen times.
+        taken.list.reserve(candidates.len());
         let (mut next, mut searches, mut work, mut discarded) = (0usize, 0usize, 0u64, 0u32);
         let mut short_results = None;
-        let chunk = if self.pool.is_some() { SEARCH_CHUNK } else { 1 };
+        let chunk = self.pool.as_ref().map_or(1, |pool| (2 * pool.current_num_threads()).clamp(2, SEARCH_CHUNK));
         loop {
             let start = taken.list.len();
             let mut new = 0;
