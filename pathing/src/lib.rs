@@ -143,7 +143,7 @@ pub use search::smoothing;
 
 pub use build::passability::ObstructionId;
 pub use build::refworld::SplitMix64;
-pub use geometry::{FIXED_FRAC_BITS, Fixed, Vec2, WorldPos};
+pub use geometry::{FIXED_FRAC_BITS, Fixed, Vec2, WorldPos, cell_div_rem};
 pub use grid::nav_grid::{GridError, MAX_CELL_SIZE, MAX_CLASSES, MAX_SIDE, NavGrid, PassClass};
 pub use grid::navcell::{CellRect, Navcell};
 pub use grid::pass_map::PassMap;

@@ -67,10 +67,7 @@ pub(crate) fn within_of_segment(p: WorldPos, a: WorldPos, b: WorldPos, d: Fixed)
 pub(crate) fn grid_navcell(grid: &NavGrid, pos: WorldPos) -> Navcell {
     // A navcell size is positive, so the `i64` division cannot overflow.
     let s = grid.cell_size().to_bits().max(1);
-    // A power-of-two size (1 m is 2^16) divides by an arithmetic shift, which rounds as
-    // `div_euclid` by a positive divisor does.
-    let cell = |v: i64| if s.count_ones() == 1 { v >> s.trailing_zeros() } else { v.div_euclid(s) };
-    let c = |v: Fixed, n: u32| cell(v.to_bits()).clamp(0, i64::from(n) - 1) as u16;
+    let c = |v: Fixed, n: u32| pathing::cell_div_rem(v.to_bits(), s).0.clamp(0, i64::from(n) - 1) as u16;
     Navcell::new(c(pos.x, grid.width()), c(pos.z, grid.height()))
 }
 

@@ -882,44 +882,33 @@ fn sort_sweep(order: &mut Vec<SweepEntry>) {
         order.sort_unstable();
         return;
     }
-    let bucket = |e: &SweepEntry| (i128::from(e.strip) - i128::from(lo)) as usize;
-    let mut start = vec![0u32; strips as usize + 1];
-    for e in order.iter() {
-        start[bucket(e) + 1] += 1;
-    }
-    for k in 1..start.len() {
-        start[k] += start[k - 1];
-    }
-    let mut next = start.clone();
-    let mut sorted = order.clone();
-    for e in order.iter() {
-        let b = bucket(e);
-        sorted[next[b] as usize] = *e;
-        next[b] += 1;
-    }
-    for strip in start.windows(2) {
-        sorted[strip[0] as usize..strip[1] as usize].sort_unstable();
-    }
-    *order = sorted;
+    *order = bucket_sort(order, strips as usize, |e| (i128::from(e.strip) - i128::from(lo)) as usize);
 }
 
 /// The pairs `lower << 32 | higher` (lower and higher below `slots`) as `(lower, higher)`, sorted:
 /// counted into one bucket per lower index, each bucket then sorted by the higher, which is
 /// linear in the pairs and the slots where a sort of all pairs is not.
 fn sort_pairs(pairs: &[u64], slots: usize) -> Vec<(u32, u32)> {
-    let mut start = vec![0u32; slots + 1];
-    for &p in pairs {
-        start[(p >> 32) as usize + 1] += 1;
+    let split: Vec<(u32, u32)> = pairs.iter().map(|&p| ((p >> 32) as u32, p as u32)).collect();
+    bucket_sort(&split, slots, |&(lower, _)| lower as usize)
+}
+
+/// `items` sorted, given a key below `buckets` that the order sorts by first: counted into one
+/// bucket per key (each keeping the items' order), then each bucket sorted.
+fn bucket_sort<T: Copy + Ord>(items: &[T], buckets: usize, key: impl Fn(&T) -> usize) -> Vec<T> {
+    let mut start = vec![0u32; buckets + 1];
+    for item in items {
+        start[key(item) + 1] += 1;
     }
     for k in 1..start.len() {
         start[k] += start[k - 1];
     }
-    let mut sorted = vec![(0u32, 0u32); pairs.len()];
     let mut next = start.clone();
-    for &p in pairs {
-        let lower = (p >> 32) as usize;
-        sorted[next[lower] as usize] = (lower as u32, p as u32);
-        next[lower] += 1;
+    let mut sorted = items.to_vec();
+    for item in items {
+        let b = key(item);
+        sorted[next[b] as usize] = *item;
+        next[b] += 1;
     }
     for bucket in start.windows(2) {
         sorted[bucket[0] as usize..bucket[1] as usize].sort_unstable();

@@ -78,6 +78,15 @@ pub(crate) fn div_floor(num: i128, den: i128) -> i128 {
     num.div_euclid(den)
 }
 
+/// The navcell index of a raw coordinate and its offset inside the navcell, for a positive
+/// navcell size `cell` (raw): `v.div_euclid(cell)` and `v.rem_euclid(cell)`, by shifting and
+/// masking when the size is a power of two (1 m is 2^16), which rounds the same way.
+#[inline]
+pub fn cell_div_rem(v: i64, cell: i64) -> (i64, i64) {
+    debug_assert!(cell > 0);
+    if cell.count_ones() == 1 { (v >> cell.trailing_zeros(), v & (cell - 1)) } else { (v.div_euclid(cell), v.rem_euclid(cell)) }
+}
+
 /// Ceiling division of `num` by a positive `den`.
 #[inline]
 pub(crate) fn div_ceil(num: i128, den: i128) -> i128 {
@@ -88,6 +97,15 @@ pub(crate) fn div_ceil(num: i128, den: i128) -> i128 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cell_division_is_euclidean_division() {
+        for cell in [1i64, 3, 4096, 65_536, 65_537, 1 << 20] {
+            for v in [0i64, 1, -1, 65_535, 65_536, -65_536, -65_537, 123_456_789, -123_456_789, i64::MAX, i64::MIN] {
+                assert_eq!(cell_div_rem(v, cell), (v.div_euclid(cell), v.rem_euclid(cell)), "{v} / {cell}");
+            }
+        }
+    }
 
     #[test]
     fn floor_and_ceil_division_round_towards_the_right_side() {

@@ -45,7 +45,7 @@
 
 use std::cmp::Ordering;
 
-use crate::geometry::{Fixed, WorldPos, div_ceil, div_floor, raw};
+use crate::geometry::{Fixed, WorldPos, cell_div_rem, div_ceil, div_floor, raw};
 use crate::grid::navcell::Navcell;
 use crate::grid::pass_map::{BLOCK, PassMap};
 
@@ -220,16 +220,10 @@ pub fn segment_clear(map: &PassMap, from: WorldPos, to: WorldPos) -> bool {
 pub fn small_box_clear(map: &PassMap, from: WorldPos, to: WorldPos) -> bool {
     // Divisions in i64, which every raw coordinate is (much cheaper than i128's).
     let c = map.cell_size().to_bits().max(1);
-    // A navcell of a power-of-two raw size (1 m is 2^16) divides by shifting: an arithmetic shift
-    // rounds toward negative infinity, as `div_euclid` by a positive divisor does.
-    let shift = if c.count_ones() == 1 { Some(c.trailing_zeros()) } else { None };
     let span = |a: Fixed, b: Fixed| {
         let (lo, hi) = (a.to_bits().min(b.to_bits()), a.to_bits().max(b.to_bits()));
-        let (lo_cell, hi_cell, lo_on_line) = match shift {
-            Some(k) => (lo >> k, hi >> k, lo & (c - 1) == 0),
-            None => (lo.div_euclid(c), hi.div_euclid(c), lo.rem_euclid(c) == 0),
-        };
-        (lo_cell.saturating_sub(i64::from(lo_on_line)), hi_cell)
+        let ((lo_cell, lo_rem), (hi_cell, _)) = (cell_div_rem(lo, c), cell_div_rem(hi, c));
+        (lo_cell.saturating_sub(i64::from(lo_rem == 0)), hi_cell)
     };
     let ((i0, i1), (j0, j1)) = (span(from.x, to.x), span(from.z, to.z));
     if i1.saturating_sub(i0) > 3 || j1.saturating_sub(j0) > 3 {
