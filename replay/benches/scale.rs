@@ -188,9 +188,12 @@ fn report(r: &Run, threads: usize) -> Duration {
     println!("{:<13} {threads} thr   phase medians (ms): {}", r.name, medians.join(", "));
     let per_walker = if walkers(r) > 0.0 { ms(median) * 1e3 / walkers(r) } else { 0.0 };
     println!("{:<13} {threads} thr   walking units per turn {:.0}, median turn per walking unit {per_walker:.3} µs", r.name, walkers(r));
-    if let Some((k, slowest)) = r.turns.iter().enumerate().max_by_key(|&(_, d)| *d) {
+    // The five slowest turns, slowest first, each by phase.
+    let mut order: Vec<usize> = (0..r.turns.len()).collect();
+    order.sort_by_key(|&k| std::cmp::Reverse(r.turns[k]));
+    for &k in order.iter().take(5) {
         let parts: Vec<String> = r.phases[k].iter().map(|(p, d)| format!("{p:?} {:.2}", ms(*d))).collect();
-        println!("{:<13} {threads} thr   slowest turn {} ({:.2} ms): {}", r.name, k + 1, ms(*slowest), parts.join(", "));
+        println!("{:<13} {threads} thr   slow turn {} ({:.2} ms): {}", r.name, k + 1, ms(r.turns[k]), parts.join(", "));
     }
     median
 }

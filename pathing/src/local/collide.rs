@@ -100,10 +100,7 @@ impl Axis {
     fn first_cell(self, c: i128) -> (i128, i128) {
         // `⌈start / c⌉ - 1` from one floor division. World coordinates and navcell sizes fit in
         // `i64`, whose division is several times cheaper than `i128`'s; the result is the same.
-        let (floor, rem) = match (i64::try_from(self.start), i64::try_from(c)) {
-            (Ok(s), Ok(c)) => (i128::from(s.div_euclid(c)), i128::from(s.rem_euclid(c))),
-            _ => (self.start.div_euclid(c), self.start.rem_euclid(c)),
-        };
+        let (floor, rem) = floor_div_rem(self.start, c);
         let first = floor + i128::from(rem != 0) - 1;
         let extra = i128::from(self.delta == 0 && rem == 0);
         (first, extra)
@@ -122,6 +119,16 @@ impl Axis {
     /// The navcell index in the original, unreflected space.
     fn unreflect(self, k: i128) -> i128 {
         if self.flipped { -1 - k } else { k }
+    }
+}
+
+/// `(⌊n / q⌋, n − q·⌊n / q⌋)` for `q > 0`: Euclidean division, in `i64` when both fit (several times
+/// cheaper than `i128`'s, with the same result), which world coordinates, navcell sizes and the
+/// products of the segment tests on any map of ordinary size do.
+fn floor_div_rem(n: i128, q: i128) -> (i128, i128) {
+    match (i64::try_from(n), i64::try_from(q)) {
+        (Ok(n), Ok(q)) => (i128::from(n.div_euclid(q)), i128::from(n.rem_euclid(q))),
+        _ => (n.div_euclid(q), n.rem_euclid(q)),
     }
 }
 
@@ -244,6 +251,15 @@ pub fn small_box_clear(map: &PassMap, from: WorldPos, to: WorldPos) -> bool {
 /// passed at once when every block their runs reach is open (all its navcells passable: the
 /// map's open-block bits), which is most of a long segment on open ground.
 fn spans_clear(map: &PassMap, from: WorldPos, to: WorldPos) -> Option<bool> {
+    let span = line_spans(map, from, to)?;
+    // Every coordinate lies in `0..2^29` and the navcell size is at most the map's side, so the
+    // largest value [`LineSpans::clear`] makes, `BLOCK · c · (u1 − u0)`, stays under `2^61`:
+    // `i64` is exact there, and several times cheaper than `i128`, which any larger map gets.
+    if span.extent < 1 << 29 { span.clear::<i64>() } else { span.clear::<i128>() }
+}
+
+/// The segment `from → to` for [`spans_clear`], `None` unless both ends lie strictly inside the map.
+fn line_spans(map: &PassMap, from: WorldPos, to: WorldPos) -> Option<LineSpans<'_>> {
     let c = raw(map.cell_size());
     let (w, h) = (i128::from(map.width()) * c, i128::from(map.height()) * c);
     let inside = |p: WorldPos| raw(p.x) > 0 && raw(p.x) < w && raw(p.z) > 0 && raw(p.z) < h;
@@ -257,96 +273,156 @@ fn spans_clear(map: &PassMap, from: WorldPos, to: WorldPos) -> Option<bool> {
     if v1 < v0 {
         (u0, v0, u1, v1) = (u1, v1, u0, v0);
     }
-    let n_pos = if along_rows { map.width() } else { map.height() };
-    // The navcell indices a coordinate `n / q` (`q > 0`) touches: `(⌈n/q⌉ - 1, ⌊n/q⌋)`.
-    let touched = |n: i128, q: i128| ((n - 1).div_euclid(q), n.div_euclid(q));
-    let run_clear = |line: i128, lo: i128, hi: i128| {
-        // Both ends lie inside the map, so every line and position here is on the grid but for
-        // a coordinate on the map's edge, which touches the navcell beyond it: off the grid.
-        match (u32::try_from(line), u32::try_from(lo), u32::try_from(hi)) {
-            (Ok(line), Ok(lo), Ok(hi)) if hi < n_pos => map.span_passable(along_rows, line, lo, hi),
-            _ => false,
-        }
-    };
-    let (first_line, last_line) = (touched(v0, c).0, touched(v1, c).1);
-    let d = v1 - v0;
-    if d == 0 {
-        // Along a line: one run, in one line or (on a grid line) two.
-        let (lo, hi) = (touched(u0.min(u1), c).0, touched(u0.max(u1), c).1);
-        return Some((first_line..=last_line).all(|line| run_clear(line, lo, hi)));
+    Some(LineSpans { map, along_rows, extent: w.max(h), c, u0, v0, u1, v1 })
+}
+
+/// A signed integer type [`LineSpans::clear`] computes in.
+trait Coord:
+    Copy
+    + Ord
+    + std::ops::Add<Output = Self>
+    + std::ops::Sub<Output = Self>
+    + std::ops::Mul<Output = Self>
+    + std::ops::Div<Output = Self>
+    + std::ops::Rem<Output = Self>
+    + std::ops::AddAssign
+    + std::ops::SubAssign
+    + From<u32>
+    + TryFrom<i128>
+    + TryInto<u32>
+{
+    /// `(⌊n / q⌋, n − q·⌊n / q⌋)` for `q > 0`.
+    fn floor_div_rem(self, q: Self) -> (Self, Self);
+}
+
+impl Coord for i64 {
+    fn floor_div_rem(self, q: Self) -> (Self, Self) {
+        (self.div_euclid(q), self.rem_euclid(q))
     }
-    // u(v) = n(v) / q with n(v) = u0·d + (v − v0)·du and q = d·c; the ends have n = u·d.
-    let (du, q) = (u1 - u0, d * c);
-    let end_lo_hi = |u: i128| touched(u * d, q);
-    // At the first strip edge after v0, and the step from one edge to the next.
-    // n at an edge as `quot · q + rem` with `0 <= rem < q`, stepped by the step's own quotient
-    // and remainder: no division inside the loop.
-    let first_edge = (first_line + 1) * c;
-    let n = u0 * d + (first_edge - v0) * du;
-    let (mut quot, mut rem) = (n.div_euclid(q), n.rem_euclid(q));
-    let step = c * du;
-    let (step_quot, step_rem) = (step.div_euclid(q), step.rem_euclid(q));
-    let mut previous = end_lo_hi(u0);
-    // `(⌈n/q⌉ - 1, ⌊n/q⌋)` of the edge `(quot, rem)` stands for, as `touched` gives it.
-    let at_edge = |quot: i128, rem: i128| (if rem == 0 { quot - 1 } else { quot }, quot);
-    let step_edge = |quot: &mut i128, rem: &mut i128| {
-        *quot += step_quot;
-        *rem += step_rem;
-        if *rem >= q {
-            *rem -= q;
-            *quot += 1;
-        }
-    };
-    let block = i128::from(BLOCK);
-    // Steps of `BLOCK - 1` and `BLOCK` edges at once, as quotient and remainder (made when first
-    // needed: short segments never skip a block row).
-    let mut block_steps: Option<[(i128, i128); 2]> = None;
-    let jump = |(quot, rem): (i128, i128), (sq, sr): (i128, i128)| {
-        let (quot, rem) = (quot + sq, rem + sr);
-        if rem >= q { (quot + 1, rem - q) } else { (quot, rem) }
-    };
-    let mut line = first_line;
-    while line <= last_line {
-        // A whole block row of lines before the last: when every block its runs reach is open,
-        // all of them are passable and the lines are skipped. The runs of lines `line ..
-        // line + BLOCK` reach from the touched navcells of the edge below the first to those of
-        // the edge above the last (the segment is monotone along the lines).
-        if line.rem_euclid(block) == 0 && line + block <= last_line {
-            let [step7, step8] = *block_steps.get_or_insert_with(|| {
-                let split = |n: i128| (n.div_euclid(q), n.rem_euclid(q));
-                [split((block - 1) * step), split(block * step)]
-            });
-            let top = {
-                let (q7, r7) = jump((quot, rem), step7);
-                at_edge(q7, r7)
-            };
-            let (lo, hi) = (previous.0.min(top.0), previous.1.max(top.1));
-            if lo >= 0 && hi < i128::from(n_pos) && blocks_open(map, along_rows, line / block, lo / block, hi / block) {
-                (quot, rem) = jump((quot, rem), step8);
-                (previous, line) = (top, line + block);
-                continue;
-            }
-        }
-        let next = if line == last_line {
-            end_lo_hi(u1)
-        } else {
-            let edge = at_edge(quot, rem);
-            step_edge(&mut quot, &mut rem);
-            edge
+}
+
+impl Coord for i128 {
+    fn floor_div_rem(self, q: Self) -> (Self, Self) {
+        floor_div_rem(self, q)
+    }
+}
+
+/// A segment strictly inside the map for [`spans_clear`], its ends ordered along `v` (the axis
+/// the lines are cut across), as raw coordinates.
+struct LineSpans<'a> {
+    map: &'a PassMap,
+    along_rows: bool,
+    /// The map's larger side, raw.
+    extent: i128,
+    c: i128,
+    u0: i128,
+    v0: i128,
+    u1: i128,
+    v1: i128,
+}
+
+impl LineSpans<'_> {
+    /// The test of [`spans_clear`] in `T`, which every value must fit (`None` when one does not).
+    fn clear<T: Coord>(&self) -> Option<bool> {
+        let (map, along_rows) = (self.map, self.along_rows);
+        let to_t = |v: i128| T::try_from(v).ok();
+        let (c, u0, v0, u1, v1) = (to_t(self.c)?, to_t(self.u0)?, to_t(self.v0)?, to_t(self.u1)?, to_t(self.v1)?);
+        let (zero, one) = (T::from(0), T::from(1));
+        let n_pos = if along_rows { map.width() } else { map.height() };
+        // The navcell indices a coordinate `n / q` (`q > 0`) touches: `(⌈n/q⌉ - 1, ⌊n/q⌋)`.
+        let touched = |n: T, q: T| {
+            let (floor, rem) = n.floor_div_rem(q);
+            (if rem == zero { floor - one } else { floor }, floor)
         };
-        if !run_clear(line, previous.0.min(next.0), previous.1.max(next.1)) {
-            return Some(false);
+        let run_clear = |line: T, lo: T, hi: T| {
+            // Both ends lie inside the map, so every line and position here is on the grid but for
+            // a coordinate on the map's edge, which touches the navcell beyond it: off the grid.
+            match (line.try_into(), lo.try_into(), hi.try_into()) {
+                (Ok(line), Ok(lo), Ok(hi)) if hi < n_pos => map.span_passable(along_rows, line, lo, hi),
+                _ => false,
+            }
+        };
+        let (first_line, last_line) = (touched(v0, c).0, touched(v1, c).1);
+        let d = v1 - v0;
+        if d == zero {
+            // Along a line: one run, in one line or (on a grid line) two.
+            let (lo, hi) = (touched(u0.min(u1), c).0, touched(u0.max(u1), c).1);
+            let mut line = first_line;
+            while line <= last_line {
+                if !run_clear(line, lo, hi) {
+                    return Some(false);
+                }
+                line += one;
+            }
+            return Some(true);
         }
-        previous = next;
-        line += 1;
+        // u(v) = n(v) / q with n(v) = u0·d + (v − v0)·du and q = d·c; the ends have n = u·d.
+        let (du, q) = (u1 - u0, d * c);
+        let end_lo_hi = |u: T| touched(u * d, q);
+        // At the first strip edge after v0, and the step from one edge to the next.
+        // n at an edge as `quot · q + rem` with `0 <= rem < q`, stepped by the step's own quotient
+        // and remainder: no division inside the loop.
+        let first_edge = (first_line + one) * c;
+        let n = u0 * d + (first_edge - v0) * du;
+        let (mut quot, mut rem) = n.floor_div_rem(q);
+        let step = c * du;
+        let (step_quot, step_rem) = step.floor_div_rem(q);
+        let mut previous = end_lo_hi(u0);
+        // `(⌈n/q⌉ - 1, ⌊n/q⌋)` of the edge `(quot, rem)` stands for, as `touched` gives it.
+        let at_edge = |quot: T, rem: T| (if rem == zero { quot - one } else { quot }, quot);
+        let block = T::from(BLOCK);
+        // Steps of `BLOCK - 1` and `BLOCK` edges at once, as quotient and remainder (made when first
+        // needed: short segments never skip a block row).
+        let mut block_steps: Option<[(T, T); 2]> = None;
+        let jump = |(quot, rem): (T, T), (sq, sr): (T, T)| {
+            let (quot, rem) = (quot + sq, rem + sr);
+            if rem >= q { (quot + one, rem - q) } else { (quot, rem) }
+        };
+        let mut line = first_line;
+        while line <= last_line {
+            // A whole block row of lines before the last: when every block its runs reach is open,
+            // all of them are passable and the lines are skipped. The runs of lines `line ..
+            // line + BLOCK` reach from the touched navcells of the edge below the first to those of
+            // the edge above the last (the segment is monotone along the lines).
+            if line % block == zero && line + block <= last_line {
+                let [step7, step8] =
+                    *block_steps.get_or_insert_with(|| [((block - one) * step).floor_div_rem(q), (block * step).floor_div_rem(q)]);
+                let top = {
+                    let (q7, r7) = jump((quot, rem), step7);
+                    at_edge(q7, r7)
+                };
+                let (lo, hi) = (previous.0.min(top.0), previous.1.max(top.1));
+                // `line` is a multiple of `BLOCK` at least `-1`, so at least 0: the divisions floor.
+                if lo >= zero && hi < T::from(n_pos) && blocks_open(map, along_rows, line / block, lo / block, hi / block) {
+                    (quot, rem) = jump((quot, rem), step8);
+                    (previous, line) = (top, line + block);
+                    continue;
+                }
+            }
+            let next = if line == last_line {
+                end_lo_hi(u1)
+            } else {
+                let edge = at_edge(quot, rem);
+                (quot, rem) = (quot + step_quot, rem + step_rem);
+                if rem >= q {
+                    (quot, rem) = (quot + one, rem - q);
+                }
+                edge
+            };
+            if !run_clear(line, previous.0.min(next.0), previous.1.max(next.1)) {
+                return Some(false);
+            }
+            previous = next;
+            line += one;
+        }
+        Some(true)
     }
-    Some(true)
 }
 
 /// Whether the blocks of block line `line` (a block row when `along_rows`, else a block column)
 /// at block positions `from..=to` are all open ([`PassMap::block_open`]).
-fn blocks_open(map: &PassMap, along_rows: bool, line: i128, from: i128, to: i128) -> bool {
-    let (Ok(line), Ok(from), Ok(to)) = (u32::try_from(line), u32::try_from(from), u32::try_from(to)) else { return false };
+fn blocks_open<T: Coord>(map: &PassMap, along_rows: bool, line: T, from: T, to: T) -> bool {
+    let (Ok(line), Ok(from), Ok(to)) = (line.try_into(), from.try_into(), to.try_into()) else { return false };
     (from..=to).all(|k| if along_rows { map.block_open(k, line) } else { map.block_open(line, k) })
 }
 

@@ -269,8 +269,11 @@ fn portal(map: &PassMap, a: (i128, i128), b: (i128, i128), c: i128, inset: i128)
         (_, 1) => ((a.0, a.1 + 1), (a.0 + 1, a.1 + 1)),
         _ => ((a.0 + 1, a.1), (a.0, a.1)),
     };
-    let touches_blocked = |(vi, vj): (i128, i128)| {
-        !(open(map, (vi - 1, vj - 1)) && open(map, (vi, vj - 1)) && open(map, (vi - 1, vj)) && open(map, (vi, vj)))
+    // The four navcells round a vertex, two rows of two read a word at a time; navcells off the
+    // grid are impassable (a vertex beyond the padded border touches no passable one).
+    let touches_blocked = |(vi, vj): (i128, i128)| match (i64::try_from(vi), i64::try_from(vj)) {
+        (Ok(vi), Ok(vj)) => map.box_passable_padded((vi - 1, vi), (vj - 1, vj)) != Some(true),
+        _ => true,
     };
     let end = |v: (i128, i128), other: (i128, i128)| {
         let k = if touches_blocked(v) { inset } else { 0 };
@@ -293,14 +296,13 @@ fn cross(a: WorldPos, b: WorldPos, p: WorldPos) -> i128 {
 /// it with the portals after it. Collinear ends count as narrowing, and crossing needs a strict
 /// sign, so every case has one outcome.
 fn funnel(start: WorldPos, portals: &[(WorldPos, WorldPos)], end: WorldPos, out: &mut Vec<WorldPos>) {
-    let mut gates: Vec<(WorldPos, WorldPos)> = Vec::with_capacity(portals.len() + 1);
-    gates.extend_from_slice(portals);
-    gates.push((end, end));
+    // The gates: the portals, then the end as a gate of zero width.
+    let gate = |k: usize| portals.get(k).copied().unwrap_or((end, end));
     let (mut apex, mut left, mut right) = (start, start, start);
     let (mut left_at, mut right_at) = (0usize, 0usize);
     let mut k = 0;
-    while k < gates.len() {
-        let (pl, pr) = gates[k];
+    while k <= portals.len() {
+        let (pl, pr) = gate(k);
         k += 1;
         // The right side narrows when the new right end is on or left of it.
         if cross(apex, right, pr) >= 0 {
@@ -338,7 +340,11 @@ fn pull_corners(map: &PassMap, through: &[WorldPos]) -> Option<Vec<WorldPos>> {
     let (inset, margin) = ((c >> INSET_SHIFT).max(1), (c >> MARGIN_SHIFT).max(1));
     let (&first, &end) = (through.first()?, through.last()?);
     // The channel: the navcells the path's segments pass through, edge to edge.
-    let mut cells = vec![cell_of(first, c)];
+    // Room for the channel: a segment passes through at most one navcell per grid line it crosses.
+    let crossings: i128 =
+        through.windows(2).map(|w| ((raw_of(w[1].x) - raw_of(w[0].x)).abs() + (raw_of(w[1].z) - raw_of(w[0].z)).abs()) / c + 2).sum();
+    let mut cells = Vec::with_capacity(usize::try_from(crossings).unwrap_or(0).saturating_add(1).min(1 << 20));
+    cells.push(cell_of(first, c));
     if !open(map, cells[0]) {
         return None;
     }

@@ -295,6 +295,12 @@ proptest! {
         let oracle = oracle_touched(cell_raw, from, to).iter().all(|&(_, i, j)| oracle_passable(&map, i, j));
         prop_assert_eq!(segment_clear(&map, from, to), oracle);
         prop_assert_eq!(segment_clear(&map, to, from), oracle);
+        // The line test in `i128`, which only maps wider than 2^29 raw units get, agrees too.
+        for (a, b) in [(from, to), (to, from)] {
+            if let Some(span) = line_spans(&map, a, b) {
+                prop_assert_eq!(span.clear::<i128>(), Some(oracle));
+            }
+        }
     }
 
     /// Long segments in every direction over wide square maps with few obstacles, where many
@@ -324,6 +330,12 @@ proptest! {
         let oracle = oracle_touched(cell_raw, from, to).iter().all(|&(_, i, j)| oracle_passable(&map, i, j));
         prop_assert_eq!(segment_clear(&map, from, to), oracle);
         prop_assert_eq!(segment_clear(&map, to, from), oracle);
+        // The line test in `i128`, which only maps wider than 2^29 raw units get, agrees too.
+        for (a, b) in [(from, to), (to, from)] {
+            if let Some(span) = line_spans(&map, a, b) {
+                prop_assert_eq!(span.clear::<i128>(), Some(oracle));
+            }
+        }
     }
 
     /// `first_blocked` is the touched blocked navcell with the smallest entry parameter, ties to
