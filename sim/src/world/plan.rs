@@ -512,73 +512,81 @@ impl World {
             };
             (outcome, work)
         };
+        // Run inside the pool (below), so the thread reading the queue is one of the pool's and
+        // works on the batch itself: no thread stands idle or spins while another works.
         let batch = |jobs: Vec<&Option<Job>>| -> Vec<(Outcome, u64)> {
-            match &self.pool {
-                Some(pool) => pool.install(|| {
-                    use rayon::prelude::*;
-                    jobs.par_iter().map(|job| with_workspace(job)).collect()
-                }),
-                None => jobs.iter().map(|job| with_workspace(job)).collect(),
+            if self.pool.is_some() {
+                use rayon::prelude::*;
+                jobs.par_iter().map(|job| with_workspace(job)).collect()
+            } else {
+                jobs.iter().map(|job| with_workspace(job)).collect()
             }
         };
-        let mut taken = TakenSet::default();
-        // Room for every candidate at once: a turn of 10,000 requests otherwise regrows it from
-        // scratch, copying its entries (hundreds of bytes each) a dozen times.
-        taken.list.reserve(candidates.len());
-        let (mut next, mut searches, mut work, mut discarded) = (0usize, 0usize, 0u64, 0u32);
-        let mut short_results = None;
-        let chunk = self.pool.as_ref().map_or(1, |pool| (2 * pool.current_num_threads()).clamp(2, SEARCH_CHUNK));
-        loop {
-            let start = taken.list.len();
-            let mut new = 0;
-            while next < candidates.len() && new < chunk && searches + new < cap {
-                let (job, lead, sharable) = self.candidate_job(&candidates[next], &pending, &stationary, &taken);
-                new += usize::from(lead.is_none());
-                taken.push(next, job, lead, sharable);
-                next += 1;
-            }
-            let mut jobs: Vec<&Option<Job>> = Vec::new();
-            if short_results.is_none() {
-                jobs.extend(short_jobs.iter());
-            }
-            let n_short = jobs.len();
-            jobs.extend(taken.list[start..].iter().filter(|t| t.lead.is_none()).map(|t| &t.job));
-            let mut results = batch(jobs).into_iter();
-            if short_results.is_none() {
-                short_results = Some(results.by_ref().take(n_short).map(|(outcome, _)| outcome).collect::<Vec<_>>());
-            }
-            for (t, (outcome, w)) in taken.list[start..].iter_mut().filter(|t| t.lead.is_none()).zip(results) {
-                (t.outcome, t.work) = (outcome, w);
-            }
-            // The cutoff, in request order.
-            let mut cut = None;
-            for (i, t) in taken.list.iter().enumerate().skip(start).filter(|(_, t)| t.lead.is_none()) {
-                searches += 1;
-                work += t.work;
-                if work >= budget {
-                    cut = Some(i);
+        let select = || {
+            let mut taken = TakenSet::default();
+            // Room for every candidate at once: a turn of 10,000 requests otherwise regrows it from
+            // scratch, copying its entries (hundreds of bytes each) a dozen times.
+            taken.list.reserve(candidates.len());
+            let (mut next, mut searches, mut work, mut discarded) = (0usize, 0usize, 0u64, 0u32);
+            let mut short_results = None;
+            let chunk = self.pool.as_ref().map_or(1, |pool| (2 * pool.current_num_threads()).clamp(2, SEARCH_CHUNK));
+            loop {
+                let start = taken.list.len();
+                let mut new = 0;
+                while next < candidates.len() && new < chunk && searches + new < cap {
+                    let (job, lead, sharable) = self.candidate_job(&candidates[next], &pending, &stationary, &taken);
+                    new += usize::from(lead.is_none());
+                    taken.push(next, job, lead, sharable);
+                    next += 1;
+                }
+                let mut jobs: Vec<&Option<Job>> = Vec::new();
+                if short_results.is_none() {
+                    jobs.extend(short_jobs.iter());
+                }
+                let n_short = jobs.len();
+                jobs.extend(taken.list[start..].iter().filter(|t| t.lead.is_none()).map(|t| &t.job));
+                let mut results = batch(jobs).into_iter();
+                if short_results.is_none() {
+                    short_results = Some(results.by_ref().take(n_short).map(|(outcome, _)| outcome).collect::<Vec<_>>());
+                }
+                for (t, (outcome, w)) in taken.list[start..].iter_mut().filter(|t| t.lead.is_none()).zip(results) {
+                    (t.outcome, t.work) = (outcome, w);
+                }
+                // The cutoff, in request order.
+                let mut cut = None;
+                for (i, t) in taken.list.iter().enumerate().skip(start).filter(|(_, t)| t.lead.is_none()) {
+                    searches += 1;
+                    work += t.work;
+                    if work >= budget {
+                        cut = Some(i);
+                        break;
+                    }
+                }
+                if let Some(i) = cut {
+                    // Forget what was taken after the cutoff, as if it had never been read.
+                    discarded = taken.truncate(i + 1);
+                    next = taken.list[i].candidate + 1;
+                    break;
+                }
+                if next >= candidates.len() || searches >= cap {
                     break;
                 }
             }
-            if let Some(i) = cut {
-                // Forget what was taken after the cutoff, as if it had never been read.
-                discarded = taken.truncate(i + 1);
-                next = taken.list[i].candidate + 1;
-                break;
-            }
-            if next >= candidates.len() || searches >= cap {
-                break;
-            }
-        }
-        // After the cutoff: only requests that share a search taken.
-        for (c, candidate) in candidates.iter().enumerate().skip(next) {
-            if matches!(candidate, Candidate::Unit(_)) && taken.member_count > 0 {
-                let (job, lead, sharable) = self.candidate_job(candidate, &pending, &stationary, &taken);
-                if lead.is_some() {
-                    taken.push(c, job, lead, sharable);
+            // After the cutoff: only requests that share a search taken.
+            for (c, candidate) in candidates.iter().enumerate().skip(next) {
+                if matches!(candidate, Candidate::Unit(_)) && taken.member_count > 0 {
+                    let (job, lead, sharable) = self.candidate_job(candidate, &pending, &stationary, &taken);
+                    if lead.is_some() {
+                        taken.push(c, job, lead, sharable);
+                    }
                 }
             }
-        }
+            (taken, work, discarded, short_results)
+        };
+        let (taken, work, discarded, short_results) = match &self.pool {
+            Some(pool) => pool.install(select),
+            None => select(),
+        };
         let mut taken = taken.list;
         // In request order, since a request sharing a search may itself be shared: its lead's
         // outcome is always earlier.
