@@ -407,7 +407,8 @@ impl World {
     /// that crosses it is kept) or [`Settings::max_paths_per_turn`] searches are taken. After that
     /// cutoff a request that can share a search taken is still served, wherever it stands in the
     /// queue; the rest wait, in order. The first [`MotionSettings::max_short_paths_per_turn`]
-    /// short-range requests are taken whatever the long-range ones do.
+    /// short-range requests are taken whatever the long-range ones do; those that turn into
+    /// long-range searches count their work first.
     ///
     /// The searches are computed in parallel, two per thread (at most [`SEARCH_CHUNK`]) at a time
     /// ahead of the cutoff (one at a time on one thread), which
@@ -547,7 +548,14 @@ impl World {
                 jobs.extend(taken.list[start..].iter().filter(|t| t.lead.is_none()).map(|t| &t.job));
                 let mut results = batch(jobs).into_iter();
                 if short_results.is_none() {
-                    short_results = Some(results.by_ref().take(n_short).map(|(outcome, _)| outcome).collect::<Vec<_>>());
+                    // A short-range request that became a long-range search (the unit's path ran
+                    // out, or it stands on an impassable navcell) spends the budget like any.
+                    let mut outcomes = Vec::with_capacity(n_short);
+                    for (outcome, w) in results.by_ref().take(n_short) {
+                        outcomes.push(outcome);
+                        work += w;
+                    }
+                    short_results = Some(outcomes);
                 }
                 for (t, (outcome, w)) in taken.list[start..].iter_mut().filter(|t| t.lead.is_none()).zip(results) {
                     (t.outcome, t.work) = (outcome, w);
@@ -1422,6 +1430,34 @@ mod tests {
         }
         assert_eq!(runs[0], runs[1], "1 and 2 threads");
         assert_eq!(runs[0], runs[2], "1 and 8 threads");
+    }
+
+    #[test]
+    fn a_short_range_request_that_becomes_a_long_search_spends_the_budget() {
+        // A unit whose path ran out asks for a short-range detour: that is a long-range search,
+        // whose work counts against the turn's budget, ahead of the long-range requests.
+        let run = |settings: Settings, others: bool| {
+            let mut world = open_world(settings);
+            let groups = spawn_groups(&mut world, &[(8, 8), (8, 28), (8, 48)], 1);
+            let lone = groups[0][0];
+            let unit = world.units.get_mut(lone).unwrap();
+            unit.orders.push(GoalSpec::Point(WorldPos::from_int(56, 8)));
+            unit.state = UnitState::WaitingForPath;
+            world.requests.push(PathRequest::short(lone));
+            let orders = if others { vec![order(1, 0, &groups[1], 56, 28), order(1, 1, &groups[2], 56, 48)] } else { Vec::new() };
+            world.step(&orders);
+            let waiting = |g: usize| world.unit(groups[g][0]).unwrap().state == UnitState::WaitingForPath;
+            (world.path_stats(), [0, 1, 2].map(waiting))
+        };
+        let (alone, waiting) = run(Settings::default(), false);
+        assert_eq!((alone.long, alone.short, waiting[0]), (1, 0, false), "{alone:?}");
+        assert!(alone.long_work > u64::from(SEARCH_BASE_WORK), "{alone:?}");
+        // A budget the detour's search alone fills: one long-range request is still taken (every
+        // turn takes one), the next waits.
+        let settings = Settings { long_search_budget: u32::try_from(alone.long_work).unwrap(), ..Settings::default() };
+        let (stats, waiting) = run(settings, true);
+        assert_eq!((stats.long, waiting), (2, [false, false, true]), "{stats:?}");
+        assert!(stats.long_work > alone.long_work, "{stats:?}");
     }
 
     fn latency_with(settings: Settings) {
