@@ -6,7 +6,8 @@
 //! `cargo bench -p replay --bench turn` steps turn 60 of `examples/scenarios/ten-thousand.json`
 //! (the order that sends all 10,000 units back) 30 times and prints the median and minimum time of
 //! the turn and of each phase. `PHALANX_TURN=N` picks the turn, `PHALANX_TURN_SCENARIO=FILE` the
-//! scenario (a name in examples/scenarios, or a path), `PHALANX_TURN_REPEAT=N` the repetitions.
+//! scenario (a name in examples/scenarios, or a path), `PHALANX_TURN_REPEAT=N` the repetitions,
+//! `PHALANX_TURN_THREADS=T` the worker threads (default 1).
 //! Every repetition must give the same state hash (the run exits with status 1 if not).
 
 // A benchmark, not simulation code: it needs the wall clock to time and floats to report.
@@ -23,13 +24,14 @@ fn main() {
     let file = std::env::var("PHALANX_TURN_SCENARIO").unwrap_or_else(|_| "ten-thousand.json".to_string());
     let turn: u32 = env_or("PHALANX_TURN", if quick { 3 } else { 60 });
     let repeat: usize = env_or("PHALANX_TURN_REPEAT", if quick { 2 } else { 30 }).max(1);
+    let threads: usize = env_or("PHALANX_TURN_THREADS", 1usize).clamp(1, 256);
     let path = if file.contains('/') {
         std::path::PathBuf::from(&file)
     } else {
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/scenarios").join(&file)
     };
     let scenario = replay::scenario::Scenario::load(&path).expect("the scenario parses");
-    let mut world = replay::record::build_world(&scenario, 1).expect("the scenario's world");
+    let mut world = replay::record::build_world(&scenario, threads).expect("the scenario's world");
     let mut script = scenario.script();
     for _ in 0..turn {
         let commands = script.turn_commands(&world);
@@ -43,6 +45,7 @@ fn main() {
     let mut hash = None;
     for _ in 0..repeat {
         let mut again = world.load_like(&saved).expect("the world's own snapshot loads");
+        again.set_threads(threads).expect("the thread pool starts");
         let started = Instant::now();
         let mut last = started;
         let mut k = 0;
@@ -66,7 +69,7 @@ fn main() {
         (ms(times[times.len() / 2]), ms(times[0]))
     };
     let (median, min) = median_min(&mut totals);
-    println!("{} turn {turn} ({repeat} runs): median {median:.2} ms, min {min:.2} ms", scenario.name());
+    println!("{} turn {turn} ({repeat} runs, {threads} thread(s)): median {median:.2} ms, min {min:.2} ms", scenario.name());
     for (phase, times) in &mut phases {
         let (median, min) = median_min(times);
         println!("  {:<10} median {median:>7.2} ms  min {min:>7.2} ms", format!("{phase:?}"));
