@@ -113,6 +113,7 @@ impl std::fmt::Debug for CachedField {
 
 /// A formation path search to make: the long-range job from the members' position, and the
 /// formation's size for the generalisation.
+#[derive(Clone)]
 pub(super) struct FormationJob {
     pub(super) long: LongJob,
     pub(super) size: Fixed,

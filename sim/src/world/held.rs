@@ -13,6 +13,7 @@ use super::*;
 use crate::motion::UnitIndex;
 
 /// A long-range search round the standing units of other players.
+#[derive(Clone)]
 pub(super) struct HeldJob {
     pub(super) long: LongJob,
     /// Navcells to treat as blocked for this search: each a rectangle `(i0, j0, i1, j1)`, inclusive.

@@ -104,6 +104,7 @@ pub(crate) enum OrderGoal {
 }
 
 /// A long-range search to make.
+#[derive(Clone)]
 pub(super) struct LongJob {
     pub(super) class: PassClass,
     pub(super) pos: WorldPos,
@@ -117,6 +118,7 @@ pub(super) struct LongJob {
 }
 
 /// A short-range search to make.
+#[derive(Clone)]
 struct ShortJob {
     class: PassClass,
     pos: WorldPos,
@@ -132,6 +134,7 @@ struct ShortJob {
     keep: Vec<WorldPos>,
 }
 
+#[derive(Clone)]
 enum Job {
     Long(LongJob),
     Short(ShortJob),
@@ -171,11 +174,11 @@ pub const SEARCH_STEPS_PER_WORK: u64 = 8;
 /// copy of the class's bit planes it stamps first (`world/held.rs`): on a 1024 × 1024 grid, 2048 units.
 pub const HELD_CELLS_PER_WORK: u64 = 512;
 
-/// Most long-range searches computed ahead in one parallel batch when the world has worker
-/// threads: a batch is two per thread, up to this many (4 on two threads, whose batches of 16
-/// dropped up to 15 searches at a turn's cutoff, its slowest turns); on one thread they are
-/// computed one at a time, so none is computed only to be dropped. The cutoff depends on neither.
-/// At most a batch less one are computed and dropped in a turn.
+/// Most long-range searches the path phase reads ahead of the last one whose work it has counted,
+/// when the world has worker threads: two per thread, up to this many (4 on two threads); the
+/// threads compute them meanwhile, and those after a turn's cutoff are dropped (at most this
+/// many in a turn). On one thread none is read ahead, so none is computed only to be dropped.
+/// The cutoff depends on neither.
 pub const SEARCH_CHUNK: usize = 16;
 
 /// A long-range request, in the order the path phase takes them.
@@ -248,6 +251,105 @@ impl TakenSet {
             }
         }
         searches
+    }
+}
+
+/// The jobs of the path phase, posted in order by the thread that reads the queue and taken in
+/// that order by every thread of the pool, and their results by slot (not state: which thread
+/// computes a job never changes its result).
+#[derive(Default)]
+struct Board {
+    queue: std::sync::Mutex<std::collections::VecDeque<(usize, Option<Job>)>>,
+    results: std::sync::Mutex<Vec<Option<(Outcome, u64)>>>,
+    /// No more jobs: the threads that wait for them return.
+    closed: std::sync::atomic::AtomicBool,
+    /// A job that panicked on another thread, for the reading thread to raise.
+    panic: std::sync::Mutex<Option<Box<dyn std::any::Any + Send>>>,
+}
+
+/// A job's outcome and work.
+type JobResult = (Outcome, u64);
+
+fn locked<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // A poisoned lock only means a job panicked, which is raised on the reading thread.
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl Board {
+    fn post(&self, slot: usize, job: Option<Job>) {
+        locked(&self.queue).push_back((slot, job));
+    }
+
+    fn close(&self) {
+        self.closed.store(true, std::sync::atomic::Ordering::Release);
+    }
+
+    /// Computes the next posted job, if any.
+    fn compute_one(&self, compute: &(dyn Fn(&Option<Job>) -> JobResult + Sync)) -> bool {
+        let Some((slot, job)) = locked(&self.queue).pop_front() else { return false };
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| compute(&job))) {
+            Ok(result) => {
+                let mut results = locked(&self.results);
+                if results.len() <= slot {
+                    results.resize_with(slot + 1, || None);
+                }
+                results[slot] = Some(result);
+            }
+            Err(payload) => {
+                *locked(&self.panic) = Some(payload);
+                self.close();
+            }
+        }
+        true
+    }
+
+    /// A helper thread: computes posted jobs until the board is closed, spinning (and now and
+    /// then yielding) while there are none, so that it is awake when the next is posted.
+    fn work(&self, compute: &(dyn Fn(&Option<Job>) -> JobResult + Sync)) {
+        let mut idle = 0u32;
+        while !self.closed.load(std::sync::atomic::Ordering::Acquire) {
+            if self.compute_one(compute) {
+                idle = 0;
+            } else {
+                idle = idle.wrapping_add(1);
+                if idle.is_multiple_of(64) {
+                    std::thread::yield_now();
+                } else {
+                    std::hint::spin_loop();
+                }
+            }
+        }
+    }
+
+    /// The result of the job posted at `slot`, computing posted jobs while it is not there.
+    fn wait(&self, slot: usize, compute: &(dyn Fn(&Option<Job>) -> JobResult + Sync)) -> JobResult {
+        loop {
+            if let Some(result) = locked(&self.results).get_mut(slot).and_then(Option::take) {
+                return result;
+            }
+            if let Some(payload) = locked(&self.panic).take() {
+                std::panic::resume_unwind(payload);
+            }
+            if !self.compute_one(compute) {
+                std::hint::spin_loop();
+            }
+        }
+    }
+
+    /// How many jobs at slots `from` and after were computed.
+    fn computed_from(&self, from: usize) -> u32 {
+        let results = locked(&self.results);
+        u32::try_from(results.iter().skip(from).filter(|r| r.is_some()).count()).unwrap_or(u32::MAX)
+    }
+}
+
+/// Closes the board when the reading thread is done with it, also when it unwinds, so that the
+/// helper threads return.
+struct Finish<'a>(&'a Board);
+
+impl Drop for Finish<'_> {
+    fn drop(&mut self) {
+        self.0.close();
     }
 }
 
@@ -410,12 +512,14 @@ impl World {
     /// short-range requests are taken whatever the long-range ones do; those that turn into
     /// long-range searches count their work first.
     ///
-    /// The searches are computed in parallel, two per thread (at most [`SEARCH_CHUNK`]) at a time
-    /// ahead of the cutoff (one at a time on one thread), which
-    /// is then found in request order: the searches after it are dropped (made again on a later
-    /// turn) and the queue is read on from the cutoff as if they had never been computed, so the
-    /// outcome is the same for any thread count (and any chunk size). Formation results are
-    /// applied after the units', in their own request order.
+    /// One thread reads the queue, posting each search (and the short-range jobs) to a board from
+    /// which every thread of the pool takes jobs in the order posted; it reads at most two per
+    /// thread (at most [`SEARCH_CHUNK`]) ahead of the last search whose work it has counted (none
+    /// ahead on one thread), and finds the cutoff in request order as the results come in: the
+    /// searches read after it are dropped (made again on a later turn) and the queue is read on
+    /// from the cutoff as if they had never been read, so the outcome is the same for any thread
+    /// count (and any reading ahead). Formation results are applied after the units', in their own
+    /// request order.
     pub(super) fn compute_paths(&mut self, events: &mut Vec<Event>) {
         let budget = u64::from(self.settings.long_search_budget);
         let cap = usize::from(self.settings.max_paths_per_turn);
@@ -513,73 +617,68 @@ impl World {
             };
             (outcome, work)
         };
-        // Run inside the pool (below), so the thread reading the queue is one of the pool's and
-        // works on the batch itself: no thread stands idle or spins while another works.
-        let batch = |jobs: Vec<&Option<Job>>| -> Vec<(Outcome, u64)> {
-            if self.pool.is_some() {
-                use rayon::prelude::*;
-                jobs.par_iter().map(|job| with_workspace(job)).collect()
-            } else {
-                jobs.iter().map(|job| with_workspace(job)).collect()
-            }
-        };
-        let select = || {
+        let threads = self.pool.as_ref().map_or(1, |pool| pool.current_num_threads());
+        // How many searches the queue is read ahead of the last one whose work is counted: two
+        // per thread keep every thread busy; one thread reads none ahead, so drops none.
+        let ahead = if threads > 1 { (2 * threads).min(SEARCH_CHUNK) } else { 1 };
+        let board = Board::default();
+        let n_short = short_jobs.len();
+        // The queue, read in order on one thread (inside the pool, below): each search read is
+        // posted to the board, where every thread takes the jobs in the order posted; the cutoff
+        // is found in request order as their results come in.
+        let read = || {
+            let _finish = Finish(&board);
             let mut taken = TakenSet::default();
             // Room for every candidate at once: a turn of 10,000 requests otherwise regrows it from
             // scratch, copying its entries (hundreds of bytes each) a dozen times.
             taken.list.reserve(candidates.len());
-            let (mut next, mut searches, mut work, mut discarded) = (0usize, 0usize, 0u64, 0u32);
+            for (slot, job) in short_jobs.iter().enumerate() {
+                board.post(slot, job.clone());
+            }
+            let (mut next, mut work) = (0usize, 0u64);
+            // Each search read, as its place in `taken`; the first `counted` have their work counted.
+            let mut searches: Vec<usize> = Vec::new();
+            let mut counted = 0;
             let mut short_results = None;
-            let chunk = self.pool.as_ref().map_or(1, |pool| (2 * pool.current_num_threads()).clamp(2, SEARCH_CHUNK));
+            let mut cut = None;
             loop {
-                let start = taken.list.len();
-                let mut new = 0;
-                while next < candidates.len() && new < chunk && searches + new < cap {
+                while next < candidates.len() && searches.len() - counted < ahead && searches.len() < cap {
                     let (job, lead, sharable) = self.candidate_job(&candidates[next], &pending, &stationary, &taken);
-                    new += usize::from(lead.is_none());
+                    if lead.is_none() {
+                        board.post(n_short + searches.len(), job.clone());
+                        searches.push(taken.list.len());
+                    }
                     taken.push(next, job, lead, sharable);
                     next += 1;
                 }
-                let mut jobs: Vec<&Option<Job>> = Vec::new();
-                if short_results.is_none() {
-                    jobs.extend(short_jobs.iter());
-                }
-                let n_short = jobs.len();
-                jobs.extend(taken.list[start..].iter().filter(|t| t.lead.is_none()).map(|t| &t.job));
-                let mut results = batch(jobs).into_iter();
                 if short_results.is_none() {
                     // A short-range request that became a long-range search (the unit's path ran
-                    // out, or it stands on an impassable navcell) spends the budget like any.
+                    // out, or it stands on an impassable navcell) spends the budget like any, first.
                     let mut outcomes = Vec::with_capacity(n_short);
-                    for (outcome, w) in results.by_ref().take(n_short) {
+                    for slot in 0..n_short {
+                        let (outcome, w) = board.wait(slot, &with_workspace);
                         outcomes.push(outcome);
                         work += w;
                     }
                     short_results = Some(outcomes);
                 }
-                for (t, (outcome, w)) in taken.list[start..].iter_mut().filter(|t| t.lead.is_none()).zip(results) {
-                    (t.outcome, t.work) = (outcome, w);
-                }
-                // The cutoff, in request order.
-                let mut cut = None;
-                for (i, t) in taken.list.iter().enumerate().skip(start).filter(|(_, t)| t.lead.is_none()) {
-                    searches += 1;
-                    work += t.work;
-                    if work >= budget {
-                        cut = Some(i);
-                        break;
-                    }
-                }
-                if let Some(i) = cut {
-                    // Forget what was taken after the cutoff, as if it had never been read.
-                    discarded = taken.truncate(i + 1);
-                    next = taken.list[i].candidate + 1;
-                    break;
-                }
-                if next >= candidates.len() || searches >= cap {
+                // Nothing read ahead: the queue is read to its end, or the count cap is reached.
+                let Some(&i) = searches.get(counted) else { break };
+                let (outcome, w) = board.wait(n_short + counted, &with_workspace);
+                (taken.list[i].outcome, taken.list[i].work) = (outcome, w);
+                counted += 1;
+                work += w;
+                if work >= budget {
+                    cut = Some(i);
                     break;
                 }
             }
+            if let Some(i) = cut {
+                // Forget what was read after the cutoff, as if it had never been.
+                taken.truncate(i + 1);
+                next = taken.list[i].candidate + 1;
+            }
+            board.close();
             // After the cutoff: only requests that share a search taken.
             for (c, candidate) in candidates.iter().enumerate().skip(next) {
                 if matches!(candidate, Candidate::Unit(_)) && taken.member_count > 0 {
@@ -589,12 +688,22 @@ impl World {
                     }
                 }
             }
-            (taken, work, discarded, short_results)
+            (taken, work, n_short + counted, short_results)
         };
-        let (taken, work, discarded, short_results) = match &self.pool {
-            Some(pool) => pool.install(select),
-            None => select(),
+        let (taken, work, counted_slots, short_results) = match &self.pool {
+            Some(pool) if threads > 1 => pool.install(|| {
+                rayon::scope(|scope| {
+                    for _ in 1..threads {
+                        scope.spawn(|_| board.work(&with_workspace));
+                    }
+                    read()
+                })
+            }),
+            Some(pool) => pool.install(read),
+            None => read(),
         };
+        // Searches read ahead, computed, and dropped at the cutoff (made again on a later turn).
+        let discarded = board.computed_from(counted_slots);
         let mut taken = taken.list;
         // In request order, since a request sharing a search may itself be shared: its lead's
         // outcome is always earlier.
@@ -1398,7 +1507,8 @@ mod tests {
         }
         assert!(works.iter().all(|&w| w > u64::from(SEARCH_BASE_WORK)), "{works:?}");
         // A budget the first two searches fall short of by one: the third crosses it and is
-        // kept, mid-chunk; the next turn takes the other three (their work is below the budget).
+        // kept, whatever was read after it; the next turn takes the other three (their work is
+        // below the budget).
         let budget = works[0] + works[1] + 1;
         assert!(works[3] + works[4] < budget, "{works:?}");
         let settings = Settings { long_search_budget: u32::try_from(budget).unwrap(), ..Settings::default() };
