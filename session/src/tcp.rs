@@ -30,13 +30,16 @@ struct Stream {
     output: Vec<u8>,
     /// Closed by the peer, or at fault: nothing more is read.
     done: bool,
+    /// A read that failed after whole frames had arrived: reported by the next [`Stream::frames`],
+    /// once those frames are delivered.
+    failed: Option<String>,
 }
 
 impl Stream {
     fn new(socket: TcpStream) -> std::io::Result<Self> {
         socket.set_nonblocking(true)?;
         socket.set_nodelay(true)?;
-        Ok(Self { socket, input: Vec::new(), output: Vec::new(), done: false })
+        Ok(Self { socket, input: Vec::new(), output: Vec::new(), done: false, failed: None })
     }
 
     /// Queues a frame: its length, then its payload.
@@ -62,10 +65,17 @@ impl Stream {
     }
 
     /// Reads what has arrived and returns the whole frames; `Err` with a reason when the peer
-    /// closed the connection or announced a frame over the limit.
+    /// closed the connection or announced a frame over the limit. The frames that arrived before
+    /// the connection failed are returned first: a peer that closes its socket with bytes of ours
+    /// still unread resets the connection, and the read that reports the reset may follow the
+    /// peer's last frames (the end of a game).
     fn frames(&mut self) -> Result<Vec<Vec<u8>>, String> {
+        if let Some(reason) = self.failed.take() {
+            return Err(reason);
+        }
         let mut buf = [0u8; 16 * 1024];
         let mut closed = false;
+        let mut failed = None;
         loop {
             match self.socket.read(&mut buf) {
                 Ok(0) => {
@@ -81,7 +91,10 @@ impl Stream {
                 }
                 Err(e) if e.kind() == ErrorKind::WouldBlock => break,
                 Err(e) if e.kind() == ErrorKind::Interrupted => {}
-                Err(e) => return Err(e.to_string()),
+                Err(e) => {
+                    failed = Some(e.to_string());
+                    break;
+                }
             }
         }
         let mut frames = Vec::new();
@@ -96,8 +109,11 @@ impl Stream {
             frames.push(self.input[4..4 + len].to_vec());
             self.input.drain(..4 + len);
         }
-        if closed && frames.is_empty() {
-            return Err("the peer closed the connection".to_owned());
+        match failed {
+            Some(reason) if frames.is_empty() => return Err(reason),
+            Some(reason) => self.failed = Some(reason),
+            None if closed && frames.is_empty() => return Err("the peer closed the connection".to_owned()),
+            None => {}
         }
         Ok(frames)
     }
@@ -256,5 +272,40 @@ pub fn run_client(
         if !busy {
             std::thread::sleep(IDLE);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A peer that sends its last frames and closes with bytes of ours unread resets the
+    /// connection; the frames that arrived before the reset are still delivered, then the reset.
+    #[test]
+    fn frames_that_arrived_before_a_reset_are_delivered_first() {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind a local port");
+        let ours = TcpStream::connect(listener.local_addr().expect("its address")).expect("connect");
+        let (mut theirs, _) = listener.accept().expect("accept");
+        let mut stream = Stream::new(ours).expect("a stream");
+        // Bytes the peer never reads: its close then sends a reset instead of an orderly end.
+        stream.queue(b"unread");
+        assert!(stream.flush());
+        let mut last = Vec::new();
+        for payload in [&b"turn 150"[..], b"ended"] {
+            last.extend(u32::try_from(payload.len()).expect("a short frame").to_le_bytes());
+            last.extend(payload);
+        }
+        theirs.write_all(&last).expect("the peer's last frames");
+        std::thread::sleep(Duration::from_millis(50));
+        drop(theirs);
+        std::thread::sleep(Duration::from_millis(50));
+        let mut got = Vec::new();
+        let reason = loop {
+            match stream.frames() {
+                Ok(frames) => got.extend(frames),
+                Err(reason) => break reason,
+            }
+        };
+        assert_eq!(got, vec![b"turn 150".to_vec(), b"ended".to_vec()], "then {reason}");
     }
 }
