@@ -702,6 +702,11 @@ impl World {
             Some(pool) => pool.install(read),
             None => read(),
         };
+        // A job that panicked after the last result was waited for (one read past the cutoff) is
+        // raised here all the same.
+        if let Some(payload) = locked(&board.panic).take() {
+            std::panic::resume_unwind(payload);
+        }
         // Searches read ahead, computed, and dropped at the cutoff (made again on a later turn).
         let discarded = board.computed_from(counted_slots);
         let mut taken = taken.list;
