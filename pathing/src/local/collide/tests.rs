@@ -4,6 +4,7 @@ use super::*;
 use crate::test_support::{CLASS, grid_with_cell, random_grid, random_map};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
+use proptest::test_runner::TestCaseError;
 
 fn fx(bits: i64) -> Fixed {
     Fixed::from_bits(bits)
@@ -11,6 +12,19 @@ fn fx(bits: i64) -> Fixed {
 
 fn at(x: i64, z: i64) -> WorldPos {
     WorldPos::new(fx(x), fx(z))
+}
+
+/// `segment_clear` both ways, and the line test in `i128` (which only maps wider than 2^29 raw
+/// units get), agree with the oracle on a long segment.
+fn clear_both_ways_as_the_oracle(map: &PassMap, cell_raw: i64, from: WorldPos, to: WorldPos) -> Result<(), TestCaseError> {
+    let oracle = oracle_touched(cell_raw, from, to).iter().all(|&(_, i, j)| oracle_passable(map, i, j));
+    for (a, b) in [(from, to), (to, from)] {
+        prop_assert_eq!(segment_clear(map, a, b), oracle);
+        if let Some(span) = line_spans(map, a, b) {
+            prop_assert_eq!(span.clear::<i128>(), Some(oracle));
+        }
+    }
+    Ok(())
 }
 
 // ---- Oracles: independent of the walk and of the slab test. ----
@@ -292,15 +306,7 @@ proptest! {
             if r & 3 == 0 { v / cell_raw * cell_raw } else { v }
         };
         let (from, to) = (at(pick(ends[0], w), pick(ends[1], h)), at(pick(ends[2], w), pick(ends[3], h)));
-        let oracle = oracle_touched(cell_raw, from, to).iter().all(|&(_, i, j)| oracle_passable(&map, i, j));
-        prop_assert_eq!(segment_clear(&map, from, to), oracle);
-        prop_assert_eq!(segment_clear(&map, to, from), oracle);
-        // The line test in `i128`, which only maps wider than 2^29 raw units get, agrees too.
-        for (a, b) in [(from, to), (to, from)] {
-            if let Some(span) = line_spans(&map, a, b) {
-                prop_assert_eq!(span.clear::<i128>(), Some(oracle));
-            }
-        }
+        clear_both_ways_as_the_oracle(&map, cell_raw, from, to)?;
     }
 
     /// Long segments in every direction over wide square maps with few obstacles, where many
@@ -327,15 +333,7 @@ proptest! {
             if r & 3 == 0 { v / cell_raw * cell_raw } else { v }
         };
         let (from, to) = (at(pick(ends[0]), pick(ends[1])), at(pick(ends[2]), pick(ends[3])));
-        let oracle = oracle_touched(cell_raw, from, to).iter().all(|&(_, i, j)| oracle_passable(&map, i, j));
-        prop_assert_eq!(segment_clear(&map, from, to), oracle);
-        prop_assert_eq!(segment_clear(&map, to, from), oracle);
-        // The line test in `i128`, which only maps wider than 2^29 raw units get, agrees too.
-        for (a, b) in [(from, to), (to, from)] {
-            if let Some(span) = line_spans(&map, a, b) {
-                prop_assert_eq!(span.clear::<i128>(), Some(oracle));
-            }
-        }
+        clear_both_ways_as_the_oracle(&map, cell_raw, from, to)?;
     }
 
     /// `first_blocked` is the touched blocked navcell with the smallest entry parameter, ties to
