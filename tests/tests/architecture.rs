@@ -25,6 +25,7 @@ const CRATES: &[(&str, &str, &[&str])] = &[
     ("session", "session", &["session/src", "session/tests"]),
     ("phalanx", "phalanx", &["phalanx/src", "phalanx/tests"]),
     ("fuzz", "fuzz", &["fuzz/src"]),
+    ("cross", "cross", &["cross/src"]),
     ("examples", "examples", &["examples/src", "examples/tests"]),
     ("tests", "tests", &["tests/src", "tests/tests"]),
 ];
