@@ -202,23 +202,25 @@ pub fn run_demo(options: &DemoOptions, progress: &(dyn Fn(&str) + Sync)) -> Resu
     writer.finish().map_err(io(&replay))?.flush().map_err(io(&replay))?;
 
     // The verification and the viewer each simulate the game again from the file, apart: on two
-    // threads, so the demo takes the time of the longer, not of both.
+    // threads, so the demo takes the time of the longer, not of both. Where no thread can be
+    // started (wasm32-wasip1 has none), the verification runs after the viewer, on this thread.
     let rulesets = crate::cli::rulesets();
     let verify_options = VerifyOptions { threads: options.threads, rulesets: rulesets.clone(), ..VerifyOptions::default() };
     let view_options = crate::viewer::ViewOptions { threads: options.threads, diff_limit: 100, rulesets };
+    let verifying = || {
+        let started = Instant::now();
+        let report = verify_file(&replay, &verify_options, &|| progress("verify"));
+        (report, started.elapsed())
+    };
     let (verified, html) = std::thread::scope(|scope| {
-        let verifying = scope.spawn(|| {
-            let started = Instant::now();
-            let report = verify_file(&replay, &verify_options, &|| progress("verify"));
-            (report, started.elapsed())
-        });
+        let on_a_thread = std::thread::Builder::new().spawn_scoped(scope, verifying).ok();
         let html = std::fs::read(&replay).map_err(|e| DemoError::Setup(format!("{}: cannot read back: {e}", replay.display()))).and_then(
             |bytes| {
                 crate::viewer::build_html(&[crate::viewer::Source { name: "demo", bytes: &bytes }], &view_options)
                     .map_err(|e| DemoError::Setup(e.to_string()))
             },
         );
-        (verifying.join(), html)
+        (on_a_thread.map_or_else(|| Ok(verifying()), |thread| thread.join()), html)
     });
     let (verify, verify_time) = verified.map_err(|_| DemoError::Setup("the verification stopped with a panic".to_owned()))?;
     std::fs::write(&viewer, html?).map_err(io(&viewer))?;
