@@ -12,7 +12,10 @@ if (program === undefined) {
   console.error('usage: node scripts/wasi-run.mjs PROGRAM.wasm ARGS...');
   exit(2);
 }
-const wasi = new WASI({ version: 'preview1', args: [program, ...args], env, preopens: { '/': '/' }, returnOnExit: true });
+const wasi = new WASI({ version: 'preview1', args: [program, ...args], env, preopens: { '/': '/' }, returnOnExit: false });
 const module = await WebAssembly.compile(await readFile(program));
 const instance = await WebAssembly.instantiate(module, wasi.getImportObject());
-exit(wasi.start(instance));
+// With returnOnExit the program's exit unwinds through its frames as a JavaScript exception, which
+// crashed Node 20 (a segmentation fault after `phalanx demo` had printed everything); without it,
+// the WASI exit call ends the process with the program's code.
+wasi.start(instance);
