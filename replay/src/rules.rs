@@ -97,6 +97,29 @@ impl std::fmt::Debug for dyn Bot {
 /// Makes a ruleset's bots ([`RulesOf::with_bots`]).
 pub type BotMaker = fn(PlayerId, u64) -> Box<dyn Bot>;
 
+/// A command as every tool prints it (`player 1 seq 6: …`), a game command in its rules' JSON form
+/// (`game {"Strike":{"unit":…,"damage":20}}`) when `rules` reads it, else as the core prints it.
+pub fn command_text(command: &sim::Command, rules: Option<&dyn Ruleset>) -> String {
+    match (&command.kind, rules) {
+        (CommandKind::Game { payload }, Some(r)) => match r.command_json(payload) {
+            Some(json) => format!("player {} seq {}: {} command {json}", command.player, command.seq, r.name()),
+            None => command.to_string(),
+        },
+        _ => command.to_string(),
+    }
+}
+
+/// Why a command was refused, a game's reason in its rules' JSON form when `rules` reads it.
+pub fn reason_text(reason: &sim::RejectReason, rules: Option<&dyn Ruleset>) -> String {
+    match (reason, rules) {
+        (sim::RejectReason::Game { payload }, Some(r)) => match r.reject_json(payload) {
+            Some(json) => format!("refused by the {} rules: {json}", r.name()),
+            None => reason.to_string(),
+        },
+        _ => reason.to_string(),
+    }
+}
+
 impl std::fmt::Debug for dyn Ruleset {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "ruleset {} version {}", self.name(), self.version())
@@ -221,10 +244,21 @@ impl Rulesets {
 
     /// This registry and one more ruleset (a later one of the same name replaces it).
     #[must_use]
-    pub fn with(mut self, ruleset: impl Ruleset + 'static) -> Self {
+    pub fn with(self, ruleset: impl Ruleset + 'static) -> Self {
+        self.with_shared(Arc::new(ruleset))
+    }
+
+    /// This registry and one more shared ruleset (a later one of the same name replaces it).
+    #[must_use]
+    pub fn with_shared(mut self, ruleset: Arc<dyn Ruleset>) -> Self {
         self.list.retain(|r| r.name() != ruleset.name());
-        self.list.push(Arc::new(ruleset));
+        self.list.push(ruleset);
         self
+    }
+
+    /// The rulesets known, in the order added.
+    pub fn iter(&self) -> impl Iterator<Item = &Arc<dyn Ruleset>> {
+        self.list.iter()
     }
 
     /// The ruleset of a name.
@@ -253,7 +287,10 @@ impl Rulesets {
         match self.get(name) {
             Some(r) if r.version() == version => Ok(r),
             Some(r) => Err(format!("ruleset {name} version {version} is not known (this program has {name} version {})", r.version())),
-            None => Err(format!("unknown ruleset {name:?} (this program knows: {})", self.known())),
+            None => Err(format!(
+                "unknown ruleset {name:?} version {version} (this program knows: {}); run it with a program that registers that game: `phalanx_cli::Program::new().rules::<ItsRules>().run()` (docs/game-rules.md)",
+                self.known()
+            )),
         }
     }
 

@@ -13,7 +13,7 @@ BIN=./target/release/phalanx
 D=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$D"' EXIT
 for s in 1 2 3 4; do printf '%032x\n' $((s * 7919)); done > "$D/tok"
-/usr/bin/time -v "$BIN" host examples/scenarios/demo.json --listen 127.0.0.1:0 --players 4 --turns "$TURNS" \
+/usr/bin/time -v "$BIN" host phalanx/demo.json --listen 127.0.0.1:0 --players 4 --turns "$TURNS" \
   --turn-ms "$TURN_MS" --delay "$DELAY" --token-file "$D/tok" > "$D/host.txt" 2> "$D/host.time" &
 for _ in $(seq 100); do [ -s "$D/host.txt" ] && break; sleep 0.1; done
 ADDR=$(head -1 "$D/host.txt" | sed 's/listening on //')

@@ -4,7 +4,7 @@
 //!
 //! What a block may hold:
 //! - `$ cargo run --release -p phalanx -- ARGS`, `$ target/release/phalanx ARGS` and
-//!   `$ phalanx ARGS` run the command line with ARGS, in-process through `phalanx::run`, the
+//!   `$ phalanx ARGS` run the command line with ARGS, in-process through `phalanx_cli::run`, the
 //!   function the binary's `main` calls. Arguments are split at spaces; no quoting, pipes or
 //!   redirections.
 //! - `$ echo $?` prints the exit code of the command before it. Without it, a command must exit 0.
@@ -264,7 +264,7 @@ fn every_console_command_of_the_docs_prints_what_the_docs_show() {
                 Action::Phalanx(args) => {
                     let argv: Vec<String> = std::iter::once("phalanx".to_owned()).chain(args.iter().map(|a| sandbox.arg(a))).collect();
                     let (mut out, mut err) = (Vec::new(), Vec::new());
-                    let code = phalanx::run(argv, &mut out, &mut err);
+                    let code = phalanx_cli::run(argv, &mut out, &mut err);
                     ran += 1;
                     let text = sandbox.unmap(&(String::from_utf8_lossy(&out).into_owned() + &String::from_utf8_lossy(&err)));
                     let shows_exit = commands.get(k + 1).is_some_and(|next| next.command == "echo $?");
