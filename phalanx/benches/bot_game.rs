@@ -9,7 +9,7 @@
 //! (`Phase::GameHash`: the target is under 1% of the turn), path search and motion. The
 //! game's digests are also counted in instructions with callgrind (BENCHMARKS.md, "Bot game").
 //!
-//! `cargo bench -p replay --bench bot_game`; `PHALANX_BENCH_QUICK=1` (or no `--bench` argument)
+//! `cargo bench -p phalanx-cli --bench bot_game`; `PHALANX_BENCH_QUICK=1` (or no `--bench` argument)
 //! plays the first 60 turns only (CI smoke run). `PHALANX_BENCH_TURNS=N` sets the turn limit;
 //! `PHALANX_BENCH_THREADS=N` computes path requests on N threads. Every run plays the game twice,
 //! on N and on at least 2 threads, and exits with status 1 when the hashes differ, when fewer than

@@ -6,7 +6,7 @@
 //! with zstd at the replay's level and with deflate (`miniz_oxide`, level 6), the candidates the
 //! replay format's codec was chosen from.
 //!
-//! `cargo bench -p replay --bench keyframes`; `PHALANX_BENCH_QUICK=1` (or no `--bench` argument)
+//! `cargo bench -p phalanx-cli --bench keyframes`; `PHALANX_BENCH_QUICK=1` (or no `--bench` argument)
 //! plays the first 100 turns only (CI smoke run), `PHALANX_BENCH_TURNS=N` sets the turn limit.
 //! Every run checks that each loaded keyframe has the hash the game had at that turn, recomputed
 //! from scratch (derived data included), and exits with status 1 when one does not.

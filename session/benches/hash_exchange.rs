@@ -12,7 +12,7 @@
 //! - for comparison, `every turn`: a snapshot and the digest leaves after every turn, what the
 //!   session kept before the recorder (`World::save` and `World::digest_reports`).
 //!
-//! `cargo bench -p session --bench hash_exchange`; `PHALANX_BENCH_QUICK=1` (or no `--bench`
+//! `cargo bench -p phalanx-session --bench hash_exchange`; `PHALANX_BENCH_QUICK=1` (or no `--bench`
 //! argument) plays 60 turns (CI smoke run), `PHALANX_BENCH_TURNS=N` sets the turns. The run exits
 //! with status 1 when a kept turn, simulated again, does not give the hash the peer had.
 

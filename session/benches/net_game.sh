@@ -3,12 +3,12 @@
 # processes (the skirmish AI on every seat), each under `/usr/bin/time -v`. Prints each program's
 # summary lines (traffic, order latency, final hash) and the host's CPU time and peak memory.
 # Usage, from anywhere: session/benches/net_game.sh [DELAY auto|TURNS] [TURNS] [TURN_MS]
-# after `cargo build --release -p phalanx`. BENCHMARKS.md, "Networked sessions".
+# after `cargo build --release -p phalanx-cli`. BENCHMARKS.md, "Networked sessions".
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 DELAY=${1:-auto}; TURNS=${2:-150}; TURN_MS=${3:-200}
 BIN=./target/release/phalanx
-[ -x "$BIN" ] || { echo "net_game.sh: $BIN is missing; run cargo build --release -p phalanx first" >&2; exit 2; }
+[ -x "$BIN" ] || { echo "net_game.sh: $BIN is missing; run cargo build --release -p phalanx-cli first" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "net_game.sh: /usr/bin/time is missing (Debian package: time)" >&2; exit 2; }
 D=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$D"' EXIT

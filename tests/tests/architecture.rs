@@ -25,7 +25,7 @@ const CRATES: &[(&str, &str, &[&str])] = &[
     ("session", "session", &["session/src", "session/tests"]),
     ("phalanx", "phalanx", &["phalanx/src", "phalanx/tests"]),
     ("fuzz", "fuzz", &["fuzz/src"]),
-    ("examples", "examples", &["examples/src", "examples/tests"]),
+    ("examples", "examples", &["examples/src", "examples/tests", "examples/aura/src", "examples/aura/tests"]),
     ("tests", "tests", &["tests/src", "tests/tests"]),
 ];
 
