@@ -86,7 +86,10 @@
 //!
 #![forbid(unsafe_code)]
 
+pub use error::Error;
+
 pub mod diff;
+mod error;
 pub mod format;
 pub mod picture;
 pub mod record;

@@ -17,6 +17,8 @@ use sim::snapshot::{GameSnapshot, SnapshotError};
 use sim::world::SetupError;
 use sim::{CommandKind, EntityId, PlayerId, Settings, World};
 
+use crate::Error;
+
 /// A game's state in its serde form (`serde_json::Value`), for field-by-field comparison.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GameJson {
@@ -282,28 +284,24 @@ impl Rulesets {
     /// The ruleset a replay or snapshot names, at the version it names.
     ///
     /// # Errors
-    /// Text naming the ruleset and version asked for and the ones known.
-    pub fn resolve(&self, name: &str, version: u32) -> Result<Arc<dyn Ruleset>, String> {
+    /// [`Error::UnknownRuleset`] or [`Error::RulesetVersion`], naming the ruleset and version asked
+    /// for and the ones known.
+    pub fn resolve(&self, name: &str, version: u32) -> Result<Arc<dyn Ruleset>, Error> {
         match self.get(name) {
             Some(r) if r.version() == version => Ok(r),
-            Some(r) => Err(format!("ruleset {name} version {version} is not known (this program has {name} version {})", r.version())),
-            None => Err(format!(
-                "unknown ruleset {name:?} version {version} (this program knows: {}); run it with a program that registers that game: `phalanx_cli::Program::new().rules::<ItsRules>().run()` (docs/game-rules.md)",
-                self.known()
-            )),
+            Some(r) => Err(Error::RulesetVersion { name: name.to_owned(), version, known: r.version() }),
+            None => Err(Error::UnknownRuleset { name: name.to_owned(), version, known: self.known() }),
         }
     }
 
     /// A world from snapshot bytes, with the rules the snapshot names (or none).
     ///
     /// # Errors
-    /// The snapshot's error, or an unknown ruleset named.
-    pub fn load(&self, bytes: &[u8]) -> Result<World, String> {
+    /// [`Error::Snapshot`], or an unknown ruleset named ([`Rulesets::resolve`]).
+    pub fn load(&self, bytes: &[u8]) -> Result<World, Error> {
         match World::load(bytes) {
-            Err(SnapshotError::Rules { found: Some((name, version)), .. }) => {
-                self.resolve(&name, version)?.load(bytes).map_err(|e| e.to_string())
-            }
-            other => other.map_err(|e| e.to_string()),
+            Err(SnapshotError::Rules { found: Some((name, version)), .. }) => Ok(self.resolve(&name, version)?.load(bytes)?),
+            other => Ok(other?),
         }
     }
 }

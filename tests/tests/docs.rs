@@ -346,12 +346,13 @@ fn console_blocks_are_parsed_into_commands_and_output() {
     assert_eq!(commands.len(), 2);
     assert_eq!(commands[0].place, "page.md:3");
     assert_eq!(commands[0].output, [(4, "line one".to_owned()), (5, "...".to_owned())]);
-    assert_eq!(action(&commands[0].command), Ok(Action::Phalanx(vec!["verify".to_owned(), "/tmp/s.replay".to_owned()])));
+    assert_eq!(action(&commands[0].command), Ok(Action::Run(Program::Stock, vec!["verify".to_owned(), "/tmp/s.replay".to_owned()])));
     assert_eq!(action(&commands[1].command), Ok(Action::ExitCode));
     assert_eq!(action("cargo test --workspace"), Ok(Action::NotRun));
-    assert_eq!(action("cargo run --release -p phalanx-cli -- demo"), Ok(Action::Phalanx(vec!["demo".to_owned()])));
+    assert_eq!(action("cargo run --release -p phalanx-cli -- demo"), Ok(Action::Run(Program::Stock, vec!["demo".to_owned()])));
     assert!(action("phalanx verify a.replay | tail -n 1").is_err());
     assert!(action("ls /tmp").is_err());
+    assert_eq!(action("aura run x.json"), Ok(Action::Run(Program::Aura, vec!["run".to_owned(), "x.json".to_owned()])));
 }
 
 #[test]

@@ -388,7 +388,7 @@ fn print_diffs(out: &mut dyn Write, diffs: &replay::diff::SnapshotDiff) {
 
 /// The field differences of two replays' keyframes of turn `k` (A first).
 fn keyframe_diff(k: u32, a: &[u8], b: &[u8], rulesets: &Rulesets) -> Result<replay::diff::SnapshotDiff, CliError> {
-    replay::diff::keyframe_diff(k, a, b, 100, rulesets).map_err(bad)
+    replay::diff::keyframe_diff(k, a, b, 100, rulesets).map_err(|e| bad(e.to_string()))
 }
 
 /// `phalanx diff A B`: two replays or two snapshots of the same game.
