@@ -123,10 +123,12 @@ fn every_source_file_is_named_in_the_map() {
 fn the_map_stays_short() {
     let size = std::fs::metadata(repo_root().join("ARCHITECTURE.md")).expect("ARCHITECTURE.md exists").len();
     // 12 KiB for three crates of code; 14 KiB once the game rules and the reference game joined;
-    // 16 KiB once the networked session and the top crate of the command line joined.
+    // 16 KiB once the networked session and the top crate of the command line joined; 20 KiB once
+    // the program crate took the command line from the libraries, and a studio's own game
+    // (`examples/aura`) and the Bevy adapter joined.
     assert!(
-        size <= 16 * 1024,
-        "ARCHITECTURE.md is {size} bytes; it is a map, to be read in ten minutes (limit 16 KiB): move detail to docs/"
+        size <= 20 * 1024,
+        "ARCHITECTURE.md is {size} bytes; it is a map, to be read in ten minutes (limit 20 KiB): move detail to docs/"
     );
 }
 
