@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
 
 use replay::format::ReplayWriter;
+use replay::rules::Rulesets;
 use replay::scenario::{Scenario, ScriptRunner};
 use sim::digest_tree::Digest;
 
@@ -313,6 +314,8 @@ pub struct HostCore<'s> {
     observers: BTreeMap<ConnId, Watcher>,
     /// Whether a desync is followed by a resync rather than the game's end.
     resync: bool,
+    /// The scenario's game rules, by which a desync report names the game's fields.
+    rulesets: Rulesets,
     out: HostOutput,
 }
 
@@ -371,6 +374,7 @@ impl<'s> HostCore<'s> {
             report: None,
             observers: BTreeMap::new(),
             resync: false,
+            rulesets: scenario.rules().map_or_else(Rulesets::none, |r| Rulesets::none().with_shared(r.clone())),
             config,
             out: HostOutput::default(),
         })
