@@ -19,6 +19,7 @@ use sim::{Command, PlayerId, World};
 
 pub mod desync;
 
+use crate::orders::{Refusal, SeatTurn, check_order, check_player};
 use crate::protocol::{
     Chunk, ClientMsg, HostMsg, Link, MAX_COMMANDS_PER_TURN, OBSERVER_SEAT, Order, PROTOCOL_VERSION, Reassembly, Token, chunks,
 };
@@ -133,14 +134,14 @@ pub enum HostEvent {
         /// The first turn it had not stepped.
         behind_at: u32,
     },
-    /// A command was refused and never applied.
+    /// A command was refused and never applied; its sender was told.
     Refused {
         /// The seat that sent it.
         seat: u8,
         /// The player it named.
         player: PlayerId,
         /// Why.
-        reason: &'static str,
+        refusal: Refusal,
     },
     /// The input delay changed from this turn on.
     DelayChanged {
@@ -180,7 +181,7 @@ impl fmt::Display for HostEvent {
             Self::Dropped { seat, behind_at } => {
                 write!(f, "dropped: seat {seat} had not stepped turn {behind_at} in time, its units stay idle")
             }
-            Self::Refused { seat, player, reason } => write!(f, "refused a command of seat {seat} for player {}: {reason}", player.0),
+            Self::Refused { seat, player, refusal } => write!(f, "refused a command of seat {seat} for player {}: {refusal}", player.0),
             Self::DelayChanged { turn, delay } => write!(f, "delay changed: {delay} turns from turn {turn}"),
             Self::Desync { turn, seats } => write!(f, "desync after turn {turn}: seats {seats:?} differ from the majority (0 is the host)"),
             Self::Ended { turns, final_hash, in_sync } => {
@@ -243,6 +244,8 @@ struct Conn {
     seen_at: Option<u64>,
     /// Frames received since the last turn boundary.
     frames: u32,
+    /// Orders received, in all: the number the next one is refused by.
+    orders: u32,
     /// Snapshot chunks waiting for the window, and how many were sent and not yet acknowledged.
     outgoing: VecDeque<Chunk>,
     in_flight: u32,
@@ -296,6 +299,8 @@ pub struct HostCore<'s> {
     next_ping: u32,
     /// Commands stamped for turns not yet closed.
     pending: BTreeMap<u32, Vec<Command>>,
+    /// What each seat's stamped orders use of the budgets of the turns not yet closed (seat 1 first).
+    budgets: BTreeMap<u32, Vec<SeatTurn>>,
     /// Every closed turn's commands: the game's command stream.
     history: Vec<Vec<Command>>,
     /// The host's hash after every closed turn.
@@ -361,6 +366,7 @@ impl<'s> HostCore<'s> {
             next_boundary: 0,
             next_ping: 0,
             pending: BTreeMap::new(),
+            budgets: BTreeMap::new(),
             history: Vec::new(),
             hashes: Vec::new(),
             recorder,
@@ -522,12 +528,14 @@ impl<'s> HostCore<'s> {
     fn observer_message(&mut self, conn: ConnId, msg: ClientMsg) {
         match msg {
             ClientMsg::Commands { orders } => {
-                for order in orders.iter().take(MAX_COMMANDS_PER_TURN) {
-                    self.out.events.push(HostEvent::Refused {
-                        seat: OBSERVER_SEAT,
-                        player: order.player,
-                        reason: "an observer plays no player",
-                    });
+                // One refusal for the message (its first order), so an observer cannot make the
+                // host write more than it was sent.
+                let first = self.next_order(conn);
+                if let Some(c) = self.conns.get_mut(&conn) {
+                    c.orders = c.orders.saturating_add(u32::try_from(orders.len()).unwrap_or(u32::MAX).saturating_sub(1));
+                }
+                if let Some(order) = orders.first() {
+                    self.refuse(conn, first, OBSERVER_SEAT, order.player, Refusal::Observer);
                 }
             }
             ClientMsg::Hash { turn, hash } => {
@@ -679,23 +687,41 @@ impl<'s> HostCore<'s> {
         }
         let player = PlayerId(seat);
         let turn = self.current + self.delay;
+        let seats = self.seats.len();
         for order in orders {
-            if order.player != player {
-                self.out.events.push(HostEvent::Refused { seat, player: order.player, reason: "it names another seat's player" });
-                continue;
-            }
+            let number = self.next_order(conn);
             if self.phase != Phase::Running || turn >= self.config.turns {
                 // The game is over (or stopping) before the command could apply.
                 continue;
             }
-            let list = self.pending.entry(turn).or_default();
-            let seq = list.iter().filter(|c| c.player == player).count();
-            if seq >= MAX_COMMANDS_PER_TURN {
-                self.out.events.push(HostEvent::Refused { seat, player, reason: "over the per-turn command limit" });
+            // Each order is bounded on its own and within its seat's share of the turn, so the
+            // turn's `Turn` message fits in a frame whatever the seats send.
+            let checked = check_player(seat, order.player).and_then(|()| check_order(&order.kind)).and_then(|work| {
+                let budget = self.budgets.entry(turn).or_insert_with(|| vec![SeatTurn::default(); seats]);
+                budget[usize::from(seat - 1)].take(work, turn, seats)
+            });
+            if let Err(refusal) = checked {
+                self.refuse(conn, number, seat, order.player, refusal);
                 continue;
             }
+            let list = self.pending.entry(turn).or_default();
+            let seq = list.iter().filter(|c| c.player == player).count();
             list.push(Command { turn, player, seq: CLIENT_SEQ_BASE + seq as u32, kind: order.kind });
         }
+    }
+
+    /// The number of a connection's next order, counted from 0.
+    fn next_order(&mut self, conn: ConnId) -> u32 {
+        self.conns.get_mut(&conn).map_or(0, |c| {
+            c.orders = c.orders.saturating_add(1);
+            c.orders - 1
+        })
+    }
+
+    /// Refuses an order: the event for the log, and the sender is told which and why.
+    fn refuse(&mut self, conn: ConnId, order: u32, seat: u8, player: PlayerId, refusal: Refusal) {
+        self.out.events.push(HostEvent::Refused { seat, player, refusal: refusal.clone() });
+        self.send(conn, &HostMsg::Refused { order, refusal });
     }
 
     fn hash(&mut self, conn: ConnId, seat: u8, turn: u32, hash: Digest, now: u64) {
@@ -883,6 +909,7 @@ impl<'s> HostCore<'s> {
             let turn = self.closed;
             let mut commands = self.script.turn_commands(&self.world);
             commands.extend(self.pending.remove(&turn).unwrap_or_default());
+            self.budgets.remove(&turn);
             commands.sort_by_key(Command::order_key);
             self.broadcast(&HostMsg::Turn { turn, delay: self.delay, agreed: self.compared, commands: commands.clone() });
             self.recorder.agreed(self.compared);
@@ -919,11 +946,17 @@ impl<'s> HostCore<'s> {
         }
     }
 
+    /// Sends a message; one over the frame limit is never sent, and its connection is closed.
     fn send(&mut self, conn: ConnId, msg: &HostMsg) {
-        if let Some(c) = self.conns.get_mut(&conn) {
-            let frame = c.link.encode(msg);
-            self.traffic.sent(frame.len());
-            self.out.frames.push((conn, frame));
+        let Some(c) = self.conns.get_mut(&conn) else { return };
+        match c.link.try_encode(msg) {
+            Ok(frame) => {
+                self.traffic.sent(frame.len());
+                self.out.frames.push((conn, frame));
+            }
+            // Orders are bounded so that a turn always fits; this is a scenario text or a
+            // scenario script over the limit, which the connection cannot be given.
+            Err(e) => self.close(conn, format!("a message for it could not be sent: {e}")),
         }
     }
 

@@ -246,7 +246,8 @@ pub fn run_client(
         let frames = match stream.frames() {
             Ok(frames) => frames,
             Err(reason) => {
-                log(&ClientEvent::Closed { reason });
+                client.on_lost(reason);
+                client.take_events().iter().for_each(&mut *log);
                 return Ok(());
             }
         };
@@ -254,13 +255,15 @@ pub fn run_client(
         for frame in frames {
             client.on_frame(&frame);
         }
+        client.tick(now);
         client.step_ready(now, brain);
         for frame in client.take_frames() {
             stream.queue(&frame);
         }
         client.take_events().iter().for_each(&mut *log);
         if !stream.flush() {
-            log(&ClientEvent::Closed { reason: "the connection failed".to_owned() });
+            client.on_lost("the connection failed".to_owned());
+            client.take_events().iter().for_each(&mut *log);
             return Ok(());
         }
         if client.ended().is_some() || client.is_closed() {

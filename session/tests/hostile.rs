@@ -1,0 +1,172 @@
+//! Hostile and failed peers over real sockets on 127.0.0.1 (issue 36): each test is named after
+//! the finding it guards, and plays a game in which one peer attacks or fails while the others
+//! must play on to the end, in sync.
+
+use std::net::{TcpListener, TcpStream};
+use std::time::Instant;
+
+use replay::scenario::Scenario;
+use session::host::{Delay, HostConfig, HostCore, HostEvent};
+use session::mem::single_process_hashes;
+use session::mover::Mover;
+use session::orders::Refusal;
+use session::tcp::{run_client, run_host};
+use session::{Brain, ClientCore, ClientEvent, Order};
+use sim::{CommandKind, EntityId, PlayerId, TurnReport, World};
+
+const SCENARIO: &str = r#"{"format": "phalanx-scenario", "version": 3, "name": "hostile", "turns": 40,
+  "settings": {"players": 2, "seed": 21}, "map": {"generated": {"tiles": 16, "seed": 1}},
+  "units": [
+    {"name": "a", "player": 1, "class": "default", "at": [20, 20], "count": 3, "radius": 0.5, "speed": 8},
+    {"name": "b", "player": 2, "class": "default", "at": [44, 44], "count": 3, "radius": 0.5, "speed": 8}
+  ]}"#;
+
+fn scenario() -> Scenario {
+    Scenario::parse(SCENARIO, "hostile", &mut |f| Err(format!("no file {f}"))).expect("scenario")
+}
+
+/// Two seats, 40 turns of 20 ms, a drop after 20 s (the safety net of a test that would hang).
+fn config() -> HostConfig {
+    HostConfig {
+        tokens: vec![[1; 16], [2; 16]],
+        turns: 40,
+        turn_ms: 20,
+        delay: Delay::Auto,
+        drop_after_ms: 20_000,
+        max_lead: 16,
+        keyframe_every: 10,
+    }
+}
+
+/// A mover that, after turn `at`, also sends `orders` once.
+struct Attacker {
+    mover: Mover,
+    at: u32,
+    orders: Option<Vec<Order>>,
+}
+
+impl Brain for Attacker {
+    fn think(&mut self, world: &World, report: &TurnReport) -> Vec<Order> {
+        let mut orders = self.mover.think(world, report);
+        if report.turn == self.at {
+            orders.extend(self.orders.take().unwrap_or_default());
+        }
+        orders
+    }
+}
+
+/// What one client of [`tcp_game`] saw.
+struct Seen {
+    hashes: Vec<sim::digest_tree::Digest>,
+    ended: Option<(u32, bool)>,
+    events: Vec<ClientEvent>,
+}
+
+/// Plays a game over loopback sockets: seat 1 played by `brain`, seat 2 by a mover; returns the
+/// host, its events, and what each seat saw.
+fn tcp_game(scenario: &Scenario, brain: Box<dyn Brain + Send>) -> (HostCore<'_>, Vec<HostEvent>, Vec<Seen>) {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
+    let addr = listener.local_addr().expect("its address");
+    let start = Instant::now();
+    let clock = move || start.elapsed().as_millis() as u64;
+    let mut brains: Vec<Box<dyn Brain + Send>> = vec![brain, Box::new(Mover::new(PlayerId(2), 21, 4, 14, 50))];
+    let clients: Vec<_> = (1..=2u8)
+        .zip(brains.drain(..))
+        .map(|(seat, mut brain)| {
+            std::thread::spawn(move || {
+                let socket = TcpStream::connect(addr).expect("connect");
+                let mut client = ClientCore::new(seat, [seat; 16]);
+                let mut events = Vec::new();
+                run_client(socket, &mut client, brain.as_mut(), &move || start.elapsed().as_millis() as u64, &mut |e| {
+                    events.push(e.clone());
+                })
+                .expect("client loop");
+                Seen { hashes: client.hashes().to_vec(), ended: client.ended(), events }
+            })
+        })
+        .collect();
+    let mut host = HostCore::new(scenario, config()).expect("host");
+    let mut events = Vec::new();
+    run_host(&listener, &mut host, &clock, &mut |e| events.push(e.clone())).expect("host loop");
+    let seen = clients.into_iter().map(|c| c.join().expect("client thread")).collect();
+    (host, events, seen)
+}
+
+/// Both seats stepped every turn of the host's game, which a single process reproduces.
+fn assert_played_to_the_end(scenario: &Scenario, host: &HostCore<'_>, events: &[HostEvent], seen: &[Seen]) {
+    assert!(host.in_sync(), "{events:?}");
+    let oracle = single_process_hashes(scenario, host.history()).expect("oracle");
+    assert_eq!(oracle.len(), 40, "{events:?}");
+    assert_eq!(host.hashes(), &oracle[..]);
+    for (k, s) in seen.iter().enumerate() {
+        assert_eq!(s.hashes.len(), oracle.len(), "seat {}: {:?} {events:?}", k + 1, s.events);
+        assert!(s.hashes == oracle, "seat {}: {:?}", k + 1, s.events);
+        assert_eq!(s.ended, Some((40, true)), "seat {}: {:?}", k + 1, s.events);
+    }
+}
+
+fn refusals(seen: &Seen) -> Vec<&Refusal> {
+    seen.events.iter().filter_map(|e| if let ClientEvent::Refused { refusal, .. } = e { Some(refusal) } else { None }).collect()
+}
+
+fn ids(n: u32) -> Vec<EntityId> {
+    (0..n).map(|index| EntityId { index, generation: 1 }).collect()
+}
+
+/// Finding 1: one `Stop` naming 131,068 unit ids, a `Commands` message just under the 1 MiB
+/// frame, was stamped without a size check; the host then sent a `Turn` of 1,048,643 bytes,
+/// every client closed on `frame … over the limit`, and the game was over for everyone.
+#[test]
+fn one_order_just_under_the_frame_limit_no_longer_ends_the_game_for_everyone() {
+    let scenario = scenario();
+    let stop = Order { player: PlayerId(1), kind: CommandKind::Stop { units: ids(131_068) } };
+    let attacker = Attacker { mover: Mover::new(PlayerId(1), 21, 4, 14, 50), at: 4, orders: Some(vec![stop]) };
+    let (host, events, seen) = tcp_game(&scenario, Box::new(attacker));
+    assert_played_to_the_end(&scenario, &host, &events, &seen);
+    let refused = refusals(&seen[0]);
+    assert!(matches!(refused.as_slice(), [Refusal::TooLarge { .. }]), "{refused:?}");
+    assert!(events.iter().any(|e| matches!(e, HostEvent::Refused { seat: 1, refusal: Refusal::TooLarge { .. }, .. })), "{events:?}");
+}
+
+/// Finding 1, its second form: orders each within the order limits, sent for the same turn, add
+/// up past a frame. Here one seat's orders of one turn are bounded by its share of the frame, so
+/// the `Turn` fits; the orders past the share are refused, the sender told which.
+#[test]
+fn orders_that_add_up_past_a_frame_in_one_turn_are_refused_past_the_seats_share() {
+    let scenario = scenario();
+    // Names of 60 KiB: each order is within the order's own limits.
+    let orders: Vec<Order> = (0..12)
+        .map(|k| Order { player: PlayerId(1), kind: CommandKind::SetArea { name: format!("{k}{}", "x".repeat(60 * 1024)), available: true } })
+        .collect();
+    let attacker = Attacker { mover: Mover::new(PlayerId(1), 21, 4, 14, 50), at: 3, orders: Some(orders) };
+    let (host, events, seen) = tcp_game(&scenario, Box::new(attacker));
+    assert_played_to_the_end(&scenario, &host, &events, &seen);
+    let refused = refusals(&seen[0]);
+    assert!(!refused.is_empty() && refused.iter().all(|r| matches!(r, Refusal::TurnFull { .. })), "{refused:?}");
+    let applied = host.history().iter().flatten().filter(|c| matches!(c.kind, CommandKind::SetArea { .. })).count();
+    assert_eq!(applied + refused.len(), 12, "every order applied or refused");
+    assert!(applied > 0, "orders within the share apply");
+}
+
+/// Finding 3: in a scenario without game rules, one message of 64 spawns of 4,096 units stalled
+/// every peer past the lag limit; both seats were dropped and the host hung. Spawns are bounded
+/// per seat and turn now, by the units they make.
+#[test]
+fn a_message_of_64_spawns_of_4096_units_is_refused_and_the_game_plays_on() {
+    let scenario = scenario();
+    let spawn = CommandKind::Spawn {
+        class: pathing::PassClass::of(0),
+        at: pathing::WorldPos::from_int(30, 30),
+        count: 4096,
+        radius: pathing::Fixed::ONE / 2,
+        speed: pathing::Fixed::from_num(8),
+        turn_rate: None,
+    };
+    let orders = vec![Order { player: PlayerId(1), kind: spawn }; 64];
+    let attacker = Attacker { mover: Mover::new(PlayerId(1), 21, 4, 14, 50), at: 3, orders: Some(orders) };
+    let (host, events, seen) = tcp_game(&scenario, Box::new(attacker));
+    assert_played_to_the_end(&scenario, &host, &events, &seen);
+    let refused = refusals(&seen[0]);
+    assert_eq!(refused.len(), 64, "{refused:?}");
+    assert!(refused.iter().all(|r| matches!(r, Refusal::TurnFull { .. })), "{refused:?}");
+}
