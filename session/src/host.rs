@@ -157,6 +157,11 @@ pub enum HostEvent {
         /// The seats whose hash differed from the majority's (0 for the host's own world).
         seats: Vec<u8>,
     },
+    /// Every seat has left and none came back within the drop time: the game ends here.
+    Deserted {
+        /// The turns closed.
+        turns: u32,
+    },
     /// The game is over.
     Ended {
         /// Turns played.
@@ -184,6 +189,7 @@ impl fmt::Display for HostEvent {
             Self::Refused { seat, player, refusal } => write!(f, "refused a command of seat {seat} for player {}: {refusal}", player.0),
             Self::DelayChanged { turn, delay } => write!(f, "delay changed: {delay} turns from turn {turn}"),
             Self::Desync { turn, seats } => write!(f, "desync after turn {turn}: seats {seats:?} differ from the majority (0 is the host)"),
+            Self::Deserted { turns } => write!(f, "deserted: every seat left, the game ends after {turns} turns"),
             Self::Ended { turns, final_hash, in_sync } => {
                 write!(f, "ended after {turns} turns, final hash {}, {}", hex(final_hash), if *in_sync { "in sync" } else { "DESYNC" })
             }
@@ -318,6 +324,10 @@ pub struct HostCore<'s> {
     observers: BTreeMap<ConnId, Watcher>,
     /// Whether a desync is followed by a resync rather than the game's end.
     resync: bool,
+    /// Since when no seat has been playing (ms), while the game runs.
+    deserted_since: Option<u64>,
+    /// The game ended because every seat left.
+    deserted: bool,
     out: HostOutput,
 }
 
@@ -377,6 +387,8 @@ impl<'s> HostCore<'s> {
             report: None,
             observers: BTreeMap::new(),
             resync: false,
+            deserted_since: None,
+            deserted: false,
             config,
             out: HostOutput::default(),
         })
@@ -401,6 +413,11 @@ impl<'s> HostCore<'s> {
     /// Whether the game is over (the `End` message is sent).
     pub fn is_over(&self) -> bool {
         self.phase == Phase::Over
+    }
+
+    /// Whether the game ended because every seat had left ([`HostEvent::Deserted`]).
+    pub fn deserted(&self) -> bool {
+        self.deserted
     }
 
     /// Whether every compared hash agreed so far.
@@ -810,7 +827,7 @@ impl<'s> HostCore<'s> {
         }
         self.drop_laggards(now);
         self.drop_lagging_observers();
-        if self.phase != Phase::Running || now < self.next_boundary {
+        if self.end_if_deserted(now) || self.phase != Phase::Running || now < self.next_boundary {
             return;
         }
         for c in self.conns.values_mut() {
@@ -826,6 +843,23 @@ impl<'s> HostCore<'s> {
         self.current += 1;
         self.ping_all(now);
         self.close_through(self.current + self.delay, now);
+    }
+
+    /// While no seat plays, no turn closes (nobody would step it); after the drop time without a
+    /// seat coming back the game ends, its replay finished, rather than wait for ever. Returns
+    /// whether no seat plays.
+    fn end_if_deserted(&mut self, now: u64) -> bool {
+        if self.phase != Phase::Running || self.seats.iter().any(|s| !s.gone) {
+            self.deserted_since = None;
+            return false;
+        }
+        let since = *self.deserted_since.get_or_insert(now);
+        if now.saturating_sub(since) > self.config.drop_after_ms {
+            self.deserted = true;
+            self.out.events.push(HostEvent::Deserted { turns: self.closed });
+            self.end();
+        }
+        true
     }
 
     /// Closes the connections that have claimed no seat within [`HELLO_WITHIN_MS`].

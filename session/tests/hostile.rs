@@ -170,3 +170,43 @@ fn a_message_of_64_spawns_of_4096_units_is_refused_and_the_game_plays_on() {
     assert_eq!(refused.len(), 64, "{refused:?}");
     assert!(refused.iter().all(|r| matches!(r, Refusal::TurnFull { .. })), "{refused:?}");
 }
+
+/// Finding 2: a host whose seats had all left never ended: it waited past the turn limit and
+/// wrote no replay. Now it closes no turn while nobody plays, and ends after the drop time.
+#[test]
+fn a_host_whose_seats_have_all_left_ends_the_game_and_finishes_its_replay() {
+    use session::protocol::{ClientMsg, Envelope, PROTOCOL_VERSION, encode};
+    use std::io::{Read, Write};
+    let scenario = scenario();
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
+    let addr = listener.local_addr().expect("its address");
+    let start = Instant::now();
+    let clock = move || start.elapsed().as_millis() as u64;
+    // Two seats that say Hello, read their welcome and a little of the game, and hang up.
+    let seats: Vec<_> = (1..=2u8)
+        .map(|seat| {
+            std::thread::spawn(move || {
+                let mut socket = TcpStream::connect(addr).expect("connect");
+                let hello = encode(&Envelope { seq: 0, msg: ClientMsg::Hello { version: PROTOCOL_VERSION, seat, token: [seat; 16] } });
+                socket.write_all(&(hello.len() as u32).to_le_bytes()).expect("send");
+                socket.write_all(&hello).expect("send");
+                let mut some = [0u8; 64];
+                socket.read_exact(&mut some).expect("the welcome");
+            })
+        })
+        .collect();
+    let mut config = config();
+    config.drop_after_ms = 300;
+    let mut host = HostCore::new(&scenario, config).expect("host");
+    let mut events = Vec::new();
+    run_host(&listener, &mut host, &clock, &mut |e| events.push(e.clone())).expect("host loop");
+    seats.into_iter().for_each(|s| s.join().expect("seat thread"));
+    assert!(host.is_over() && host.deserted(), "{events:?}");
+    let closed = host.hashes().len() as u32;
+    assert!(closed < 40, "no turn closes while nobody plays: {events:?}");
+    assert!(events.contains(&HostEvent::Deserted { turns: closed }), "{events:?}");
+    let replay = host.replay_bytes().expect("the replay is finished");
+    let oracle = single_process_hashes(&scenario, host.history()).expect("oracle");
+    assert_eq!(host.hashes(), &oracle[..]);
+    assert!(!replay.is_empty());
+}
