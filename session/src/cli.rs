@@ -1,6 +1,7 @@
 //! The `phalanx host` and `phalanx join` commands: `host` serves a scenario's game over TCP,
 //! `join` plays a seat of it. Exit codes: 0 the game ended in sync, 1 a desync (after writing the
-//! report), 2 unusable input, a port that cannot be bound or a host that cannot be reached.
+//! report), 2 unusable input, a port that cannot be bound or a host that cannot be reached, 3 a
+//! host whose seats all left before the end.
 //!
 //! The `phalanx` program (the `phalanx` crate, above both `replay` and `session`) flattens
 //! [`Command`] into its command list and runs it with [`execute`].
@@ -251,6 +252,10 @@ fn host(
         let _ = write!(out, "{}", report.text());
         let _ = writeln!(out, "desync report written to {}", report_dir.display());
         return Ok(1);
+    }
+    if host.deserted() {
+        let _ = writeln!(out, "every seat left: the game ended after {turns} turns (exit 3)");
+        return Ok(3);
     }
     Ok(if host.in_sync() { 0 } else { 1 })
 }
