@@ -157,6 +157,11 @@ pub enum HostEvent {
         /// The seats whose hash differed from the majority's (0 for the host's own world).
         seats: Vec<u8>,
     },
+    /// The replay's stream failed and stopped (the replay is still kept in memory).
+    NotRecording {
+        /// The writer's error.
+        reason: String,
+    },
     /// Every seat has left and none came back within the drop time: the game ends here.
     Deserted {
         /// The turns closed.
@@ -189,6 +194,7 @@ impl fmt::Display for HostEvent {
             Self::Refused { seat, player, refusal } => write!(f, "refused a command of seat {seat} for player {}: {refusal}", player.0),
             Self::DelayChanged { turn, delay } => write!(f, "delay changed: {delay} turns from turn {turn}"),
             Self::Desync { turn, seats } => write!(f, "desync after turn {turn}: seats {seats:?} differ from the majority (0 is the host)"),
+            Self::NotRecording { reason } => write!(f, "not recording: the replay's file: {reason}"),
             Self::Deserted { turns } => write!(f, "deserted: every seat left, the game ends after {turns} turns"),
             Self::Ended { turns, final_hash, in_sync } => {
                 write!(f, "ended after {turns} turns, final hash {}, {}", hex(final_hash), if *in_sync { "in sync" } else { "DESYNC" })
@@ -220,6 +226,39 @@ pub fn target_delay(rtts: impl Iterator<Item = (u64, u64)>, turn_ms: u32) -> u32
     let worst = rtts.map(|(srtt, var)| srtt + 4 * var).max().unwrap_or(0);
     let turns = worst.div_ceil(u64::from(turn_ms.max(1)));
     u32::try_from(turns.saturating_add(1)).unwrap_or(MAX_DELAY).clamp(MIN_DELAY, MAX_DELAY)
+}
+
+/// Where the host's replay goes: kept in memory (for the desync report and
+/// [`HostCore::replay_bytes`]) and, once [`HostCore::stream_replay`] gave one, written to a sink
+/// as it is made. A sink that fails is dropped, and why kept for an event.
+#[derive(Default)]
+struct Tee {
+    kept: Vec<u8>,
+    sink: Option<Box<dyn std::io::Write>>,
+    failed: Option<String>,
+}
+
+impl std::io::Write for Tee {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.kept.extend_from_slice(bytes);
+        if let Some(sink) = self.sink.as_mut()
+            && let Err(e) = sink.write_all(bytes)
+        {
+            self.failed = Some(e.to_string());
+            self.sink = None;
+        }
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        if let Some(sink) = self.sink.as_mut()
+            && let Err(e) = sink.flush()
+        {
+            self.failed = Some(e.to_string());
+            self.sink = None;
+        }
+        Ok(())
+    }
 }
 
 /// A seat's state.
@@ -287,7 +326,7 @@ pub struct HostCore<'s> {
     world: World,
     /// The scenario's own commands (its script and bots), which the host adds to each turn.
     script: ScriptRunner<'s>,
-    replay: Option<ReplayWriter<Vec<u8>>>,
+    replay: Option<ReplayWriter<Tee>>,
     replay_done: Option<Vec<u8>>,
     phase: Phase,
     conns: BTreeMap<ConnId, Conn>,
@@ -347,7 +386,7 @@ impl<'s> HostCore<'s> {
         }
         let replay = if config.keyframe_every > 0 {
             let header = replay::record::header_for(scenario, &mut world, config.keyframe_every);
-            Some(ReplayWriter::new(Vec::new(), header).map_err(|e| e.to_string())?)
+            Some(ReplayWriter::new(Tee::default(), header).map_err(|e| e.to_string())?)
         } else {
             None
         };
@@ -448,6 +487,39 @@ impl<'s> HostCore<'s> {
     /// The desync report, once a mismatch has been located.
     pub fn report(&self) -> Option<&desync::DesyncReport> {
         self.report.as_ref()
+    }
+
+    /// Streams the replay to `sink` as well as keeping it: the bytes so far at once, then each
+    /// record as the host closes a turn, flushed before the next, so a host killed mid-game
+    /// leaves a replay that reads to its last whole turn (as `phalanx run --record` does). A
+    /// write that fails stops the stream with a [`HostEvent::NotRecording`]; the game goes on.
+    ///
+    /// # Errors
+    /// The sink's error on the bytes so far; `InvalidInput` when the host records no replay.
+    pub fn stream_replay(&mut self, mut sink: Box<dyn std::io::Write>) -> std::io::Result<()> {
+        let Some(w) = self.replay.as_mut() else {
+            return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "this host records no replay (keyframe_every 0)"));
+        };
+        let tee = w.get_mut();
+        sink.write_all(&tee.kept)?;
+        sink.flush()?;
+        tee.sink = Some(sink);
+        Ok(())
+    }
+
+    /// Ends a stream, reporting a failed write; returns the bytes kept.
+    fn stop_streaming(&mut self, mut tee: Tee) -> Vec<u8> {
+        if let Some(mut sink) = tee.sink.take() {
+            let _ = sink.flush();
+        }
+        self.report_stream_failure(&mut tee);
+        tee.kept
+    }
+
+    fn report_stream_failure(&mut self, tee: &mut Tee) {
+        if let Some(reason) = tee.failed.take() {
+            self.out.events.push(HostEvent::NotRecording { reason });
+        }
     }
 
     /// The host's replay, once the game is over (finished with a keyframe of the last state).
@@ -803,7 +875,7 @@ impl<'s> HostCore<'s> {
         if let Some(mut w) = self.replay.take() {
             // Always a keyframe after the last turn: after a desync it is the state to compare.
             let _ = w.keyframe(&self.world);
-            self.replay_done = w.finish().ok();
+            self.replay_done = w.finish().ok().map(|tee| self.stop_streaming(tee));
         }
         // After a resync the report was kept before the game ended: it gets the whole game's replay.
         if let Some(r) = self.report.as_mut().filter(|r| r.replay.is_none()) {
@@ -955,6 +1027,9 @@ impl<'s> HostCore<'s> {
             self.script.observe(&report);
             if let Some(w) = self.replay.as_mut() {
                 let _ = w.turn(&commands, &report);
+                if let Some(reason) = w.get_mut().failed.take() {
+                    self.out.events.push(HostEvent::NotRecording { reason });
+                }
             }
             self.hashes.push(report.hash);
             self.recorder.record(turn, &commands, report.hash, &self.world);

@@ -210,3 +210,48 @@ fn a_host_whose_seats_have_all_left_ends_the_game_and_finishes_its_replay() {
     assert_eq!(host.hashes(), &oracle[..]);
     assert!(!replay.is_empty());
 }
+
+/// A writer into a buffer the test keeps: what a file holds at any moment.
+struct Shared(std::rc::Rc<std::cell::RefCell<Vec<u8>>>);
+
+impl std::io::Write for Shared {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.borrow_mut().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Finding 5: `host --record` wrote its replay only when the game ended, so a host killed
+/// mid-game left nothing. The replay is streamed now: at any moment what was written reads to the
+/// host's last closed turn, and once the game ends it is the whole replay.
+#[test]
+fn a_host_killed_mid_game_leaves_a_replay_that_reads_to_its_last_closed_turn() {
+    use replay::format::{End, Replay};
+    use session::mem::{MemGame, MemNet, NetConfig};
+    let scenario = scenario();
+    let mut config = config();
+    config.turns = 80;
+    let mut host = HostCore::new(&scenario, config).expect("host");
+    let file = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    host.stream_replay(Box::new(Shared(file.clone()))).expect("stream");
+    let mut game = MemGame::new(host, MemNet::new(NetConfig { latency_ms: 5, ..NetConfig::default() }, 3), 5);
+    for seat in 1..=2u8 {
+        game.add_client(ClientCore::new(seat, [seat; 16]), Box::new(Mover::new(PlayerId(seat), 3, 4, 14, 50)), None);
+    }
+    // Stopped mid-game, as a killed host would be.
+    assert!(!game.run(800), "the game is still on at 800 ms");
+    let closed = game.host.hashes().len();
+    assert!(closed > 10 && closed < 80, "{closed} turns closed");
+    let cut = Replay::read(&file.borrow()[..]).expect("a replay cut after its last whole record");
+    assert!(matches!(cut.end, End::Truncated { .. }), "{:?}", cut.end);
+    assert_eq!(cut.turns.len(), closed, "every closed turn is in the file");
+    for (record, commands) in cut.turns.iter().zip(game.host.history()) {
+        assert_eq!(&record.commands, commands, "turn {}", record.turn);
+    }
+    assert!(game.run(20_000), "the game ends");
+    assert_eq!(game.host.replay_bytes(), Some(&file.borrow()[..]), "the stream is the whole replay");
+}
