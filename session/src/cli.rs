@@ -201,6 +201,12 @@ fn host(
     let total = config.turns;
     let mut host = HostCore::new(&scenario, config)?;
     host.set_resync(resync);
+    if let Some(path) = record {
+        // Streamed as turns close, each record flushed, so a host killed mid-game leaves a replay
+        // that reads to its last whole turn, as `phalanx run --record` does.
+        let file = std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        host.stream_replay(Box::new(std::io::BufWriter::new(file))).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
     let listener = TcpListener::bind(listen).map_err(|e| format!("cannot listen on {listen}: {e}"))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     let _ = writeln!(out, "listening on {addr}");
@@ -239,9 +245,6 @@ fn host(
     bar.finish_and_clear();
     for bot in bots {
         bot.join().map_err(|_| "a bot seat's thread panicked".to_owned())??;
-    }
-    if let (Some(path), Some(bytes)) = (record, host.replay_bytes()) {
-        std::fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
     }
     let final_hash = host.hashes().last().copied().unwrap_or_default();
     let turns = u32::try_from(host.hashes().len()).unwrap_or(u32::MAX);
