@@ -46,6 +46,13 @@ pub const MAX_OBSERVERS: usize = 8;
 /// The most turns an observer's hashes may trail the turns closed; an observer further behind is
 /// closed rather than waited for.
 pub const MAX_OBSERVER_LAG: u32 = 256;
+/// The most bytes an observer may send within one turn's time, besides its hashes: it has
+/// nothing else to say, so more is a flood and closes it. `[Units: bytes]`
+pub const MAX_OBSERVER_BYTES_PER_TURN: usize = 64 * 1024;
+/// The most bytes any other connection may send within one turn's time, besides the hashes,
+/// acknowledgements and snapshot chunks the host asked for: two frames of the limit, more than
+/// a seat's share of a turn's orders. `[Units: bytes]`
+pub const MAX_BYTES_PER_TURN: usize = 2 * crate::protocol::MAX_FRAME;
 /// The most snapshot chunks sent to a connection and not yet acknowledged (`Got`).
 pub const CHUNK_WINDOW: u32 = 4;
 
@@ -291,6 +298,10 @@ struct Conn {
     frames: u32,
     /// Orders received, in all: the number the next one is refused by.
     orders: u32,
+    /// Bytes of frames received since the last turn boundary, less the answers the host asked for.
+    bytes: usize,
+    /// The size of the frame being read.
+    last_size: usize,
     /// Snapshot chunks waiting for the window, and how many were sent and not yet acknowledged.
     outgoing: VecDeque<Chunk>,
     in_flight: u32,
@@ -532,6 +543,17 @@ impl<'s> HostCore<'s> {
         self.conns.insert(conn, Conn::default());
     }
 
+    /// Makes room for a new connection when the transport is full: closes the oldest connection
+    /// that has sent no `Hello` (never one that plays a seat or observes), and returns it for the
+    /// transport to drop; `None` when every connection has identified itself. So silent
+    /// connections cannot keep a player, a rejoining seat or an observer out for as long as an
+    /// attacker likes: each new connection displaces the oldest silent one.
+    pub fn make_room(&mut self) -> Option<ConnId> {
+        let oldest = self.conns.iter().find(|(_, c)| c.seat.is_none()).map(|(&conn, _)| conn)?;
+        self.close(oldest, "displaced: the host is full and this connection had sent no Hello".to_owned());
+        Some(oldest)
+    }
+
     /// The transport lost a connection (the host's own closes need no call).
     pub fn on_disconnect(&mut self, conn: ConnId, now: u64) {
         self.observers.remove(&conn);
@@ -548,10 +570,17 @@ impl<'s> HostCore<'s> {
         let Some(c) = self.conns.get_mut(&conn) else { return };
         self.traffic.received(bytes.len());
         c.frames += 1;
+        c.bytes += bytes.len();
         if c.frames > MAX_FRAMES_PER_TURN {
             self.close(conn, format!("flood: more than {MAX_FRAMES_PER_TURN} frames in one turn"));
             return;
         }
+        let limit = if c.seat == Some(OBSERVER_SEAT) { MAX_OBSERVER_BYTES_PER_TURN } else { MAX_BYTES_PER_TURN };
+        if c.bytes > limit {
+            self.close(conn, format!("flood: more than {limit} bytes in one turn"));
+            return;
+        }
+        let size = bytes.len();
         let msgs = match c.link.accept(bytes) {
             Ok(msgs) => msgs,
             Err(e) => {
@@ -559,6 +588,11 @@ impl<'s> HostCore<'s> {
                 return;
             }
         };
+        // The frame's bytes are refunded with its count when it answers the host (a frame that
+        // filled a gap refunds only its own size, a bound that errs on the strict side).
+        if let Some(c) = self.conns.get_mut(&conn) {
+            c.last_size = size;
+        }
         for msg in msgs {
             if !self.conns.contains_key(&conn) {
                 return;
@@ -572,6 +606,7 @@ impl<'s> HostCore<'s> {
     fn refund(&mut self, conn: ConnId) {
         if let Some(c) = self.conns.get_mut(&conn) {
             c.frames = c.frames.saturating_sub(1);
+            c.bytes = c.bytes.saturating_sub(c.last_size);
         }
     }
 
@@ -603,6 +638,7 @@ impl<'s> HostCore<'s> {
                 if self.locating.is_none() {
                     return;
                 }
+                self.refund(conn);
                 let Some(c) = self.conns.get_mut(&conn) else { return };
                 match c.incoming.accept(chunk) {
                     Ok(Some((turn, bytes))) => self.on_snapshot(seat, turn, bytes),
@@ -904,6 +940,7 @@ impl<'s> HostCore<'s> {
         }
         for c in self.conns.values_mut() {
             c.frames = 0;
+            c.bytes = 0;
         }
         // Wait for a peer that is too far behind rather than run away from it.
         let slowest = self.seats.iter().filter(|s| !s.gone).map(|s| s.hashed).min().unwrap_or(self.closed);

@@ -255,3 +255,100 @@ fn a_host_killed_mid_game_leaves_a_replay_that_reads_to_its_last_closed_turn() {
     assert!(game.run(20_000), "the game ends");
     assert_eq!(game.host.replay_bytes(), Some(&file.borrow()[..]), "the stream is the whole replay");
 }
+
+/// Finding 4: 64 silent connections, each reopened as the host closed it after 5 s, kept every
+/// honest player out of the lobby for as long as the attacker liked (a join during the attack
+/// got 0 bytes). A new connection to a full host now displaces the oldest one that has sent no
+/// Hello, so the players get in while the attack goes on.
+#[test]
+fn silent_connections_holding_every_slot_cannot_keep_the_players_out() {
+    use session::tcp::MAX_CONNECTIONS;
+    let scenario = scenario();
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
+    let addr = listener.local_addr().expect("its address");
+    let start = Instant::now();
+    let clock = move || start.elapsed().as_millis() as u64;
+    // Every slot taken before the players come; the connections stay open during the game.
+    let silent: Vec<TcpStream> = (0..MAX_CONNECTIONS).map(|_| TcpStream::connect(addr).expect("connect")).collect();
+    let clients: Vec<_> = (1..=2u8)
+        .map(|seat| {
+            std::thread::spawn(move || {
+                let socket = TcpStream::connect(addr).expect("connect");
+                let mut client = ClientCore::new(seat, [seat; 16]);
+                let mut mover = Mover::new(PlayerId(seat), 21, 4, 14, 50);
+                run_client(socket, &mut client, &mut mover, &move || start.elapsed().as_millis() as u64, &mut |_| {}).expect("client loop");
+                client.hashes().to_vec()
+            })
+        })
+        .collect();
+    let mut host = HostCore::new(&scenario, config()).expect("host");
+    let mut events = Vec::new();
+    run_host(&listener, &mut host, &clock, &mut |e| events.push(e.clone())).expect("host loop");
+    assert!(host.in_sync(), "{events:?}");
+    let oracle = single_process_hashes(&scenario, host.history()).expect("oracle");
+    assert_eq!(oracle.len(), 40);
+    for client in clients {
+        assert_eq!(client.join().expect("client thread"), oracle);
+    }
+    let displaced = events.iter().filter(|e| matches!(e, HostEvent::Closed { reason, .. } if reason.starts_with("displaced"))).count();
+    assert_eq!(displaced, 2, "one silent connection per player: {events:?}");
+    drop(silent);
+}
+
+/// Finding 7: an observer needs no token and could send hundreds of MiB of unsolicited frames
+/// without being closed, raising the players' order latency. An observer has nothing to send
+/// but its hashes, so more than a small byte budget in one turn closes it.
+#[test]
+fn an_observer_sending_unsolicited_megabytes_is_closed_and_the_game_plays_on() {
+    use session::host::MAX_OBSERVER_BYTES_PER_TURN;
+    use session::protocol::{ClientMsg, Envelope, PROTOCOL_VERSION, encode};
+    use std::io::Write;
+    let scenario = scenario();
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
+    let addr = listener.local_addr().expect("its address");
+    let start = Instant::now();
+    let clock = move || start.elapsed().as_millis() as u64;
+    let flood = std::thread::spawn(move || {
+        let mut socket = TcpStream::connect(addr).expect("connect");
+        let mut frames = Vec::new();
+        let hello = encode(&Envelope { seq: 0, msg: ClientMsg::Hello { version: PROTOCOL_VERSION, seat: 0, token: [0; 16] } });
+        frames.push(hello);
+        // Orders an observer may not give, of 60 KiB names each: 4 MiB in all.
+        for seq in 1..=64 {
+            let kind = CommandKind::SetArea { name: "x".repeat(60 * 1024), available: true };
+            frames.push(encode(&Envelope { seq, msg: ClientMsg::Commands { orders: vec![Order { player: PlayerId(1), kind }] } }));
+        }
+        for frame in frames {
+            let sent = socket.write_all(&(frame.len() as u32).to_le_bytes()).and_then(|()| socket.write_all(&frame));
+            if sent.is_err() {
+                return true;
+            }
+        }
+        // Closed by the host: reading finds the end (after its Bye) or a reset.
+        let mut rest = Vec::new();
+        let _ = std::io::Read::read_to_end(&mut socket, &mut rest);
+        true
+    });
+    let clients: Vec<_> = (1..=2u8)
+        .map(|seat| {
+            std::thread::spawn(move || {
+                let socket = TcpStream::connect(addr).expect("connect");
+                let mut client = ClientCore::new(seat, [seat; 16]);
+                let mut mover = Mover::new(PlayerId(seat), 21, 4, 14, 50);
+                run_client(socket, &mut client, &mut mover, &move || start.elapsed().as_millis() as u64, &mut |_| {}).expect("client loop");
+                client.hashes().to_vec()
+            })
+        })
+        .collect();
+    let mut host = HostCore::new(&scenario, config()).expect("host");
+    let mut events = Vec::new();
+    run_host(&listener, &mut host, &clock, &mut |e| events.push(e.clone())).expect("host loop");
+    assert!(flood.join().expect("flood thread"));
+    assert!(host.in_sync(), "{events:?}");
+    let oracle = single_process_hashes(&scenario, host.history()).expect("oracle");
+    for client in clients {
+        assert_eq!(client.join().expect("client thread"), oracle);
+    }
+    let reason = format!("flood: more than {MAX_OBSERVER_BYTES_PER_TURN} bytes in one turn");
+    assert!(events.iter().any(|e| matches!(e, HostEvent::Closed { reason: r, .. } if *r == reason)), "{events:?}");
+}
