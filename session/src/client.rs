@@ -225,6 +225,8 @@ pub struct ClientCore {
     closed: bool,
     /// How the game ended for this client, once it did.
     ending: Option<Ending>,
+    /// What the host last said the game waits for, since the last turn.
+    last_waiting: Option<Waiting>,
     /// Whether a frame arrived since the last [`ClientCore::tick`], and when one last did.
     heard: bool,
     last_heard_ms: Option<u64>,
@@ -261,6 +263,7 @@ impl ClientCore {
             ended: None,
             closed: false,
             ending: None,
+            last_waiting: None,
             heard: false,
             last_heard_ms: None,
             host_timeout_ms: None,
@@ -467,6 +470,8 @@ impl ClientCore {
                     }
                     self.delay = Some(delay);
                 }
+                // The wait, if any, is over: the next one is told again.
+                self.last_waiting = None;
                 // A copy of a turn already held or stepped changes nothing.
                 if turn >= self.next {
                     self.held.entry(turn).or_insert(commands);
@@ -506,7 +511,14 @@ impl ClientCore {
                 self.issued.pop_back();
                 self.events.push(ClientEvent::Refused { order, refusal });
             }
-            HostMsg::Waiting(waiting) => self.events.push(ClientEvent::Waiting(waiting)),
+            HostMsg::Waiting(waiting) => {
+                // The lobby and a desync are told every second: a line when they change. A late
+                // seat gets a line each time, its lag growing toward the drop.
+                if self.last_waiting.as_ref() != Some(&waiting) {
+                    self.last_waiting = Some(waiting.clone());
+                    self.events.push(ClientEvent::Waiting(waiting));
+                }
+            }
         }
     }
 

@@ -21,7 +21,7 @@ pub mod desync;
 
 use crate::orders::{Refusal, SeatTurn, check_order, check_player};
 use crate::protocol::{
-    Chunk, ClientMsg, HostMsg, Link, MAX_COMMANDS_PER_TURN, OBSERVER_SEAT, Order, PROTOCOL_VERSION, Reassembly, Token, chunks,
+    Chunk, ClientMsg, HostMsg, Link, MAX_COMMANDS_PER_TURN, OBSERVER_SEAT, Order, PROTOCOL_VERSION, Reassembly, Token, Waiting, chunks,
 };
 
 /// A connection, as the transport numbers it.
@@ -53,6 +53,10 @@ pub const MAX_OBSERVER_BYTES_PER_TURN: usize = 64 * 1024;
 /// acknowledgements and snapshot chunks the host asked for: two frames of the limit, more than
 /// a seat's share of a turn's orders. `[Units: bytes]`
 pub const MAX_BYTES_PER_TURN: usize = 2 * crate::protocol::MAX_FRAME;
+/// While the game waits (the lobby, a seat the game holds its turns for, a desync being located),
+/// every connection is told what it waits for this often, which also tells a client that the
+/// host is alive when no turn closes. `[Units: milliseconds]`
+pub const STATUS_EVERY_MS: u64 = 1_000;
 /// The most snapshot chunks sent to a connection and not yet acknowledged (`Got`).
 pub const CHUNK_WINDOW: u32 = 4;
 
@@ -87,6 +91,8 @@ pub struct HostConfig {
 /// Something the host did or refused, for its log: one line each ([`fmt::Display`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum HostEvent {
+    /// The game waits: for players, a late seat or a desync's answers (logged when it changes).
+    Waiting(Waiting),
     /// A connection took a seat.
     Joined {
         /// The connection.
@@ -188,6 +194,7 @@ pub enum HostEvent {
 impl fmt::Display for HostEvent {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            Self::Waiting(waiting) => write!(f, "{waiting}"),
             Self::Joined { conn, seat } => write!(f, "joined: connection {conn} plays seat {seat}"),
             Self::Started { delay } => write!(f, "started: every seat taken, input delay {delay} turns"),
             Self::Closed { conn, reason } => write!(f, "closed connection {conn}: {reason}"),
@@ -378,6 +385,8 @@ pub struct HostCore<'s> {
     deserted_since: Option<u64>,
     /// The game ended because every seat left.
     deserted: bool,
+    /// What the game waits for, and when the peers were last told.
+    waiting: Option<(Waiting, u64)>,
     out: HostOutput,
 }
 
@@ -439,6 +448,7 @@ impl<'s> HostCore<'s> {
             resync: false,
             deserted_since: None,
             deserted: false,
+            waiting: None,
             config,
             out: HostOutput::default(),
         })
@@ -926,6 +936,18 @@ impl<'s> HostCore<'s> {
     /// Advances the host's turn clock; call it often (every few milliseconds of `now`).
     pub fn tick(&mut self, now: u64) {
         self.close_seatless(now);
+        match self.phase {
+            Phase::Lobby => {
+                let joined = self.seats.iter().filter(|s| s.conn.is_some()).count();
+                let seats = u8::try_from(self.seats.len()).unwrap_or(u8::MAX);
+                self.tell_waiting(Some(Waiting::Players { joined: u8::try_from(joined).unwrap_or(u8::MAX), seats }), now);
+            }
+            Phase::Locating => {
+                let turn = self.locating.as_ref().map_or(self.compared, desync::Locating::turn);
+                self.tell_waiting(Some(Waiting::Desync { turn }), now);
+            }
+            Phase::Running | Phase::Over => {}
+        }
         if self.phase == Phase::Locating {
             self.locate_tick(now);
             return;
@@ -942,11 +964,17 @@ impl<'s> HostCore<'s> {
             c.frames = 0;
             c.bytes = 0;
         }
-        // Wait for a peer that is too far behind rather than run away from it.
-        let slowest = self.seats.iter().filter(|s| !s.gone).map(|s| s.hashed).min().unwrap_or(self.closed);
-        if slowest + self.config.max_lead < self.closed {
-            return;
+        // Wait for a peer that is too far behind rather than run away from it, and say so.
+        let slowest = self.seats.iter().enumerate().filter(|(_, s)| !s.gone).min_by_key(|(_, s)| s.hashed).map(|(k, s)| (k, s.hashed));
+        if let Some((k, hashed)) = slowest
+            && hashed + self.config.max_lead < self.closed
+        {
+            let since = self.closed_at.get(hashed as usize).copied().unwrap_or(now);
+            let seat = u8::try_from(k + 1).unwrap_or(u8::MAX);
+            let status = Waiting::Seat { seat, behind_ms: now.saturating_sub(since), drops_at_ms: self.config.drop_after_ms };
+            return self.tell_waiting(Some(status), now);
         }
+        self.tell_waiting(None, now);
         self.next_boundary = now + u64::from(self.config.turn_ms);
         self.adapt_delay();
         self.current += 1;
@@ -969,6 +997,37 @@ impl<'s> HostCore<'s> {
             self.end();
         }
         true
+    }
+
+    /// Tells every connection what the game waits for: at once when it starts waiting for
+    /// something else, then every [`STATUS_EVERY_MS`]; `None` when it waits no more. The log gets
+    /// a line when what it waits for changes (a seat that is later behind is the same wait).
+    fn tell_waiting(&mut self, status: Option<Waiting>, now: u64) {
+        let Some(status) = status else {
+            self.waiting = None;
+            return;
+        };
+        let same_wait = |a: &Waiting, b: &Waiting| match (a, b) {
+            (Waiting::Seat { seat: x, .. }, Waiting::Seat { seat: y, .. }) => x == y,
+            _ => a == b,
+        };
+        let due = match &self.waiting {
+            Some((old, at)) if same_wait(old, &status) => now.saturating_sub(*at) >= STATUS_EVERY_MS,
+            _ => {
+                self.out.events.push(HostEvent::Waiting(status.clone()));
+                true
+            }
+        };
+        if due {
+            let conns: Vec<ConnId> = self.conns.iter().filter(|(_, c)| c.seat.is_some()).map(|(&k, _)| k).collect();
+            for conn in conns {
+                self.send(conn, &HostMsg::Waiting(status.clone()));
+            }
+            self.waiting = Some((status, now));
+        } else if let Some((old, _)) = self.waiting.as_mut() {
+            // The same wait, its figures updated; the time it was last told stays.
+            *old = status;
+        }
     }
 
     /// Closes the connections that have claimed no seat within [`HELLO_WITHIN_MS`].

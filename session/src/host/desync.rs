@@ -28,6 +28,13 @@ pub(super) struct Locating {
     deadline: u64,
 }
 
+impl Locating {
+    /// The turn after which the hashes differed.
+    pub(super) fn turn(&self) -> u32 {
+        self.turn
+    }
+}
+
 /// Where the peers parted, and the files to study it.
 #[derive(Clone, Debug)]
 pub struct DesyncReport {
