@@ -85,6 +85,10 @@ pub enum Command {
         /// turn, or loads the host's world, records none and says so).
         #[arg(long)]
         record: Option<PathBuf>,
+        /// Gives up on a host that sends nothing for this many seconds (a host says something at
+        /// least every second, so only a dead or cut-off host is this quiet).
+        #[arg(long, default_value_t = 15)]
+        host_timeout: u64,
     },
 }
 
@@ -101,10 +105,16 @@ pub fn execute(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> i3
             let files = Files { token_file: token_file.as_deref(), record: record.as_deref(), report: &report };
             host(&scenario, &listen, players, turns, turn_ms, &delay, &files, &bot_seat, resync, out)
         }
-        Command::Join { addr, seat, token, bot, observe, record } => match (seat, token, observe) {
-            (Some(seat), Some(token), false) => join(&addr, seat, &token, bot, record.as_deref(), out),
-            _ => play(&addr, ClientCore::observer().with_rulesets(rulesets()), &mut Idle, record.as_deref(), out),
-        },
+        Command::Join { addr, seat, token, bot, observe, record, host_timeout } => {
+            let timeout_ms = host_timeout.saturating_mul(1000);
+            match (seat, token, observe) {
+                (Some(seat), Some(token), false) => join(&addr, seat, &token, bot, record.as_deref(), timeout_ms, out),
+                _ => {
+                    let observer = ClientCore::observer().with_rulesets(rulesets()).with_host_timeout(timeout_ms);
+                    play(&addr, observer, &mut Idle, record.as_deref(), out)
+                }
+            }
+        }
     };
     match result {
         Ok(code) => code,
@@ -263,9 +273,9 @@ fn host(
     Ok(if host.in_sync() { 0 } else { 1 })
 }
 
-fn join(addr: &str, seat: u8, token: &str, bot: bool, record: Option<&Path>, out: &mut dyn Write) -> Result<i32, String> {
+fn join(addr: &str, seat: u8, token: &str, bot: bool, record: Option<&Path>, timeout_ms: u64, out: &mut dyn Write) -> Result<i32, String> {
     let token = parse_token(token)?;
-    let client = ClientCore::new(seat, token).with_rulesets(rulesets());
+    let client = ClientCore::new(seat, token).with_rulesets(rulesets()).with_host_timeout(timeout_ms);
     let mut brain: Box<dyn Brain> = if bot { Box::new(SeatBot::new(rulesets(), client.player(), u64::from(seat))) } else { Box::new(Idle) };
     play(addr, client, brain.as_mut(), record, out)
 }
@@ -301,8 +311,14 @@ fn play(addr: &str, client: ClientCore, brain: &mut dyn Brain, record: Option<&P
     finish(&client, out)
 }
 
-/// The last line, `turns T final hash HEX`, and the exit code from the host's `End`.
+/// The last line, `turns T final hash HEX`, and the exit code from the host's `End`; a client
+/// the host refused prints only why (exit 2), one whose game ended otherwise than by the host's
+/// `End` (kicked, host gone, host silent) prints why, then its summary (exit 3).
 fn finish(client: &ClientCore, out: &mut dyn Write) -> Result<i32, String> {
+    if let Some(ending @ crate::client::Ending::Refused { .. }) = client.ending() {
+        let _ = writeln!(out, "{ending}");
+        return Ok(2);
+    }
     let final_hash = client.hashes().last().copied().unwrap_or_default();
     let _ = writeln!(out, "{}", client.traffic().line(client.turns_stepped()));
     if client.seat() != crate::protocol::OBSERVER_SEAT {
@@ -312,7 +328,11 @@ fn finish(client: &ClientCore, out: &mut dyn Write) -> Result<i32, String> {
     match client.ended() {
         Some((_, true)) => Ok(0),
         Some((_, false)) => Ok(1),
-        None => Err("the game did not end".to_owned()),
+        None => {
+            let why = client.ending().map_or_else(|| "the game did not end".to_owned(), ToString::to_string);
+            let _ = writeln!(out, "the game did not end: {why}");
+            Ok(3)
+        }
     }
 }
 
