@@ -40,6 +40,12 @@ pub trait Brain {
 
     /// Called with the world just before it steps `turn`: a test hook that may perturb it.
     fn before_step(&mut self, _world: &mut World, _turn: u32) {}
+
+    /// The hash to report for `turn`, given the world's: a test hook that may lie (a peer
+    /// sending false hashes, whose world is the host's all the same).
+    fn hash_to_report(&mut self, _turn: u32, hash: Digest) -> Digest {
+        hash
+    }
 }
 
 /// A brain that never commands: an idle seat.
@@ -672,7 +678,8 @@ impl ClientCore {
             let orders = if self.ended.is_some() || self.seat == OBSERVER_SEAT { Vec::new() } else { brain.think(world, &report) };
             self.hashes.push(report.hash);
             self.last_step_ms = now;
-            self.send(ClientMsg::Hash { turn: self.next, hash: report.hash });
+            let reported = brain.hash_to_report(self.next, report.hash);
+            self.send(ClientMsg::Hash { turn: self.next, hash: reported });
             self.issued.extend(std::iter::repeat_n(now, orders.len().min(MAX_ISSUED.saturating_sub(self.issued.len()))));
             for chunk in orders.chunks(MAX_COMMANDS_PER_TURN) {
                 self.send(ClientMsg::Commands { orders: chunk.to_vec() });

@@ -140,6 +140,14 @@ pub enum HostEvent {
         /// The first turn they step on the host's world.
         from: u32,
     },
+    /// A seat's hash differed from the host's while its world equals the host's: it reported a
+    /// false hash, and was dropped (its units stay, idle); the others play on.
+    FalseHash {
+        /// The seat.
+        seat: u8,
+        /// The turn of the false hash.
+        turn: u32,
+    },
     /// A seat lagged too long and was dropped; its units stay, idle.
     Dropped {
         /// The seat.
@@ -202,6 +210,9 @@ impl fmt::Display for HostEvent {
             Self::Rejoined { conn, seat, from } => write!(f, "rejoined: connection {conn} plays seat {seat} again from turn {from}"),
             Self::Observing { conn, from } => write!(f, "observer: connection {conn} watches from turn {from}"),
             Self::Resynced { seats, from } => write!(f, "resynced: seats {seats:?} load the host's world and play on from turn {from}"),
+            Self::FalseHash { seat, turn } => {
+                write!(f, "dropped: seat {seat} reported a false hash after turn {turn} (its world equals the host's), its units stay idle")
+            }
             Self::Dropped { seat, behind_at } => {
                 write!(f, "dropped: seat {seat} had not stepped turn {behind_at} in time, its units stay idle")
             }
@@ -292,6 +303,8 @@ struct Seat {
     rtt: Option<(u64, u64)>,
     /// Pings sent and not answered: id → sent at.
     pings: BTreeMap<u32, u64>,
+    /// Sent the host's world after a desync once already: diverging again drops it.
+    resynced: bool,
 }
 
 /// A connection's state.
@@ -375,6 +388,8 @@ pub struct HostCore<'s> {
     /// Turns `0..compared` had equal hashes on every peer still playing.
     compared: u32,
     in_sync: bool,
+    /// `in_sync` before the desync being located, restored when it was only false reports.
+    in_sync_before: bool,
     locating: Option<desync::Locating>,
     report: Option<desync::DesyncReport>,
     /// Observers by connection.
@@ -442,6 +457,7 @@ impl<'s> HostCore<'s> {
             traffic: Traffic::default(),
             compared: 0,
             in_sync: true,
+            in_sync_before: true,
             locating: None,
             report: None,
             observers: BTreeMap::new(),
@@ -898,6 +914,7 @@ impl<'s> HostCore<'s> {
                 }
                 continue;
             }
+            self.in_sync_before = self.in_sync;
             self.in_sync = false;
             // The majority's hash is the reference; a tie goes to the side the host is on.
             let count = |h: &Digest| votes.iter().filter(|(_, v)| v == h).count();
@@ -1180,6 +1197,21 @@ impl<'s> HostCore<'s> {
         for conn in conns {
             self.send(conn, msg);
         }
+    }
+
+    /// Drops a seat during the game: its connection is closed with `reason`, every client is told,
+    /// its units stay, idle.
+    fn drop_seat(&mut self, seat: u8, reason: String) {
+        let s = &mut self.seats[usize::from(seat - 1)];
+        if s.gone {
+            return;
+        }
+        s.gone = true;
+        s.hashes.clear();
+        if let Some(conn) = s.conn.take() {
+            self.close(conn, reason);
+        }
+        self.broadcast(&HostMsg::Dropped { seat });
     }
 
     /// Closes a connection, telling it why; a seat it held is left.
