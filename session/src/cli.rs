@@ -264,7 +264,6 @@ fn host(
         report.write_to(report_dir).map_err(|e| format!("{}: {e}", report_dir.display()))?;
         let _ = write!(out, "{}", report.text());
         let _ = writeln!(out, "desync report written to {}", report_dir.display());
-        return Ok(1);
     }
     if host.deserted() {
         let _ = writeln!(out, "every seat left: the game ended after {turns} turns (exit 3)");
