@@ -1,6 +1,7 @@
 //! The `phalanx host` and `phalanx join` commands: `host` serves a scenario's game over TCP,
 //! `join` plays a seat of it. Exit codes: 0 the game ended in sync, 1 a desync (after writing the
-//! report), 2 unusable input, a port that cannot be bound or a host that cannot be reached.
+//! report), 2 unusable input, a port that cannot be bound or a host that cannot be reached, 3 a
+//! host whose seats all left before the end.
 //!
 //! The `phalanx` program (the `phalanx` crate, above both `replay` and `session`) flattens
 //! [`Command`] into its command list and runs it with [`execute`].
@@ -84,6 +85,10 @@ pub enum Command {
         /// turn, or loads the host's world, records none and says so).
         #[arg(long)]
         record: Option<PathBuf>,
+        /// Gives up on a host that sends nothing for this many seconds (a host says something at
+        /// least every second, so only a dead or cut-off host is this quiet).
+        #[arg(long, default_value_t = 15)]
+        host_timeout: u64,
     },
 }
 
@@ -100,10 +105,16 @@ pub fn execute(command: Command, rulesets: &Rulesets, out: &mut dyn Write, err: 
             let files = Files { token_file: token_file.as_deref(), record: record.as_deref(), report: &report };
             host(&scenario, &listen, players, turns, turn_ms, &delay, &files, &bot_seat, resync, rulesets, out)
         }
-        Command::Join { addr, seat, token, bot, observe, record } => match (seat, token, observe) {
-            (Some(seat), Some(token), false) => join(&addr, seat, &token, bot, record.as_deref(), rulesets, out),
-            _ => play(&addr, ClientCore::observer().with_rulesets(rulesets.clone()), &mut Idle, record.as_deref(), out),
-        },
+        Command::Join { addr, seat, token, bot, observe, record, host_timeout } => {
+            let timeout_ms = host_timeout.saturating_mul(1000);
+            match (seat, token, observe) {
+                (Some(seat), Some(token), false) => join(&addr, seat, &token, bot, record.as_deref(), timeout_ms, rulesets, out),
+                _ => {
+                    let observer = ClientCore::observer().with_rulesets(rulesets.clone()).with_host_timeout(timeout_ms);
+                    play(&addr, observer, &mut Idle, record.as_deref(), out)
+                }
+            }
+        }
     };
     match result {
         Ok(code) => code,
@@ -195,6 +206,12 @@ fn host(
     let total = config.turns;
     let mut host = HostCore::new(&scenario, config)?;
     host.set_resync(resync);
+    if let Some(path) = record {
+        // Streamed as turns close, each record flushed, so a host killed mid-game leaves a replay
+        // that reads to its last whole turn, as `phalanx run --record` does.
+        let file = std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        host.stream_replay(Box::new(std::io::BufWriter::new(file))).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
     let listener = TcpListener::bind(listen).map_err(|e| format!("cannot listen on {listen}: {e}"))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     let _ = writeln!(out, "listening on {addr}");
@@ -235,9 +252,6 @@ fn host(
     for bot in bots {
         bot.join().map_err(|_| "a bot seat's thread panicked".to_owned())??;
     }
-    if let (Some(path), Some(bytes)) = (record, host.replay_bytes()) {
-        std::fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
-    }
     let final_hash = host.hashes().last().copied().unwrap_or_default();
     let turns = u32::try_from(host.hashes().len()).unwrap_or(u32::MAX);
     let _ = writeln!(out, "{}", host.traffic().line(turns));
@@ -246,14 +260,17 @@ fn host(
         report.write_to(report_dir).map_err(|e| format!("{}: {e}", report_dir.display()))?;
         let _ = write!(out, "{}", report.text());
         let _ = writeln!(out, "desync report written to {}", report_dir.display());
-        return Ok(1);
+    }
+    if host.deserted() {
+        let _ = writeln!(out, "every seat left: the game ended after {turns} turns (exit 3)");
+        return Ok(3);
     }
     Ok(if host.in_sync() { 0 } else { 1 })
 }
 
-fn join(addr: &str, seat: u8, token: &str, bot: bool, record: Option<&Path>, rulesets: &Rulesets, out: &mut dyn Write) -> Result<i32, String> {
+fn join(addr: &str, seat: u8, token: &str, bot: bool, record: Option<&Path>, timeout_ms: u64, rulesets: &Rulesets, out: &mut dyn Write) -> Result<i32, String> {
     let token = parse_token(token)?;
-    let client = ClientCore::new(seat, token).with_rulesets(rulesets.clone());
+    let client = ClientCore::new(seat, token).with_rulesets(rulesets.clone()).with_host_timeout(timeout_ms);
     let mut brain: Box<dyn Brain> = if bot { Box::new(SeatBot::new(rulesets.clone(), client.player(), u64::from(seat))) } else { Box::new(Idle) };
     play(addr, client, brain.as_mut(), record, out)
 }
@@ -289,8 +306,14 @@ fn play(addr: &str, client: ClientCore, brain: &mut dyn Brain, record: Option<&P
     finish(&client, out)
 }
 
-/// The last line, `turns T final hash HEX`, and the exit code from the host's `End`.
+/// The last line, `turns T final hash HEX`, and the exit code from the host's `End`; a client
+/// the host refused prints only why (exit 2), one whose game ended otherwise than by the host's
+/// `End` (kicked, host gone, host silent) prints why, then its summary (exit 3).
 fn finish(client: &ClientCore, out: &mut dyn Write) -> Result<i32, String> {
+    if let Some(ending @ session::client::Ending::Refused { .. }) = client.ending() {
+        let _ = writeln!(out, "{ending}");
+        return Ok(2);
+    }
     let final_hash = client.hashes().last().copied().unwrap_or_default();
     let _ = writeln!(out, "{}", client.traffic().line(client.turns_stepped()));
     if client.seat() != session::protocol::OBSERVER_SEAT {
@@ -300,7 +323,11 @@ fn finish(client: &ClientCore, out: &mut dyn Write) -> Result<i32, String> {
     match client.ended() {
         Some((_, true)) => Ok(0),
         Some((_, false)) => Ok(1),
-        None => Err("the game did not end".to_owned()),
+        None => {
+            let why = client.ending().map_or_else(|| "the game did not end".to_owned(), ToString::to_string);
+            let _ = writeln!(out, "the game did not end: {why}");
+            Ok(3)
+        }
     }
 }
 

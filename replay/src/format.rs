@@ -343,6 +343,11 @@ impl<W: Write> ReplayWriter<W> {
         &self.header
     }
 
+    /// The writer the replay goes to (to redirect or inspect it between records).
+    pub fn get_mut(&mut self) -> &mut W {
+        &mut self.out
+    }
+
     /// Bytes written so far.
     pub fn bytes_written(&self) -> u64 {
         self.bytes

@@ -15,8 +15,10 @@ use sim::digest_tree::Digest;
 use sim::{Command, PlayerId, TurnReport, World};
 
 use crate::host::CLIENT_SEQ_BASE;
+use crate::orders::Refusal;
 use crate::protocol::{
-    Chunk, ClientMsg, HostMsg, Link, MAX_COMMANDS_PER_TURN, OBSERVER_SEAT, Order, PROTOCOL_VERSION, Reassembly, TOKEN_BYTES, Token, chunks,
+    Chunk, ClientMsg, HostMsg, Link, MAX_COMMANDS_PER_TURN, OBSERVER_SEAT, Order, PROTOCOL_VERSION, Reassembly, TOKEN_BYTES, Token, Waiting,
+    chunks,
 };
 use crate::recorder::Recorder;
 use crate::stats::{Latency, Traffic};
@@ -38,6 +40,12 @@ pub trait Brain {
 
     /// Called with the world just before it steps `turn`: a test hook that may perturb it.
     fn before_step(&mut self, _world: &mut World, _turn: u32) {}
+
+    /// The hash to report for `turn`, given the world's: a test hook that may lie (a peer
+    /// sending false hashes, whose world is the host's all the same).
+    fn hash_to_report(&mut self, _turn: u32, hash: Digest) -> Digest {
+        hash
+    }
 }
 
 /// A brain that never commands: an idle seat.
@@ -97,11 +105,72 @@ pub enum ClientEvent {
         /// Whether the host saw every hash agree.
         in_sync: bool,
     },
+    /// The host refused one of this client's orders: it will never apply.
+    Refused {
+        /// The order's place among every order this client sent, from 0.
+        order: u32,
+        /// Why.
+        refusal: Refusal,
+    },
+    /// What the game waits for, as the host said.
+    Waiting(Waiting),
     /// The connection is finished: the host said goodbye, or the client found the host at fault.
     Closed {
         /// Why.
         reason: String,
     },
+}
+
+/// How a client's game ended, one way each, with one line for it ([`fmt::Display`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// The host announced the game's end.
+    Ended {
+        /// Turns played.
+        turns: u32,
+        /// Whether the host saw every hash agree.
+        in_sync: bool,
+    },
+    /// The host refused the seat or the observer before welcoming it.
+    Refused {
+        /// The host's reason.
+        reason: String,
+    },
+    /// The host closed the connection during the game (a drop, a flood, a false hash...).
+    Kicked {
+        /// The host's reason.
+        reason: String,
+    },
+    /// The connection to the host was lost.
+    HostGone {
+        /// What the transport saw.
+        reason: String,
+    },
+    /// The host sent nothing for too long, its connection still open (a half-open connection).
+    HostSilent {
+        /// How long it was silent. `[Units: milliseconds]`
+        silent_ms: u64,
+    },
+    /// The client closed the connection: the host sent something it could not accept.
+    Fault {
+        /// Why.
+        reason: String,
+    },
+}
+
+impl fmt::Display for Ending {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Ended { turns, in_sync } => write!(f, "ended after {turns} turns, {}", if *in_sync { "in sync" } else { "DESYNC" }),
+            Self::Refused { reason } => write!(f, "refused by the host: {reason}"),
+            Self::Kicked { reason } => write!(f, "closed by the host: {reason}"),
+            Self::HostGone { reason } => write!(f, "the host is gone: {reason}"),
+            Self::HostSilent { silent_ms } => {
+                write!(f, "the host has sent nothing for {}.{} s: giving up", silent_ms / 1000, silent_ms % 1000 / 100)
+            }
+            Self::Fault { reason } => write!(f, "left the game: {reason}"),
+        }
+    }
 }
 
 impl fmt::Display for ClientEvent {
@@ -121,6 +190,8 @@ impl fmt::Display for ClientEvent {
             Self::DelayChanged { turn, delay } => write!(f, "delay changed: {delay} turns from turn {turn}"),
             Self::Dropped { seat } => write!(f, "left: seat {seat} was dropped, its units stay idle"),
             Self::Ended { turns, in_sync } => write!(f, "ended after {turns} turns, {}", if *in_sync { "in sync" } else { "DESYNC" }),
+            Self::Refused { order, refusal } => write!(f, "refused: order {order}: {refusal}"),
+            Self::Waiting(waiting) => write!(f, "{waiting}"),
             Self::Closed { reason } => write!(f, "closed: {reason}"),
         }
     }
@@ -158,6 +229,15 @@ pub struct ClientCore {
     replay: Option<ReplayWriter<Vec<u8>>>,
     ended: Option<(u32, bool)>,
     closed: bool,
+    /// How the game ended for this client, once it did.
+    ending: Option<Ending>,
+    /// What the host last said the game waits for, since the last turn.
+    last_waiting: Option<Waiting>,
+    /// Whether a frame arrived since the last [`ClientCore::tick`], and when one last did.
+    heard: bool,
+    last_heard_ms: Option<u64>,
+    /// Giving up on a host silent this long; `None` waits for ever. `[Units: milliseconds]`
+    host_timeout_ms: Option<u64>,
     last_step_ms: u64,
     frames: Vec<Vec<u8>>,
     events: Vec<ClientEvent>,
@@ -188,6 +268,11 @@ impl ClientCore {
             replay: None,
             ended: None,
             closed: false,
+            ending: None,
+            last_waiting: None,
+            heard: false,
+            last_heard_ms: None,
+            host_timeout_ms: None,
             last_step_ms: 0,
             frames: Vec::new(),
             events: Vec::new(),
@@ -203,6 +288,54 @@ impl ClientCore {
     pub fn with_rulesets(mut self, rulesets: Rulesets) -> Self {
         self.rulesets = rulesets;
         self
+    }
+
+    /// This client, giving up with [`Ending::HostSilent`] on a host that sends nothing for
+    /// `timeout_ms` (a host sends something at least every second: a turn, a ping or what the
+    /// game waits for).
+    #[must_use]
+    pub fn with_host_timeout(mut self, timeout_ms: u64) -> Self {
+        self.host_timeout_ms = Some(timeout_ms);
+        self
+    }
+
+    /// How the game ended for this client, once it did.
+    pub fn ending(&self) -> Option<&Ending> {
+        self.ending.as_ref()
+    }
+
+    /// Advances the client's clock: a host silent for longer than the timeout is given up on.
+    pub fn tick(&mut self, now: u64) {
+        let last = *self.last_heard_ms.get_or_insert(now);
+        if std::mem::take(&mut self.heard) {
+            self.last_heard_ms = Some(now);
+            return;
+        }
+        if let Some(limit) = self.host_timeout_ms
+            && self.ending.is_none()
+            && now.saturating_sub(last) > limit
+        {
+            self.end_with(Ending::HostSilent { silent_ms: now.saturating_sub(last) });
+        }
+    }
+
+    /// The transport lost the connection to the host.
+    pub fn on_lost(&mut self, reason: String) {
+        self.end_with(Ending::HostGone { reason });
+    }
+
+    fn end_with(&mut self, ending: Ending) {
+        if self.ending.is_none() {
+            if !matches!(ending, Ending::Ended { .. }) {
+                self.fail_quietly();
+                self.events.push(ClientEvent::Closed { reason: ending.to_string() });
+            }
+            self.ending = Some(ending);
+        }
+    }
+
+    fn fail_quietly(&mut self) {
+        self.closed = true;
     }
 
     /// The frames to send, in order.
@@ -315,8 +448,7 @@ impl ClientCore {
 
     fn fail(&mut self, reason: String) {
         if !self.closed {
-            self.closed = true;
-            self.events.push(ClientEvent::Closed { reason });
+            self.end_with(Ending::Fault { reason });
         }
     }
 
@@ -326,6 +458,7 @@ impl ClientCore {
             return;
         }
         self.traffic.received(bytes.len());
+        self.heard = true;
         match self.link.accept(bytes) {
             Ok(msgs) => msgs.into_iter().for_each(|m| self.on_message(m)),
             Err(e) => self.fail(format!("from the host: {e}")),
@@ -343,6 +476,8 @@ impl ClientCore {
                     }
                     self.delay = Some(delay);
                 }
+                // The wait, if any, is over: the next one is told again.
+                self.last_waiting = None;
                 // A copy of a turn already held or stepped changes nothing.
                 if turn >= self.next {
                     self.held.entry(turn).or_insert(commands);
@@ -367,9 +502,29 @@ impl ClientCore {
             HostMsg::Snapshot(chunk) => self.chunk(chunk),
             HostMsg::End { turns, in_sync } => {
                 self.ended = Some((turns, in_sync));
+                self.end_with(Ending::Ended { turns, in_sync });
                 self.events.push(ClientEvent::Ended { turns, in_sync });
             }
-            HostMsg::Bye { reason } => self.fail(format!("the host closed the connection: {reason}")),
+            HostMsg::Bye { reason } if self.ended.is_some() => {
+                // The host's goodbye after its `End`: the game ended as announced.
+                self.closed = true;
+                let _ = reason;
+            }
+            HostMsg::Bye { reason } if self.world.is_none() => self.end_with(Ending::Refused { reason }),
+            HostMsg::Bye { reason } => self.end_with(Ending::Kicked { reason }),
+            HostMsg::Refused { order, refusal } => {
+                // A refused order never applies: its send time is not waited on.
+                self.issued.pop_back();
+                self.events.push(ClientEvent::Refused { order, refusal });
+            }
+            HostMsg::Waiting(waiting) => {
+                // The lobby and a desync are told every second: a line when they change. A late
+                // seat gets a line each time, its lag growing toward the drop.
+                if self.last_waiting.as_ref() != Some(&waiting) {
+                    self.last_waiting = Some(waiting.clone());
+                    self.events.push(ClientEvent::Waiting(waiting));
+                }
+            }
         }
     }
 
@@ -523,7 +678,8 @@ impl ClientCore {
             let orders = if self.ended.is_some() || self.seat == OBSERVER_SEAT { Vec::new() } else { brain.think(world, &report) };
             self.hashes.push(report.hash);
             self.last_step_ms = now;
-            self.send(ClientMsg::Hash { turn: self.next, hash: report.hash });
+            let reported = brain.hash_to_report(self.next, report.hash);
+            self.send(ClientMsg::Hash { turn: self.next, hash: reported });
             self.issued.extend(std::iter::repeat_n(now, orders.len().min(MAX_ISSUED.saturating_sub(self.issued.len()))));
             for chunk in orders.chunks(MAX_COMMANDS_PER_TURN) {
                 self.send(ClientMsg::Commands { orders: chunk.to_vec() });

@@ -20,8 +20,9 @@ use sim::{Command, PlayerId, World};
 
 pub mod desync;
 
+use crate::orders::{Refusal, SeatTurn, check_order, check_player};
 use crate::protocol::{
-    Chunk, ClientMsg, HostMsg, Link, MAX_COMMANDS_PER_TURN, OBSERVER_SEAT, Order, PROTOCOL_VERSION, Reassembly, Token, chunks,
+    Chunk, ClientMsg, HostMsg, Link, MAX_COMMANDS_PER_TURN, OBSERVER_SEAT, Order, PROTOCOL_VERSION, Reassembly, Token, Waiting, chunks,
 };
 
 /// A connection, as the transport numbers it.
@@ -46,6 +47,17 @@ pub const MAX_OBSERVERS: usize = 8;
 /// The most turns an observer's hashes may trail the turns closed; an observer further behind is
 /// closed rather than waited for.
 pub const MAX_OBSERVER_LAG: u32 = 256;
+/// The most bytes an observer may send within one turn's time, besides its hashes: it has
+/// nothing else to say, so more is a flood and closes it. `[Units: bytes]`
+pub const MAX_OBSERVER_BYTES_PER_TURN: usize = 64 * 1024;
+/// The most bytes any other connection may send within one turn's time, besides the hashes,
+/// acknowledgements and snapshot chunks the host asked for: two frames of the limit, more than
+/// a seat's share of a turn's orders. `[Units: bytes]`
+pub const MAX_BYTES_PER_TURN: usize = 2 * crate::protocol::MAX_FRAME;
+/// While the game waits (the lobby, a seat the game holds its turns for, a desync being located),
+/// every connection is told what it waits for this often, which also tells a client that the
+/// host is alive when no turn closes. `[Units: milliseconds]`
+pub const STATUS_EVERY_MS: u64 = 1_000;
 /// The most snapshot chunks sent to a connection and not yet acknowledged (`Got`).
 pub const CHUNK_WINDOW: u32 = 4;
 
@@ -80,6 +92,8 @@ pub struct HostConfig {
 /// Something the host did or refused, for its log: one line each ([`fmt::Display`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum HostEvent {
+    /// The game waits: for players, a late seat or a desync's answers (logged when it changes).
+    Waiting(Waiting),
     /// A connection took a seat.
     Joined {
         /// The connection.
@@ -127,6 +141,14 @@ pub enum HostEvent {
         /// The first turn they step on the host's world.
         from: u32,
     },
+    /// A seat's hash differed from the host's while its world equals the host's: it reported a
+    /// false hash, and was dropped (its units stay, idle); the others play on.
+    FalseHash {
+        /// The seat.
+        seat: u8,
+        /// The turn of the false hash.
+        turn: u32,
+    },
     /// A seat lagged too long and was dropped; its units stay, idle.
     Dropped {
         /// The seat.
@@ -134,14 +156,14 @@ pub enum HostEvent {
         /// The first turn it had not stepped.
         behind_at: u32,
     },
-    /// A command was refused and never applied.
+    /// A command was refused and never applied; its sender was told.
     Refused {
         /// The seat that sent it.
         seat: u8,
         /// The player it named.
         player: PlayerId,
         /// Why.
-        reason: &'static str,
+        refusal: Refusal,
     },
     /// The input delay changed from this turn on.
     DelayChanged {
@@ -157,6 +179,16 @@ pub enum HostEvent {
         /// The seats whose hash differed from the majority's (0 for the host's own world).
         seats: Vec<u8>,
     },
+    /// The replay's stream failed and stopped (the replay is still kept in memory).
+    NotRecording {
+        /// The writer's error.
+        reason: String,
+    },
+    /// Every seat has left and none came back within the drop time: the game ends here.
+    Deserted {
+        /// The turns closed.
+        turns: u32,
+    },
     /// The game is over.
     Ended {
         /// Turns played.
@@ -171,6 +203,7 @@ pub enum HostEvent {
 impl fmt::Display for HostEvent {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            Self::Waiting(waiting) => write!(f, "{waiting}"),
             Self::Joined { conn, seat } => write!(f, "joined: connection {conn} plays seat {seat}"),
             Self::Started { delay } => write!(f, "started: every seat taken, input delay {delay} turns"),
             Self::Closed { conn, reason } => write!(f, "closed connection {conn}: {reason}"),
@@ -178,12 +211,17 @@ impl fmt::Display for HostEvent {
             Self::Rejoined { conn, seat, from } => write!(f, "rejoined: connection {conn} plays seat {seat} again from turn {from}"),
             Self::Observing { conn, from } => write!(f, "observer: connection {conn} watches from turn {from}"),
             Self::Resynced { seats, from } => write!(f, "resynced: seats {seats:?} load the host's world and play on from turn {from}"),
+            Self::FalseHash { seat, turn } => {
+                write!(f, "dropped: seat {seat} reported a false hash after turn {turn} (its world equals the host's), its units stay idle")
+            }
             Self::Dropped { seat, behind_at } => {
                 write!(f, "dropped: seat {seat} had not stepped turn {behind_at} in time, its units stay idle")
             }
-            Self::Refused { seat, player, reason } => write!(f, "refused a command of seat {seat} for player {}: {reason}", player.0),
+            Self::Refused { seat, player, refusal } => write!(f, "refused a command of seat {seat} for player {}: {refusal}", player.0),
             Self::DelayChanged { turn, delay } => write!(f, "delay changed: {delay} turns from turn {turn}"),
             Self::Desync { turn, seats } => write!(f, "desync after turn {turn}: seats {seats:?} differ from the majority (0 is the host)"),
+            Self::NotRecording { reason } => write!(f, "not recording: the replay's file: {reason}"),
+            Self::Deserted { turns } => write!(f, "deserted: every seat left, the game ends after {turns} turns"),
             Self::Ended { turns, final_hash, in_sync } => {
                 write!(f, "ended after {turns} turns, final hash {}, {}", hex(final_hash), if *in_sync { "in sync" } else { "DESYNC" })
             }
@@ -216,6 +254,39 @@ pub fn target_delay(rtts: impl Iterator<Item = (u64, u64)>, turn_ms: u32) -> u32
     u32::try_from(turns.saturating_add(1)).unwrap_or(MAX_DELAY).clamp(MIN_DELAY, MAX_DELAY)
 }
 
+/// Where the host's replay goes: kept in memory (for the desync report and
+/// [`HostCore::replay_bytes`]) and, once [`HostCore::stream_replay`] gave one, written to a sink
+/// as it is made. A sink that fails is dropped, and why kept for an event.
+#[derive(Default)]
+struct Tee {
+    kept: Vec<u8>,
+    sink: Option<Box<dyn std::io::Write>>,
+    failed: Option<String>,
+}
+
+impl std::io::Write for Tee {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.kept.extend_from_slice(bytes);
+        if let Some(sink) = self.sink.as_mut()
+            && let Err(e) = sink.write_all(bytes)
+        {
+            self.failed = Some(e.to_string());
+            self.sink = None;
+        }
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        if let Some(sink) = self.sink.as_mut()
+            && let Err(e) = sink.flush()
+        {
+            self.failed = Some(e.to_string());
+            self.sink = None;
+        }
+        Ok(())
+    }
+}
+
 /// A seat's state.
 #[derive(Debug, Default)]
 struct Seat {
@@ -233,6 +304,8 @@ struct Seat {
     rtt: Option<(u64, u64)>,
     /// Pings sent and not answered: id → sent at.
     pings: BTreeMap<u32, u64>,
+    /// Sent the host's world after a desync once already: diverging again drops it.
+    resynced: bool,
 }
 
 /// A connection's state.
@@ -244,6 +317,12 @@ struct Conn {
     seen_at: Option<u64>,
     /// Frames received since the last turn boundary.
     frames: u32,
+    /// Orders received, in all: the number the next one is refused by.
+    orders: u32,
+    /// Bytes of frames received since the last turn boundary, less the answers the host asked for.
+    bytes: usize,
+    /// The size of the frame being read.
+    last_size: usize,
     /// Snapshot chunks waiting for the window, and how many were sent and not yet acknowledged.
     outgoing: VecDeque<Chunk>,
     in_flight: u32,
@@ -279,7 +358,7 @@ pub struct HostCore<'s> {
     world: World,
     /// The scenario's own commands (its script and bots), which the host adds to each turn.
     script: ScriptRunner<'s>,
-    replay: Option<ReplayWriter<Vec<u8>>>,
+    replay: Option<ReplayWriter<Tee>>,
     replay_done: Option<Vec<u8>>,
     phase: Phase,
     conns: BTreeMap<ConnId, Conn>,
@@ -297,6 +376,8 @@ pub struct HostCore<'s> {
     next_ping: u32,
     /// Commands stamped for turns not yet closed.
     pending: BTreeMap<u32, Vec<Command>>,
+    /// What each seat's stamped orders use of the budgets of the turns not yet closed (seat 1 first).
+    budgets: BTreeMap<u32, Vec<SeatTurn>>,
     /// Every closed turn's commands: the game's command stream.
     history: Vec<Vec<Command>>,
     /// The host's hash after every closed turn.
@@ -308,6 +389,8 @@ pub struct HostCore<'s> {
     /// Turns `0..compared` had equal hashes on every peer still playing.
     compared: u32,
     in_sync: bool,
+    /// `in_sync` before the desync being located, restored when it was only false reports.
+    in_sync_before: bool,
     locating: Option<desync::Locating>,
     report: Option<desync::DesyncReport>,
     /// Observers by connection.
@@ -316,6 +399,12 @@ pub struct HostCore<'s> {
     resync: bool,
     /// The scenario's game rules, by which a desync report names the game's fields.
     rulesets: Rulesets,
+    /// Since when no seat has been playing (ms), while the game runs.
+    deserted_since: Option<u64>,
+    /// The game ended because every seat left.
+    deserted: bool,
+    /// What the game waits for, and when the peers were last told.
+    waiting: Option<(Waiting, u64)>,
     out: HostOutput,
 }
 
@@ -335,7 +424,7 @@ impl<'s> HostCore<'s> {
         }
         let replay = if config.keyframe_every > 0 {
             let header = replay::record::header_for(scenario, &mut world, config.keyframe_every);
-            Some(ReplayWriter::new(Vec::new(), header).map_err(|e| e.to_string())?)
+            Some(ReplayWriter::new(Tee::default(), header).map_err(|e| e.to_string())?)
         } else {
             None
         };
@@ -364,17 +453,22 @@ impl<'s> HostCore<'s> {
             next_boundary: 0,
             next_ping: 0,
             pending: BTreeMap::new(),
+            budgets: BTreeMap::new(),
             history: Vec::new(),
             hashes: Vec::new(),
             recorder,
             traffic: Traffic::default(),
             compared: 0,
             in_sync: true,
+            in_sync_before: true,
             locating: None,
             report: None,
             observers: BTreeMap::new(),
             resync: false,
             rulesets: scenario.rules().map_or_else(Rulesets::none, |r| Rulesets::none().with_shared(r.clone())),
+            deserted_since: None,
+            deserted: false,
+            waiting: None,
             config,
             out: HostOutput::default(),
         })
@@ -399,6 +493,11 @@ impl<'s> HostCore<'s> {
     /// Whether the game is over (the `End` message is sent).
     pub fn is_over(&self) -> bool {
         self.phase == Phase::Over
+    }
+
+    /// Whether the game ended because every seat had left ([`HostEvent::Deserted`]).
+    pub fn deserted(&self) -> bool {
+        self.deserted
     }
 
     /// Whether every compared hash agreed so far.
@@ -431,6 +530,39 @@ impl<'s> HostCore<'s> {
         self.report.as_ref()
     }
 
+    /// Streams the replay to `sink` as well as keeping it: the bytes so far at once, then each
+    /// record as the host closes a turn, flushed before the next, so a host killed mid-game
+    /// leaves a replay that reads to its last whole turn (as `phalanx run --record` does). A
+    /// write that fails stops the stream with a [`HostEvent::NotRecording`]; the game goes on.
+    ///
+    /// # Errors
+    /// The sink's error on the bytes so far; `InvalidInput` when the host records no replay.
+    pub fn stream_replay(&mut self, mut sink: Box<dyn std::io::Write>) -> std::io::Result<()> {
+        let Some(w) = self.replay.as_mut() else {
+            return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "this host records no replay (keyframe_every 0)"));
+        };
+        let tee = w.get_mut();
+        sink.write_all(&tee.kept)?;
+        sink.flush()?;
+        tee.sink = Some(sink);
+        Ok(())
+    }
+
+    /// Ends a stream, reporting a failed write; returns the bytes kept.
+    fn stop_streaming(&mut self, mut tee: Tee) -> Vec<u8> {
+        if let Some(mut sink) = tee.sink.take() {
+            let _ = sink.flush();
+        }
+        self.report_stream_failure(&mut tee);
+        tee.kept
+    }
+
+    fn report_stream_failure(&mut self, tee: &mut Tee) {
+        if let Some(reason) = tee.failed.take() {
+            self.out.events.push(HostEvent::NotRecording { reason });
+        }
+    }
+
     /// The host's replay, once the game is over (finished with a keyframe of the last state).
     pub fn replay_bytes(&self) -> Option<&[u8]> {
         self.replay_done.as_deref()
@@ -439,6 +571,17 @@ impl<'s> HostCore<'s> {
     /// A new connection; it must send `Hello` first.
     pub fn on_connect(&mut self, conn: ConnId) {
         self.conns.insert(conn, Conn::default());
+    }
+
+    /// Makes room for a new connection when the transport is full: closes the oldest connection
+    /// that has sent no `Hello` (never one that plays a seat or observes), and returns it for the
+    /// transport to drop; `None` when every connection has identified itself. So silent
+    /// connections cannot keep a player, a rejoining seat or an observer out for as long as an
+    /// attacker likes: each new connection displaces the oldest silent one.
+    pub fn make_room(&mut self) -> Option<ConnId> {
+        let oldest = self.conns.iter().find(|(_, c)| c.seat.is_none()).map(|(&conn, _)| conn)?;
+        self.close(oldest, "displaced: the host is full and this connection had sent no Hello".to_owned());
+        Some(oldest)
     }
 
     /// The transport lost a connection (the host's own closes need no call).
@@ -457,10 +600,17 @@ impl<'s> HostCore<'s> {
         let Some(c) = self.conns.get_mut(&conn) else { return };
         self.traffic.received(bytes.len());
         c.frames += 1;
+        c.bytes += bytes.len();
         if c.frames > MAX_FRAMES_PER_TURN {
             self.close(conn, format!("flood: more than {MAX_FRAMES_PER_TURN} frames in one turn"));
             return;
         }
+        let limit = if c.seat == Some(OBSERVER_SEAT) { MAX_OBSERVER_BYTES_PER_TURN } else { MAX_BYTES_PER_TURN };
+        if c.bytes > limit {
+            self.close(conn, format!("flood: more than {limit} bytes in one turn"));
+            return;
+        }
+        let size = bytes.len();
         let msgs = match c.link.accept(bytes) {
             Ok(msgs) => msgs,
             Err(e) => {
@@ -468,6 +618,11 @@ impl<'s> HostCore<'s> {
                 return;
             }
         };
+        // The frame's bytes are refunded with its count when it answers the host (a frame that
+        // filled a gap refunds only its own size, a bound that errs on the strict side).
+        if let Some(c) = self.conns.get_mut(&conn) {
+            c.last_size = size;
+        }
         for msg in msgs {
             if !self.conns.contains_key(&conn) {
                 return;
@@ -481,6 +636,7 @@ impl<'s> HostCore<'s> {
     fn refund(&mut self, conn: ConnId) {
         if let Some(c) = self.conns.get_mut(&conn) {
             c.frames = c.frames.saturating_sub(1);
+            c.bytes = c.bytes.saturating_sub(c.last_size);
         }
     }
 
@@ -512,6 +668,7 @@ impl<'s> HostCore<'s> {
                 if self.locating.is_none() {
                     return;
                 }
+                self.refund(conn);
                 let Some(c) = self.conns.get_mut(&conn) else { return };
                 match c.incoming.accept(chunk) {
                     Ok(Some((turn, bytes))) => self.on_snapshot(seat, turn, bytes),
@@ -526,12 +683,14 @@ impl<'s> HostCore<'s> {
     fn observer_message(&mut self, conn: ConnId, msg: ClientMsg) {
         match msg {
             ClientMsg::Commands { orders } => {
-                for order in orders.iter().take(MAX_COMMANDS_PER_TURN) {
-                    self.out.events.push(HostEvent::Refused {
-                        seat: OBSERVER_SEAT,
-                        player: order.player,
-                        reason: "an observer plays no player",
-                    });
+                // One refusal for the message (its first order), so an observer cannot make the
+                // host write more than it was sent.
+                let first = self.next_order(conn);
+                if let Some(c) = self.conns.get_mut(&conn) {
+                    c.orders = c.orders.saturating_add(u32::try_from(orders.len()).unwrap_or(u32::MAX).saturating_sub(1));
+                }
+                if let Some(order) = orders.first() {
+                    self.refuse(conn, first, OBSERVER_SEAT, order.player, Refusal::Observer);
                 }
             }
             ClientMsg::Hash { turn, hash } => {
@@ -683,23 +842,41 @@ impl<'s> HostCore<'s> {
         }
         let player = PlayerId(seat);
         let turn = self.current + self.delay;
+        let seats = self.seats.len();
         for order in orders {
-            if order.player != player {
-                self.out.events.push(HostEvent::Refused { seat, player: order.player, reason: "it names another seat's player" });
-                continue;
-            }
+            let number = self.next_order(conn);
             if self.phase != Phase::Running || turn >= self.config.turns {
                 // The game is over (or stopping) before the command could apply.
                 continue;
             }
-            let list = self.pending.entry(turn).or_default();
-            let seq = list.iter().filter(|c| c.player == player).count();
-            if seq >= MAX_COMMANDS_PER_TURN {
-                self.out.events.push(HostEvent::Refused { seat, player, reason: "over the per-turn command limit" });
+            // Each order is bounded on its own and within its seat's share of the turn, so the
+            // turn's `Turn` message fits in a frame whatever the seats send.
+            let checked = check_player(seat, order.player).and_then(|()| check_order(&order.kind)).and_then(|work| {
+                let budget = self.budgets.entry(turn).or_insert_with(|| vec![SeatTurn::default(); seats]);
+                budget[usize::from(seat - 1)].take(work, turn, seats)
+            });
+            if let Err(refusal) = checked {
+                self.refuse(conn, number, seat, order.player, refusal);
                 continue;
             }
+            let list = self.pending.entry(turn).or_default();
+            let seq = list.iter().filter(|c| c.player == player).count();
             list.push(Command { turn, player, seq: CLIENT_SEQ_BASE + seq as u32, kind: order.kind });
         }
+    }
+
+    /// The number of a connection's next order, counted from 0.
+    fn next_order(&mut self, conn: ConnId) -> u32 {
+        self.conns.get_mut(&conn).map_or(0, |c| {
+            c.orders = c.orders.saturating_add(1);
+            c.orders - 1
+        })
+    }
+
+    /// Refuses an order: the event for the log, and the sender is told which and why.
+    fn refuse(&mut self, conn: ConnId, order: u32, seat: u8, player: PlayerId, refusal: Refusal) {
+        self.out.events.push(HostEvent::Refused { seat, player, refusal: refusal.clone() });
+        self.send(conn, &HostMsg::Refused { order, refusal });
     }
 
     fn hash(&mut self, conn: ConnId, seat: u8, turn: u32, hash: Digest, now: u64) {
@@ -741,6 +918,7 @@ impl<'s> HostCore<'s> {
                 }
                 continue;
             }
+            self.in_sync_before = self.in_sync;
             self.in_sync = false;
             // The majority's hash is the reference; a tie goes to the side the host is on.
             let count = |h: &Digest| votes.iter().filter(|(_, v)| v == h).count();
@@ -764,7 +942,7 @@ impl<'s> HostCore<'s> {
         if let Some(mut w) = self.replay.take() {
             // Always a keyframe after the last turn: after a desync it is the state to compare.
             let _ = w.keyframe(&self.world);
-            self.replay_done = w.finish().ok();
+            self.replay_done = w.finish().ok().map(|tee| self.stop_streaming(tee));
         }
         // After a resync the report was kept before the game ended: it gets the whole game's replay.
         if let Some(r) = self.report.as_mut().filter(|r| r.replay.is_none()) {
@@ -779,6 +957,18 @@ impl<'s> HostCore<'s> {
     /// Advances the host's turn clock; call it often (every few milliseconds of `now`).
     pub fn tick(&mut self, now: u64) {
         self.close_seatless(now);
+        match self.phase {
+            Phase::Lobby => {
+                let joined = self.seats.iter().filter(|s| s.conn.is_some()).count();
+                let seats = u8::try_from(self.seats.len()).unwrap_or(u8::MAX);
+                self.tell_waiting(Some(Waiting::Players { joined: u8::try_from(joined).unwrap_or(u8::MAX), seats }), now);
+            }
+            Phase::Locating => {
+                let turn = self.locating.as_ref().map_or(self.compared, desync::Locating::turn);
+                self.tell_waiting(Some(Waiting::Desync { turn }), now);
+            }
+            Phase::Running | Phase::Over => {}
+        }
         if self.phase == Phase::Locating {
             self.locate_tick(now);
             return;
@@ -788,22 +978,77 @@ impl<'s> HostCore<'s> {
         }
         self.drop_laggards(now);
         self.drop_lagging_observers();
-        if self.phase != Phase::Running || now < self.next_boundary {
+        if self.end_if_deserted(now) || self.phase != Phase::Running || now < self.next_boundary {
             return;
         }
         for c in self.conns.values_mut() {
             c.frames = 0;
+            c.bytes = 0;
         }
-        // Wait for a peer that is too far behind rather than run away from it.
-        let slowest = self.seats.iter().filter(|s| !s.gone).map(|s| s.hashed).min().unwrap_or(self.closed);
-        if slowest + self.config.max_lead < self.closed {
-            return;
+        // Wait for a peer that is too far behind rather than run away from it, and say so.
+        let slowest = self.seats.iter().enumerate().filter(|(_, s)| !s.gone).min_by_key(|(_, s)| s.hashed).map(|(k, s)| (k, s.hashed));
+        if let Some((k, hashed)) = slowest
+            && hashed + self.config.max_lead < self.closed
+        {
+            let since = self.closed_at.get(hashed as usize).copied().unwrap_or(now);
+            let seat = u8::try_from(k + 1).unwrap_or(u8::MAX);
+            let status = Waiting::Seat { seat, behind_ms: now.saturating_sub(since), drops_at_ms: self.config.drop_after_ms };
+            return self.tell_waiting(Some(status), now);
         }
+        self.tell_waiting(None, now);
         self.next_boundary = now + u64::from(self.config.turn_ms);
         self.adapt_delay();
         self.current += 1;
         self.ping_all(now);
         self.close_through(self.current + self.delay, now);
+    }
+
+    /// While no seat plays, no turn closes (nobody would step it); after the drop time without a
+    /// seat coming back the game ends, its replay finished, rather than wait for ever. Returns
+    /// whether no seat plays.
+    fn end_if_deserted(&mut self, now: u64) -> bool {
+        if self.phase != Phase::Running || self.seats.iter().any(|s| !s.gone) {
+            self.deserted_since = None;
+            return false;
+        }
+        let since = *self.deserted_since.get_or_insert(now);
+        if now.saturating_sub(since) > self.config.drop_after_ms {
+            self.deserted = true;
+            self.out.events.push(HostEvent::Deserted { turns: self.closed });
+            self.end();
+        }
+        true
+    }
+
+    /// Tells every connection what the game waits for: at once when it starts waiting for
+    /// something else, then every [`STATUS_EVERY_MS`]; `None` when it waits no more. The log gets
+    /// a line when what it waits for changes (a seat that is later behind is the same wait).
+    fn tell_waiting(&mut self, status: Option<Waiting>, now: u64) {
+        let Some(status) = status else {
+            self.waiting = None;
+            return;
+        };
+        let same_wait = |a: &Waiting, b: &Waiting| match (a, b) {
+            (Waiting::Seat { seat: x, .. }, Waiting::Seat { seat: y, .. }) => x == y,
+            _ => a == b,
+        };
+        let due = match &self.waiting {
+            Some((old, at)) if same_wait(old, &status) => now.saturating_sub(*at) >= STATUS_EVERY_MS,
+            _ => {
+                self.out.events.push(HostEvent::Waiting(status.clone()));
+                true
+            }
+        };
+        if due {
+            let conns: Vec<ConnId> = self.conns.iter().filter(|(_, c)| c.seat.is_some()).map(|(&k, _)| k).collect();
+            for conn in conns {
+                self.send(conn, &HostMsg::Waiting(status.clone()));
+            }
+            self.waiting = Some((status, now));
+        } else if let Some((old, _)) = self.waiting.as_mut() {
+            // The same wait, its figures updated; the time it was last told stays.
+            *old = status;
+        }
     }
 
     /// Closes the connections that have claimed no seat within [`HELLO_WITHIN_MS`].
@@ -887,6 +1132,7 @@ impl<'s> HostCore<'s> {
             let turn = self.closed;
             let mut commands = self.script.turn_commands(&self.world);
             commands.extend(self.pending.remove(&turn).unwrap_or_default());
+            self.budgets.remove(&turn);
             commands.sort_by_key(Command::order_key);
             self.broadcast(&HostMsg::Turn { turn, delay: self.delay, agreed: self.compared, commands: commands.clone() });
             self.recorder.agreed(self.compared);
@@ -898,6 +1144,9 @@ impl<'s> HostCore<'s> {
             self.script.observe(&report);
             if let Some(w) = self.replay.as_mut() {
                 let _ = w.turn(&commands, &report);
+                if let Some(reason) = w.get_mut().failed.take() {
+                    self.out.events.push(HostEvent::NotRecording { reason });
+                }
             }
             self.hashes.push(report.hash);
             self.recorder.record(turn, &commands, report.hash, &self.world);
@@ -923,11 +1172,17 @@ impl<'s> HostCore<'s> {
         }
     }
 
+    /// Sends a message; one over the frame limit is never sent, and its connection is closed.
     fn send(&mut self, conn: ConnId, msg: &HostMsg) {
-        if let Some(c) = self.conns.get_mut(&conn) {
-            let frame = c.link.encode(msg);
-            self.traffic.sent(frame.len());
-            self.out.frames.push((conn, frame));
+        let Some(c) = self.conns.get_mut(&conn) else { return };
+        match c.link.try_encode(msg) {
+            Ok(frame) => {
+                self.traffic.sent(frame.len());
+                self.out.frames.push((conn, frame));
+            }
+            // Orders are bounded so that a turn always fits; this is a scenario text or a
+            // scenario script over the limit, which the connection cannot be given.
+            Err(e) => self.close(conn, format!("a message for it could not be sent: {e}")),
         }
     }
 
@@ -946,6 +1201,21 @@ impl<'s> HostCore<'s> {
         for conn in conns {
             self.send(conn, msg);
         }
+    }
+
+    /// Drops a seat during the game: its connection is closed with `reason`, every client is told,
+    /// its units stay, idle.
+    fn drop_seat(&mut self, seat: u8, reason: String) {
+        let s = &mut self.seats[usize::from(seat - 1)];
+        if s.gone {
+            return;
+        }
+        s.gone = true;
+        s.hashes.clear();
+        if let Some(conn) = s.conn.take() {
+            self.close(conn, reason);
+        }
+        self.broadcast(&HostMsg::Dropped { seat });
     }
 
     /// Closes a connection, telling it why; a seat it held is left.

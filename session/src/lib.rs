@@ -11,6 +11,7 @@ pub mod client;
 pub mod host;
 pub mod mem;
 pub mod mover;
+pub mod orders;
 pub mod protocol;
 pub mod recorder;
 pub mod seat_bot;

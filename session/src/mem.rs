@@ -258,6 +258,7 @@ impl<'s> MemGame<'s> {
         }
         for c in &mut self.clients {
             if !Self::frozen(c) {
+                c.core.tick(now);
                 c.core.step_ready(now, c.brain.as_mut());
             }
         }

@@ -12,8 +12,10 @@ use serde::{Deserialize, Serialize};
 use sim::digest_tree::{Digest, DigestReport};
 use sim::{Command, CommandKind, PlayerId};
 
+pub use crate::orders::Refusal;
+
 /// The protocol version a `Hello` and a `Welcome` carry; peers of another version are refused.
-pub const PROTOCOL_VERSION: u32 = 2;
+pub const PROTOCOL_VERSION: u32 = 3;
 /// The largest payload of a frame in bytes; a longer frame closes its connection.
 pub const MAX_FRAME: usize = 1 << 20;
 /// The most commands one seat may have applied in one turn; the rest are refused with an event.
@@ -247,6 +249,59 @@ pub enum HostMsg {
         /// The seat.
         seat: u8,
     },
+    /// An order of the connection's was refused and will never apply.
+    Refused {
+        /// The order's place among every order the connection sent, from 0.
+        order: u32,
+        /// Why.
+        refusal: Refusal,
+    },
+    /// What the game waits for: sent every second while it waits (so it also tells a client
+    /// the host is alive when no turn closes).
+    Waiting(Waiting),
+}
+
+/// What a game waits for ([`HostMsg::Waiting`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Waiting {
+    /// The lobby: `joined` of `seats` seats are taken.
+    Players {
+        /// Seats taken.
+        joined: u8,
+        /// Seats in all.
+        seats: u8,
+    },
+    /// A seat's hashes are late: the game holds its turns for it.
+    Seat {
+        /// The seat.
+        seat: u8,
+        /// How long its oldest missing hash is late. `[Units: milliseconds]`
+        behind_ms: u64,
+        /// When it is dropped, on the same count. `[Units: milliseconds]`
+        drops_at_ms: u64,
+    },
+    /// A desync is being located: the game is stopped while the peers answer.
+    Desync {
+        /// The turn after which the hashes differed.
+        turn: u32,
+    },
+}
+
+impl std::fmt::Display for Waiting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Players { joined, seats } => write!(f, "waiting for players ({joined} of {seats})"),
+            Self::Seat { seat, behind_ms, drops_at_ms } => write!(
+                f,
+                "waiting for seat {seat}: {}.{} s behind (drops at {}.{} s)",
+                behind_ms / 1000,
+                behind_ms % 1000 / 100,
+                drops_at_ms / 1000,
+                drops_at_ms % 1000 / 100
+            ),
+            Self::Desync { turn } => write!(f, "waiting: a desync after turn {turn} is being located"),
+        }
+    }
 }
 
 /// A message with its sender's per-connection sequence number.
@@ -282,9 +337,23 @@ fn config() -> impl bincode::config::Config {
 
 /// Encodes a message as a frame payload (without the length prefix, which the transport adds).
 /// The messages of this module cannot fail to encode (serde derives into a `Vec`) unless one is
-/// over [`MAX_FRAME`]; such a frame comes out empty, and its receiver closes the connection.
+/// over [`MAX_FRAME`]; such a frame comes out empty, and its receiver closes the connection
+/// ([`try_encode`] says so instead).
 pub fn encode<M: Serialize>(envelope: &Envelope<M>) -> Vec<u8> {
-    bincode::serde::encode_to_vec(envelope, config()).unwrap_or_default()
+    try_encode(envelope).unwrap_or_default()
+}
+
+/// Encodes a message as a frame payload, refusing one over [`MAX_FRAME`] (bincode's limit bounds
+/// only decoding, so the length is checked here).
+///
+/// # Errors
+/// [`ProtocolError::Oversized`] with the payload's length.
+pub fn try_encode<M: Serialize>(envelope: &Envelope<M>) -> Result<Vec<u8>, ProtocolError> {
+    let bytes = bincode::serde::encode_to_vec(envelope, sim::state_hash::CONFIG).map_err(|e| ProtocolError::Malformed(e.to_string()))?;
+    if bytes.len() > MAX_FRAME {
+        return Err(ProtocolError::Oversized(bytes.len()));
+    }
+    Ok(bytes)
 }
 
 /// Decodes a frame payload. Refuses a payload over [`MAX_FRAME`] before reading it, and any byte
@@ -319,11 +388,21 @@ impl<M> Default for Link<M> {
 }
 
 impl<M: for<'de> Deserialize<'de>> Link<M> {
-    /// Encodes an outgoing message with the next sequence number.
+    /// Encodes an outgoing message with the next sequence number (an empty frame, which its
+    /// receiver refuses, for a message over [`MAX_FRAME`]: see [`Link::try_encode`]).
     pub fn encode<O: Serialize>(&mut self, msg: O) -> Vec<u8> {
-        let envelope = Envelope { seq: self.next_out, msg };
+        self.try_encode(msg).unwrap_or_default()
+    }
+
+    /// Encodes an outgoing message with the next sequence number; a message over [`MAX_FRAME`]
+    /// takes no number and is not sent.
+    ///
+    /// # Errors
+    /// [`ProtocolError::Oversized`].
+    pub fn try_encode<O: Serialize>(&mut self, msg: O) -> Result<Vec<u8>, ProtocolError> {
+        let bytes = try_encode(&Envelope { seq: self.next_out, msg })?;
         self.next_out += 1;
-        encode(&envelope)
+        Ok(bytes)
     }
 
     /// Reads an incoming frame and returns the messages now in order: none when it came early or

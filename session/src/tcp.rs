@@ -16,8 +16,9 @@ use crate::protocol::MAX_FRAME;
 
 /// How long a loop sleeps when a pass found nothing to do.
 const IDLE: Duration = Duration::from_millis(1);
-/// The most connections a host keeps open; one more is closed as it is accepted. Silent ones are
-/// closed after [`crate::host::HELLO_WITHIN_MS`], so they cannot keep players out for long.
+/// The most connections a host keeps open. One more displaces the oldest that has sent no
+/// `Hello` ([`HostCore::make_room`]), or is closed as it is accepted when every one has; silent
+/// ones are also closed after [`crate::host::HELLO_WITHIN_MS`].
 pub const MAX_CONNECTIONS: usize = 64;
 /// The most bytes a host queues for one connection; a peer that reads slower than the game
 /// sends is closed rather than let the host's memory grow.
@@ -154,10 +155,18 @@ pub fn run_host_watched(
         while let Ok((socket, _)) = listener.accept() {
             busy = true;
             if streams.len() >= MAX_CONNECTIONS {
-                // Dropping the socket closes it.
-                log(&HostEvent::Closed { conn: next, reason: format!("over the limit of {MAX_CONNECTIONS} connections") });
-                next += 1;
-                continue;
+                // The oldest connection that said no Hello makes room; without one, the new
+                // connection is refused. Dropping a socket closes it.
+                match host.make_room() {
+                    Some(old) => {
+                        streams.remove(&old);
+                    }
+                    None => {
+                        log(&HostEvent::Closed { conn: next, reason: format!("over the limit of {MAX_CONNECTIONS} connections") });
+                        next += 1;
+                        continue;
+                    }
+                }
             }
             if let Ok(stream) = Stream::new(socket) {
                 host.on_connect(next);
@@ -246,7 +255,8 @@ pub fn run_client(
         let frames = match stream.frames() {
             Ok(frames) => frames,
             Err(reason) => {
-                log(&ClientEvent::Closed { reason });
+                client.on_lost(reason);
+                client.take_events().iter().for_each(&mut *log);
                 return Ok(());
             }
         };
@@ -254,13 +264,15 @@ pub fn run_client(
         for frame in frames {
             client.on_frame(&frame);
         }
+        client.tick(now);
         client.step_ready(now, brain);
         for frame in client.take_frames() {
             stream.queue(&frame);
         }
         client.take_events().iter().for_each(&mut *log);
         if !stream.flush() {
-            log(&ClientEvent::Closed { reason: "the connection failed".to_owned() });
+            client.on_lost("the connection failed".to_owned());
+            client.take_events().iter().for_each(&mut *log);
             return Ok(());
         }
         if client.ended().is_some() || client.is_closed() {

@@ -34,6 +34,8 @@ fn host_messages() -> Vec<HostMsg> {
         HostMsg::Load { from: 7, hash: [6; 32] },
         HostMsg::Snapshot(Chunk { turn: 7, index: 1, count: 2, total: 5, bytes: vec![4, 5] }),
         HostMsg::Rejoined { seat: 2 },
+        HostMsg::Refused { order: 3, refusal: session::orders::Refusal::TooLarge { bytes: 70_000, limit: 65_536 } },
+        HostMsg::Waiting(session::protocol::Waiting::Seat { seat: 2, behind_ms: 3_500, drops_at_ms: 10_000 }),
     ]
 }
 

@@ -28,6 +28,37 @@ pub(super) struct Locating {
     deadline: u64,
 }
 
+impl Locating {
+    /// The turn after which the hashes differed.
+    pub(super) fn turn(&self) -> u32 {
+        self.turn
+    }
+}
+
+/// What a seat whose hash differed from the host's turned out to be, from its snapshot of the
+/// turn (simulated again from what it kept) against the host's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Case {
+    /// Its world equals the host's, byte for byte: the hash it reported was false (a liar, or a
+    /// broken hash), which no resync can mend, since its world already is the host's. It is
+    /// dropped and the others play on.
+    FalseReport,
+    /// Its world differs from the host's: a real divergence.
+    Diverged,
+    /// It sent no snapshot in time, so which it is cannot be told: handled as a divergence.
+    NoAnswer,
+}
+
+impl Case {
+    fn text(self) -> &'static str {
+        match self {
+            Self::FalseReport => "a false hash report: its world after the turn equals the host's, byte for byte; dropped, the others play on",
+            Self::Diverged => "diverged: its world after the turn differs from the host's",
+            Self::NoAnswer => "sent no snapshot of the turn in time: handled as a divergence",
+        }
+    }
+}
+
 /// Where the peers parted, and the files to study it.
 #[derive(Clone, Debug)]
 pub struct DesyncReport {
@@ -45,6 +76,8 @@ pub struct DesyncReport {
     pub snapshots: Vec<(u8, Vec<u8>)>,
     /// The host's replay.
     pub replay: Option<Vec<u8>>,
+    /// Per seat whose hash differed from the host's, which case it was.
+    pub cases: Vec<(u8, Case)>,
 }
 
 impl DesyncReport {
@@ -66,6 +99,9 @@ impl DesyncReport {
             let _ = writeln!(s, "hash of {}: {}", name(*seat), hex(hash));
         }
         let _ = writeln!(s, "reference: {}", name(self.reference));
+        for (seat, case) in &self.cases {
+            let _ = writeln!(s, "{}: {}", name(*seat), case.text());
+        }
         for (seat, divergences) in &self.divergences {
             for d in divergences {
                 let _ = writeln!(s, "{} differs in component {}, leaves {:?}", name(*seat), d.component, d.leaves);
@@ -155,7 +191,26 @@ impl HostCore<'_> {
             return;
         }
         let Some(l) = self.locating.take() else { return };
-        if !self.resync {
+        let host = l.votes.first().map(|(_, h)| *h);
+        let differing: Vec<u8> = l.votes.iter().filter(|(s, h)| *s != 0 && Some(*h) != host).map(|(s, _)| *s).collect();
+        // Each seat's own world after the turn against the host's: equal worlds behind differing
+        // hashes are a false report.
+        let cases: Vec<(u8, Case)> = differing
+            .iter()
+            .map(|seat| {
+                let case = match (l.snapshots.get(&0), l.snapshots.get(seat)) {
+                    (Some(ours), Some(theirs)) if ours == theirs => Case::FalseReport,
+                    (Some(_), Some(_)) => Case::Diverged,
+                    _ => Case::NoAnswer,
+                };
+                (*seat, case)
+            })
+            .collect();
+        let liars: Vec<u8> = cases.iter().filter(|(_, c)| *c == Case::FalseReport).map(|(s, _)| *s).collect();
+        let diverged: Vec<u8> = cases.iter().filter(|(_, c)| *c != Case::FalseReport).map(|(s, _)| *s).collect();
+        // Only false reports: every world agrees, so the game is in sync and plays on.
+        let play_on = diverged.is_empty() && !differing.is_empty();
+        if !self.resync && !play_on {
             self.end();
         }
         let reference = l.votes.iter().find(|(_, h)| *h == l.reference).map_or(0, |(s, _)| *s);
@@ -171,8 +226,6 @@ impl HostCore<'_> {
                 fields.push((*seat, replay::diff::diff_snapshots_with(&a, &b, 100, rulesets).diffs));
             }
         }
-        let host = l.votes.first().map(|(_, h)| *h);
-        let differing: Vec<u8> = l.votes.iter().filter(|(s, h)| *s != 0 && Some(*h) != host).map(|(s, _)| *s).collect();
         self.report = Some(DesyncReport {
             turn: l.turn,
             hashes: l.votes,
@@ -181,9 +234,24 @@ impl HostCore<'_> {
             fields,
             snapshots: l.snapshots.into_iter().collect(),
             replay: self.replay_done.clone(),
+            cases,
         });
-        if self.resync {
-            self.resync_seats(&differing, now);
+        let turn = self.report.as_ref().map_or(0, |r| r.turn);
+        if play_on || self.resync {
+            for &seat in &liars {
+                let reason = format!("seat {seat}'s hash after turn {turn} differs from the host's, but its world equals the host's: a false hash report");
+                self.drop_seat(seat, reason);
+                self.out.events.push(super::HostEvent::FalseHash { seat, turn });
+            }
+        }
+        if play_on {
+            // Nothing diverged: the hashes the liars sent were the only difference.
+            self.in_sync = self.in_sync_before;
+            self.phase = Phase::Running;
+            self.next_boundary = now + u64::from(self.config.turn_ms);
+            self.compare(now);
+        } else if self.resync {
+            self.resync_seats(&diverged, now);
         }
     }
 
@@ -197,6 +265,14 @@ impl HostCore<'_> {
         for &seat in seats {
             let s = &mut self.seats[usize::from(seat - 1)];
             let Some(conn) = s.conn.filter(|_| !s.gone) else { continue };
+            if s.resynced {
+                // Resynced once already and diverged again: it would be resynced every turn to
+                // the end; it is dropped instead, and the others play on.
+                self.drop_seat(seat, format!("seat {seat} diverged again after a resync"));
+                continue;
+            }
+            let s = &mut self.seats[usize::from(seat - 1)];
+            s.resynced = true;
             s.from = from;
             s.hashed = from;
             s.hashes.clear();
