@@ -406,12 +406,24 @@ fn check_turn(world: &World, report: &sim::world::TurnReport, commands: &[Comman
     }
 }
 
-/// The body: see the module documentation.
-pub fn command_stream(data: &[u8]) {
+/// The first run of an input: the world it describes, the commands decoded while stepping it on
+/// one thread (checked every turn), each turn's outcome, and the snapshot saved before turn
+/// `save_at` (if the run got that far).
+struct FirstRun {
+    setup: Setup,
+    save_at: u32,
+    turns: Vec<Vec<Command>>,
+    outcomes: Vec<TurnOutcome>,
+    saved: Option<Vec<u8>>,
+}
+
+/// Decodes and plays an input on one thread, checking every turn; `None` when the header
+/// describes no world.
+fn first_run(data: &[u8]) -> Option<FirstRun> {
     let mut b = Bytes::new(data);
-    let Some(setup) = decode_setup(&mut b) else { return };
+    let setup = decode_setup(&mut b)?;
     let save_at = b.below(MAX_TURNS);
-    let Some(mut world) = new_world(&setup, 1) else { return };
+    let mut world = new_world(&setup, 1)?;
     let mut known = Known { obstructions: setup.obstructions.iter().map(|o| o.0).collect(), ..Known::default() };
     let mut used_obstruction_ids: std::collections::BTreeSet<ObstructionId> = known.obstructions.iter().copied().collect();
     let mut turns: Vec<Vec<Command>> = Vec::new();
@@ -445,25 +457,46 @@ pub fn command_stream(data: &[u8]) {
         turns.push(commands);
         outcomes.push((report.events, report.hash));
     }
+    Some(FirstRun { setup, save_at, turns, outcomes, saved })
+}
 
+/// Replays a saved world from turn `save_at` on and checks it reaches the first run's outcomes.
+fn check_loaded(run: &FirstRun) {
+    let Some(bytes) = &run.saved else { return };
+    let at = run.save_at as usize;
+    let mut loaded = World::load_with_rules(bytes, FuzzRules).unwrap_or_else(|e| panic!("a saved world loads: {e}"));
+    let before = if at == 0 { new_world(&run.setup, 1).expect("made once").state_hash() } else { run.outcomes[at - 1].1 };
+    assert!(loaded.state_hash() == before, "the loaded world's hash differs from the saved world's");
+    for (turn, (commands, expected)) in run.turns.iter().zip(&run.outcomes).enumerate().skip(at) {
+        let report = loaded.step(commands);
+        assert!(report.events == expected.0, "turn {turn}: events differ after save and load before turn {at}");
+        assert!(report.hash == expected.1, "turn {turn}: hash differs after save and load before turn {at}");
+    }
+}
+
+/// What an input gives on this machine, one thread only (so it runs where threads do not exist,
+/// as on wasm32): each turn's state hash and a blake3 digest of its events (their `Debug` text,
+/// which holds only explicit-width integers and names), after the checks of the body's first and
+/// saved-and-loaded runs. Two machines that disagree on any line disagree on the simulation
+/// (`phalanx-cross corpus`, run by `scripts/cross-check`).
+pub fn command_stream_turns(data: &[u8]) -> Vec<([u8; 32], [u8; 32])> {
+    let Some(run) = first_run(data) else { return Vec::new() };
+    check_loaded(&run);
+    run.outcomes.iter().map(|(events, hash)| (*hash, *blake3::hash(format!("{events:?}").as_bytes()).as_bytes())).collect()
+}
+
+/// The body: see the module documentation.
+pub fn command_stream(data: &[u8]) {
+    let Some(run) = first_run(data) else { return };
+    let FirstRun { setup, turns, outcomes, .. } = &run;
     // The same commands on two threads.
-    let mut two = new_world(&setup, 2).expect("the world was made once");
-    for (turn, (commands, expected)) in turns.iter().zip(&outcomes).enumerate() {
+    let mut two = new_world(setup, 2).expect("the world was made once");
+    for (turn, (commands, expected)) in turns.iter().zip(outcomes).enumerate() {
         let report = two.step(commands);
         assert!(report.events == expected.0, "turn {turn}: events differ with two threads");
         assert!(report.hash == expected.1, "turn {turn}: hash differs with two threads");
     }
 
     // Saved before turn `save_at`, loaded, and continued.
-    if let Some(bytes) = saved {
-        let at = save_at as usize;
-        let mut loaded = World::load_with_rules(&bytes, FuzzRules).unwrap_or_else(|e| panic!("a saved world loads: {e}"));
-        let before = if at == 0 { new_world(&setup, 1).expect("made once").state_hash() } else { outcomes[at - 1].1 };
-        assert!(loaded.state_hash() == before, "the loaded world's hash differs from the saved world's");
-        for (turn, (commands, expected)) in turns.iter().zip(&outcomes).enumerate().skip(at) {
-            let report = loaded.step(commands);
-            assert!(report.events == expected.0, "turn {turn}: events differ after save and load before turn {at}");
-            assert!(report.hash == expected.1, "turn {turn}: hash differs after save and load before turn {at}");
-        }
-    }
+    check_loaded(&run);
 }

@@ -16,14 +16,14 @@ mod session_frames;
 #[cfg(test)]
 mod regressions;
 
-pub use command_stream::command_stream;
+pub use command_stream::{command_stream, command_stream_turns};
 pub use fixed_math::fixed_math;
 pub use geometry::geometry;
 pub use reachability::reachability;
 pub use session_frames::session_frames;
 
 use pathing::movingai;
-use pathing::{Fixed, Goal, NavGrid, Navcell, PassClass, PassMap, Path, PathStatus, SearchLimits, SearchScratch};
+use pathing::{Fixed, Goal, NavGrid, Navcell, PassClass, PassMap, Path, PathStatus, SearchLimits, SearchOutcome, SearchScratch};
 
 /// A target body.
 pub type Body = fn(&[u8]);
@@ -189,14 +189,29 @@ pub fn grid_text(data: &[u8]) {
     }
 }
 
-/// Builds a small grid, a start and a goal from bytes and checks JPS, and JPS and JPS+ with the
-/// landmark heuristic, against the A* oracle.
+/// The four searches of [`jps_vs_astar`] on one input: JPS, A*, JPS with landmarks and JPS+ with
+/// landmarks, each with its path.
+pub struct SearchAnswers {
+    /// JPS without accelerators.
+    pub jps: (SearchOutcome, Path),
+    /// The A* oracle.
+    pub astar: (SearchOutcome, Path),
+    /// JPS with the landmark heuristic.
+    pub landmarks: (SearchOutcome, Path),
+    /// JPS+ (jump tables) with the landmark heuristic.
+    pub plus_landmarks: (SearchOutcome, Path),
+    /// The map searched, for legality checks.
+    map: PassMap,
+}
+
+/// Builds the grid, start and goal of a [`jps_vs_astar`] input and runs its four searches; `None`
+/// for an input too short to describe them.
 ///
 /// Layout: `[width, height, start_i, start_j, goal kind, goal x, goal z, goal size, cells...]`,
 /// width and height taken modulo 40 (plus 1), one bit per navcell from the remaining bytes; the
 /// goal kind's low two bits pick the shape, the rest (modulo 9) the number of landmarks.
-pub fn jps_vs_astar(data: &[u8]) {
-    let [w, h, si, sj, kind, gx, gz, size, cells @ ..] = data else { return };
+pub fn jps_vs_astar_searches(data: &[u8]) -> Option<SearchAnswers> {
+    let [w, h, si, sj, kind, gx, gz, size, cells @ ..] = data else { return None };
     let (w, h) = (u32::from(*w) % 40 + 1, u32::from(*h) % 40 + 1);
     let class = PassClass::new(0).expect("class 0 exists");
     let mut grid = NavGrid::new(w, h, 1, Fixed::ONE).expect("small grids are valid");
@@ -221,28 +236,42 @@ pub fn jps_vs_astar(data: &[u8]) {
     }
     .expect("goal values are in range");
     let mut scratch = SearchScratch::new();
-    let (mut a, mut b) = (Path::new(), Path::new());
-    let jps = pathing::find_path_jps(&map, &pathing::Accelerators::NONE, start, &goal, &SearchLimits::UNLIMITED, &mut scratch, &mut a);
-    let astar = pathing::find_path_astar(&map, None, start, &goal, &SearchLimits::UNLIMITED, &mut scratch, &mut b);
+    let mut search = |accelerators: &pathing::Accelerators<'_>, oracle: bool| {
+        let mut path = Path::new();
+        let outcome = if oracle {
+            pathing::find_path_astar(&map, None, start, &goal, &SearchLimits::UNLIMITED, &mut scratch, &mut path)
+        } else {
+            pathing::find_path_jps(&map, accelerators, start, &goal, &SearchLimits::UNLIMITED, &mut scratch, &mut path)
+        };
+        (outcome, path)
+    };
+    let jps = search(&pathing::Accelerators::NONE, false);
+    let astar = search(&pathing::Accelerators::NONE, true);
+    // The landmark heuristic: 0 to 8 landmarks, from the goal kind's upper bits.
+    let landmarks = pathing::Landmarks::build(&map, usize::from(kind / 4 % 9));
+    let table = pathing::JumpTable::build(&map);
+    let with_landmarks = search(&pathing::Accelerators { jump_table: None, landmarks: Some(&landmarks) }, false);
+    let plus_landmarks = search(&pathing::Accelerators { jump_table: Some(&table), landmarks: Some(&landmarks) }, false);
+    Some(SearchAnswers { jps, astar, landmarks: with_landmarks, plus_landmarks, map })
+}
+
+/// Builds a small grid, a start and a goal from bytes (see [`jps_vs_astar_searches`]) and checks
+/// JPS, and JPS and JPS+ with the landmark heuristic, against the A* oracle.
+pub fn jps_vs_astar(data: &[u8]) {
+    let Some(answers) = jps_vs_astar_searches(data) else { return };
+    let SearchAnswers { jps: (jps, a), astar: (astar, b), landmarks: (lm, c), plus_landmarks: (plus_lm, d), map } = &answers;
     assert_eq!(jps.status, astar.status, "JPS and A* disagree on reachability");
     if jps.status == PathStatus::Complete {
         assert_eq!(a.cost(), b.cost(), "JPS and A* disagree on the cost");
     }
-    // The landmark heuristic (0 to 8 landmarks, from the goal kind's upper bits) must not change
-    // the cost, and JPS+ with it must return exactly what JPS with it returns.
-    let landmarks = pathing::Landmarks::build(&map, usize::from(kind / 4 % 9));
-    let table = pathing::JumpTable::build(&map);
-    let (mut c, mut d) = (Path::new(), Path::new());
-    let with_landmarks = pathing::Accelerators { jump_table: None, landmarks: Some(&landmarks) };
-    let plus_with_landmarks = pathing::Accelerators { jump_table: Some(&table), landmarks: Some(&landmarks) };
-    let lm = pathing::find_path_jps(&map, &with_landmarks, start, &goal, &SearchLimits::UNLIMITED, &mut scratch, &mut c);
-    let plus_lm = pathing::find_path_jps(&map, &plus_with_landmarks, start, &goal, &SearchLimits::UNLIMITED, &mut scratch, &mut d);
+    // The landmark heuristic must not change the cost, and JPS+ with it must return exactly what
+    // JPS with it returns.
     assert_eq!(lm.status, astar.status, "JPS with landmarks and A* disagree on reachability");
     if lm.status == PathStatus::Complete {
         assert_eq!(c.cost(), b.cost(), "JPS with landmarks and A* disagree on the cost");
-        assert!(c.check_legal(&map).is_ok(), "JPS with landmarks returned an illegal path");
+        assert!(c.check_legal(map).is_ok(), "JPS with landmarks returned an illegal path");
     }
-    assert_eq!((lm, &c), (plus_lm, &d), "JPS+ with landmarks differs from JPS with landmarks");
+    assert_eq!((lm, c), (plus_lm, d), "JPS+ with landmarks differs from JPS with landmarks");
 }
 
 #[cfg(test)]

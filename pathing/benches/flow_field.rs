@@ -11,7 +11,7 @@
 //! next steps from a stride of navcells costs exactly their distance and ends on the goal.
 //! Target: a 128² region builds in under 0.5 ms.
 //!
-//! `cargo bench -p pathing --bench flow_field` runs 8 regions per size with 11 builds each (the
+//! `cargo bench -p phalanx-pathing --bench flow_field` runs 8 regions per size with 11 builds each (the
 //! peer 3); `PHALANX_BENCH_QUICK=1` (or no `--bench` argument) runs one region per size on a 256 ×
 //! 256 variant of the world with few samples. Exits with status 1 when a check fails.
 

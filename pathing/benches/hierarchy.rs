@@ -11,7 +11,7 @@
 //!   same hundred tiles. Target: under 2% of a full rebuild. Every fifth update is checked against a
 //!   rebuild, outside the timing.
 //!
-//! `cargo bench -p pathing --bench hierarchy` runs orz900d, Berlin_0_1024, den520d,
+//! `cargo bench -p phalanx-pathing --bench hierarchy` runs orz900d, Berlin_0_1024, den520d,
 //! AcrosstheCape, random512-40-0 and 8room_000 (maps with a single component get no unreachable
 //! queries); `PHALANX_BENCH_QUICK=1` (or no `--bench` argument) runs den520d with few samples.
 //! Exits with status 1 when a check fails.

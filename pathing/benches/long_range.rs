@@ -33,7 +33,7 @@
 //!
 //! Modes:
 //!
-//! - `cargo bench -p pathing --bench long_range`: the full run (cargo passes `--bench`).
+//! - `cargo bench -p phalanx-pathing --bench long_range`: the full run (cargo passes `--bench`).
 //! - `PHALANX_BENCH_QUICK=1`, or no `--bench` argument (`cargo test --benches`): 3 short-to-medium
 //!   problems per map, 1 run each, so the smoke test takes seconds even unoptimized.
 //! - `PHALANX_BENCH_PROBLEMS=N`: problems per map (default 40).

@@ -15,7 +15,7 @@
 //!
 //! Modes:
 //!
-//! - `cargo bench -p pathing --bench short_range`: the 1024 × 1024 reference world, 300 queries
+//! - `cargo bench -p phalanx-pathing --bench short_range`: the 1024 × 1024 reference world, 300 queries
 //!   per square count, 5 runs each (`PHALANX_BENCH_PROBLEMS=N`, `PHALANX_BENCH_REPS=R` change them).
 //! - `PHALANX_BENCH_QUICK=1`, or no `--bench` argument (`cargo test --benches`): a 256 × 256
 //!   variant, 20 queries per square count, one run each.

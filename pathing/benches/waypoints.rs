@@ -11,7 +11,7 @@
 //!   [`WaypointGraph::update`] with the dirty rectangles; each compared with a full build outside
 //!   the timing.
 //!
-//! `cargo bench -p pathing --bench waypoints` runs the reference world; `PHALANX_BENCH_QUICK=1`
+//! `cargo bench -p phalanx-pathing --bench waypoints` runs the reference world; `PHALANX_BENCH_QUICK=1`
 //! (or no `--bench` argument) runs a 256 × 256 variant with 40 waypoints, a range of 50 m and few
 //! samples. Medians
 //! are printed; exits with status 1 when a check fails.

@@ -12,7 +12,7 @@
 //!   150 ms; one building under 1% of the full build. Every fifth placement is compared with a full
 //!   rebuild, outside the timing.
 //!
-//! `cargo bench -p pathing --bench world`; `PHALANX_BENCH_QUICK=1` (or no `--bench` argument) runs
+//! `cargo bench -p phalanx-pathing --bench world`; `PHALANX_BENCH_QUICK=1` (or no `--bench` argument) runs
 //! a 256 × 256 variant with few samples; `PHALANX_BENCH_TABLES=1` gives the `default` class jump
 //! tables, `PHALANX_BENCH_LANDMARKS=1` a landmark table. Exits with status 1 when a check fails.
 

@@ -126,6 +126,7 @@ mod geometry;
 mod grid;
 mod hierarchy;
 mod local;
+mod render;
 mod routes;
 mod search;
 #[cfg(any(test, feature = "test-support"))]
@@ -137,7 +138,8 @@ pub use build::{classes, passability, placement, polygon, raster, refworld, terr
 pub use formats::{grid_text, json, movingai};
 pub use geometry::{decimal, trig};
 pub use grid::cost;
-pub use local::{collide, flow_field, short_range};
+pub use grid::collide;
+pub use local::{flow_field, short_range};
 pub use routes::waypoints;
 pub use search::smoothing;
 
@@ -147,7 +149,7 @@ pub use geometry::{FIXED_FRAC_BITS, Fixed, Vec2, WorldPos, cell_div_rem};
 pub use grid::nav_grid::{GridError, MAX_CELL_SIZE, MAX_CLASSES, MAX_SIDE, NavGrid, PassClass};
 pub use grid::navcell::{CellRect, Navcell};
 pub use grid::pass_map::PassMap;
-pub use grid::render::{Layers, render_ascii};
+pub use render::{Layers, render_ascii};
 pub use hierarchy::{CHUNK_SIZE, Hierarchy, RegionId};
 pub use local::short_range::{ShortOutcome, ShortPartial, ShortQuery, ShortScratch, ShortStatus, find_short_path};
 pub use search::astar::find_path_astar;

@@ -66,7 +66,7 @@ fn play(dir: &Path, scenario: &Path, turns: u32, host_args: &[&str], seats: &[us
         assert!(text.contains(&format!("ended after {turns} turns, in sync")), "{text}");
     }
     let mut out = Vec::new();
-    let code = phalanx::run(["phalanx", "verify", replay.to_str().expect("utf-8")], &mut out, &mut Vec::new());
+    let code = phalanx_cli::run(["phalanx", "verify", replay.to_str().expect("utf-8")], &mut out, &mut Vec::new());
     assert_eq!(code, 0, "{}", String::from_utf8_lossy(&out));
     // Each client recorded the game too: its replay verifies and is identical to the host's.
     for &seat in seats {
@@ -77,7 +77,7 @@ fn play(dir: &Path, scenario: &Path, turns: u32, host_args: &[&str], seats: &[us
                 "verify" => vec!["phalanx", "verify", own.to_str().expect("utf-8")],
                 _ => vec!["phalanx", "diff", replay.to_str().expect("utf-8"), own.to_str().expect("utf-8")],
             };
-            let code = phalanx::run(args, &mut out, &mut Vec::new());
+            let code = phalanx_cli::run(args, &mut out, &mut Vec::new());
             let text = String::from_utf8_lossy(&out);
             assert_eq!(code, 0, "seat {seat}, {command}: {text}");
             if command == "diff" {

@@ -194,7 +194,7 @@ fn a_game_across_two_network_namespaces_that_lose_packets_ends_in_sync() {
         assert_eq!(final_hash(&text), hash, "{text}");
     }
     let mut out = Vec::new();
-    let code = replay::cli::run(["phalanx", "verify", replay.to_str().expect("utf-8")], &mut out, &mut Vec::new());
+    let code = phalanx_cli::run(["phalanx", "verify", replay.to_str().expect("utf-8")], &mut out, &mut Vec::new());
     assert_eq!(code, 0, "{}", String::from_utf8_lossy(&out));
     println!("host:\n{host_text}");
     std::fs::remove_dir_all(&dir).expect("clean up");

@@ -10,7 +10,7 @@
 //! peak resident memory of the process (`VmHWM`) and the heap bytes per unit: the heap the world
 //! holds after its last turn less the heap of the same world with no units, over the units.
 //!
-//! `cargo bench -p replay --bench scale`; `PHALANX_BENCH_QUICK=1` (or no `--bench` argument, as
+//! `cargo bench -p phalanx-replay --bench scale`; `PHALANX_BENCH_QUICK=1` (or no `--bench` argument, as
 //! `cargo test --benches` runs it) runs 20 turns of each. `PHALANX_BENCH_TURNS=N` sets the turns.
 //! `PHALANX_SCALE_SCENARIO=FILE` runs another scenario in place of the ten-thousand one (a name in
 //! examples/scenarios, or a path). The ten-thousand scenario also runs on two threads, and the run exits with status 1 when the

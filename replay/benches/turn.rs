@@ -3,7 +3,7 @@
 //! fresh `World::load_like`), so a profiler sees that turn alone and its time is a median over
 //! many runs, not one sample in a noisy run.
 //!
-//! `cargo bench -p replay --bench turn` steps turn 60 of `examples/scenarios/ten-thousand.json`
+//! `cargo bench -p phalanx-replay --bench turn` steps turn 60 of `examples/scenarios/ten-thousand.json`
 //! (the order that sends all 10,000 units back) 30 times and prints the median and minimum time of
 //! the turn and of each phase. `PHALANX_TURN=N` picks the turn, `PHALANX_TURN_SCENARIO=FILE` the
 //! scenario (a name in examples/scenarios, or a path), `PHALANX_TURN_REPEAT=N` the repetitions,

@@ -193,9 +193,9 @@ pub fn common_keyframe<'r>(a: &'r crate::format::Replay, b: &'r crate::format::R
 /// The field differences of two keyframe snapshots of turn `k` (A first), at most `limit` listed.
 ///
 /// # Errors
-/// Text naming the keyframe when either does not decode.
-pub fn keyframe_diff(k: u32, a: &[u8], b: &[u8], limit: usize, rulesets: &Rulesets) -> Result<SnapshotDiff, String> {
-    let load = |bytes: &[u8]| sim::snapshot::unframe(bytes).map_err(|e| format!("keyframe of turn {k}: {e}"));
+/// [`crate::Error::Keyframe`] naming the keyframe when either does not decode.
+pub fn keyframe_diff(k: u32, a: &[u8], b: &[u8], limit: usize, rulesets: &Rulesets) -> Result<SnapshotDiff, crate::Error> {
+    let load = |bytes: &[u8]| sim::snapshot::unframe(bytes).map_err(|source| crate::Error::Keyframe { turn: k, source });
     Ok(diff_snapshots_with(&load(a)?, &load(b)?, limit, rulesets))
 }
 

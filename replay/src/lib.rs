@@ -1,7 +1,9 @@
-//! Scenarios, replays, verification and the `phalanx` command-line program of the Phalanx
-//! lockstep core.
+//! Scenarios, replays, verification, diffs, pictures and the replay viewer of the Phalanx lockstep
+//! core: the library behind the `phalanx` program's file commands (the `phalanx-cli` crate).
 //!
-//! This is the only crate that touches the file system and the command line.
+//! It knows no particular game: the tools that build a world of game rules take a
+//! [`rules::Rulesets`] registry as a value, which the program fills. It reads and writes files
+//! (scenarios, replays, pictures) but knows no command line and no terminal.
 //!
 //! - [`scenario`]: the scenario file (`docs/scenario.md`): the map, classes, settings, initial
 //!   units and a script of commands by turn; [`scenario::Scenario::canonical_text`] is the
@@ -16,9 +18,8 @@
 //!   reports the turn, the components, the entities and fields ([`diff`]) and the turn's commands.
 //! - [`seek`]: the world at the start of any turn of a replay, from the nearest keyframe.
 //! - [`picture`], [`viewer`]: a turn as a PNG, a whole replay as a self-contained HTML page.
-//! - [`demo`]: the embedded demo on the reference world.
-//! - [`cli`]: the file commands of the `phalanx` command line (`demo`, `scen`, `path`, `reach`, `raster`, `run`,
-//!   `verify`, `diff`, `seek`, `render`, `view`); the `phalanx` crate adds `host` and `join`.
+//! - [`rules`]: game rulesets as the tools see them, by name at run time ([`rules::RulesOf`] wraps
+//!   any `sim::Rules`).
 //!
 //! # Quick start
 //!
@@ -83,21 +84,12 @@
 //! assert_eq!((report.turns_verified, report.keyframes_checked), (12, 2));
 //! ```
 //!
-//! The command line is driven the same way in tests, without a process:
-//!
-//! ```
-//! let mut out = Vec::new();
-//! let mut err = Vec::new();
-//! let code = replay::cli::run(["phalanx", "--version"], &mut out, &mut err);
-//! assert_eq!(code, 0);
-//! assert!(String::from_utf8(out).unwrap().starts_with("phalanx"));
-//! ```
-
 #![forbid(unsafe_code)]
 
-pub mod cli;
-pub mod demo;
+pub use error::Error;
+
 pub mod diff;
+mod error;
 pub mod format;
 pub mod picture;
 pub mod record;

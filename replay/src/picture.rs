@@ -160,8 +160,8 @@ impl Layers {
     /// `paths`, `formations` (or `all`).
     ///
     /// # Errors
-    /// The first unknown name, with the names expected.
-    pub fn parse(text: &str) -> Result<Layers, String> {
+    /// [`crate::Error::Layer`]: the first unknown name (the message lists the names expected).
+    pub fn parse(text: &str) -> Result<Layers, crate::Error> {
         let mut layers = Layers { terrain: false, clearance: false, obstructions: false, units: false, paths: false, formations: false };
         for name in text.split(',').map(str::trim).filter(|n| !n.is_empty()) {
             match name {
@@ -172,11 +172,7 @@ impl Layers {
                 "units" => layers.units = true,
                 "paths" => layers.paths = true,
                 "formations" => layers.formations = true,
-                other => {
-                    return Err(format!(
-                        "unknown layer {other:?}, expected a comma-separated list of terrain, clearance, obstructions, units, paths, formations or all"
-                    ));
-                }
+                other => return Err(crate::Error::Layer { found: other.to_owned() }),
             }
         }
         Ok(layers)

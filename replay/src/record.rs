@@ -58,7 +58,7 @@ pub fn header_for(scenario: &Scenario, world: &mut World, keyframe_every: u32) -
 /// cannot.
 pub fn build_world(scenario: &Scenario, threads: usize) -> Result<World, RunError> {
     let mut world = scenario.world().map_err(|e| RunError::Setup(e.to_string()))?;
-    crate::verify::start_threads(&mut world, threads).map_err(RunError::Threads)?;
+    crate::verify::start_threads(&mut world, threads).map_err(|e| RunError::Threads(e.to_string()))?;
     Ok(world)
 }
 

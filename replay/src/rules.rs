@@ -17,6 +17,8 @@ use sim::snapshot::{GameSnapshot, SnapshotError};
 use sim::world::SetupError;
 use sim::{CommandKind, EntityId, PlayerId, Settings, World};
 
+use crate::Error;
+
 /// A game's state in its serde form (`serde_json::Value`), for field-by-field comparison.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GameJson {
@@ -96,6 +98,29 @@ impl std::fmt::Debug for dyn Bot {
 
 /// Makes a ruleset's bots ([`RulesOf::with_bots`]).
 pub type BotMaker = fn(PlayerId, u64) -> Box<dyn Bot>;
+
+/// A command as every tool prints it (`player 1 seq 6: …`), a game command in its rules' JSON form
+/// (`game {"Strike":{"unit":…,"damage":20}}`) when `rules` reads it, else as the core prints it.
+pub fn command_text(command: &sim::Command, rules: Option<&dyn Ruleset>) -> String {
+    match (&command.kind, rules) {
+        (CommandKind::Game { payload }, Some(r)) => match r.command_json(payload) {
+            Some(json) => format!("player {} seq {}: {} command {json}", command.player, command.seq, r.name()),
+            None => command.to_string(),
+        },
+        _ => command.to_string(),
+    }
+}
+
+/// Why a command was refused, a game's reason in its rules' JSON form when `rules` reads it.
+pub fn reason_text(reason: &sim::RejectReason, rules: Option<&dyn Ruleset>) -> String {
+    match (reason, rules) {
+        (sim::RejectReason::Game { payload }, Some(r)) => match r.reject_json(payload) {
+            Some(json) => format!("refused by the {} rules: {json}", r.name()),
+            None => reason.to_string(),
+        },
+        _ => reason.to_string(),
+    }
+}
 
 impl std::fmt::Debug for dyn Ruleset {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -221,10 +246,21 @@ impl Rulesets {
 
     /// This registry and one more ruleset (a later one of the same name replaces it).
     #[must_use]
-    pub fn with(mut self, ruleset: impl Ruleset + 'static) -> Self {
+    pub fn with(self, ruleset: impl Ruleset + 'static) -> Self {
+        self.with_shared(Arc::new(ruleset))
+    }
+
+    /// This registry and one more shared ruleset (a later one of the same name replaces it).
+    #[must_use]
+    pub fn with_shared(mut self, ruleset: Arc<dyn Ruleset>) -> Self {
         self.list.retain(|r| r.name() != ruleset.name());
-        self.list.push(Arc::new(ruleset));
+        self.list.push(ruleset);
         self
+    }
+
+    /// The rulesets known, in the order added.
+    pub fn iter(&self) -> impl Iterator<Item = &Arc<dyn Ruleset>> {
+        self.list.iter()
     }
 
     /// The ruleset of a name.
@@ -248,25 +284,24 @@ impl Rulesets {
     /// The ruleset a replay or snapshot names, at the version it names.
     ///
     /// # Errors
-    /// Text naming the ruleset and version asked for and the ones known.
-    pub fn resolve(&self, name: &str, version: u32) -> Result<Arc<dyn Ruleset>, String> {
+    /// [`Error::UnknownRuleset`] or [`Error::RulesetVersion`], naming the ruleset and version asked
+    /// for and the ones known.
+    pub fn resolve(&self, name: &str, version: u32) -> Result<Arc<dyn Ruleset>, Error> {
         match self.get(name) {
             Some(r) if r.version() == version => Ok(r),
-            Some(r) => Err(format!("ruleset {name} version {version} is not known (this program has {name} version {})", r.version())),
-            None => Err(format!("unknown ruleset {name:?} (this program knows: {})", self.known())),
+            Some(r) => Err(Error::RulesetVersion { name: name.to_owned(), version, known: r.version() }),
+            None => Err(Error::UnknownRuleset { name: name.to_owned(), version, known: self.known() }),
         }
     }
 
     /// A world from snapshot bytes, with the rules the snapshot names (or none).
     ///
     /// # Errors
-    /// The snapshot's error, or an unknown ruleset named.
-    pub fn load(&self, bytes: &[u8]) -> Result<World, String> {
+    /// [`Error::Snapshot`], or an unknown ruleset named ([`Rulesets::resolve`]).
+    pub fn load(&self, bytes: &[u8]) -> Result<World, Error> {
         match World::load(bytes) {
-            Err(SnapshotError::Rules { found: Some((name, version)), .. }) => {
-                self.resolve(&name, version)?.load(bytes).map_err(|e| e.to_string())
-            }
-            other => other.map_err(|e| e.to_string()),
+            Err(SnapshotError::Rules { found: Some((name, version)), .. }) => Ok(self.resolve(&name, version)?.load(bytes)?),
+            other => Ok(other?),
         }
     }
 }

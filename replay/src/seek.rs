@@ -116,12 +116,12 @@ pub fn restore(
                     k.wrapping_sub(1)
                 ));
             }
-            crate::verify::start_threads(&mut w, threads)?;
+            crate::verify::start_threads(&mut w, threads).map_err(|e| e.to_string())?;
             w
         }
         None => {
             let mut w = scenario_world(&header, rulesets).map_err(|e| format!("{name}: {e}"))?;
-            crate::verify::start_threads(&mut w, threads)?;
+            crate::verify::start_threads(&mut w, threads).map_err(|e| e.to_string())?;
             w
         }
     };

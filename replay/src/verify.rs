@@ -27,6 +27,7 @@ use sim::world::World;
 
 use crate::diff::FieldDiff;
 use crate::format::{ENGINE, End, Record, ReplayHeader, ReplayReader};
+use crate::Error;
 use crate::scenario::Scenario;
 
 /// How to verify.
@@ -295,16 +296,18 @@ pub type Hook<'a> = &'a mut dyn FnMut(&mut World);
 /// The scenario a replay embeds (no file access: it is self-contained).
 ///
 /// # Errors
-/// The scenario's parse error as text.
-pub fn embedded_scenario(header: &ReplayHeader, rulesets: &Rulesets) -> Result<Scenario, String> {
+/// [`Error::UnknownRuleset`] (or [`Error::RulesetVersion`]) for rules this program lacks,
+/// [`Error::Scenario`] when the scenario does not parse, [`Error::HeaderMismatch`] when its rules
+/// are not the header's.
+pub fn embedded_scenario(header: &ReplayHeader, rulesets: &Rulesets) -> Result<Scenario, Error> {
     if let Some((name, version)) = &header.rules {
         rulesets.resolve(name, *version)?;
     }
     let mut refuse = |path: &str| Err(format!("the embedded scenario refers to the file {path:?}; it must be self-contained"));
-    let scenario = Scenario::parse_with(&header.scenario, "<replay header scenario>", &mut refuse, rulesets).map_err(|e| e.to_string())?;
+    let scenario = Scenario::parse_with(&header.scenario, "<replay header scenario>", &mut refuse, rulesets)?;
     let named = scenario.rules().map(|r| (r.name().to_owned(), r.version()));
     if named != header.rules {
-        return Err("the header's game rules differ from its scenario's".into());
+        return Err(Error::HeaderMismatch { what: "game rules" });
     }
     Ok(scenario)
 }
@@ -312,9 +315,8 @@ pub fn embedded_scenario(header: &ReplayHeader, rulesets: &Rulesets) -> Result<S
 /// The world at turn 0 of a replay, with `threads` path workers.
 ///
 /// # Errors
-/// Text saying why the embedded scenario cannot be used, or that the worker threads could not be
-/// started.
-pub fn initial_world(header: &ReplayHeader, threads: usize, rulesets: &Rulesets) -> Result<World, String> {
+/// As [`scenario_world`], or [`Error::Threads`] when the worker threads could not be started.
+pub fn initial_world(header: &ReplayHeader, threads: usize, rulesets: &Rulesets) -> Result<World, Error> {
     let mut world = scenario_world(header, rulesets)?;
     start_threads(&mut world, threads)?;
     Ok(world)
@@ -323,27 +325,28 @@ pub fn initial_world(header: &ReplayHeader, threads: usize, rulesets: &Rulesets)
 /// Gives a world `threads` path workers.
 ///
 /// # Errors
-/// Text saying that the threads could not be started (a fault of this machine, not of any file).
-pub fn start_threads(world: &mut World, threads: usize) -> Result<(), String> {
-    world.set_threads(threads).map_err(|e| format!("cannot start {threads} path worker threads: {e}"))
+/// [`Error::Threads`]: the threads could not be started (a fault of this machine, not of any file).
+pub fn start_threads(world: &mut World, threads: usize) -> Result<(), Error> {
+    world.set_threads(threads).map_err(|message| Error::Threads { threads, message })
 }
 
 /// The world at turn 0 of a replay, on the calling thread alone.
 ///
 /// # Errors
-/// Text saying why the embedded scenario cannot be used.
-pub fn scenario_world(header: &ReplayHeader, rulesets: &Rulesets) -> Result<World, String> {
+/// Why the embedded scenario cannot be used: as [`embedded_scenario`], or
+/// [`Error::HeaderMismatch`], [`Error::ScenarioName`], [`Error::World`] or [`Error::Components`].
+pub fn scenario_world(header: &ReplayHeader, rulesets: &Rulesets) -> Result<World, Error> {
     let scenario = embedded_scenario(header, rulesets)?;
     if *scenario.settings() != header.settings || header.seed != header.settings.seed {
-        return Err("the header's settings or seed differ from its scenario's".into());
+        return Err(Error::HeaderMismatch { what: "settings or seed" });
     }
     if scenario.name() != header.scenario_name {
-        return Err(format!("the header names scenario {:?} but embeds {:?}", header.scenario_name, scenario.name()));
+        return Err(Error::ScenarioName { header: header.scenario_name.clone(), embedded: scenario.name().to_owned() });
     }
-    let world = scenario.world().map_err(|e| format!("the embedded scenario's world: {e}"))?;
+    let world = scenario.world().map_err(|source| Error::World { source })?;
     let names: Vec<String> = world.state_digest().components.into_iter().map(|(n, _)| n).collect();
     if names != header.components {
-        return Err(format!("the header's state components {:?} are not this engine's {names:?}", header.components));
+        return Err(Error::Components { header: header.components.clone(), engine: names });
     }
     Ok(world)
 }

@@ -170,7 +170,7 @@ pub fn build_view(sources: &[Source<'_>], options: &ViewOptions) -> Result<View,
     } else {
         let mut data = Vec::new();
         for s in sources {
-            let world = options.rulesets.load(s.bytes).map_err(|e| unreadable(s, e))?;
+            let world = options.rulesets.load(s.bytes).map_err(|e| unreadable(s, e.to_string()))?;
             let snapshot = sim::snapshot::unframe(s.bytes).map_err(|e| unreadable(s, e.to_string()))?;
             if backgrounds.is_empty() {
                 backgrounds.push((0, png_data_url(&picture::terrain_png(world.nav()))));
@@ -716,7 +716,7 @@ fn capture_replay(
 ) -> Result<(Game, Geometry), String> {
     let header = &replay.header;
     let threads = options.threads;
-    let mut world = initial_world(header, threads, &options.rulesets)?;
+    let mut world = initial_world(header, threads, &options.rulesets).map_err(|e| e.to_string())?;
     let geometry = Geometry::of(&world);
     let rules = header.rules.as_ref().and_then(|(name, version)| options.rulesets.resolve(name, *version).ok());
     let mut capture = Capture::new(name, &header.scenario_name, 0, geometry.cell_bits, rules);
@@ -739,7 +739,7 @@ fn capture_replay(
                     turn.wrapping_sub(1)
                 ));
             }
-            crate::verify::start_threads(&mut loaded, threads)?;
+            crate::verify::start_threads(&mut loaded, threads).map_err(|e| e.to_string())?;
             world = loaded;
             off_track = false;
             notes.push(format!("{name}: frames from turn {turn} follow the recording again (its keyframe was loaded)"));
@@ -818,7 +818,7 @@ fn replay_divergence(ra: &Replay, rb: &Replay, limit: usize, rulesets: &crate::r
     let t = match replay_split(ra, rb) {
         ReplaySplit::Turn(t) => t,
         ReplaySplit::Keyframe(k, sa, sb) => {
-            let diffs = keyframe_diff(k, sa, sb, limit, rulesets)?;
+            let diffs = keyframe_diff(k, sa, sb, limit, rulesets).map_err(|e| e.to_string())?;
             let mut d = empty_divergence(format!(
                 "every turn hash agrees, but the keyframes of turn {k} differ in {} fields (a state the hash does not cover)",
                 diffs.total
@@ -873,7 +873,7 @@ fn replay_divergence(ra: &Replay, rb: &Replay, limit: usize, rulesets: &crate::r
     let keyframe = common_keyframe(ra, rb, ra.turns[s].turn.wrapping_add(1));
     match keyframe {
         Some((k, sa, sb)) => {
-            let diffs = keyframe_diff(k, sa, sb, limit, rulesets)?;
+            let diffs = keyframe_diff(k, sa, sb, limit, rulesets).map_err(|e| e.to_string())?;
             d.state_turn = Some(k);
             d.diffs = diffs.diffs;
             d.total = diffs.total;

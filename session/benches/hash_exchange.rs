@@ -1,7 +1,7 @@
 //! Hash exchange benchmark: what a peer pays each turn, besides stepping the world, so that the
 //! session can detect and study a desync, as a share of the turn (issue 23's target: under 1%).
 //!
-//! The workload is the demo's game (`replay::demo::scenario()`, four `skirmish` bots on the
+//! The workload is the demo's game (`phalanx/demo.json`, four `skirmish` bots on the
 //! reference world, 1020 units at the start), stepped turn by turn as a peer steps it. Each turn
 //! is timed, and then, apart, the work a peer adds to it:
 //! - `kept`: what the session keeps to answer questions about a turn not yet agreed
@@ -12,7 +12,7 @@
 //! - for comparison, `every turn`: a snapshot and the digest leaves after every turn, what the
 //!   session kept before the recorder (`World::save` and `World::digest_reports`).
 //!
-//! `cargo bench -p session --bench hash_exchange`; `PHALANX_BENCH_QUICK=1` (or no `--bench`
+//! `cargo bench -p phalanx-session --bench hash_exchange`; `PHALANX_BENCH_QUICK=1` (or no `--bench`
 //! argument) plays 60 turns (CI smoke run), `PHALANX_BENCH_TURNS=N` sets the turns. The run exits
 //! with status 1 when a kept turn, simulated again, does not give the hash the peer had.
 
@@ -37,7 +37,10 @@ fn main() {
         None if quick => 60,
         None => 500,
     };
-    let scenario = replay::demo::scenario().expect("the embedded demo scenario parses");
+    let rulesets = replay::rules::Rulesets::none().with(skirmish::tools::ruleset());
+    let demo = include_str!("../../phalanx/demo.json");
+    let scenario = replay::scenario::Scenario::parse_with(demo, "phalanx/demo.json", &mut |f| Err(format!("no file {f}")), &rulesets)
+        .expect("the demo scenario parses");
     let mut world = replay::record::build_world(&scenario, 1).expect("the demo's world");
     let mut script = scenario.script();
     println!("Mode: {}; the demo's game (4 skirmish bots, reference world), {turns} turns.", if quick { "quick" } else { "full" });

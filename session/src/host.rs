@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
 
 use replay::format::ReplayWriter;
+use replay::rules::Rulesets;
 use replay::scenario::{Scenario, ScriptRunner};
 use sim::digest_tree::Digest;
 
@@ -396,6 +397,8 @@ pub struct HostCore<'s> {
     observers: BTreeMap<ConnId, Watcher>,
     /// Whether a desync is followed by a resync rather than the game's end.
     resync: bool,
+    /// The scenario's game rules, by which a desync report names the game's fields.
+    rulesets: Rulesets,
     /// Since when no seat has been playing (ms), while the game runs.
     deserted_since: Option<u64>,
     /// The game ended because every seat left.
@@ -462,6 +465,7 @@ impl<'s> HostCore<'s> {
             report: None,
             observers: BTreeMap::new(),
             resync: false,
+            rulesets: scenario.rules().map_or_else(Rulesets::none, |r| Rulesets::none().with_shared(r.clone())),
             deserted_since: None,
             deserted: false,
             waiting: None,

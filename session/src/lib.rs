@@ -7,7 +7,6 @@
 //! transport feeds them frames and the time, so the same code runs over [`mem`] in tests and over
 //! sockets in the program.
 
-pub mod cli;
 pub mod client;
 pub mod host;
 pub mod mem;

@@ -61,26 +61,27 @@ fn a_planted_desync_is_reported_by_turn_component_entity_and_field() {
     assert!(report.text().contains(&format!("first: turn 30 component units entity unit {planted} field pos.x")), "{}", report.text());
     assert_eq!(report.snapshots.iter().map(|(s, _)| *s).collect::<Vec<_>>(), [0, 1, 2, 3]);
 
-    // The files: `phalanx diff` finds the field between the host's and seat 2's snapshots, none
-    // between the host's and seat 1's, and the host's replay verifies.
+    // The files, read back as `phalanx diff` and `verify` read them: the field differs between the
+    // host's and seat 2's snapshots, nothing between the host's and seat 1's, and the host's replay
+    // verifies.
     let dir = std::env::temp_dir().join(format!("phalanx-session-desync-{}", std::process::id()));
     let written = report.write_to(&dir).expect("report files");
     assert_eq!(written.len(), 6);
-    let phalanx = |args: &[&std::path::Path]| {
-        let mut out = Vec::new();
-        let mut argv: Vec<std::ffi::OsString> = vec!["phalanx".into()];
-        argv.extend(args.iter().map(|p| p.as_os_str().to_owned()));
-        let code = replay::cli::run(argv, &mut out, &mut Vec::new());
-        (code, String::from_utf8_lossy(&out).into_owned())
+    let snapshot = |name: &str| {
+        let bytes = std::fs::read(dir.join(name)).expect("a snapshot of the report");
+        sim::snapshot::unframe(&bytes).expect("a whole snapshot")
     };
-    let diff = std::path::Path::new("diff");
-    let (code, text) = phalanx(&[diff, &dir.join("host.snapshot"), &dir.join("seat-2.snapshot")]);
-    assert_eq!(code, 1, "{text}");
-    assert!(text.contains(&format!("unit {planted}")) && text.contains("pos.x"), "{text}");
-    let (code, text) = phalanx(&[diff, &dir.join("host.snapshot"), &dir.join("seat-1.snapshot")]);
-    assert_eq!(code, 0, "{text}");
-    let (code, text) = phalanx(&[std::path::Path::new("verify"), &dir.join("game.replay")]);
-    assert_eq!(code, 0, "{text}");
+    let rulesets = replay::rules::Rulesets::none();
+    let diff = replay::diff::diff_snapshots_with(&snapshot("host.snapshot"), &snapshot("seat-2.snapshot"), 100, &rulesets);
+    assert!(
+        diff.diffs.iter().any(|d| d.entity.as_deref() == Some(&format!("unit {planted}")) && d.field == "pos.x"),
+        "{:?}",
+        diff.diffs
+    );
+    let same = replay::diff::diff_snapshots_with(&snapshot("host.snapshot"), &snapshot("seat-1.snapshot"), 100, &rulesets);
+    assert_eq!(same.total, 0, "{:?}", same.diffs);
+    let verified = replay::verify::verify_file(&dir.join("game.replay"), &replay::verify::VerifyOptions::default(), &|| {});
+    assert_eq!(verified.outcome, replay::verify::Outcome::Identical, "{}", verified.to_text());
     std::fs::remove_dir_all(&dir).expect("clean up");
 }
 

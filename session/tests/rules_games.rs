@@ -22,7 +22,7 @@ const TURNS: u32 = 40;
 fn skirmish_ai() -> Scenario {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/scenarios/skirmish-ai.json");
     let text = std::fs::read_to_string(&path).expect("skirmish-ai.json");
-    Scenario::parse_with(&text, "skirmish-ai.json", &mut |f| Err(format!("no file {f}")), &replay::cli::rulesets())
+    Scenario::parse_with(&text, "skirmish-ai.json", &mut |f| Err(format!("no file {f}")), &replay::rules::Rulesets::none().with(skirmish::tools::ruleset()))
         .expect("skirmish-ai.json parses with the program's rulesets")
 }
 
@@ -39,7 +39,7 @@ fn config() -> HostConfig {
 }
 
 fn client(seat: u8) -> ClientCore {
-    ClientCore::new(seat, [seat; 16]).with_rulesets(replay::cli::rulesets())
+    ClientCore::new(seat, [seat; 16]).with_rulesets(replay::rules::Rulesets::none().with(skirmish::tools::ruleset()))
 }
 
 /// A seat bot that also says, after the game, whether the rules' own bot played.
@@ -74,7 +74,7 @@ fn a_skirmish_game_over_the_in_memory_network_keeps_every_hash_of_one_process() 
     let mut game = MemGame::new(host, MemNet::new(net, 9), 5);
     let flags: Vec<_> = (1..=2u8).map(|_| std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false))).collect();
     for seat in 1..=2u8 {
-        let bot = SeatBot::new(replay::cli::rulesets(), PlayerId(seat), u64::from(seat));
+        let bot = SeatBot::new(replay::rules::Rulesets::none().with(skirmish::tools::ruleset()), PlayerId(seat), u64::from(seat));
         game.add_client(client(seat), Box::new(Checked(bot, flags[usize::from(seat - 1)].clone())), None);
     }
     assert!(game.run(600_000), "the game ended");
@@ -100,7 +100,7 @@ fn a_skirmish_game_over_loopback_sockets_keeps_every_hash_of_one_process() {
             std::thread::spawn(move || {
                 let socket = TcpStream::connect(addr).expect("connect");
                 let mut client = client(seat);
-                let mut bot = SeatBot::new(replay::cli::rulesets(), PlayerId(seat), u64::from(seat));
+                let mut bot = SeatBot::new(replay::rules::Rulesets::none().with(skirmish::tools::ruleset()), PlayerId(seat), u64::from(seat));
                 run_client(socket, &mut client, &mut bot, &clock, &mut |_| {}).expect("client loop");
                 (client.hashes().to_vec(), client.ended(), bot.plays_the_rules_bot())
             })

@@ -13,7 +13,7 @@
 //! at the end. Target: median turn under 8 ms. Exits with status 1 when one and two path threads
 //! give different hashes.
 //!
-//! `cargo bench -p sim --bench crowd`; `PHALANX_BENCH_QUICK=1` (or no `--bench` argument) runs
+//! `cargo bench -p phalanx-sim --bench crowd`; `PHALANX_BENCH_QUICK=1` (or no `--bench` argument) runs
 //! 200 units for at most 120 turns (CI smoke run). `PHALANX_BENCH_THREADS=N` computes path requests on N
 //! threads.
 

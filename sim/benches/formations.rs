@@ -12,7 +12,7 @@
 //! with status 1 when one and two path threads give different hashes, or a member stood on an
 //! impassable navcell.
 //!
-//! `cargo bench -p sim --bench formations`; `PHALANX_BENCH_QUICK=1` (or no `--bench` argument)
+//! `cargo bench -p phalanx-sim --bench formations`; `PHALANX_BENCH_QUICK=1` (or no `--bench` argument)
 //! runs 4 formations of 25 on a 256 × 256 world for at most 200 turns (CI smoke run).
 //! `PHALANX_BENCH_THREADS=N` computes path requests on N threads.
 

@@ -8,7 +8,7 @@
 //! 5 ms, p99 under 25 ms, hashing under 5% of the turn. The turn-0 spawn and the first orders are
 //! included.
 //!
-//! `cargo bench -p sim --bench turn`; `PHALANX_BENCH_QUICK=1` (or no `--bench` argument) runs a
+//! `cargo bench -p phalanx-sim --bench turn`; `PHALANX_BENCH_QUICK=1` (or no `--bench` argument) runs a
 //! 256 × 256 world with 100 units for 40 turns (CI smoke run). `PHALANX_BENCH_THREADS=N` computes
 //! path requests on N threads; `PHALANX_BENCH_LANDMARKS=1` gives the units' class a landmark table
 //! (`WorldDesc::landmark_classes`, built with the world, outside the timing);

@@ -33,7 +33,7 @@
 //! the state and the commands.
 
 use pathing::passability::{NavWorld, Obstruction, ObstructionFlags, ObstructionId, WorldDesc, WorldError};
-use pathing::{CellRect, Fixed, Goal, Navcell, PassClass, Path, PathStatus, SearchLimits, SearchScratch, Square, WorldPos};
+use pathing::{CellRect, Fixed, Goal, Navcell, PassClass, PathStatus, SearchLimits, Square, WorldPos};
 use serde::{Deserialize, Serialize};
 
 use crate::command::{Command, CommandKind, Event, GoalSpec, IdKind, PlayerId, RangeKind, RejectReason, Target, WorldRefusal};
@@ -58,6 +58,7 @@ pub use crate::unit::{PathRequest, Unit, UnitState};
 
 mod formations;
 mod held;
+mod jobs;
 mod plan;
 pub mod rules;
 mod spawning;
@@ -210,7 +211,7 @@ impl Derived {
 struct Scratch {
     /// Search workspace per worker thread (index 0 also serves the calling thread), kept across
     /// turns so that a query allocates nothing.
-    workspaces: Vec<std::sync::Mutex<plan::Workspace>>,
+    workspaces: Vec<std::sync::Mutex<jobs::Workspace>>,
     /// Navcell rectangles updated earlier in this turn (by `sync_grid`), for the grid digests.
     turn_rects: Vec<CellRect>,
     /// A terrain edit or area toggle happened this turn.
@@ -243,7 +244,7 @@ struct Scratch {
 impl Scratch {
     fn new(threads: usize) -> Self {
         Self {
-            workspaces: plan::workspaces(threads),
+            workspaces: jobs::workspaces(threads),
             turn_rects: Vec::new(),
             geometry_changed: false,
             path_stats: PathStats::default(),
@@ -477,7 +478,7 @@ impl World {
     /// The thread pool's error text when it cannot start.
     pub fn set_threads(&mut self, threads: usize) -> Result<(), String> {
         if threads <= 1 {
-            self.scratch.workspaces = plan::workspaces(1);
+            self.scratch.workspaces = jobs::workspaces(1);
             self.pool = None;
         } else {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| e.to_string())?;
@@ -491,7 +492,7 @@ impl World {
     /// workspace per thread of the pool. The results are the same for any pool, as for any thread
     /// count (docs/decisions.md, "The caller may lend the world its thread pool").
     pub fn set_pool(&mut self, pool: std::sync::Arc<rayon::ThreadPool>) {
-        self.scratch.workspaces = plan::workspaces(pool.current_num_threads());
+        self.scratch.workspaces = jobs::workspaces(pool.current_num_threads());
         self.pool = Some(pool);
     }
 

@@ -19,6 +19,8 @@ pub mod bot;
 mod check;
 pub mod play;
 mod step;
+#[cfg(feature = "tools")]
+pub mod tools;
 
 pub use bot::Bot;
 pub use play::{Outcome, PlayerSummary, play, setup, start_spot, summary};

@@ -98,7 +98,7 @@ pub enum Algo {
 /// Landmarks per class in a [`Pair`]: what the benchmark and `phalanx scen --algo jps-lm` use.
 pub const LANDMARKS: usize = 8;
 
-pub use replay::cli::{length_matches, path_length};
+pub use phalanx_cli::files::{length_matches, path_length};
 
 /// Solves one problem and checks it: complete, legal and of the optimal length.
 ///

@@ -8,7 +8,7 @@ fn phalanx(args: &[&str]) -> (i32, String, String) {
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let mut argv = vec!["phalanx"];
     argv.extend_from_slice(args);
-    let code = replay::cli::run(argv, &mut out, &mut err);
+    let code = phalanx_cli::run(argv, &mut out, &mut err);
     (code, String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap())
 }
 
@@ -342,7 +342,7 @@ fn demo_records_verifies_and_draws_its_game() {
     ] {
         assert!(out.contains(line), "missing {line:?} in\n{out}");
     }
-    let bots = replay::demo::scenario().map(|s| s.bots().len()).unwrap();
+    let bots = phalanx_cli::demo::scenario().map(|s| s.bots().len()).unwrap();
     assert_eq!(bots, 4, "the demo's four seats are bots");
     assert!(out.contains("verified identical: 12 turns re-simulated"), "{out}");
     let replay = format!("{dir}/demo.replay");
@@ -641,7 +641,7 @@ fn a_replay_of_rules_this_program_does_not_know_is_unusable_and_named() {
 fn battle_with(name: &str, plant: &dyn Fn(&mut sim::World)) -> String {
     use replay::format::ReplayWriter;
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/scenarios/battle.json");
-    let scenario = replay::scenario::Scenario::load_with(&path, &replay::cli::rulesets()).unwrap();
+    let scenario = replay::scenario::Scenario::load_with(&path, &phalanx_cli::stock_rulesets()).unwrap();
     let mut world = scenario.world().unwrap();
     let header = replay::record::header_for(&scenario, &mut world, 10);
     let mut writer = ReplayWriter::new(Vec::new(), header).unwrap();

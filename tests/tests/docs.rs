@@ -1,11 +1,12 @@
 //! The documentation's command outputs cannot drift: every `$ …` command of every ```` ```console ````
-//! block in `README.md` and `docs/getting-started.md` is run, and the hashes, counts and exit codes it
+//! block in `README.md`, `docs/getting-started.md` and `docs/game-rules.md` is run, and the hashes, counts and exit codes it
 //! prints must be the ones the page shows.
 //!
 //! What a block may hold:
-//! - `$ cargo run --release -p phalanx -- ARGS`, `$ target/release/phalanx ARGS` and
-//!   `$ phalanx ARGS` run the command line with ARGS, in-process through `phalanx::run`, the
-//!   function the binary's `main` calls. Arguments are split at spaces; no quoting, pipes or
+//! - `$ cargo run --release -p phalanx-cli -- ARGS`, `$ target/release/phalanx ARGS` and
+//!   `$ phalanx ARGS` run the command line with ARGS, in-process through `phalanx_cli::Program`,
+//!   as the binary's `main` does; `aura` (and `-p phalanx-example-aura`) the aura example's
+//!   program, which `docs/game-rules.md` walks through. Arguments are split at spaces; no quoting, pipes or
 //!   redirections.
 //! - `$ echo $?` prints the exit code of the command before it. Without it, a command must exit 0.
 //! - `$ cargo test …` is not run (it would run this test again); its output is not checked.
@@ -26,7 +27,7 @@
 use std::path::PathBuf;
 
 /// The pages whose console blocks are run.
-const PAGES: [&str; 2] = ["README.md", "docs/getting-started.md"];
+const PAGES: [&str; 3] = ["README.md", "docs/getting-started.md", "docs/game-rules.md"];
 
 /// One checked value of an output line.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -144,12 +145,21 @@ fn console_commands(page: &str, text: &str) -> Vec<Shown> {
 /// How a shown command is run.
 #[derive(Debug, PartialEq, Eq)]
 enum Action {
-    /// The command line with these arguments.
-    Phalanx(Vec<String>),
+    /// A program's command line with these arguments.
+    Run(Program, Vec<String>),
     /// `echo $?`.
     ExitCode,
     /// `cargo test …`: not run.
     NotRun,
+}
+
+/// Which program a command runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Program {
+    /// The stock `phalanx` (`phalanx_cli::Program::new()`), what its `main` runs.
+    Stock,
+    /// The aura example's program (`examples/aura/src/main.rs`), what its `main` runs.
+    Aura,
 }
 
 /// Classifies a shown command; an error names what this test cannot run.
@@ -164,16 +174,25 @@ fn action(command: &str) -> Result<Action, String> {
     if let Some(bad) = command.chars().find(|c| "|;&<>'\"`$\\*?".contains(*c)) {
         return Err(format!("the docs test does not run shell syntax (`{bad}`)"));
     }
-    let args = if let Some(args) = words.strip_prefix(&["cargo", "run", "--release", "-p", "phalanx", "--"][..]) {
-        args
-    } else if let Some(args) = words.strip_prefix(&["target/release/phalanx"][..]).or_else(|| words.strip_prefix(&["phalanx"][..])) {
-        args
-    } else {
-        return Err("the docs test runs only `phalanx`, `target/release/phalanx`, `cargo run --release -p phalanx --`, \
-                    `echo $?` and (without running it) `cargo test`"
-            .to_owned());
+    let stock = words
+        .strip_prefix(&["cargo", "run", "--release", "-p", "phalanx-cli", "--"][..])
+        .or_else(|| words.strip_prefix(&["target/release/phalanx"][..]))
+        .or_else(|| words.strip_prefix(&["phalanx"][..]));
+    let aura = words
+        .strip_prefix(&["cargo", "run", "--release", "-p", "phalanx-example-aura", "--"][..])
+        .or_else(|| words.strip_prefix(&["target/release/aura"][..]))
+        .or_else(|| words.strip_prefix(&["aura"][..]));
+    let (program, args) = match (stock, aura) {
+        (Some(args), _) => (Program::Stock, args),
+        (None, Some(args)) => (Program::Aura, args),
+        (None, None) => {
+            return Err("the docs test runs only `phalanx`, `target/release/phalanx`, `cargo run --release -p phalanx-cli --`, \
+                        the same of the aura example's program (`aura`, `-p phalanx-example-aura`), `echo $?` and (without \
+                        running it) `cargo test`"
+                .to_owned());
+        }
     };
-    Ok(Action::Phalanx(args.iter().map(|&a| a.to_owned()).collect()))
+    Ok(Action::Run(program, args.iter().map(|&a| a.to_owned()).collect()))
 }
 
 /// Where the commands run: shown `/tmp/` paths and relative output paths go into `dir`.
@@ -261,10 +280,14 @@ fn every_console_command_of_the_docs_prints_what_the_docs_show() {
                     };
                     vec![code.to_string()]
                 }
-                Action::Phalanx(args) => {
-                    let argv: Vec<String> = std::iter::once("phalanx".to_owned()).chain(args.iter().map(|a| sandbox.arg(a))).collect();
+                Action::Run(program, args) => {
+                    let (name, program) = match program {
+                        Program::Stock => ("phalanx", phalanx_cli::Program::new()),
+                        Program::Aura => ("aura", phalanx_cli::Program::new().named("aura").ruleset(aura::ruleset())),
+                    };
+                    let argv: Vec<String> = std::iter::once(name.to_owned()).chain(args.iter().map(|a| sandbox.arg(a))).collect();
                     let (mut out, mut err) = (Vec::new(), Vec::new());
-                    let code = phalanx::run(argv, &mut out, &mut err);
+                    let code = program.run_with(argv, &mut out, &mut err);
                     ran += 1;
                     let text = sandbox.unmap(&(String::from_utf8_lossy(&out).into_owned() + &String::from_utf8_lossy(&err)));
                     let shows_exit = commands.get(k + 1).is_some_and(|next| next.command == "echo $?");
@@ -323,12 +346,13 @@ fn console_blocks_are_parsed_into_commands_and_output() {
     assert_eq!(commands.len(), 2);
     assert_eq!(commands[0].place, "page.md:3");
     assert_eq!(commands[0].output, [(4, "line one".to_owned()), (5, "...".to_owned())]);
-    assert_eq!(action(&commands[0].command), Ok(Action::Phalanx(vec!["verify".to_owned(), "/tmp/s.replay".to_owned()])));
+    assert_eq!(action(&commands[0].command), Ok(Action::Run(Program::Stock, vec!["verify".to_owned(), "/tmp/s.replay".to_owned()])));
     assert_eq!(action(&commands[1].command), Ok(Action::ExitCode));
     assert_eq!(action("cargo test --workspace"), Ok(Action::NotRun));
-    assert_eq!(action("cargo run --release -p phalanx -- demo"), Ok(Action::Phalanx(vec!["demo".to_owned()])));
+    assert_eq!(action("cargo run --release -p phalanx-cli -- demo"), Ok(Action::Run(Program::Stock, vec!["demo".to_owned()])));
     assert!(action("phalanx verify a.replay | tail -n 1").is_err());
     assert!(action("ls /tmp").is_err());
+    assert_eq!(action("aura run x.json"), Ok(Action::Run(Program::Aura, vec!["run".to_owned(), "x.json".to_owned()])));
 }
 
 #[test]

@@ -60,7 +60,7 @@ fn sidecar_text(hashes: &[[u8; 32]]) -> String {
 }
 
 fn bless(entry: &Entry, dir: &Path) {
-    let scenario = Scenario::load_with(&entry.scenario, &replay::cli::rulesets()).unwrap_or_else(|e| panic!("{e}"));
+    let scenario = Scenario::load_with(&entry.scenario, &phalanx_cli::stock_rulesets()).unwrap_or_else(|e| panic!("{e}"));
     let mut hashes = Vec::new();
     let options = RunOptions { turns: entry.turns, threads: 1, keyframe_every: entry.keyframe_every };
     let (_, bytes) = run(&scenario, &options, Some(Vec::new()), &mut |_, r| hashes.push(r.hash)).unwrap();
@@ -90,7 +90,7 @@ fn golden_replays_verify_and_match_their_sidecars() {
         let sidecar = std::fs::read_to_string(dir.join(format!("{}.hashes", e.name))).unwrap();
         assert_eq!(sidecar_text(&recorded), sidecar, "{}: the replay's hashes are not its sidecar's", e.name);
 
-        let scenario = Scenario::load_with(&e.scenario, &replay::cli::rulesets()).unwrap_or_else(|err| panic!("{err}"));
+        let scenario = Scenario::load_with(&e.scenario, &phalanx_cli::stock_rulesets()).unwrap_or_else(|err| panic!("{err}"));
         assert_eq!(
             replay.header.scenario_digest,
             scenario.digest(),
@@ -101,7 +101,7 @@ fn golden_replays_verify_and_match_their_sidecars() {
         // With the sync test: every turn is also saved, loaded and re-stepped, so derived data a
         // load rebuilds (grids, hierarchies, landmark tables, flow fields) must come out as the
         // played-through world's.
-        let options = VerifyOptions { sync_test: true, rulesets: replay::cli::rulesets(), ..VerifyOptions::default() };
+        let options = VerifyOptions { sync_test: true, rulesets: phalanx_cli::stock_rulesets(), ..VerifyOptions::default() };
         let report = verify(&bytes[..], &e.name, &options, None, &|| {});
         assert_eq!(report.outcome, Outcome::Identical, "{}", report.to_text());
         assert_eq!(report.turns_verified, e.turns);
@@ -120,7 +120,7 @@ fn every_golden_keyframe_loads_to_the_hash_recorded_before_it() {
     for e in &corpus() {
         let bytes = std::fs::read(dir.join(format!("{}.replay", e.name))).unwrap();
         let replay = Replay::read(&bytes[..]).unwrap_or_else(|err| panic!("{}: {err} (re-bless: PHALANX_BLESS=1)", e.name));
-        let scenario = Scenario::load_with(&e.scenario, &replay::cli::rulesets()).unwrap_or_else(|err| panic!("{err}"));
+        let scenario = Scenario::load_with(&e.scenario, &phalanx_cli::stock_rulesets()).unwrap_or_else(|err| panic!("{err}"));
         let base = scenario.world().unwrap();
         checked += phalanx_tests::check_keyframes_load_to_recorded_hashes(&replay, &base).unwrap_or_else(|err| panic!("{}: {err}", e.name));
     }
@@ -137,7 +137,7 @@ fn every_golden_keyframe_loads_to_the_hash_recorded_before_it() {
 fn a_loaded_world_rebuilds_the_played_through_navigation_data() {
     let mut with_landmarks = 0;
     for e in &corpus() {
-        let scenario = Scenario::load_with(&e.scenario, &replay::cli::rulesets()).unwrap_or_else(|err| panic!("{err}"));
+        let scenario = Scenario::load_with(&e.scenario, &phalanx_cli::stock_rulesets()).unwrap_or_else(|err| panic!("{err}"));
         let mut world = scenario.world().unwrap();
         let mut script = scenario.script();
         for turn in 0..e.turns {

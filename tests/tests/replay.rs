@@ -491,9 +491,9 @@ fn a_replay_of_the_previous_format_version_is_refused_naming_both() {
 #[test]
 fn the_demos_keyframes_are_compressed_and_load_to_the_hashes_recorded_before_them() {
     use replay::format::ReplayWriter;
-    let scenario = replay::demo::scenario().unwrap();
+    let scenario = phalanx_cli::demo::scenario().unwrap();
     let mut world = replay::record::build_world(&scenario, 1).unwrap();
-    let header = replay::record::header_for(&scenario, &mut world, replay::demo::DEMO_KEYFRAME_EVERY);
+    let header = replay::record::header_for(&scenario, &mut world, phalanx_cli::demo::DEMO_KEYFRAME_EVERY);
     let mut writer = ReplayWriter::new(Vec::new(), header).unwrap();
     let mut script = scenario.script();
     for _ in 0..100 {

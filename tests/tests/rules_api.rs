@@ -604,7 +604,7 @@ fn a_replay_of_unknown_rules_is_unusable_and_names_them() {
     assert_eq!(report.outcome, Outcome::Unreadable);
     assert_eq!(report.outcome.exit_code(), 2);
     let text = report.to_text();
-    assert!(text.contains("unknown ruleset \"tiny\" (this program knows: none)"), "{text}");
+    assert!(text.contains("unknown ruleset \"tiny\" version 1 (this program knows: none); run it with a program that registers that game"), "{text}");
 }
 
 #[test]

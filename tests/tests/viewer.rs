@@ -26,7 +26,7 @@ fn phalanx(args: &[&str]) -> (i32, String, String) {
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let mut argv = vec!["phalanx"];
     argv.extend_from_slice(args);
-    let code = replay::cli::run(argv, &mut out, &mut err);
+    let code = phalanx_cli::run(argv, &mut out, &mut err);
     (code, String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap())
 }
 
@@ -586,7 +586,7 @@ fn the_viewer_shows_each_units_game_fields_as_they_change() {
     // A battle of the reference rules: the hover details carry each unit's game state.
     let scenario = replay::scenario::Scenario::load_with(
         &PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/scenarios/battle.json"),
-        &replay::cli::rulesets(),
+        &phalanx_cli::stock_rulesets(),
     )
     .unwrap();
     let options = replay::record::RunOptions { turns: 120, threads: 1, keyframe_every: 40 };
@@ -594,7 +594,7 @@ fn the_viewer_shows_each_units_game_fields_as_they_change() {
     let bytes = bytes.unwrap();
     let view = replay::viewer::build_view(
         &[Source { name: "battle", bytes: &bytes }],
-        &ViewOptions { threads: 1, diff_limit: 10, rulesets: replay::cli::rulesets() },
+        &ViewOptions { threads: 1, diff_limit: 10, rulesets: phalanx_cli::stock_rulesets() },
     )
     .unwrap();
     let data = page_data(&view.html);

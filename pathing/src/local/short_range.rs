@@ -34,7 +34,7 @@
 //!   inside the box, on a passable navcell (the one containing the point, rounding down) and not
 //!   inside or on any other expanded square.
 //! - **Visibility** `u → v`: no terrain edge blocks it, and for every unit square
-//!   [`segment_hits_square`](crate::local::collide::segment_hits_square) with the clearance is false
+//!   [`segment_hits_square`](crate::grid::collide::segment_hits_square) with the clearance is false
 //!   (how the tests are organised is under [Visibility tests](#visibility-tests)). That rule
 //!   never blocks a step that starts inside a square, so a unit inside another's square can walk
 //!   out; it always blocks one that ends inside or on a square, so a goal point inside a unit's
@@ -42,7 +42,7 @@
 //!
 //! # Why the terrain edges agree with the grid
 //!
-//! [`segment_clear`](crate::local::collide::segment_clear) takes navcells and segments as closed sets: a
+//! [`segment_clear`](crate::grid::collide::segment_clear) takes navcells and segments as closed sets: a
 //! segment is blocked when it touches an impassable navcell at all, even at a corner. For a segment
 //! inside the box whose start `a` lies in at least one passable navcell (closed), "some terrain edge
 //! blocks it" is exactly `!segment_clear`:
@@ -175,7 +175,7 @@ use std::collections::BinaryHeap;
 
 use crate::geometry::{Fixed, WorldPos, div_ceil, div_floor, raw};
 use crate::grid::pass_map::PassMap;
-use crate::local::collide::UnitSquare;
+use crate::grid::collide::UnitSquare;
 use crate::search::goal::Goal;
 
 /// Most vertices one query builds, the start and the goal vertex included. `[Limit: < 65536]`
@@ -326,7 +326,7 @@ impl Active {
         (self.x0 <= x) & (x <= self.x1) & (self.z0 <= z) & (z <= self.z1)
     }
 
-    /// [`segment_hits_square`](crate::local::collide::segment_hits_square)'s rule for this box, for a segment `a → b` in the query's box: a
+    /// [`segment_hits_square`](crate::grid::collide::segment_hits_square)'s rule for this box, for a segment `a → b` in the query's box: a
     /// segment that starts inside or on the box never hits it; any other hits it when the closed
     /// segment meets the closed box.
     ///
@@ -339,7 +339,7 @@ impl Active {
     /// every product is below 2^83.
     ///
     /// On segments in the query's box (every vertex is in it) this is exactly
-    /// [`segment_hits_square`](crate::local::collide::segment_hits_square) of the unclipped square: the clipping only removes points outside
+    /// [`segment_hits_square`](crate::grid::collide::segment_hits_square) of the unclipped square: the clipping only removes points outside
     /// the box. (Checked against it by a property test.)
     ///
     /// `NARROW` computes in `i64`, which is exact when the box is at most 2^30 raw units wide
@@ -1081,7 +1081,7 @@ fn unpack(key: u128) -> (u64, usize) {
 /// a partial answer's path goes to the best vertex reached, or is empty when that is the start.
 /// Every segment of the path is visible by the module's rule: it misses every expanded square,
 /// and when the start lies in a passable navcell it passes
-/// [`segment_clear`](crate::local::collide::segment_clear). Every waypoint is inside the search box.
+/// [`segment_clear`](crate::grid::collide::segment_clear). Every waypoint is inside the search box.
 ///
 /// A warm `scratch` and an `out` with enough capacity make the query allocation-free.
 ///

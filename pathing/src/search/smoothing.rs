@@ -10,7 +10,7 @@
 //!
 //! From an anchor (the first point) the walk goes forward over the input points while the anchor
 //! still sees the next one: the straight segment between them touches only passable navcells
-//! ([`crate::local::collide::segment_clear`], closed navcells, so the result never cuts a corner the
+//! ([`crate::grid::collide::segment_clear`], closed navcells, so the result never cuts a corner the
 //! grid forbids). Then it refines inside the stretch after the last input point it saw, which ends
 //! at an input point it does not see: it probes the stretch points 1, 2, 4, … steps past the last
 //! seen point until one is not seen, then bisects between the last seen and the first unseen probe.
@@ -58,7 +58,7 @@
 use crate::geometry::{Fixed, WorldPos};
 use crate::grid::navcell::Navcell;
 use crate::grid::pass_map::PassMap;
-use crate::local::collide::segment_clear;
+use crate::grid::collide::segment_clear;
 
 /// The points of `points` with every stretch point between them (see the module documentation),
 /// and for each expanded point whether it is an input point.

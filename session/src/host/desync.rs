@@ -214,7 +214,7 @@ impl HostCore<'_> {
             self.end();
         }
         let reference = l.votes.iter().find(|(_, h)| *h == l.reference).map_or(0, |(s, _)| *s);
-        let rulesets = replay::cli::rulesets();
+        let rulesets = &self.rulesets;
         let mut divergences = Vec::new();
         let mut fields = Vec::new();
         for (seat, _) in l.votes.iter().filter(|(_, h)| *h != l.reference) {
@@ -223,7 +223,7 @@ impl HostCore<'_> {
             }
             let unframe = |s: &u8| l.snapshots.get(s).and_then(|b| sim::snapshot::unframe(b).ok());
             if let (Some(a), Some(b)) = (unframe(&reference), unframe(seat)) {
-                fields.push((*seat, replay::diff::diff_snapshots_with(&a, &b, 100, &rulesets).diffs));
+                fields.push((*seat, replay::diff::diff_snapshots_with(&a, &b, 100, rulesets).diffs));
             }
         }
         self.report = Some(DesyncReport {

@@ -90,7 +90,7 @@ use pathing::flow_field::{FlowField, FlowGoal, FlowRegionParams, flow_region, ne
 use pathing::trig::{unit_vector_degrees, unit_vector_radians};
 use pathing::{PassMap, Vec2};
 
-use super::plan::LongJob;
+use super::jobs::{FormationJob, LongJob};
 use super::*;
 use crate::formation::{
     ARRIVE_DISTANCE, ARRIVE_MAX_TURNS, ARRIVE_STALL_TURNS, Corridor, FIELD_AHEAD, FIELD_CORRIDOR, FIELD_TRIGGER, FieldInputs,
@@ -111,13 +111,6 @@ impl std::fmt::Debug for CachedField {
     }
 }
 
-/// A formation path search to make: the long-range job from the members' position, and the
-/// formation's size for the generalisation.
-#[derive(Clone)]
-pub(super) struct FormationJob {
-    pub(super) long: LongJob,
-    pub(super) size: Fixed,
-}
 
 /// The formations, their pending path requests and the id the next one gets: the one way to
 /// change them, noting every change for the digest (docs/decisions.md, "The stores note every

@@ -8,17 +8,10 @@
 
 use pathing::{Accelerators, PassMap};
 
-use super::plan::{LongJob, Workspace};
+use super::jobs::{HeldJob, LongJob, Workspace, search_work};
 use super::*;
 use crate::motion::UnitIndex;
 
-/// A long-range search round the standing units of other players.
-#[derive(Clone)]
-pub(super) struct HeldJob {
-    pub(super) long: LongJob,
-    /// Navcells to treat as blocked for this search: each a rectangle `(i0, j0, i1, j1)`, inclusive.
-    pub(super) stamps: Vec<(u32, u32, u32, u32)>,
-}
 
 impl World {
     /// The held-passage search for `unit` (whose long-range request is `long`): every standing unit
@@ -76,7 +69,7 @@ pub(super) fn run_held(nav: &NavWorld, job: &HeldJob, ws: &mut Workspace) -> Opt
     let (search, path, work) = ws.held_parts();
     let outcome = pathing::find_path_jps(&map, &none, job.long.cell, &job.long.goal, &limits, search, path);
     let status = outcome.status;
-    *work = super::plan::search_work(&outcome, path);
+    *work = search_work(&outcome, path);
     if status != PathStatus::Complete {
         return Some((status, Vec::new()));
     }

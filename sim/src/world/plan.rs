@@ -57,8 +57,9 @@
 //! too. Units of separate commands that share a search end at the common goal.
 
 use pathing::collide::{UnitSquare, point_in_square};
-use pathing::short_range::{ShortPartial, ShortQuery, ShortScratch, ShortStatus, find_short_path};
+use pathing::short_range::{ShortPartial, ShortQuery, ShortStatus, find_short_path};
 
+use super::jobs::{FormationJob, HeldJob, LongJob, Workspace, search_work};
 use super::*;
 use crate::geom::{distance_raw, off_grid_lines, within_of_segment};
 use crate::motion::UnitIndex;
@@ -67,29 +68,6 @@ use pathing::GoalShape;
 /// The ε of 0 A.D.'s range constraints: 1/8 m (docs/motion-rules.md, "Range orders").
 pub const RANGE_EPSILON: Fixed = Fixed::from_bits(1 << 13);
 
-/// One search workspace for each of `threads` worker threads (at least one, which also serves the
-/// calling thread), indexed by the worker's index in its pool.
-pub(crate) fn workspaces(threads: usize) -> Vec<std::sync::Mutex<Workspace>> {
-    (0..threads.max(1)).map(|_| std::sync::Mutex::new(Workspace::default())).collect()
-}
-
-/// One worker's search workspace, reused across queries and turns (never hashed or saved).
-#[derive(Debug, Default)]
-pub(crate) struct Workspace {
-    search: SearchScratch,
-    path: Path,
-    short: ShortScratch,
-    short_out: Vec<WorldPos>,
-    /// The last long-range search's work besides [`SEARCH_BASE_WORK`] ([`search_work`]).
-    work: u64,
-}
-
-impl Workspace {
-    /// The long-range scratch, path and work, for a held-passage search (`world/held.rs`).
-    pub(super) fn held_parts(&mut self) -> (&mut SearchScratch, &mut Path, &mut u64) {
-        (&mut self.search, &mut self.path, &mut self.work)
-    }
-}
 
 /// What a unit's current order asks of the pathfinders.
 #[derive(Clone, Copy, Debug)]
@@ -103,19 +81,6 @@ pub(crate) enum OrderGoal {
     Gone,
 }
 
-/// A long-range search to make.
-#[derive(Clone)]
-pub(super) struct LongJob {
-    pub(super) class: PassClass,
-    pub(super) pos: WorldPos,
-    pub(super) cell: Navcell,
-    pub(super) goal: Goal,
-    /// The exact point of a point goal, off navcell borders.
-    pub(super) anchor: Option<WorldPos>,
-    /// The unit's [`Unit::order_group`] when its current order is a point, else 0: a unit of a
-    /// group that shares the search of an earlier unit of its group ends at its own point.
-    pub(super) group: u64,
-}
 
 /// A short-range search to make.
 #[derive(Clone)]
@@ -141,9 +106,9 @@ enum Job {
     /// Decided without a search.
     Settled(OrderGoal),
     /// A formation's path, to be generalised for its size.
-    Formation(super::formations::FormationJob),
+    Formation(FormationJob),
     /// A long-range path round standing units of other players (`world/held.rs`).
-    Held(super::held::HeldJob),
+    Held(HeldJob),
 }
 
 enum Outcome {
@@ -167,8 +132,6 @@ enum Outcome {
     Failed,
 }
 
-/// Navcell steps of a path that count as one unit of its search's work ([`search_work`]).
-pub const SEARCH_STEPS_PER_WORK: u64 = 8;
 
 /// Navcells of the grid that count as one unit of a held-passage search's work, for the
 /// copy of the class's bit planes it stamps first (`world/held.rs`): on a 1024 × 1024 grid, 2048 units.
@@ -353,16 +316,6 @@ impl Drop for Finish<'_> {
     }
 }
 
-/// A long-range search's work besides [`SEARCH_BASE_WORK`]: the nodes it expanded plus one for
-/// every [`SEARCH_STEPS_PER_WORK`] navcell steps of its path. Both are exact and the same on every
-/// machine; the steps stand for what expansions miss, the jump scans between jump points and the
-/// string pulling along the path, which grow with its length (on the ten-thousand workload this
-/// sum follows a search's time with a correlation of 0.96, the expansions alone 0.88).
-/// `[Units: work]`
-pub(super) fn search_work(outcome: &pathing::SearchOutcome, path: &Path) -> u64 {
-    let steps = path.steps();
-    u64::from(outcome.expanded) + steps.straight.saturating_add(steps.diagonal) / SEARCH_STEPS_PER_WORK
-}
 
 /// The [`SHARE_RADIUS`] square of a start.
 fn share_square(p: WorldPos) -> (i64, i64) {

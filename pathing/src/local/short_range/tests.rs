@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::geometry::Vec2;
-use crate::local::collide::{segment_clear, segment_hits_square};
+use crate::grid::collide::{segment_clear, segment_hits_square};
 use crate::search::goal::Square;
 use crate::test_support::{CLASS, map_from, random_grid, random_map};
 use proptest::prelude::*;

@@ -12,7 +12,7 @@ use std::time::Instant;
 mod game;
 mod picture;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Subcommand, ValueEnum};
 use pathing::grid_text::{self, GridText};
 use pathing::movingai::{self, MovingAiMap, ScenProblem};
 use pathing::{
@@ -22,14 +22,6 @@ use pathing::{
 
 /// The one-line description `phalanx --help` starts with (the `phalanx` crate's program uses it too).
 pub const ABOUT: &str = "Phalanx, a deterministic lockstep RTS core: run and record scenarios, verify and diff replays, host and join networked games, and pathfinding tools over Moving AI and grid text maps";
-
-/// Deterministic lockstep simulation core for RTS games: scenarios, replays and pathfinding tools.
-#[derive(Debug, Parser)]
-#[command(name = "phalanx", version, about = ABOUT)]
-struct Cli {
-    #[command(subcommand)]
-    command: Command,
-}
 
 /// The commands of this crate, for a program that offers them beside its own (the `phalanx`
 /// program flattens them into its command list and runs them with [`execute`]).
@@ -193,7 +185,7 @@ pub enum Command {
     },
     /// Draws the world at the start of a turn as a PNG (restored as `seek` does): terrain and
     /// passability, obstruction squares, units by player, their remaining paths, formation slots.
-    #[command(after_help = crate::picture::LEGEND)]
+    #[command(after_help = replay::picture::LEGEND)]
     Render {
         /// The replay (or a snapshot, which holds one turn).
         file: std::path::PathBuf,
@@ -311,19 +303,6 @@ impl std::error::Error for CliError {
     }
 }
 
-/// Runs the command line of this crate's commands (the `phalanx` program's, without the network
-/// commands its own crate adds). Returns the process exit code.
-pub fn run<I, T>(args: I, out: &mut dyn Write, err: &mut dyn Write) -> i32
-where
-    I: IntoIterator<Item = T>,
-    T: Into<std::ffi::OsString> + Clone,
-{
-    match Cli::try_parse_from(args) {
-        Ok(cli) => execute(cli.command, out, err),
-        Err(e) => parse_failure(&e, &<Cli as clap::CommandFactory>::command(), out, err),
-    }
-}
-
 /// What a program prints and returns when clap refused its arguments (`e`), `command` being the
 /// whole command line's definition: `--help` and `--version` go to `out` with exit 0, a bare
 /// program name lists the commands, and any other usage error is one line on `err` with exit 2.
@@ -344,32 +323,35 @@ pub fn parse_failure(e: &clap::Error, command: &clap::Command, out: &mut dyn Wri
 }
 
 /// Runs one parsed command of this crate. Returns the process exit code.
-pub fn execute(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+pub fn execute(command: Command, rulesets: &replay::rules::Rulesets, demo: bool, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     let result = match command {
         Command::Scen { map, scen, algo, first } => cmd_scen(&map, &scen, algo, first, out),
         Command::Path { map, sx, sy, gx, gy, algo, render } => cmd_path(&map, (sx, sy), (gx, gy), algo, render, out),
         Command::Reach { map, sx, sy, gx, gy } => cmd_reach(&map, (sx, sy), (gx, gy), out),
         Command::Raster { size, clearance, cell_size, square } => cmd_raster(&size, &clearance, &cell_size, &square, out),
         Command::Run { scenario, turns, record, threads, hashes, keyframe_every, json } => {
-            game::cmd_run(&scenario, turns, record.as_deref(), threads, hashes, keyframe_every, json, out)
+            game::cmd_run(&scenario, turns, record.as_deref(), threads, hashes, keyframe_every, json, rulesets, out)
         }
         Command::Verify { files, jobs, json, sync_test, strict, threads, shard } => {
-            let options = crate::verify::VerifyOptions {
+            let options = replay::verify::VerifyOptions {
                 threads,
                 sync_test,
                 strict,
-                rulesets: rulesets(),
-                ..crate::verify::VerifyOptions::default()
+                rulesets: rulesets.clone(),
+                ..replay::verify::VerifyOptions::default()
             };
             game::cmd_verify(&files, jobs, json, &options, shard.as_deref(), out, err)
         }
-        Command::Diff { a, b } => game::cmd_diff(&a, &b, out),
-        Command::Demo { out: dir, turns, threads } => game::cmd_demo(&dir, turns, threads, out),
-        Command::Seek { file, turn, threads } => game::cmd_seek(&file, turn, threads, out),
+        Command::Diff { a, b } => game::cmd_diff(&a, &b, rulesets, out),
+        Command::Demo { out: dir, turns, threads } if demo => game::cmd_demo(&dir, turns, threads, out),
+        Command::Demo { .. } => Err(CliError::BadArgument {
+            message: "this program has no demo: it was built without the reference game (phalanx_cli::Program::bare); `phalanx demo` of the stock program plays it".to_owned(),
+        }),
+        Command::Seek { file, turn, threads } => game::cmd_seek(&file, turn, threads, rulesets, out),
         Command::Render { file, turn, out: png, scale, layers, threads } => {
-            picture::cmd_render(&file, turn, &png, scale, &layers, threads, out, err)
+            picture::cmd_render(&file, turn, &png, scale, &layers, threads, rulesets, out, err)
         }
-        Command::View { files, out: html, threads } => picture::cmd_view(&files, &html, threads, out, err),
+        Command::View { files, out: html, threads } => picture::cmd_view(&files, &html, threads, rulesets, out, err),
     };
     match result {
         Ok(code) => code,
@@ -383,48 +365,6 @@ pub fn execute(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> i3
 /// A usage error of clap on one line, as every other error is: its first paragraph (the message
 /// and any indented list under it) joined with spaces, without the `error: ` prefix; the usage
 /// lines and the `--help` hint that follow are dropped.
-/// The game rulesets this program knows: what `"rules"` in a scenario and a replay's header may
-/// name.
-pub fn rulesets() -> crate::rules::Rulesets {
-    let skirmish = crate::rules::RulesOf::<skirmish::Skirmish>::new()
-        .with_bots(|player, seed| Box::new(SkirmishBot(skirmish::Bot::new(player, seed))))
-        .with_summary(skirmish_summary);
-    crate::rules::Rulesets::none().with(skirmish)
-}
-
-/// Each player's record in a game of the reference rules, and the winner.
-fn skirmish_summary(world: &sim::World) -> Vec<String> {
-    let players = skirmish::summary(world);
-    let mut lines: Vec<String> = players.iter().map(player_line).collect();
-    let standing: Vec<_> = players.iter().filter(|p| !p.defeated && (p.units > 0 || p.buildings > 0)).collect();
-    lines.push(match (skirmish::play::last_standing(&players), standing.as_slice()) {
-        (Some(p), _) => format!("winner: player {p} (every other player destroyed)"),
-        (None, [only]) if players.len() > 1 => format!("winner: player {} (the only one with units or buildings left)", only.player),
-        _ => match players.iter().max_by_key(|p| (p.score, std::cmp::Reverse(p.player))) {
-            Some(best) => format!("no winner yet; best score: player {} ({})", best.player, best.score),
-            None => "no players".to_owned(),
-        },
-    });
-    lines
-}
-
-/// One player's record in a game of the reference rules, as `run` and `demo` print it.
-pub(crate) fn player_line(p: &skirmish::PlayerSummary) -> String {
-    format!(
-        "player {}: {} units, {} buildings; {} kills, {} deaths, {} razed; {} trained, {} wood gathered, {} buildings built; score {}",
-        p.player, p.units, p.buildings, p.kills, p.deaths, p.razed, p.trained, p.gathered, p.built, p.score
-    )
-}
-
-/// The reference game's bot as a seat's bot.
-struct SkirmishBot(skirmish::Bot);
-
-impl crate::rules::Bot for SkirmishBot {
-    fn commands(&mut self, world: &sim::World) -> Vec<sim::CommandKind> {
-        self.0.commands(world, world.turn()).into_iter().map(|c| c.kind).collect()
-    }
-}
-
 fn usage_error_line(text: &str) -> String {
     let paragraph: Vec<&str> = text.lines().map(str::trim).take_while(|l| !l.is_empty()).collect();
     let line = paragraph.join(" ");
@@ -493,9 +433,9 @@ pub(crate) fn read_capped(path: &std::path::Path, cap: u64) -> Result<Vec<u8>, C
 }
 
 /// Reads a map or Moving AI scenario file as text, capped as the maps a scenario file references
-/// are ([`crate::scenario::MAX_FILE_BYTES`]).
+/// are ([`replay::scenario::MAX_FILE_BYTES`]).
 fn read(path: &std::path::Path) -> Result<String, CliError> {
-    let bytes = read_capped(path, crate::scenario::MAX_FILE_BYTES as u64)?;
+    let bytes = read_capped(path, replay::scenario::MAX_FILE_BYTES as u64)?;
     String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
         let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;

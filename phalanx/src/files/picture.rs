@@ -5,10 +5,10 @@ use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
 use super::CliError;
-use crate::format::MAGIC;
-use crate::picture::{self, Layers};
-use crate::seek::{SeekTarget, restore};
-use crate::viewer::{Source, ViewOptions, build_view};
+use replay::format::MAGIC;
+use replay::picture::{self, Layers};
+use replay::seek::{SeekTarget, restore};
+use replay::viewer::{Source, ViewOptions, build_view};
 
 /// Largest file `phalanx view` reads into memory (as `phalanx diff`). `[Units: bytes]`
 const MAX_VIEW_FILE: u64 = 1 << 30;
@@ -34,6 +34,7 @@ pub(super) fn cmd_render(
     scale: Option<u32>,
     layers: &str,
     threads: usize,
+    rulesets: &replay::rules::Rulesets,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<i32, CliError> {
@@ -46,7 +47,7 @@ pub(super) fn cmd_render(
     let mut code = 0;
     let world = if sniffed == magic.len() && magic == MAGIC {
         let target = turn.map_or(SeekTarget::End, SeekTarget::Turn);
-        let restored = restore(std::io::BufReader::new(input), &name, target, threads, &super::rulesets()).map_err(bad)?;
+        let restored = restore(std::io::BufReader::new(input), &name, target, threads, rulesets).map_err(bad)?;
         if let Some(d) = &restored.divergence {
             code = 1;
             let _ = writeln!(
@@ -62,7 +63,7 @@ pub(super) fn cmd_render(
     } else {
         let mut bytes = Vec::new();
         input.take(sim::snapshot::MAX_PAYLOAD as u64 + 64).read_to_end(&mut bytes).map_err(|e| io_error(file, e))?;
-        let world = super::rulesets().load(&bytes).map_err(|e| bad(format!("{name}: neither a replay nor a snapshot: {e}")))?;
+        let world = rulesets.load(&bytes).map_err(|e| bad(format!("{name}: neither a replay nor a snapshot: {e}")))?;
         if let Some(t) = turn
             && t != world.turn()
         {
@@ -100,6 +101,7 @@ pub(super) fn cmd_view(
     files: &[PathBuf],
     out_path: &Path,
     threads: usize,
+    rulesets: &replay::rules::Rulesets,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<i32, CliError> {
@@ -111,7 +113,7 @@ pub(super) fn cmd_view(
     let sources: Vec<Source<'_>> = names.iter().zip(&contents).map(|(name, bytes)| Source { name, bytes }).collect();
     let started = std::time::Instant::now();
     let view =
-        build_view(&sources, &ViewOptions { threads, diff_limit: 100, rulesets: super::rulesets() }).map_err(|e| bad(e.to_string()))?;
+        build_view(&sources, &ViewOptions { threads, diff_limit: 100, rulesets: rulesets.clone() }).map_err(|e| bad(e.to_string()))?;
     write_file(out_path, view.html.as_bytes())?;
     for n in &view.notes {
         let _ = writeln!(err, "phalanx: note: {n}");

@@ -1,12 +1,12 @@
-//! Keyframe benchmark: the demo's game (`replay::demo::scenario()`) played and recorded as
-//! `phalanx demo` records it (a keyframe every [`replay::demo::DEMO_KEYFRAME_EVERY`] turns), then
+//! Keyframe benchmark: the demo's game (`phalanx_cli::demo::scenario()`) played and recorded as
+//! `phalanx demo` records it (a keyframe every [`phalanx_cli::demo::DEMO_KEYFRAME_EVERY`] turns), then
 //! every keyframe measured: its snapshot's bytes by component, its size as stored in the replay,
 //! and the time to write it (`ReplayWriter::keyframe`: save and compress) and to load it (read
 //! back from the record, then `World::load_like`). The snapshots are also compressed each alone,
 //! with zstd at the replay's level and with deflate (`miniz_oxide`, level 6), the candidates the
 //! replay format's codec was chosen from.
 //!
-//! `cargo bench -p replay --bench keyframes`; `PHALANX_BENCH_QUICK=1` (or no `--bench` argument)
+//! `cargo bench -p phalanx-cli --bench keyframes`; `PHALANX_BENCH_QUICK=1` (or no `--bench` argument)
 //! plays the first 100 turns only (CI smoke run), `PHALANX_BENCH_TURNS=N` sets the turn limit.
 //! Every run checks that each loaded keyframe has the hash the game had at that turn, recomputed
 //! from scratch (derived data included), and exits with status 1 when one does not.
@@ -56,7 +56,7 @@ fn ms(d: Duration) -> f64 {
 fn main() {
     let bench = std::env::args().any(|a| a == "--bench");
     let quick = std::env::var("PHALANX_BENCH_QUICK").is_ok_and(|v| v == "1") || !bench;
-    let scenario = replay::demo::scenario().expect("the embedded demo scenario parses");
+    let scenario = phalanx_cli::demo::scenario().expect("the embedded demo scenario parses");
     let limit = match std::env::var("PHALANX_BENCH_TURNS").ok().and_then(|v| v.parse().ok()) {
         Some(n) => n,
         None if quick => 100,
@@ -65,12 +65,12 @@ fn main() {
     println!(
         "Mode: {}; the demo's game up to {limit} turns, a keyframe every {} turns.",
         if quick { "quick" } else { "full" },
-        replay::demo::DEMO_KEYFRAME_EVERY
+        phalanx_cli::demo::DEMO_KEYFRAME_EVERY
     );
 
     // Play and record as the demo does, timing each keyframe's write.
     let mut world = replay::record::build_world(&scenario, 1).expect("the demo's world");
-    let header = replay::record::header_for(&scenario, &mut world, replay::demo::DEMO_KEYFRAME_EVERY);
+    let header = replay::record::header_for(&scenario, &mut world, phalanx_cli::demo::DEMO_KEYFRAME_EVERY);
     let mut writer = ReplayWriter::new(Vec::new(), header).expect("writing to memory");
     let mut script = scenario.script();
     let mut writes = Vec::new();
@@ -88,7 +88,7 @@ fn main() {
         writer.turn(&commands, &report).expect("writing to memory");
         hashes.push(report.hash);
         turn += 1;
-        if replay::demo::decided(&world).is_some() {
+        if phalanx_cli::demo::decided(&world).is_some() {
             break;
         }
     }

@@ -1,4 +1,4 @@
-//! Bot-game benchmark: the demo's game (`replay::demo::scenario()`, four `skirmish` bots on the
+//! Bot-game benchmark: the demo's game (`phalanx_cli::demo::scenario()`, four `skirmish` bots on the
 //! reference world, 1020 units at the start) played turn by turn as `phalanx demo` plays it, to
 //! one player left or the scenario's turn limit, without recording.
 //!
@@ -9,7 +9,7 @@
 //! (`Phase::GameHash`: the target is under 1% of the turn), path search and motion. The
 //! game's digests are also counted in instructions with callgrind (BENCHMARKS.md, "Bot game").
 //!
-//! `cargo bench -p replay --bench bot_game`; `PHALANX_BENCH_QUICK=1` (or no `--bench` argument)
+//! `cargo bench -p phalanx-cli --bench bot_game`; `PHALANX_BENCH_QUICK=1` (or no `--bench` argument)
 //! plays the first 60 turns only (CI smoke run). `PHALANX_BENCH_TURNS=N` sets the turn limit;
 //! `PHALANX_BENCH_THREADS=N` computes path requests on N threads. Every run plays the game twice,
 //! on N and on at least 2 threads, and exits with status 1 when the hashes differ, when fewer than
@@ -42,7 +42,7 @@ struct Run {
 }
 
 fn play(limit: u32, threads: usize) -> Run {
-    let scenario = replay::demo::scenario().expect("the embedded demo scenario parses");
+    let scenario = phalanx_cli::demo::scenario().expect("the embedded demo scenario parses");
     let mut world = replay::record::build_world(&scenario, threads).expect("the demo's world");
     let mut script = scenario.script();
     let mut out = Run { turns: Vec::new(), phases: [Duration::ZERO; 7], hashes: Vec::new(), peak: (0, 0), rejected: 0, decided: false };
@@ -77,7 +77,7 @@ fn play(limit: u32, threads: usize) -> Run {
         if units > out.peak.0 {
             out.peak = (units, turn);
         }
-        if replay::demo::decided(&world).is_some() {
+        if phalanx_cli::demo::decided(&world).is_some() {
             out.decided = true;
             break;
         }
@@ -93,7 +93,7 @@ fn main() {
     let bench = std::env::args().any(|a| a == "--bench");
     let quick = std::env::var("PHALANX_BENCH_QUICK").is_ok_and(|v| v == "1") || !bench;
     let threads = std::env::var("PHALANX_BENCH_THREADS").ok().and_then(|v| v.parse().ok()).filter(|&t| (1..=256).contains(&t)).unwrap_or(1);
-    let scenario_turns = replay::demo::scenario().expect("the embedded demo scenario parses").turns();
+    let scenario_turns = phalanx_cli::demo::scenario().expect("the embedded demo scenario parses").turns();
     let limit = match std::env::var("PHALANX_BENCH_TURNS").ok().and_then(|v| v.parse().ok()) {
         Some(n) => n,
         None if quick => 60,

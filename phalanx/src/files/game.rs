@@ -6,11 +6,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use sim::state_hash::hex;
 
+use replay::rules::{Rulesets, command_text, reason_text};
+
 use super::CliError;
-use crate::format::{Replay, is_replay};
-use crate::record::{RunOptions, run};
-use crate::scenario::Scenario;
-use crate::verify::{Outcome, VerifyOptions, command_lines, shard, verify_files};
+use replay::format::{Replay, is_replay};
+use replay::record::{RunOptions, run};
+use replay::scenario::Scenario;
+use replay::verify::{Outcome, VerifyOptions, shard, verify_files};
 
 /// Largest replay or snapshot `phalanx diff` reads into memory. `[Units: bytes]`
 const MAX_DIFF_FILE: u64 = 1 << 30;
@@ -90,7 +92,7 @@ pub(super) fn cmd_demo(dir: &Path, turns: Option<u32>, threads: usize, out: &mut
         report.arrivals, report.placed, report.razed, report.felled, report.rejected
     );
     for p in &report.outcome.players {
-        let _ = writeln!(out, "{}", super::player_line(p));
+        let _ = writeln!(out, "{}", skirmish::tools::player_line(p));
     }
     let outcome = &report.outcome;
     let result = match outcome.winner {
@@ -157,12 +159,14 @@ pub(super) fn cmd_run(
     hashes: bool,
     keyframe_every: u32,
     json: bool,
+    rulesets: &Rulesets,
     out: &mut dyn Write,
 ) -> Result<i32, CliError> {
     // A file that cannot be opened is named once, as every unreadable input is (the scenario's
     // own error would name it as the text and again as the file).
     std::fs::File::open(scenario_path).map_err(|e| io_error(scenario_path, e))?;
-    let scenario = Scenario::load_with(scenario_path, &super::rulesets()).map_err(|e| bad(e.to_string()))?;
+    let scenario = Scenario::load_with(scenario_path, rulesets).map_err(|e| bad(e.to_string()))?;
+    let rules = scenario.rules().map(|r| &**r);
     let turns = turns.unwrap_or(scenario.turns());
     let options = RunOptions { turns, threads, keyframe_every };
     let file = match record {
@@ -198,8 +202,8 @@ pub(super) fn cmd_run(
                         let what = commands
                             .iter()
                             .find(|c| c.order_key() == *command)
-                            .map_or_else(|| format!("player {} seq {}", command.1, command.2), ToString::to_string);
-                        rejected.push(format!("# rejected: turn {}: {what}: {reason}", command.0));
+                            .map_or_else(|| format!("player {} seq {}", command.1, command.2), |c| command_text(c, rules));
+                        rejected.push(format!("# rejected: turn {}: {what}: {}", command.0, reason_text(reason, rules)));
                     }
                 }
                 Event::FormationArrived { .. } => events[4] += 1,
@@ -211,9 +215,9 @@ pub(super) fn cmd_run(
         last_end = std::time::Instant::now();
     };
     let (world, _) = run(&scenario, &options, file, &mut on_turn).map_err(|e| match e {
-        crate::record::RunError::Io(source) => write_error(record.unwrap_or(Path::new("-")), source),
-        crate::record::RunError::Setup(message) => bad(format!("{}: {message}", scenario_path.display())),
-        crate::record::RunError::Threads(message) => bad(message),
+        replay::record::RunError::Io(source) => write_error(record.unwrap_or(Path::new("-")), source),
+        replay::record::RunError::Setup(message) => bad(format!("{}: {message}", scenario_path.display())),
+        replay::record::RunError::Threads(message) => bad(message),
     })?;
     bar.finish_and_clear();
     let elapsed = started.elapsed();
@@ -372,7 +376,7 @@ fn read_limited(path: &Path) -> Result<Vec<u8>, CliError> {
     super::read_capped(path, MAX_DIFF_FILE)
 }
 
-fn print_diffs(out: &mut dyn Write, diffs: &crate::diff::SnapshotDiff) {
+fn print_diffs(out: &mut dyn Write, diffs: &replay::diff::SnapshotDiff) {
     for f in &diffs.diffs {
         let entity = f.entity.as_deref().map(|e| format!(" {e}")).unwrap_or_default();
         let _ = writeln!(out, "  {}{entity} {}: {} | {}", f.component, f.field, f.left, f.right);
@@ -383,19 +387,19 @@ fn print_diffs(out: &mut dyn Write, diffs: &crate::diff::SnapshotDiff) {
 }
 
 /// The field differences of two replays' keyframes of turn `k` (A first).
-fn keyframe_diff(k: u32, a: &[u8], b: &[u8]) -> Result<crate::diff::SnapshotDiff, CliError> {
-    crate::diff::keyframe_diff(k, a, b, 100, &super::rulesets()).map_err(bad)
+fn keyframe_diff(k: u32, a: &[u8], b: &[u8], rulesets: &Rulesets) -> Result<replay::diff::SnapshotDiff, CliError> {
+    replay::diff::keyframe_diff(k, a, b, 100, rulesets).map_err(|e| bad(e.to_string()))
 }
 
 /// `phalanx diff A B`: two replays or two snapshots of the same game.
-pub(super) fn cmd_diff(a: &Path, b: &Path, out: &mut dyn Write) -> Result<i32, CliError> {
+pub(super) fn cmd_diff(a: &Path, b: &Path, rulesets: &Rulesets, out: &mut dyn Write) -> Result<i32, CliError> {
     let (bytes_a, bytes_b) = (read_limited(a)?, read_limited(b)?);
     match (is_replay(&bytes_a), is_replay(&bytes_b)) {
-        (true, true) => diff_replays(a, &bytes_a, b, &bytes_b, out),
+        (true, true) => diff_replays(a, &bytes_a, b, &bytes_b, rulesets, out),
         (false, false) => {
             let load = |path: &Path, bytes: &[u8]| sim::snapshot::unframe(bytes).map_err(|e| bad(format!("{}: {e}", path.display())));
             let (sa, sb) = (load(a, &bytes_a)?, load(b, &bytes_b)?);
-            let diffs = crate::diff::diff_snapshots_with(&sa, &sb, 100, &super::rulesets());
+            let diffs = replay::diff::diff_snapshots_with(&sa, &sb, 100, rulesets);
             if diffs.total == 0 {
                 let _ = writeln!(out, "identical snapshots (turn {})", sa.turn);
                 return Ok(0);
@@ -408,9 +412,10 @@ pub(super) fn cmd_diff(a: &Path, b: &Path, out: &mut dyn Write) -> Result<i32, C
     }
 }
 
-fn diff_replays(a: &Path, bytes_a: &[u8], b: &Path, bytes_b: &[u8], out: &mut dyn Write) -> Result<i32, CliError> {
+fn diff_replays(a: &Path, bytes_a: &[u8], b: &Path, bytes_b: &[u8], rulesets: &Rulesets, out: &mut dyn Write) -> Result<i32, CliError> {
     let read = |path: &Path, bytes: &[u8]| Replay::read(bytes).map_err(|e| bad(format!("{}: {e}", path.display())));
     let (ra, rb) = (read(a, bytes_a)?, read(b, bytes_b)?);
+    let rules = ra.header.rules.as_ref().and_then(|(name, version)| rulesets.resolve(name, *version).ok());
     if ra.header.scenario_digest != rb.header.scenario_digest {
         let _ = writeln!(
             out,
@@ -425,15 +430,15 @@ fn diff_replays(a: &Path, bytes_a: &[u8], b: &Path, bytes_b: &[u8], out: &mut dy
         let _ = writeln!(out, "note: different settings");
     }
     let common = ra.turns.len().min(rb.turns.len());
-    let t = match crate::diff::replay_split(&ra, &rb) {
-        crate::diff::ReplaySplit::Turn(t) => t,
-        crate::diff::ReplaySplit::Keyframe(k, sa, sb) => {
-            let diffs = keyframe_diff(k, sa, sb)?;
+    let t = match replay::diff::replay_split(&ra, &rb) {
+        replay::diff::ReplaySplit::Turn(t) => t,
+        replay::diff::ReplaySplit::Keyframe(k, sa, sb) => {
+            let diffs = keyframe_diff(k, sa, sb, rulesets)?;
             let _ = writeln!(out, "every turn hash agrees, but the keyframes of turn {k} differ in {} fields (A | B):", diffs.total);
             print_diffs(out, &diffs);
             return Ok(1);
         }
-        crate::diff::ReplaySplit::None => {
+        replay::diff::ReplaySplit::None => {
             if ra.turns.len() == rb.turns.len() {
                 let _ = writeln!(out, "identical: {common} turns");
                 return Ok(0);
@@ -447,18 +452,18 @@ fn diff_replays(a: &Path, bytes_a: &[u8], b: &Path, bytes_b: &[u8], out: &mut dy
     if ta.commands != tb.commands {
         let _ = writeln!(out, "the commands of turn {} differ:", ta.turn);
         for (side, cmds) in [("A", &ta.commands), ("B", &tb.commands)] {
-            for line in command_lines(cmds) {
+            for line in cmds.iter().map(|c| command_text(c, rules.as_deref())) {
                 let _ = writeln!(out, "  {side} {line}");
             }
         }
     } else {
         let _ = writeln!(out, "same commands ({}):", ta.commands.len());
-        for line in command_lines(&ta.commands) {
+        for line in ta.commands.iter().map(|c| command_text(c, rules.as_deref())) {
             let _ = writeln!(out, "  {line}");
         }
     }
     // Where the states part: this turn, or, after a difference of commands alone, a later one.
-    let state_split = crate::diff::first_state_split(&ra, &rb, t);
+    let state_split = replay::diff::first_state_split(&ra, &rb, t);
     if state_split != Some(t) {
         let _ = writeln!(out, "the states after turn {} are the same (the commands differ, the state does not yet)", ta.turn);
         match state_split {
@@ -478,10 +483,10 @@ fn diff_replays(a: &Path, bytes_a: &[u8], b: &Path, bytes_b: &[u8], out: &mut dy
     let _ = writeln!(out, "diverging components: {}", if components.is_empty() { "(none)".into() } else { components.join(", ") });
     let _ = writeln!(out, "hash A {}\nhash B {}", hex(&da.hash), hex(&db.hash));
     // The first keyframe both replays hold at or after the state divergence.
-    let keyframe = crate::diff::common_keyframe(&ra, &rb, ra.turns[s].turn.wrapping_add(1));
+    let keyframe = replay::diff::common_keyframe(&ra, &rb, ra.turns[s].turn.wrapping_add(1));
     match keyframe {
         Some((k, sa, sb)) => {
-            let diffs = keyframe_diff(k, sa, sb)?;
+            let diffs = keyframe_diff(k, sa, sb, rulesets)?;
             let _ = writeln!(out, "state at the start of turn {k} (keyframe): {} differing fields (A | B):", diffs.total);
             print_diffs(out, &diffs);
         }
@@ -492,12 +497,12 @@ fn diff_replays(a: &Path, bytes_a: &[u8], b: &Path, bytes_b: &[u8], out: &mut dy
     Ok(1)
 }
 
-/// `phalanx seek FILE TURN`: the state at the start of `turn` ([`crate::seek::restore`]).
-pub(super) fn cmd_seek(path: &Path, turn: u32, threads: usize, out: &mut dyn Write) -> Result<i32, CliError> {
+/// `phalanx seek FILE TURN`: the state at the start of `turn` ([`replay::seek::restore`]).
+pub(super) fn cmd_seek(path: &Path, turn: u32, threads: usize, rulesets: &Rulesets, out: &mut dyn Write) -> Result<i32, CliError> {
     let file = std::fs::File::open(path).map_err(|e| io_error(path, e))?;
     let name = path.display().to_string();
     let mut restored =
-        crate::seek::restore(std::io::BufReader::new(file), &name, crate::seek::SeekTarget::Turn(turn), threads, &super::rulesets())
+        replay::seek::restore(std::io::BufReader::new(file), &name, replay::seek::SeekTarget::Turn(turn), threads, rulesets)
             .map_err(bad)?;
     if let Some(d) = &restored.divergence {
         let _ = writeln!(
@@ -514,6 +519,6 @@ pub(super) fn cmd_seek(path: &Path, turn: u32, threads: usize, out: &mut dyn Wri
         None => "the scenario (no keyframe before it)".to_owned(),
     };
     let _ = writeln!(out, "{name}: restored from {from}, then {} turns re-simulated", restored.resimulated);
-    let _ = write!(out, "{}", crate::diff::summary(&mut restored.world));
+    let _ = write!(out, "{}", replay::diff::summary(&mut restored.world));
     Ok(if restored.divergence.is_some() { 1 } else { 0 })
 }

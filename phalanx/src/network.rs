@@ -16,11 +16,11 @@ use indicatif::{ProgressBar, ProgressStyle};
 use replay::rules::Rulesets;
 use replay::scenario::Scenario;
 
-use crate::client::{Brain, ClientCore, Idle};
-use crate::host::{Delay, HostConfig, HostCore, hex};
-use crate::protocol::{TOKEN_BYTES, Token};
-use crate::seat_bot::SeatBot;
-use crate::tcp::{run_client, run_host_watched};
+use session::client::{Brain, ClientCore, Idle};
+use session::host::{Delay, HostConfig, HostCore, hex};
+use session::protocol::{TOKEN_BYTES, Token};
+use session::seat_bot::SeatBot;
+use session::tcp::{run_client, run_host_watched};
 
 /// The network commands.
 #[derive(Debug, Subcommand)]
@@ -99,18 +99,18 @@ const MAX_TOKEN_FILE: u64 = 64 * 1024;
 const KEYFRAME_EVERY: u32 = 50;
 
 /// Runs one parsed network command, writing to `out` and `err`; returns the exit code.
-pub fn execute(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+pub fn execute(command: Command, rulesets: &Rulesets, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     let result = match command {
         Command::Host { scenario, listen, players, turns, turn_ms, delay, token_file, record, report, bot_seat, resync } => {
             let files = Files { token_file: token_file.as_deref(), record: record.as_deref(), report: &report };
-            host(&scenario, &listen, players, turns, turn_ms, &delay, &files, &bot_seat, resync, out)
+            host(&scenario, &listen, players, turns, turn_ms, &delay, &files, &bot_seat, resync, rulesets, out)
         }
         Command::Join { addr, seat, token, bot, observe, record, host_timeout } => {
             let timeout_ms = host_timeout.saturating_mul(1000);
             match (seat, token, observe) {
-                (Some(seat), Some(token), false) => join(&addr, seat, &token, bot, record.as_deref(), timeout_ms, out),
+                (Some(seat), Some(token), false) => join(&addr, seat, &token, bot, record.as_deref(), timeout_ms, rulesets, out),
                 _ => {
-                    let observer = ClientCore::observer().with_rulesets(rulesets()).with_host_timeout(timeout_ms);
+                    let observer = ClientCore::observer().with_rulesets(rulesets.clone()).with_host_timeout(timeout_ms);
                     play(&addr, observer, &mut Idle, record.as_deref(), out)
                 }
             }
@@ -139,12 +139,6 @@ struct Files<'a> {
     report: &'a Path,
 }
 
-/// The rulesets a scenario may name: those of the `phalanx` program, so a game any `phalanx run`
-/// plays can be hosted, and every peer builds its world with the same rules.
-fn rulesets() -> Rulesets {
-    replay::cli::rulesets()
-}
-
 #[allow(clippy::too_many_arguments)]
 fn host(
     path: &Path,
@@ -156,10 +150,11 @@ fn host(
     files: &Files<'_>,
     bot_seats: &[u8],
     resync: bool,
+    rulesets: &Rulesets,
     out: &mut dyn Write,
 ) -> Result<i32, String> {
     let (token_file, record, report_dir) = (files.token_file, files.record, files.report);
-    let scenario = Scenario::load_with(path, &rulesets()).map_err(|e| e.to_string())?;
+    let scenario = Scenario::load_with(path, rulesets).map_err(|e| e.to_string())?;
     if let Some(seat) = bot_seats.iter().find(|&&s| s == 0 || s > players) {
         return Err(format!("--bot-seat {seat}: the seats are 1 to {players}"));
     }
@@ -188,7 +183,7 @@ fn host(
             }
             tokens
         }
-        None => crate::protocol::random_tokens(players)?,
+        None => session::protocol::random_tokens(players)?,
     };
     let config = HostConfig {
         tokens: tokens.clone(),
@@ -226,10 +221,11 @@ fn host(
         .iter()
         .map(|&seat| {
             let token = tokens[usize::from(seat - 1)];
+            let rulesets = rulesets.clone();
             std::thread::spawn(move || {
                 let socket = TcpStream::connect(target).map_err(|e| format!("bot seat {seat}: cannot reach {target}: {e}"))?;
-                let mut client = ClientCore::new(seat, token).with_rulesets(rulesets());
-                let mut bot = SeatBot::new(rulesets(), client.player(), u64::from(seat));
+                let mut client = ClientCore::new(seat, token).with_rulesets(rulesets.clone());
+                let mut bot = SeatBot::new(rulesets.clone(), client.player(), u64::from(seat));
                 run_client(socket, &mut client, &mut bot, &clock, &mut |_| {}).map_err(|e| format!("bot seat {seat}: {e}"))
             })
         })
@@ -263,10 +259,10 @@ fn host(
     Ok(if host.in_sync() { 0 } else { 1 })
 }
 
-fn join(addr: &str, seat: u8, token: &str, bot: bool, record: Option<&Path>, timeout_ms: u64, out: &mut dyn Write) -> Result<i32, String> {
+fn join(addr: &str, seat: u8, token: &str, bot: bool, record: Option<&Path>, timeout_ms: u64, rulesets: &Rulesets, out: &mut dyn Write) -> Result<i32, String> {
     let token = parse_token(token)?;
-    let client = ClientCore::new(seat, token).with_rulesets(rulesets()).with_host_timeout(timeout_ms);
-    let mut brain: Box<dyn Brain> = if bot { Box::new(SeatBot::new(rulesets(), client.player(), u64::from(seat))) } else { Box::new(Idle) };
+    let client = ClientCore::new(seat, token).with_rulesets(rulesets.clone()).with_host_timeout(timeout_ms);
+    let mut brain: Box<dyn Brain> = if bot { Box::new(SeatBot::new(rulesets.clone(), client.player(), u64::from(seat))) } else { Box::new(Idle) };
     play(addr, client, brain.as_mut(), record, out)
 }
 
@@ -305,13 +301,13 @@ fn play(addr: &str, client: ClientCore, brain: &mut dyn Brain, record: Option<&P
 /// the host refused prints only why (exit 2), one whose game ended otherwise than by the host's
 /// `End` (kicked, host gone, host silent) prints why, then its summary (exit 3).
 fn finish(client: &ClientCore, out: &mut dyn Write) -> Result<i32, String> {
-    if let Some(ending @ crate::client::Ending::Refused { .. }) = client.ending() {
+    if let Some(ending @ session::client::Ending::Refused { .. }) = client.ending() {
         let _ = writeln!(out, "{ending}");
         return Ok(2);
     }
     let final_hash = client.hashes().last().copied().unwrap_or_default();
     let _ = writeln!(out, "{}", client.traffic().line(client.turns_stepped()));
-    if client.seat() != crate::protocol::OBSERVER_SEAT {
+    if client.seat() != session::protocol::OBSERVER_SEAT {
         let _ = writeln!(out, "{}", client.order_latency());
     }
     let _ = writeln!(out, "turns {} final hash {}", client.turns_stepped(), hex(&final_hash));
@@ -349,7 +345,7 @@ struct Counted<'a, F: FnMut(u32)> {
 }
 
 impl<F: FnMut(u32)> Brain for Counted<'_, F> {
-    fn think(&mut self, world: &sim::World, report: &sim::TurnReport) -> Vec<crate::protocol::Order> {
+    fn think(&mut self, world: &sim::World, report: &sim::TurnReport) -> Vec<session::protocol::Order> {
         (self.on_turn)(report.turn + 1);
         self.brain.think(world, report)
     }

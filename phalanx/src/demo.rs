@@ -2,7 +2,7 @@
 //! world, with no files needed.
 //!
 //! [`run_demo`] parses the embedded scenario ([`DEMO_SCENARIO`], the text of
-//! `examples/scenarios/demo.json`: the `skirmish` rules, four bots, 1020 units at the start),
+//! `phalanx/demo.json`: the `skirmish` rules, four bots, 1020 units at the start),
 //! plays it turn by turn until one player is left or the turn limit while recording its replay to
 //! `DIR/demo.replay`, verifies that replay from the file (a second, independent re-simulation
 //! compared turn by turn and keyframe by keyframe), and writes a picture of the last turn
@@ -19,26 +19,26 @@ use sim::command::Event;
 use sim::world::World;
 use skirmish::{Skirmish, SkirmishEvent, UnitKind};
 
-use crate::format::ReplayWriter;
-use crate::record::{build_world, header_for};
-use crate::scenario::Scenario;
-use crate::verify::{Outcome, VerifyOptions, VerifyReport, verify_file};
+use replay::format::ReplayWriter;
+use replay::record::{build_world, header_for};
+use replay::scenario::Scenario;
+use replay::verify::{Outcome, VerifyOptions, VerifyReport, verify_file};
 
 /// The demo scenario: four bots of the reference rules from a town centre and an army each on
 /// the reference world (see its `description`).
-pub const DEMO_SCENARIO: &str = include_str!("../../examples/scenarios/demo.json");
+pub const DEMO_SCENARIO: &str = include_str!("../demo.json");
 
 /// Keyframe interval of the demo's replay. `[Units: turns]`
 pub const DEMO_KEYFRAME_EVERY: u32 = 50;
 
-/// The demo scenario, parsed with the command line's rulesets ([`crate::cli::rulesets`]), whose
+/// The demo scenario, parsed with the reference game's ruleset ([`crate::stock_rulesets`]), whose
 /// `skirmish` it names.
 ///
 /// # Errors
 /// Text saying why it does not parse (only possible if the embedded file was broken).
 pub fn scenario() -> Result<Scenario, String> {
     let mut refuse = |path: &str| Err(format!("the demo scenario refers to the file {path:?}; it must be self-contained"));
-    Scenario::parse_with(DEMO_SCENARIO, "<embedded demo scenario>", &mut refuse, &crate::cli::rulesets()).map_err(|e| e.to_string())
+    Scenario::parse_with(DEMO_SCENARIO, "<embedded demo scenario>", &mut refuse, &crate::stock_rulesets()).map_err(|e| e.to_string())
 }
 
 /// The player left standing once every other started player has lost its town centre and its
@@ -202,27 +202,29 @@ pub fn run_demo(options: &DemoOptions, progress: &(dyn Fn(&str) + Sync)) -> Resu
     writer.finish().map_err(io(&replay))?.flush().map_err(io(&replay))?;
 
     // The verification and the viewer each simulate the game again from the file, apart: on two
-    // threads, so the demo takes the time of the longer, not of both.
-    let rulesets = crate::cli::rulesets();
+    // threads, so the demo takes the time of the longer, not of both. Where no thread can be
+    // started (wasm32-wasip1 has none), the verification runs after the viewer, on this thread.
+    let rulesets = crate::stock_rulesets();
     let verify_options = VerifyOptions { threads: options.threads, rulesets: rulesets.clone(), ..VerifyOptions::default() };
-    let view_options = crate::viewer::ViewOptions { threads: options.threads, diff_limit: 100, rulesets };
+    let view_options = replay::viewer::ViewOptions { threads: options.threads, diff_limit: 100, rulesets };
+    let verifying = || {
+        let started = Instant::now();
+        let report = verify_file(&replay, &verify_options, &|| progress("verify"));
+        (report, started.elapsed())
+    };
     let (verified, html) = std::thread::scope(|scope| {
-        let verifying = scope.spawn(|| {
-            let started = Instant::now();
-            let report = verify_file(&replay, &verify_options, &|| progress("verify"));
-            (report, started.elapsed())
-        });
+        let on_a_thread = std::thread::Builder::new().spawn_scoped(scope, verifying).ok();
         let html = std::fs::read(&replay).map_err(|e| DemoError::Setup(format!("{}: cannot read back: {e}", replay.display()))).and_then(
             |bytes| {
-                crate::viewer::build_html(&[crate::viewer::Source { name: "demo", bytes: &bytes }], &view_options)
+                replay::viewer::build_html(&[replay::viewer::Source { name: "demo", bytes: &bytes }], &view_options)
                     .map_err(|e| DemoError::Setup(e.to_string()))
             },
         );
-        (verifying.join(), html)
+        (on_a_thread.map_or_else(|| Ok(verifying()), |thread| thread.join()), html)
     });
     let (verify, verify_time) = verified.map_err(|_| DemoError::Setup("the verification stopped with a panic".to_owned()))?;
     std::fs::write(&viewer, html?).map_err(io(&viewer))?;
-    let png = crate::picture::render_png(&world, &crate::picture::Options { scale: None, layers: crate::picture::Layers::ALL });
+    let png = replay::picture::render_png(&world, &replay::picture::Options { scale: None, layers: replay::picture::Layers::ALL });
     std::fs::write(&picture, png).map_err(io(&picture))?;
 
     let game = world.game::<Skirmish>();
