@@ -727,7 +727,10 @@ impl ClientCore {
                     self.latency.record(now.saturating_sub(sent));
                 }
             }
-            let orders = if self.ended.is_some() || self.seat == OBSERVER_SEAT { Vec::new() } else { brain.think(world, &report) };
+            // An observer's brain sees every turn too (a progress count reads them), but what it
+            // would order is not sent: an observer plays no player.
+            let thought = if self.ended.is_some() { Vec::new() } else { brain.think(world, &report) };
+            let orders = if self.seat == OBSERVER_SEAT { Vec::new() } else { thought };
             self.hashes.push(report.hash);
             self.last_step_ms = now;
             let reported = brain.hash_to_report(self.next, report.hash);
