@@ -12,6 +12,7 @@ mod fixed_math;
 mod fuzz_rules;
 mod geometry;
 mod reachability;
+mod session_frames;
 #[cfg(test)]
 mod regressions;
 
@@ -19,6 +20,7 @@ pub use command_stream::{command_stream, command_stream_turns};
 pub use fixed_math::fixed_math;
 pub use geometry::geometry;
 pub use reachability::reachability;
+pub use session_frames::session_frames;
 
 use pathing::movingai;
 use pathing::{Fixed, Goal, NavGrid, Navcell, PassClass, PassMap, Path, PathStatus, SearchLimits, SearchOutcome, SearchScratch};
@@ -27,7 +29,7 @@ use pathing::{Fixed, Goal, NavGrid, Navcell, PassClass, PassMap, Path, PathStatu
 pub type Body = fn(&[u8]);
 
 /// The target names, each with its body.
-pub const TARGETS: [(&str, Body); 14] = [
+pub const TARGETS: [(&str, Body); 15] = [
     ("movingai_map", movingai_map),
     ("movingai_scen", movingai_scen),
     ("grid_text", grid_text),
@@ -42,6 +44,7 @@ pub const TARGETS: [(&str, Body); 14] = [
     ("reachability", reachability),
     ("fixed_math", fixed_math),
     ("geometry", geometry),
+    ("session_frames", session_frames),
 ];
 
 /// Reads bytes as a replay; a replay that reads completely must, cut before its last byte, read

@@ -132,15 +132,6 @@ fn parse_token(text: &str) -> Result<Token, String> {
     bytes.and_then(|b| b.try_into().ok()).ok_or_else(|| format!("a token is {} hexadecimal digits, found {text:?}", TOKEN_BYTES * 2))
 }
 
-/// Fresh tokens from the operating system's random source.
-fn random_tokens(n: u8) -> Result<Vec<Token>, String> {
-    let mut bytes = vec![0u8; usize::from(n) * TOKEN_BYTES];
-    std::fs::File::open("/dev/urandom")
-        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut bytes))
-        .map_err(|e| format!("/dev/urandom: {e}"))?;
-    Ok(bytes.chunks(TOKEN_BYTES).map(|c| c.try_into().unwrap_or([0; TOKEN_BYTES])).collect())
-}
-
 /// The files a host reads and writes besides the scenario.
 struct Files<'a> {
     token_file: Option<&'a Path>,
@@ -192,7 +183,7 @@ fn host(
             }
             tokens
         }
-        None => random_tokens(players)?,
+        None => session::protocol::random_tokens(players)?,
     };
     let config = HostConfig {
         tokens: tokens.clone(),

@@ -114,6 +114,11 @@ pub enum ClientEvent {
     },
     /// What the game waits for, as the host said.
     Waiting(Waiting),
+    /// An order of the brain's, or a message, was not sent: the host could not take it.
+    NotSent {
+        /// Why.
+        refusal: Refusal,
+    },
     /// The connection is finished: the host said goodbye, or the client found the host at fault.
     Closed {
         /// Why.
@@ -192,6 +197,7 @@ impl fmt::Display for ClientEvent {
             Self::Ended { turns, in_sync } => write!(f, "ended after {turns} turns, {}", if *in_sync { "in sync" } else { "DESYNC" }),
             Self::Refused { order, refusal } => write!(f, "refused: order {order}: {refusal}"),
             Self::Waiting(waiting) => write!(f, "{waiting}"),
+            Self::NotSent { refusal } => write!(f, "not sent: {refusal}"),
             Self::Closed { reason } => write!(f, "closed: {reason}"),
         }
     }
@@ -438,11 +444,21 @@ impl ClientCore {
         PlayerId(self.seat)
     }
 
+    /// Sends a message; one over the frame limit is not sent, and says so.
     fn send(&mut self, msg: ClientMsg) {
-        if !self.closed {
-            let frame = self.link.encode(msg);
-            self.traffic.sent(frame.len());
-            self.frames.push(frame);
+        if self.closed {
+            return;
+        }
+        match self.link.try_encode(msg) {
+            Ok(frame) => {
+                self.traffic.sent(frame.len());
+                self.frames.push(frame);
+            }
+            Err(e) => {
+                let bytes = if let crate::protocol::ProtocolError::Oversized(n) = e { n as u64 } else { u64::MAX };
+                let refusal = Refusal::TooLarge { bytes, limit: crate::protocol::MAX_FRAME as u64 };
+                self.events.push(ClientEvent::NotSent { refusal });
+            }
         }
     }
 
@@ -645,6 +661,42 @@ impl ClientCore {
         }
     }
 
+    /// Sends a message as it is, unchecked, under the connection's next sequence number: for tests
+    /// and tools that probe a host's defences with what an honest client would never send.
+    pub fn send_unchecked(&mut self, msg: ClientMsg) {
+        self.send(msg);
+    }
+
+    /// Sends the brain's orders, as many `Commands` messages as keep each within its limits: at
+    /// most [`MAX_COMMANDS_PER_TURN`] orders and a frame's bytes. An order too large for the host
+    /// to take is not sent at all ([`ClientEvent::NotSent`]).
+    fn send_orders(&mut self, orders: Vec<Order>, now: u64) {
+        // Room for the envelope and the message's own fields beside the orders.
+        const BATCH_BYTES: usize = crate::protocol::MAX_FRAME - 4096;
+        let mut batch: Vec<Order> = Vec::new();
+        let mut bytes = 0;
+        for order in orders {
+            let size = bincode::serde::encode_to_vec(&order, sim::state_hash::CONFIG).map_or(usize::MAX, |b| b.len());
+            if size > crate::orders::MAX_ORDER_BYTES {
+                let refusal = Refusal::TooLarge { bytes: size as u64, limit: crate::orders::MAX_ORDER_BYTES as u64 };
+                self.events.push(ClientEvent::NotSent { refusal });
+                continue;
+            }
+            if batch.len() == MAX_COMMANDS_PER_TURN || bytes + size > BATCH_BYTES {
+                self.send(ClientMsg::Commands { orders: std::mem::take(&mut batch) });
+                bytes = 0;
+            }
+            if self.issued.len() < MAX_ISSUED {
+                self.issued.push_back(now);
+            }
+            bytes += size;
+            batch.push(order);
+        }
+        if !batch.is_empty() {
+            self.send(ClientMsg::Commands { orders: batch });
+        }
+    }
+
     /// Steps every turn whose command set is held, in order: after each, reports the hash and
     /// sends the brain's commands.
     pub fn step_ready(&mut self, now: u64, brain: &mut dyn Brain) {
@@ -675,15 +727,15 @@ impl ClientCore {
                     self.latency.record(now.saturating_sub(sent));
                 }
             }
-            let orders = if self.ended.is_some() || self.seat == OBSERVER_SEAT { Vec::new() } else { brain.think(world, &report) };
+            // An observer's brain sees every turn too (a progress count reads them), but what it
+            // would order is not sent: an observer plays no player.
+            let thought = if self.ended.is_some() { Vec::new() } else { brain.think(world, &report) };
+            let orders = if self.seat == OBSERVER_SEAT { Vec::new() } else { thought };
             self.hashes.push(report.hash);
             self.last_step_ms = now;
             let reported = brain.hash_to_report(self.next, report.hash);
             self.send(ClientMsg::Hash { turn: self.next, hash: reported });
-            self.issued.extend(std::iter::repeat_n(now, orders.len().min(MAX_ISSUED.saturating_sub(self.issued.len()))));
-            for chunk in orders.chunks(MAX_COMMANDS_PER_TURN) {
-                self.send(ClientMsg::Commands { orders: chunk.to_vec() });
-            }
+            self.send_orders(orders, now);
             self.next += 1;
         }
     }

@@ -36,6 +36,18 @@ pub const TOKEN_BYTES: usize = 16;
 /// A seat's secret: whoever presents it in `Hello` plays that seat.
 pub type Token = [u8; TOKEN_BYTES];
 
+/// `n` fresh tokens from the operating system's random source (`getrandom`, on every platform).
+///
+/// # Errors
+/// When the system has no random source to give.
+pub fn random_tokens(n: u8) -> Result<Vec<Token>, String> {
+    let mut tokens = vec![[0u8; TOKEN_BYTES]; usize::from(n)];
+    for token in &mut tokens {
+        getrandom::fill(token).map_err(|e| format!("the system's random source: {e}"))?;
+    }
+    Ok(tokens)
+}
+
 /// A command as a client sends it: the player it claims to speak for and what to do. The host
 /// stamps the turn and the sequence number, and refuses a command for a player not the sender's.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -249,6 +249,22 @@ pub fn run_client(
     clock: &dyn Fn() -> u64,
     log: &mut dyn FnMut(&ClientEvent),
 ) -> std::io::Result<()> {
+    run_client_watched(socket, client, brain, clock, log, &mut |_| {})
+}
+
+/// [`run_client`], calling `watch` with the client after every pass of its loop, before its
+/// frames are sent (for a progress count, or a test that makes the client send something more).
+///
+/// # Errors
+/// When the socket cannot be made non-blocking.
+pub fn run_client_watched(
+    socket: TcpStream,
+    client: &mut ClientCore,
+    brain: &mut dyn Brain,
+    clock: &dyn Fn() -> u64,
+    log: &mut dyn FnMut(&ClientEvent),
+    watch: &mut dyn FnMut(&mut ClientCore),
+) -> std::io::Result<()> {
     let mut stream = Stream::new(socket)?;
     loop {
         let now = clock();
@@ -266,6 +282,7 @@ pub fn run_client(
         }
         client.tick(now);
         client.step_ready(now, brain);
+        watch(client);
         for frame in client.take_frames() {
             stream.queue(&frame);
         }

@@ -10,9 +10,10 @@ use session::host::{Delay, HostConfig, HostCore, HostEvent};
 use session::mem::single_process_hashes;
 use session::mover::Mover;
 use session::orders::Refusal;
-use session::tcp::{run_client, run_host};
+use session::protocol::ClientMsg;
+use session::tcp::{run_client, run_client_watched, run_host};
 use session::{Brain, ClientCore, ClientEvent, Order};
-use sim::{CommandKind, EntityId, PlayerId, TurnReport, World};
+use sim::{CommandKind, EntityId, PlayerId};
 
 const SCENARIO: &str = r#"{"format": "phalanx-scenario", "version": 3, "name": "hostile", "turns": 40,
   "settings": {"players": 2, "seed": 21}, "map": {"generated": {"tiles": 16, "seed": 1}},
@@ -38,20 +39,17 @@ fn config() -> HostConfig {
     }
 }
 
-/// A mover that, after turn `at`, also sends `orders` once.
+/// A mover for seat 1 whose client, once it has stepped `at` turns, also sends `orders` once in
+/// one `Commands` message as it is (an honest client would not send what the host cannot take).
 struct Attacker {
     mover: Mover,
     at: u32,
     orders: Option<Vec<Order>>,
 }
 
-impl Brain for Attacker {
-    fn think(&mut self, world: &World, report: &TurnReport) -> Vec<Order> {
-        let mut orders = self.mover.think(world, report);
-        if report.turn == self.at {
-            orders.extend(self.orders.take().unwrap_or_default());
-        }
-        orders
+impl Attacker {
+    fn new(at: u32, orders: Vec<Order>) -> Self {
+        Self { mover: Mover::new(PlayerId(1), 21, 4, 14, 50), at, orders: Some(orders) }
     }
 }
 
@@ -64,23 +62,36 @@ struct Seen {
 
 /// Plays a game over loopback sockets: seat 1 played by `brain`, seat 2 by a mover; returns the
 /// host, its events, and what each seat saw.
-fn tcp_game(scenario: &Scenario, brain: Box<dyn Brain + Send>) -> (HostCore<'_>, Vec<HostEvent>, Vec<Seen>) {
+fn tcp_game(scenario: &Scenario, attacker: Attacker) -> (HostCore<'_>, Vec<HostEvent>, Vec<Seen>) {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
     let addr = listener.local_addr().expect("its address");
     let start = Instant::now();
     let clock = move || start.elapsed().as_millis() as u64;
-    let mut brains: Vec<Box<dyn Brain + Send>> = vec![brain, Box::new(Mover::new(PlayerId(2), 21, 4, 14, 50))];
+    let mut attackers = vec![Some(attacker), None];
     let clients: Vec<_> = (1..=2u8)
-        .zip(brains.drain(..))
-        .map(|(seat, mut brain)| {
+        .zip(attackers.drain(..))
+        .map(|(seat, attacker)| {
             std::thread::spawn(move || {
                 let socket = TcpStream::connect(addr).expect("connect");
                 let mut client = ClientCore::new(seat, [seat; 16]);
                 let mut events = Vec::new();
-                run_client(socket, &mut client, brain.as_mut(), &move || start.elapsed().as_millis() as u64, &mut |e| {
-                    events.push(e.clone());
-                })
-                .expect("client loop");
+                let mut mover = Mover::new(PlayerId(seat), 21, 4, 14, 50);
+                let (brain, at, mut orders): (&mut dyn Brain, u32, Option<Vec<Order>>) = match attacker {
+                    Some(a) => {
+                        mover = a.mover;
+                        (&mut mover, a.at, a.orders)
+                    }
+                    None => (&mut mover, 0, None),
+                };
+                let mut inject = |client: &mut ClientCore| {
+                    if client.turns_stepped() >= at
+                        && let Some(orders) = orders.take()
+                    {
+                        client.send_unchecked(ClientMsg::Commands { orders });
+                    }
+                };
+                let clock = move || start.elapsed().as_millis() as u64;
+                run_client_watched(socket, &mut client, brain, &clock, &mut |e| events.push(e.clone()), &mut inject).expect("client loop");
                 Seen { hashes: client.hashes().to_vec(), ended: client.ended(), events }
             })
         })
@@ -120,8 +131,7 @@ fn ids(n: u32) -> Vec<EntityId> {
 fn one_order_just_under_the_frame_limit_no_longer_ends_the_game_for_everyone() {
     let scenario = scenario();
     let stop = Order { player: PlayerId(1), kind: CommandKind::Stop { units: ids(131_068) } };
-    let attacker = Attacker { mover: Mover::new(PlayerId(1), 21, 4, 14, 50), at: 4, orders: Some(vec![stop]) };
-    let (host, events, seen) = tcp_game(&scenario, Box::new(attacker));
+    let (host, events, seen) = tcp_game(&scenario, Attacker::new(4, vec![stop]));
     assert_played_to_the_end(&scenario, &host, &events, &seen);
     let refused = refusals(&seen[0]);
     assert!(matches!(refused.as_slice(), [Refusal::TooLarge { .. }]), "{refused:?}");
@@ -138,8 +148,7 @@ fn orders_that_add_up_past_a_frame_in_one_turn_are_refused_past_the_seats_share(
     let orders: Vec<Order> = (0..12)
         .map(|k| Order { player: PlayerId(1), kind: CommandKind::SetArea { name: format!("{k}{}", "x".repeat(60 * 1024)), available: true } })
         .collect();
-    let attacker = Attacker { mover: Mover::new(PlayerId(1), 21, 4, 14, 50), at: 3, orders: Some(orders) };
-    let (host, events, seen) = tcp_game(&scenario, Box::new(attacker));
+    let (host, events, seen) = tcp_game(&scenario, Attacker::new(3, orders));
     assert_played_to_the_end(&scenario, &host, &events, &seen);
     let refused = refusals(&seen[0]);
     assert!(!refused.is_empty() && refused.iter().all(|r| matches!(r, Refusal::TurnFull { .. })), "{refused:?}");
@@ -163,8 +172,7 @@ fn a_message_of_64_spawns_of_4096_units_is_refused_and_the_game_plays_on() {
         turn_rate: None,
     };
     let orders = vec![Order { player: PlayerId(1), kind: spawn }; 64];
-    let attacker = Attacker { mover: Mover::new(PlayerId(1), 21, 4, 14, 50), at: 3, orders: Some(orders) };
-    let (host, events, seen) = tcp_game(&scenario, Box::new(attacker));
+    let (host, events, seen) = tcp_game(&scenario, Attacker::new(3, orders));
     assert_played_to_the_end(&scenario, &host, &events, &seen);
     let refused = refusals(&seen[0]);
     assert_eq!(refused.len(), 64, "{refused:?}");
@@ -175,7 +183,7 @@ fn a_message_of_64_spawns_of_4096_units_is_refused_and_the_game_plays_on() {
 /// wrote no replay. Now it closes no turn while nobody plays, and ends after the drop time.
 #[test]
 fn a_host_whose_seats_have_all_left_ends_the_game_and_finishes_its_replay() {
-    use session::protocol::{ClientMsg, Envelope, PROTOCOL_VERSION, encode};
+    use session::protocol::{Envelope, PROTOCOL_VERSION, encode};
     use std::io::{Read, Write};
     let scenario = scenario();
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
@@ -301,7 +309,7 @@ fn silent_connections_holding_every_slot_cannot_keep_the_players_out() {
 #[test]
 fn an_observer_sending_unsolicited_megabytes_is_closed_and_the_game_plays_on() {
     use session::host::MAX_OBSERVER_BYTES_PER_TURN;
-    use session::protocol::{ClientMsg, Envelope, PROTOCOL_VERSION, encode};
+    use session::protocol::{Envelope, PROTOCOL_VERSION, encode};
     use std::io::Write;
     let scenario = scenario();
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");

@@ -137,3 +137,34 @@ fn a_client_whose_host_goes_silent_without_closing_gives_up_after_its_timeout() 
     // The client closed its socket on leaving: the silent host sees the end.
     silent.join().expect("the silent host");
 }
+
+/// Counts the turns it is shown, and would order something every turn.
+struct Counting {
+    turns: std::rc::Rc<std::cell::Cell<u32>>,
+}
+
+impl session::Brain for Counting {
+    fn think(&mut self, _world: &sim::World, report: &sim::TurnReport) -> Vec<session::Order> {
+        self.turns.set(report.turn + 1);
+        vec![session::Order { player: PlayerId(1), kind: sim::CommandKind::Stop { units: Vec::new() } }]
+    }
+}
+
+/// An observer's progress showed `0 turns` for the whole game: its brain (which the progress
+/// count wraps) was never shown a turn. It is shown every turn now, and what it would order is
+/// still never sent.
+#[test]
+fn an_observer_s_brain_sees_every_turn_and_sends_nothing() {
+    let scenario = common::scenario("peer-state", 2, 10, 60);
+    let host = HostCore::new(&scenario, config(60)).expect("host");
+    let mut game = MemGame::new(host, MemNet::new(NetConfig { latency_ms: 5, ..NetConfig::default() }, 10), 5);
+    let turns = std::rc::Rc::new(std::cell::Cell::new(0));
+    game.add_client(ClientCore::observer(), Box::new(Counting { turns: turns.clone() }), None);
+    for seat in 1..=2 {
+        game.add_client(ClientCore::new(seat, [seat; 16]), mover(seat), None);
+    }
+    assert!(game.run(60_000), "the game ended");
+    assert_eq!(turns.get(), 60, "the observer's brain saw every turn");
+    assert!(!game.host_events.iter().any(|e| matches!(e, HostEvent::Refused { .. })), "{:?}", game.host_events);
+    assert_eq!(game.clients[0].core.ended(), Some((60, true)));
+}

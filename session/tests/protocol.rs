@@ -118,3 +118,14 @@ fn a_link_refuses_to_hold_too_many_early_frames() {
     }
     assert_eq!(receiver.accept(&frames[MAX_EARLY_FRAMES + 1]), Err(ProtocolError::TooFarAhead(0)));
 }
+
+/// Tokens were read from `/dev/urandom` as a file, which does not exist on Windows; they come
+/// from `getrandom` now: as many as asked, each of the token's length, no two alike.
+#[test]
+fn tokens_come_from_the_system_random_source_on_every_platform() {
+    let tokens = session::protocol::random_tokens(8).expect("a random source");
+    assert_eq!(tokens.len(), 8);
+    for (k, a) in tokens.iter().enumerate() {
+        assert!(tokens[k + 1..].iter().all(|b| a != b), "two equal tokens");
+    }
+}
