@@ -59,8 +59,10 @@
 //! let spawn = CommandKind::Spawn { class: PassClass::of(0), at: WorldPos::from_int(30, 30), count: 2, radius: Fixed::ONE / 2, speed: Fixed::from_num(8), turn_rate: None };
 //! app.world_mut().resource_mut::<CommandQueue>().issue(PlayerId(1), spawn);
 //!
-//! for _ in 0..60 {
-//!     app.update(); // two seconds at 30 frames a second: ten turns of 200 ms
+//! // Two seconds at 30 frames a second are ten turns of 200 ms (Bevy's first update sees no
+//! // time, hence one more frame).
+//! for _ in 0..61 {
+//!     app.update();
 //! }
 //! assert_eq!(app.world().resource::<SimWorld>().turn(), 10);
 //! assert_eq!(app.world().resource::<UnitEntities>().len(), 2);

@@ -30,9 +30,24 @@ pub struct Hashes(pub Vec<[u8; 32]>);
 
 /// Queues the script's commands for the turn about to be stepped.
 fn script_commands(mut script: NonSendMut<Script>, world: Res<SimWorld>, mut queue: ResMut<CommandQueue>) {
-    for command in script.0.turn_commands(&world) {
+    for command in script.0.turn_commands(&world).into_iter().chain(removal(&world)) {
         queue.push(command).expect("the script stamps the turn about to be stepped");
     }
+}
+
+/// The `seq` of the removals below: above the script's, below its bots' (`BOT_SEQ_BASE`).
+const REMOVAL_SEQ: u32 = 1 << 29;
+
+/// Every 25th turn from turn 20, player 1 removes its newest unit (the one of highest entity
+/// index): removals on a fixed schedule, decided from the world alone, so the app and the plain
+/// loop issue the same ones.
+pub fn removal(world: &sim::World) -> Option<sim::Command> {
+    let turn = world.turn();
+    if turn < 20 || turn % 25 != 20 {
+        return None;
+    }
+    let newest = world.units().filter(|u| u.owner == sim::PlayerId(1)).last()?.id;
+    Some(sim::Command { turn, player: sim::PlayerId(1), seq: REMOVAL_SEQ, kind: sim::CommandKind::Remove { units: vec![newest] } })
 }
 
 /// Lets the script learn the turn's ids, and keeps its hash.
@@ -43,7 +58,7 @@ fn script_observe(mut script: NonSendMut<Script>, last: Res<LastTurn>, mut hashe
 }
 
 /// A headless app playing `scenario`: the plugin, a manually advanced `Time<Virtual>` of
-/// `frames_per_second` frames a second, and the script in `PhalanxSet::Commands`.
+/// `frames_per_second` frames a second, and the script (with the [`removal`]s) in `PhalanxSet::Commands`.
 pub fn app(scenario: &'static Scenario, frames_per_second: u32) -> App {
     let world = scenario.world().expect("the scenario makes a world");
     let mut app = App::new();
@@ -56,10 +71,18 @@ pub fn app(scenario: &'static Scenario, frames_per_second: u32) -> App {
     app
 }
 
-/// Every turn's hash of `scenario` played for `turns` turns on a plain `World`.
+/// Every turn's hash of `scenario` played for `turns` turns on a plain `World`, with the same
+/// [`removal`]s.
 pub fn plain_hashes(scenario: &Scenario, turns: u32) -> Vec<[u8; 32]> {
     let mut world = scenario.world().expect("the scenario makes a world");
     let mut hashes = Vec::new();
-    replay::scenario::run_turns(scenario, &mut world, turns, |report| hashes.push(report.hash));
+    let mut script = scenario.script();
+    for _ in 0..turns {
+        let mut commands = script.turn_commands(&world);
+        commands.extend(removal(&world));
+        let report = world.step(&commands);
+        script.observe(&report);
+        hashes.push(report.hash);
+    }
     hashes
 }
