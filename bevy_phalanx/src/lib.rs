@@ -36,7 +36,7 @@
 //!
 //! # Quick start
 //!
-//! A headless app stepping a small generated world; `Time<Virtual>` is advanced by hand, 1/30 s
+//! A headless app stepping a small generated world; `Time<Virtual>` is advanced by hand, 40 ms
 //! a frame.
 //!
 //! ```
@@ -53,15 +53,15 @@
 //!
 //! let mut app = App::new();
 //! app.add_plugins((TaskPoolPlugin::default(), TimePlugin, PhalanxPlugin::new(world)));
-//! app.insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs(1) / 30));
+//! app.insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_millis(40)));
 //!
 //! // Player 1 asks for two units; the command is stamped for turn 0 + the input delay.
 //! let spawn = CommandKind::Spawn { class: PassClass::of(0), at: WorldPos::from_int(30, 30), count: 2, radius: Fixed::ONE / 2, speed: Fixed::from_num(8), turn_rate: None };
 //! app.world_mut().resource_mut::<CommandQueue>().issue(PlayerId(1), spawn);
 //!
-//! // Two seconds at 30 frames a second are ten turns of 200 ms (Bevy's first update sees no
+//! // Two seconds at 25 frames a second are ten turns of 200 ms (Bevy's first update sees no
 //! // time, hence one more frame).
-//! for _ in 0..61 {
+//! for _ in 0..51 {
 //!     app.update();
 //! }
 //! assert_eq!(app.world().resource::<SimWorld>().turn(), 10);
