@@ -28,6 +28,7 @@ const CRATES: &[(&str, &str, &[&str])] = &[
     ("cross", "cross", &["cross/src"]),
     ("examples", "examples", &["examples/src", "examples/tests", "examples/aura/src", "examples/aura/tests"]),
     ("tests", "tests", &["tests/src", "tests/tests"]),
+    ("bevy_phalanx", "bevy_phalanx", &["bevy_phalanx/src", "bevy_phalanx/tests", "bevy_phalanx/benches", "bevy_phalanx/examples"]),
 ];
 
 fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
