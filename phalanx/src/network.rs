@@ -259,6 +259,7 @@ fn host(
     Ok(if host.in_sync() { 0 } else { 1 })
 }
 
+#[allow(clippy::too_many_arguments)]
 fn join(addr: &str, seat: u8, token: &str, bot: bool, record: Option<&Path>, timeout_ms: u64, rulesets: &Rulesets, out: &mut dyn Write) -> Result<i32, String> {
     let token = parse_token(token)?;
     let client = ClientCore::new(seat, token).with_rulesets(rulesets.clone()).with_host_timeout(timeout_ms);
