@@ -6,7 +6,7 @@
 //! right click orders the selection to walk there (a core `Move`, stamped by the
 //! `CommandQueue`). Units are gizmo circles coloured by player, the selection ringed in white,
 //! buildings and trees drawn as their obstruction squares. `--screenshot FILE` saves a
-//! screenshot after about three seconds of play and exits.
+//! screenshot at frame 200 (or `--at FRAME`) and exits.
 //!
 //! The world steps at the turn rate (200 ms) whatever the frame rate; a click becomes fixed-point
 //! coordinates once, in the command this peer issues.
@@ -52,6 +52,7 @@ fn main() {
 
     let args: Vec<String> = std::env::args().collect();
     let screenshot = args.iter().position(|a| a == "--screenshot").and_then(|i| args.get(i + 1)).cloned();
+    let at_frame = args.iter().position(|a| a == "--at").and_then(|i| args.get(i + 1)).and_then(|v| v.parse().ok()).unwrap_or(200);
 
     let mut app = App::new();
     app.add_plugins(DefaultPlugins.set(WindowPlugin {
@@ -68,7 +69,7 @@ fn main() {
     .add_systems(PhalanxTurn, script_observe.in_set(PhalanxSet::Observe))
     .add_systems(Update, (select_and_order, draw).chain());
     if let Some(path) = screenshot {
-        app.insert_resource(ScreenshotAt(path, 200)).add_systems(Update, take_screenshot);
+        app.insert_resource(ScreenshotAt(path, at_frame)).add_systems(Update, take_screenshot);
     }
     app.run();
 }
@@ -133,12 +134,16 @@ fn select_and_order(
         };
         // The command lists units in id order, whatever order the query gave.
         chosen.sort();
+        if !chosen.is_empty() {
+            println!("{} units selected", chosen.len());
+        }
         selection.units = chosen;
     }
     if buttons.just_pressed(MouseButton::Right) && !selection.units.is_empty() {
         // The click becomes fixed point here, once, on this peer; the command carries it.
         let goal = WorldPos::new(Fixed::from_num(at.x), Fixed::from_num(at.y));
-        queue.issue(ME, CommandKind::Move { units: selection.units.clone(), goal: GoalSpec::Point(goal), queue: false });
+        let command = queue.issue(ME, CommandKind::Move { units: selection.units.clone(), goal: GoalSpec::Point(goal), queue: false });
+        println!("turn {}: {} units ordered to ({:.1}, {:.1})", command.turn, selection.units.len(), at.x, at.y);
     }
 }
 

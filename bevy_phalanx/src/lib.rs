@@ -234,7 +234,12 @@ fn run_due_turns(world: &mut bevy::prelude::World) {
 }
 
 /// Steps the world with the next turn's commands from the queue.
-fn step_world(mut world: ResMut<SimWorld>, mut queue: ResMut<CommandQueue>, mut last: ResMut<LastTurn>, mut stepped: MessageWriter<TurnStepped>) {
+fn step_world(
+    mut world: ResMut<SimWorld>,
+    mut queue: ResMut<CommandQueue>,
+    mut last: ResMut<LastTurn>,
+    mut stepped: MessageWriter<TurnStepped>,
+) {
     debug_assert_eq!(queue.next_turn(), world.turn(), "the queue follows the world's turns");
     let commands = queue.take_next();
     let report = world.0.step(&commands);

@@ -6,8 +6,8 @@ use bevy::prelude::{Commands, Component, Entity, Query, Res, ResMut, Resource, T
 use pathing::{Vec2, WorldPos};
 use sim::{EntityId, PlayerId, Unit, UnitState};
 
-use crate::interpolate::{Pose, pose_at};
 use crate::SimWorld;
+use crate::interpolate::{Pose, pose_at};
 
 /// The mirror of one unit: its id and what the last stepped turn left it at, copied from the
 /// world after every step. The plugin spawns it with a `Transform`; the game adds what it draws.

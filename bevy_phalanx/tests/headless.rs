@@ -75,7 +75,11 @@ fn check_transforms(world: &mut World) {
         let (end_x, end_z) = (unit.pos.x.to_num::<f32>(), unit.pos.z.to_num::<f32>());
         let (start_x, start_z) = (end_x - unit.displacement.x.to_num::<f32>(), end_z - unit.displacement.z.to_num::<f32>());
         let (x, z) = (transform.translation.x, transform.translation.y);
-        assert!(between(x, start_x, end_x) && between(z, start_z, end_z), "{:?} drawn at ({x}, {z}), outside ({start_x}, {start_z})..({end_x}, {end_z})", unit.id);
+        assert!(
+            between(x, start_x, end_x) && between(z, start_z, end_z),
+            "{:?} drawn at ({x}, {z}), outside ({start_x}, {start_z})..({end_x}, {end_z})",
+            unit.id
+        );
     }
 }
 

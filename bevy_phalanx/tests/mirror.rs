@@ -18,7 +18,11 @@ fn small_world() -> World {
 /// An app of the small world advancing one turn length (200 ms) every `frames` frames.
 fn app(readiness: Readiness, frames: u32) -> App {
     let mut app = App::new();
-    app.add_plugins((TaskPoolPlugin::default(), TimePlugin, PhalanxPlugin::new(small_world()).with_readiness(readiness).with_input_delay(1)));
+    app.add_plugins((
+        TaskPoolPlugin::default(),
+        TimePlugin,
+        PhalanxPlugin::new(small_world()).with_readiness(readiness).with_input_delay(1),
+    ));
     app.insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_millis(200) / frames));
     app
 }
@@ -74,7 +78,10 @@ fn new_units_get_entities_and_removed_units_lose_them() {
         let entity = app.world().resource::<UnitEntities>().get(*id).expect("mirrored");
         assert_eq!(app.world().get::<SimUnit>(entity).map(|m| m.id), Some(*id));
     }
-    assert_eq!(app.world().get::<SimUnit>(app.world().resource::<UnitEntities>().get(second[0]).unwrap()).map(|m| m.owner), Some(PlayerId(2)));
+    assert_eq!(
+        app.world().get::<SimUnit>(app.world().resource::<UnitEntities>().get(second[0]).unwrap()).map(|m| m.owner),
+        Some(PlayerId(2))
+    );
 }
 
 #[test]
@@ -156,7 +163,10 @@ fn interpolation_never_passes_the_turns_end_at_any_alpha() {
             let pose = pose_at(pos, displacement, previous, facing, alpha);
             let slack = 1e-3 * (1.0 + end_x.abs().max(end_z.abs()));
             assert!(
-                pose.x >= start_x.min(end_x) - slack && pose.x <= start_x.max(end_x) + slack && pose.z >= start_z.min(end_z) - slack && pose.z <= start_z.max(end_z) + slack,
+                pose.x >= start_x.min(end_x) - slack
+                    && pose.x <= start_x.max(end_x) + slack
+                    && pose.z >= start_z.min(end_z) - slack
+                    && pose.z <= start_z.max(end_z) + slack,
                 "case {case}, alpha {alpha}: ({}, {}) outside ({start_x}, {start_z})..({end_x}, {end_z})",
                 pose.x,
                 pose.z
