@@ -1,10 +1,11 @@
 //! The `phalanx` command line: argument parsing, file loading and the output formats of the stable
 //! command-line contract (the command table of README.md).
 //!
-//! [`run`] takes the arguments and two writers and returns the exit code, so tests drive it without
-//! a process. Exit codes: 0 success, 1 a query found no complete path (for `verify` and `diff`: a
+//! [`execute`] runs one parsed command over the program's registry of games and returns the exit
+//! code. Exit codes: 0 success, 1 a query found no complete path (for `verify` and `diff`: a
 //! divergence), 2 unusable input (the message names the file, the line or byte offset and what was
-//! expected). The game commands (`run`, `verify`, `diff`, `seek`) are in `cli/game.rs`.
+//! expected). The game commands (`run`, `verify`, `diff`, `seek`, `demo`) are in `files/game.rs`,
+//! the pictures (`render`, `view`) in `files/picture.rs`.
 
 use std::io::Write;
 use std::time::Instant;

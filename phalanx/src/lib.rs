@@ -110,7 +110,8 @@ impl Program {
         self
     }
 
-    /// This program, named `name` in its help, its version line and its messages.
+    /// This program, named `name` in its help and usage lines (its error lines still begin
+    /// `phalanx:`, the command line's stable contract).
     #[must_use]
     pub fn named(mut self, name: &'static str) -> Self {
         self.name = name;

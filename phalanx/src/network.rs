@@ -3,8 +3,8 @@
 //! report), 2 unusable input, a port that cannot be bound or a host that cannot be reached, 3 a
 //! host whose seats all left before the end.
 //!
-//! The `phalanx` program (the `phalanx` crate, above both `replay` and `session`) flattens
-//! [`Command`] into its command list and runs it with [`execute`].
+//! [`crate::Program`] flattens [`Command`] into its command list beside the file commands and runs
+//! it with [`execute`], over the program's registry of games.
 
 use std::io::{IsTerminal, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
