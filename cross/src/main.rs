@@ -38,7 +38,14 @@ fn name(path: &Path) -> String {
 
 fn search_line(out: &mut String, file: &str, which: &str, answer: &(pathing::SearchOutcome, pathing::Path)) {
     let (outcome, path) = answer;
-    let _ = write!(out, "jps_vs_astar/{file}\t{which}\t{:?}\texpanded {}\tpushed {}\tcost {}\t", outcome.status, outcome.expanded, outcome.pushed, path.cost());
+    let _ = write!(
+        out,
+        "jps_vs_astar/{file}\t{which}\t{:?}\texpanded {}\tpushed {}\tcost {}\t",
+        outcome.status,
+        outcome.expanded,
+        outcome.pushed,
+        path.cost()
+    );
     for (k, cell) in path.waypoints().iter().enumerate() {
         let _ = write!(out, "{}{},{}", if k == 0 { "" } else { " " }, cell.i, cell.j);
     }

@@ -353,7 +353,11 @@ fn command_kind(b: &mut Bytes, known: &Known, setup: &Setup) -> CommandKind {
 /// A command of [`FuzzRules`], or sometimes bytes that are none.
 fn game_command(b: &mut Bytes, known: &Known, size: (i64, i64)) -> CommandKind {
     let command = match b.below(8) {
-        0 => return CommandKind::Game { payload: (0..b.below(12)).map(|_| b.u8()).collect() },
+        0 => {
+            // Bytes for the fuzz rules, or a module the world does not have.
+            let rules = b.pick(&[<FuzzRules as sim::Rules>::NAME, <FuzzRules as sim::Rules>::NAME, "absent", ""]).to_owned();
+            return CommandKind::Game { rules, payload: (0..b.below(12)).map(|_| b.u8()).collect() };
+        }
         1 | 2 => FuzzCommand::Hit { unit: unit_id(b, known), damage: b.pick(&[1, 3, 5, 12, 0, 100]) },
         3 => FuzzCommand::Wall { square: square(b, size) },
         4 => FuzzCommand::Unwall,

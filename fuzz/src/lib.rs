@@ -12,9 +12,9 @@ mod fixed_math;
 mod fuzz_rules;
 mod geometry;
 mod reachability;
-mod session_frames;
 #[cfg(test)]
 mod regressions;
+mod session_frames;
 
 pub use command_stream::{command_stream, command_stream_turns};
 pub use fixed_math::fixed_math;

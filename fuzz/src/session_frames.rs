@@ -86,7 +86,9 @@ struct Hostile {
 /// Unit ids, mostly real ones of the scenario (each player's three units), some never seen.
 fn ids(b: &mut Bytes<'_>, counts: &[u32]) -> Vec<EntityId> {
     let n = b.pick(counts);
-    (0..n).map(|k| if b.below(4) == 0 { EntityId { index: b.u32(), generation: b.u32() } } else { EntityId { index: k % 9, generation: 0 } }).collect()
+    (0..n)
+        .map(|k| if b.below(4) == 0 { EntityId { index: b.u32(), generation: b.u32() } } else { EntityId { index: k % 9, generation: 0 } })
+        .collect()
 }
 
 /// An order of any player and of a kind whose size and work the bytes choose.
@@ -111,7 +113,7 @@ fn order(b: &mut Bytes<'_>) -> Order {
             let heights = vec![pathing::Fixed::ONE; (width * b.pick(&[1, 8, 64, 100])) as usize];
             CommandKind::EditTerrain { vx: b.below(8), vz: b.below(8), width, heights }
         }
-        6 => CommandKind::Game { payload: vec![b.u8(); b.pick(&[0, 16, 4096, 5000])] },
+        6 => CommandKind::Game { rules: "m".repeat(b.pick(&[1, 32, 5000])), payload: vec![b.u8(); b.pick(&[0, 16, 4096, 5000])] },
         _ => CommandKind::Move {
             units: ids(b, &[2]),
             goal: GoalSpec::Square { center: at, half: pathing::Fixed::from_num(b.pick(&[1, 100, 200])) },
@@ -141,7 +143,10 @@ fn client_msg(b: &mut Bytes<'_>) -> ClientMsg {
         1 => ClientMsg::Commands { orders: orders(b) },
         2 => ClientMsg::Hash { turn: b.below(40), hash: [b.u8(); 32] },
         3 => ClientMsg::Pong { id: b.below(40) },
-        4 => ClientMsg::Digests { turn: b.below(40), reports: vec![DigestReport { component: "units".to_owned(), leaves: vec![[b.u8(); 32]; b.below(4) as usize] }] },
+        4 => ClientMsg::Digests {
+            turn: b.below(40),
+            reports: vec![DigestReport { component: "units".to_owned(), leaves: vec![[b.u8(); 32]; b.below(4) as usize] }],
+        },
         5 => ClientMsg::Snapshot(chunk(b)),
         6 => ClientMsg::Got { index: b.below(8) },
         _ => ClientMsg::Hello { version: PROTOCOL_VERSION, seat: 0, token: [0; 16] },
@@ -151,7 +156,13 @@ fn client_msg(b: &mut Bytes<'_>) -> ClientMsg {
 fn chunk(b: &mut Bytes<'_>) -> Chunk {
     let count = b.pick(&[0, 1, 2, 128, 129]);
     let len = b.pick(&[0, 3, 1000, 512 * 1024, 512 * 1024 + 1]);
-    Chunk { turn: b.below(40), index: b.below(3), count, total: u64::from(b.pick(&[0u32, 3, 1000, 2000])) << b.below(30), bytes: vec![b.u8(); len] }
+    Chunk {
+        turn: b.below(40),
+        index: b.below(3),
+        count,
+        total: u64::from(b.pick(&[0u32, 3, 1000, 2000])) << b.below(30),
+        bytes: vec![b.u8(); len],
+    }
 }
 
 /// A host message of any kind for the lone client; `world` lends the game's real snapshot.

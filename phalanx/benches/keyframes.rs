@@ -38,13 +38,14 @@ fn breakdown(data: &SnapshotData) -> Vec<(&'static str, usize)> {
         ("waypoints", encode(&(&data.waypoint_nets, &data.waypoint_tables, &data.waypoint_routes)).len()),
         ("spawn orders", encode(&(&data.spawn_orders, data.next_spawn_order)).len()),
     ];
-    match &data.game {
-        Some(game) => {
-            rows.push(("game: units", encode(&game.units).len()));
-            rows.push(("game: objects", encode(&game.objects).len()));
-            rows.push(("game: players and world", encode(&(&game.rules, game.version, &game.players, &game.state)).len() + 1));
-        }
-        None => rows.push(("game", 1)),
+    // Every module's sections together (the rows are labelled with static text).
+    let sum = |f: &dyn Fn(&sim::snapshot::GameSnapshot) -> usize| data.games.iter().map(f).sum::<usize>();
+    if data.games.is_empty() {
+        rows.push(("game", 1));
+    } else {
+        rows.push(("game: units", sum(&|g| encode(&g.units).len())));
+        rows.push(("game: objects", sum(&|g| encode(&g.objects).len())));
+        rows.push(("game: players and world", sum(&|g| encode(&(&g.rules, g.version, &g.players, &g.state)).len()) + 1));
     }
     rows
 }

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use sim::PlayerId;
 use sim::command::Event;
 use sim::world::World;
-use skirmish::{Skirmish, SkirmishEvent, UnitKind};
+use skirmish::{SkirmishEvent, UnitKind};
 
 use replay::format::ReplayWriter;
 use replay::record::{build_world, header_for};
@@ -227,7 +227,7 @@ pub fn run_demo(options: &DemoOptions, progress: &(dyn Fn(&str) + Sync)) -> Resu
     let png = replay::picture::render_png(&world, &replay::picture::Options { scale: None, layers: replay::picture::Layers::ALL });
     std::fs::write(&picture, png).map_err(io(&picture))?;
 
-    let game = world.game::<Skirmish>();
+    let game = world.game::<skirmish::Combat>();
     let units_by_kind = UnitKind::ALL
         .iter()
         .map(|&kind| (kind, game.as_ref().map_or(0, |g| g.units().filter(|(_, s)| s.kind == kind).count() as u32)))
@@ -296,7 +296,7 @@ impl Counts {
                 _ => {}
             }
         }
-        for e in sim::rules::events::<Skirmish>(events) {
+        for e in skirmish::events(events) {
             match e {
                 SkirmishEvent::Razed { .. } => self.razed += 1,
                 SkirmishEvent::Felled { .. } => self.felled += 1,

@@ -40,7 +40,7 @@
 use std::io::Write;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
-use replay::rules::{Ruleset, RulesOf, Rulesets};
+use replay::rules::{RulesOf, Ruleset, Rulesets};
 
 pub mod demo;
 pub mod files;

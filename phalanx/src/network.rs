@@ -260,10 +260,20 @@ fn host(
 }
 
 #[allow(clippy::too_many_arguments)]
-fn join(addr: &str, seat: u8, token: &str, bot: bool, record: Option<&Path>, timeout_ms: u64, rulesets: &Rulesets, out: &mut dyn Write) -> Result<i32, String> {
+fn join(
+    addr: &str,
+    seat: u8,
+    token: &str,
+    bot: bool,
+    record: Option<&Path>,
+    timeout_ms: u64,
+    rulesets: &Rulesets,
+    out: &mut dyn Write,
+) -> Result<i32, String> {
     let token = parse_token(token)?;
     let client = ClientCore::new(seat, token).with_rulesets(rulesets.clone()).with_host_timeout(timeout_ms);
-    let mut brain: Box<dyn Brain> = if bot { Box::new(SeatBot::new(rulesets.clone(), client.player(), u64::from(seat))) } else { Box::new(Idle) };
+    let mut brain: Box<dyn Brain> =
+        if bot { Box::new(SeatBot::new(rulesets.clone(), client.player(), u64::from(seat))) } else { Box::new(Idle) };
     play(addr, client, brain.as_mut(), record, out)
 }
 

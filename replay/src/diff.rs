@@ -80,25 +80,37 @@ pub fn diff_snapshots_with(a: &SnapshotData, b: &SnapshotData, limit: usize, rul
     diff_requests(&mut sink, a, b);
     diff_obstructions(&mut sink, a, b);
     diff_geometry(&mut sink, a, b);
-    diff_game(&mut sink, a.game.as_ref(), b.game.as_ref(), rulesets);
+    diff_game(&mut sink, &a.games, &b.games, rulesets);
     sink.diff
 }
 
-/// The game's state: the ruleset first (`rules`), then `NAME.units` by unit, `NAME.objects` by
-/// obstruction, `NAME.players` by player and `NAME.world`, field by field in their serde form when `rulesets` knows the rules.
-fn diff_game(sink: &mut Sink, a: Option<&GameSnapshot>, b: Option<&GameSnapshot>, rulesets: &Rulesets) {
+/// The game's state: the rule modules first (`rules`), then each module's section in step order:
+/// `NAME.units` by unit, `NAME.objects` by obstruction, `NAME.players` by player and `NAME.world`,
+/// field by field in their serde form when `rulesets` knows a game of those modules.
+fn diff_game(sink: &mut Sink, a: &[GameSnapshot], b: &[GameSnapshot], rulesets: &Rulesets) {
     if a == b {
         return;
     }
-    let rules = |g: Option<&GameSnapshot>| g.map_or_else(|| NONE.to_owned(), |g| format!("{} version {}", g.rules, g.version));
-    let (Some(x), Some(y)) = (a, b) else { return leaf(sink, &At::component("rules"), "rules", rules(a), rules(b)) };
-    if (&x.rules, x.version) != (&y.rules, y.version) {
-        return leaf(sink, &At::component("rules"), "rules", rules(a), rules(b));
+    let list = |g: &[GameSnapshot]| g.iter().map(|s| (s.rules.clone(), s.version)).collect::<Vec<_>>();
+    let (la, lb) = (list(a), list(b));
+    if la != lb {
+        return leaf(sink, &At::component("rules"), "rules", sim::snapshot::rules_text(&la), sim::snapshot::rules_text(&lb));
+    }
+    let ruleset = rulesets.by_modules(&la);
+    for (x, y) in a.iter().zip(b) {
+        diff_section(sink, x, y, ruleset.map(|r| &**r));
+    }
+}
+
+/// One module's section of two snapshots ([`diff_game`]).
+fn diff_section(sink: &mut Sink, x: &GameSnapshot, y: &GameSnapshot, ruleset: Option<&dyn crate::rules::Ruleset>) {
+    if x == y {
+        return;
     }
     let name = &x.rules;
     let (units, objects, players, world) =
         (format!("{name}.units"), format!("{name}.objects"), format!("{name}.players"), format!("{name}.world"));
-    let decoded = rulesets.resolve(name, x.version).ok().and_then(|r| Some((r.game_json(x).ok()?, r.game_json(y).ok()?)));
+    let decoded = ruleset.and_then(|r| Some((r.section_json(x)?.ok()?, r.section_json(y)?.ok()?)));
     let Some((jx, jy)) = decoded else {
         // Unknown rules, or a value that does not decode: the encoded bytes, entity by entity.
         let bytes = |v: &[u8]| format!("{} encoded bytes, blake3 {}", v.len(), &sim::state_hash::hex(blake3::hash(v).as_bytes())[..16]);
@@ -597,7 +609,7 @@ fn walk_typed_rest(sink: &mut Sink, at: &At, a: &SnapshotData, b: &SnapshotData)
         rest.requests = Vec::new();
         rest.rng = SimRng::new(0);
         // Compared field by field by `diff_game`.
-        rest.game = None;
+        rest.games = Vec::new();
         rest
     };
     walk_typed(sink, at, &rest(a), &rest(b));

@@ -30,6 +30,16 @@ pub enum Error {
         /// The version this program has.
         known: u32,
     },
+    /// A snapshot holds rule modules no game this program knows is made of.
+    #[error(
+        "the snapshot holds {found}, which no game this program knows is made of (it knows: {known}); load it with a program that registers that game (docs/game-rules.md)"
+    )]
+    UnknownModules {
+        /// The modules found, for the message (`rules combat 1, economy 2`).
+        found: String,
+        /// The rulesets this program knows, for the message.
+        known: String,
+    },
     /// A snapshot (or a keyframe) that does not load.
     #[error("{source}")]
     Snapshot {
@@ -89,7 +99,9 @@ pub enum Error {
         message: String,
     },
     /// A picture layer name that is not one.
-    #[error("unknown layer {found:?}, expected a comma-separated list of terrain, clearance, obstructions, units, paths, formations or all")]
+    #[error(
+        "unknown layer {found:?}, expected a comma-separated list of terrain, clearance, obstructions, units, paths, formations or all"
+    )]
     Layer {
         /// The name given.
         found: String,

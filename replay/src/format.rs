@@ -46,7 +46,10 @@ pub const MAGIC: [u8; 8] = *b"PHXRPLY\0";
 /// Version 7: `long_search_budget` in the settings, after `max_paths_per_turn`; keyframes are
 /// snapshots of format 10.
 /// Version 8: keyframes are snapshots of format 11 (the units' order groups); nothing else changed.
-pub const REPLAY_VERSION: u32 = 8;
+/// Version 9: a game command names its rule module (`CommandKind::Game::rules`), keyframes are
+/// snapshots of format 12 (one game section per module), and the header's `rules` names the game
+/// the scenario names (its modules are in the component names).
+pub const REPLAY_VERSION: u32 = 9;
 
 /// The engine that writes replays, as recorded in their header.
 pub const ENGINE: &str = concat!("phalanx ", env!("CARGO_PKG_VERSION"));

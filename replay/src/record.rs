@@ -47,7 +47,7 @@ pub fn header_for(scenario: &Scenario, world: &mut World, keyframe_every: u32) -
         scenario: scenario.canonical_text().to_owned(),
         scenario_digest: scenario.digest(),
         components: world.state_digest().components.into_iter().map(|(name, _)| name).collect(),
-        rules: world.rules_name().map(|(name, version)| (name.to_owned(), version)),
+        rules: scenario.rules().map(|r| (r.name().to_owned(), r.version())),
     }
 }
 

@@ -25,9 +25,9 @@ use sim::digest_tree::StateDigest;
 use sim::state_hash::hex;
 use sim::world::World;
 
+use crate::Error;
 use crate::diff::FieldDiff;
 use crate::format::{ENGINE, End, Record, ReplayHeader, ReplayReader};
-use crate::Error;
 use crate::scenario::Scenario;
 
 /// How to verify.

@@ -176,7 +176,7 @@ pub fn build_view(sources: &[Source<'_>], options: &ViewOptions) -> Result<View,
                 backgrounds.push((0, png_data_url(&picture::terrain_png(world.nav()))));
             }
             let geo = Geometry::of(&world);
-            let rules = world.rules_name().and_then(|(name, version)| options.rulesets.resolve(name, version).ok());
+            let rules = options.rulesets.of_world(&world).cloned();
             let mut capture = Capture::new(s.name, "", world.turn(), geo.cell_bits, rules);
             capture.frame(&world);
             geometry.get_or_insert(geo);
@@ -506,7 +506,14 @@ impl Capture {
                     let k = self.game.units.len() - 1;
                     self.live_units.insert(key, k);
                     let t = &mut self.game.units[k];
-                    record_unit_details(t, u, frame, member_of.get(&key), cell, self.rules.as_ref().and_then(|r| r.unit_json(world, u.id)));
+                    record_unit_details(
+                        t,
+                        u,
+                        frame,
+                        member_of.get(&key),
+                        cell,
+                        self.rules.as_ref().and_then(|r| unit_modules_json(&**r, world, u.id)),
+                    );
                     continue;
                 }
             };
@@ -516,7 +523,14 @@ impl Capture {
             t.last.x = x;
             t.last.z = z;
             t.last.frame = frame;
-            record_unit_details(t, u, frame, member_of.get(&key), cell, self.rules.as_ref().and_then(|r| r.unit_json(world, u.id)));
+            record_unit_details(
+                t,
+                u,
+                frame,
+                member_of.get(&key),
+                cell,
+                self.rules.as_ref().and_then(|r| unit_modules_json(&**r, world, u.id)),
+            );
         }
         self.live_units.retain(|_, &mut k| self.game.units[k].last.frame == frame);
         // Obstructions: a record per shape; flags may change within it.
@@ -581,6 +595,16 @@ fn facing_degrees(facing: pathing::Vec2) -> u32 {
     let degrees = facing.z.to_num::<f64>().atan2(facing.x.to_num::<f64>()).to_degrees().round();
     // `round` of an angle in [-180, 180] is a whole number in that range, so the cast is exact.
     (degrees as i32).rem_euclid(360) as u32
+}
+
+/// A unit's state in every module of its game, as one JSON object by module name (`None` when
+/// no module has it).
+fn unit_modules_json(rules: &dyn crate::rules::Ruleset, world: &World, unit: sim::EntityId) -> Option<serde_json::Value> {
+    let modules = rules.unit_json(world, unit);
+    if modules.is_empty() {
+        return None;
+    }
+    Some(serde_json::Value::Object(modules.into_iter().map(|(name, v)| (name.to_owned(), v)).collect()))
 }
 
 fn record_unit_details(

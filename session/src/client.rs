@@ -17,8 +17,8 @@ use sim::{Command, PlayerId, TurnReport, World};
 use crate::host::CLIENT_SEQ_BASE;
 use crate::orders::Refusal;
 use crate::protocol::{
-    Chunk, ClientMsg, HostMsg, Link, MAX_COMMANDS_PER_TURN, OBSERVER_SEAT, Order, PROTOCOL_VERSION, Reassembly, TOKEN_BYTES, Token, Waiting,
-    chunks,
+    Chunk, ClientMsg, HostMsg, Link, MAX_COMMANDS_PER_TURN, OBSERVER_SEAT, Order, PROTOCOL_VERSION, Reassembly, TOKEN_BYTES, Token,
+    Waiting, chunks,
 };
 use crate::recorder::Recorder;
 use crate::stats::{Latency, Traffic};

@@ -125,9 +125,8 @@ pub fn check_order(kind: &CommandKind) -> Result<Work, Refusal> {
     }
     let area = match kind {
         CommandKind::PlaceObstruction { square, .. } | CommandKind::PlaceBuilding { square, .. } => Some(side_m(square.w, square.h)),
-        CommandKind::Move { goal: GoalSpec::Square { half, .. }, .. } | CommandKind::MoveFormation { goal: GoalSpec::Square { half, .. }, .. } => {
-            Some(side_m(*half, *half).saturating_mul(2))
-        }
+        CommandKind::Move { goal: GoalSpec::Square { half, .. }, .. }
+        | CommandKind::MoveFormation { goal: GoalSpec::Square { half, .. }, .. } => Some(side_m(*half, *half).saturating_mul(2)),
         CommandKind::Move { goal: GoalSpec::Circle { radius, .. }, .. }
         | CommandKind::MoveFormation { goal: GoalSpec::Circle { radius, .. }, .. } => Some(side_m(*radius, *radius).saturating_mul(2)),
         _ => None,

@@ -38,10 +38,7 @@ impl SeatBot {
     }
 
     fn choose(&self, world: &World) -> Chosen {
-        let bot = world
-            .rules_name()
-            .and_then(|(name, version)| self.rulesets.resolve(name, version).ok())
-            .and_then(|rules| rules.bot(self.player, self.seed));
+        let bot = self.rulesets.of_world(world).and_then(|rules| rules.bot(self.player, self.seed));
         match bot {
             Some(bot) => Chosen::Rules(bot),
             None => Chosen::Mover(Mover::new(self.player, self.seed, 5, 16, 112)),

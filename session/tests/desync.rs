@@ -73,11 +73,7 @@ fn a_planted_desync_is_reported_by_turn_component_entity_and_field() {
     };
     let rulesets = replay::rules::Rulesets::none();
     let diff = replay::diff::diff_snapshots_with(&snapshot("host.snapshot"), &snapshot("seat-2.snapshot"), 100, &rulesets);
-    assert!(
-        diff.diffs.iter().any(|d| d.entity.as_deref() == Some(&format!("unit {planted}")) && d.field == "pos.x"),
-        "{:?}",
-        diff.diffs
-    );
+    assert!(diff.diffs.iter().any(|d| d.entity.as_deref() == Some(&format!("unit {planted}")) && d.field == "pos.x"), "{:?}", diff.diffs);
     let same = replay::diff::diff_snapshots_with(&snapshot("host.snapshot"), &snapshot("seat-1.snapshot"), 100, &rulesets);
     assert_eq!(same.total, 0, "{:?}", same.diffs);
     let verified = replay::verify::verify_file(&dir.join("game.replay"), &replay::verify::VerifyOptions::default(), &|| {});
@@ -112,7 +108,8 @@ fn a_seat_reporting_false_hashes_is_dropped_and_the_others_play_to_the_end() {
     let scenario = Scenario::parse(SCENARIO, "desync", &mut |f| Err(format!("no file {f}"))).expect("scenario");
     for resync in [false, true] {
         let tokens: Vec<[u8; 16]> = (1..=3).map(|s| [s; 16]).collect();
-        let config = HostConfig { tokens, turns: 80, turn_ms: 50, delay: Delay::Auto, drop_after_ms: 5_000, max_lead: 16, keyframe_every: 20 };
+        let config =
+            HostConfig { tokens, turns: 80, turn_ms: 50, delay: Delay::Auto, drop_after_ms: 5_000, max_lead: 16, keyframe_every: 20 };
         let mut host = HostCore::new(&scenario, config).expect("host");
         host.set_resync(resync);
         let net = NetConfig { latency_ms: 30, jitter_ms: 20, loss_pct: 2, rto_ms: 200, reorder_pct: 5, dup_pct: 5 };

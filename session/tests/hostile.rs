@@ -146,7 +146,10 @@ fn orders_that_add_up_past_a_frame_in_one_turn_are_refused_past_the_seats_share(
     let scenario = scenario();
     // Names of 60 KiB: each order is within the order's own limits.
     let orders: Vec<Order> = (0..12)
-        .map(|k| Order { player: PlayerId(1), kind: CommandKind::SetArea { name: format!("{k}{}", "x".repeat(60 * 1024)), available: true } })
+        .map(|k| Order {
+            player: PlayerId(1),
+            kind: CommandKind::SetArea { name: format!("{k}{}", "x".repeat(60 * 1024)), available: true },
+        })
         .collect();
     let (host, events, seen) = tcp_game(&scenario, Attacker::new(3, orders));
     assert_played_to_the_end(&scenario, &host, &events, &seen);

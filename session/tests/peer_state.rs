@@ -49,7 +49,8 @@ fn the_lobby_says_how_many_players_it_waits_for() {
     let first = game.clients[0].core.take_events();
     assert_eq!(waits(&first), [&Waiting::Players { joined: 1, seats: 2 }], "one line while it waits: {first:?}");
     assert_eq!(Waiting::Players { joined: 1, seats: 2 }.to_string(), "waiting for players (1 of 2)");
-    let logged: Vec<&Waiting> = game.host_events.iter().filter_map(|e| if let HostEvent::Waiting(w) = e { Some(w) } else { None }).collect();
+    let logged: Vec<&Waiting> =
+        game.host_events.iter().filter_map(|e| if let HostEvent::Waiting(w) = e { Some(w) } else { None }).collect();
     assert_eq!(logged, [&Waiting::Players { joined: 0, seats: 2 }, &Waiting::Players { joined: 1, seats: 2 }]);
     assert_eq!(game.clients[0].core.ending(), Some(&Ending::Ended { turns: 60, in_sync: true }));
 }
@@ -133,7 +134,10 @@ fn a_client_whose_host_goes_silent_without_closing_gives_up_after_its_timeout() 
     assert!(*silent_ms > 300);
     let line = Ending::HostSilent { silent_ms: 15_020 }.to_string();
     assert_eq!(line, "the host has sent nothing for 15.0 s: giving up");
-    assert!(matches!(events.last(), Some(ClientEvent::Closed { reason }) if reason.starts_with("the host has sent nothing for")), "{events:?}");
+    assert!(
+        matches!(events.last(), Some(ClientEvent::Closed { reason }) if reason.starts_with("the host has sent nothing for")),
+        "{events:?}"
+    );
     // The client closed its socket on leaving: the silent host sees the end.
     silent.join().expect("the silent host");
 }

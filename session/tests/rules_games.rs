@@ -22,8 +22,13 @@ const TURNS: u32 = 40;
 fn skirmish_ai() -> Scenario {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/scenarios/skirmish-ai.json");
     let text = std::fs::read_to_string(&path).expect("skirmish-ai.json");
-    Scenario::parse_with(&text, "skirmish-ai.json", &mut |f| Err(format!("no file {f}")), &replay::rules::Rulesets::none().with(skirmish::tools::ruleset()))
-        .expect("skirmish-ai.json parses with the program's rulesets")
+    Scenario::parse_with(
+        &text,
+        "skirmish-ai.json",
+        &mut |f| Err(format!("no file {f}")),
+        &replay::rules::Rulesets::none().with(skirmish::tools::ruleset()),
+    )
+    .expect("skirmish-ai.json parses with the program's rulesets")
 }
 
 fn config() -> HostConfig {
@@ -100,7 +105,8 @@ fn a_skirmish_game_over_loopback_sockets_keeps_every_hash_of_one_process() {
             std::thread::spawn(move || {
                 let socket = TcpStream::connect(addr).expect("connect");
                 let mut client = client(seat);
-                let mut bot = SeatBot::new(replay::rules::Rulesets::none().with(skirmish::tools::ruleset()), PlayerId(seat), u64::from(seat));
+                let mut bot =
+                    SeatBot::new(replay::rules::Rulesets::none().with(skirmish::tools::ruleset()), PlayerId(seat), u64::from(seat));
                 run_client(socket, &mut client, &mut bot, &clock, &mut |_| {}).expect("client loop");
                 (client.hashes().to_vec(), client.ended(), bot.plays_the_rules_bot())
             })

@@ -231,9 +231,12 @@ pub enum CommandKind {
         /// Append instead of replace.
         queue: bool,
     },
-    /// A command of the game's own rules ([`crate::rules`]): its canonical bytes, made by
-    /// [`crate::rules::command`]. A world without rules refuses it ([`RejectReason::NoRules`]).
+    /// A command of one of the game's rule modules ([`crate::rules`]): the module's name and the
+    /// command's canonical bytes, made by [`crate::rules::command`]. A world without a module of
+    /// that name refuses it ([`RejectReason::NoRules`]).
     Game {
+        /// The module's [`crate::Rules::NAME`]. `[Limit: 1..=32 bytes]`
+        rules: String,
         /// The encoded command. `[Limit: ≤ crate::rules::MAX_GAME_COMMAND bytes]`
         payload: Vec<u8>,
     },
@@ -364,7 +367,7 @@ impl std::fmt::Display for CommandKind {
             CommandKind::MoveByWaypoints { units, goal, queue } => {
                 write!(f, "move by waypoints {} → {}{}", Units(units), Coordinates(*goal), queued(*queue))
             }
-            CommandKind::Game { payload } => write!(f, "game command of {} bytes", payload.len()),
+            CommandKind::Game { rules, payload } => write!(f, "game command of {} bytes for {rules}", payload.len()),
         }
     }
 }
@@ -408,9 +411,9 @@ impl std::fmt::Display for RejectReason {
             RejectReason::RadiusAboveClearance { radius, clearance } => {
                 write!(f, "radius {radius} m is above the class's clearance of {clearance} m (whole navcells)")
             }
-            RejectReason::NoRules => f.write_str("a game command, and the world has no game rules"),
+            RejectReason::NoRules => f.write_str("a game command of rules the world does not have"),
             RejectReason::GameMalformed => f.write_str("a game command the rules cannot decode"),
-            RejectReason::Game { payload } => write!(f, "refused by the game's rules (reason of {} bytes)", payload.len()),
+            RejectReason::Game { rules, payload } => write!(f, "refused by the {rules} rules (reason of {} bytes)", payload.len()),
             RejectReason::NotAnAction => f.write_str("a game command cannot be a game action"),
         }
     }
@@ -484,13 +487,15 @@ pub enum RejectReason {
         /// The class's clearance in whole navcells. `[Units: metres]`
         clearance: Fixed,
     },
-    /// A game command sent to a world without game rules.
+    /// A game command for a rule module the world does not have (or a world without game rules).
     NoRules,
     /// A game command whose bytes are not a command of the world's rules, or are too long.
     GameMalformed,
-    /// The game's rules refused the command: their reason, encoded (read it with
+    /// A rule module refused the command: its name and its reason, encoded (read it with
     /// [`crate::rules::reject`]).
     Game {
+        /// The module's [`crate::Rules::NAME`].
+        rules: String,
         /// The encoded `Rules::Reject`.
         payload: Vec<u8>,
     },
@@ -807,9 +812,11 @@ pub enum Event {
         /// The waypoints of its route; 0 when it moves locally instead.
         waypoints: u32,
     },
-    /// Something the game's rules reported ([`crate::rules::Ctx::emit`]; read it with
+    /// Something a rule module reported ([`crate::rules::Ctx::emit`]; read it with
     /// [`crate::rules::events`]).
     Game {
+        /// The module's [`crate::Rules::NAME`].
+        rules: String,
         /// The encoded `Rules::Event`.
         payload: Vec<u8>,
     },

@@ -96,4 +96,4 @@ pub use unit::{Unit, UnitState};
 pub use world::{TurnReport, World};
 // The game-rules API, `sim::rules` (it lives with the world, which calls it every turn).
 pub use world::rules;
-pub use world::rules::{Ctx, Rules, View};
+pub use world::rules::{Ctx, Modules, Rules, View};

@@ -33,10 +33,11 @@
 //! ([`SnapshotData::landmark_classes`]), version 7 the units' facing, turn rate, last
 //! displacement and searches round held passages, the motion setting `turn_rate`, the waiting building spawn orders
 //! ([`SnapshotData::spawn_orders`]) and the units following waypoint routes
-//! ([`SnapshotData::waypoint_routes`]), version 8 the game's state ([`SnapshotData::game`]),
+//! ([`SnapshotData::waypoint_routes`]), version 8 the game's state ([`SnapshotData::games`]),
 //! version 9 the game's objects ([`GameSnapshot::objects`]), version 10 the setting
 //! `long_search_budget` ([`Settings::long_search_budget`]), version 11 the units' order groups
-//! ([`crate::Unit::order_group`]); a reader accepts only its own version.
+//! ([`crate::Unit::order_group`]), version 12 one game section per rule module
+//! ([`SnapshotData::games`]); a reader accepts only its own version.
 
 use pathing::classes::ClassSet;
 use pathing::passability::{NavArea, NavWorld, Obstruction, ObstructionFlags, ObstructionId, WorldDesc};
@@ -56,7 +57,7 @@ use crate::unit::{PathRequest, Unit};
 pub const MAGIC: [u8; 8] = *b"PHXSNAP\0";
 
 /// Version of the snapshot format; a reader accepts only its own.
-pub const SNAPSHOT_VERSION: u32 = 11;
+pub const SNAPSHOT_VERSION: u32 = 12;
 
 /// Largest payload a snapshot may have. `[Units: bytes]`
 ///
@@ -119,19 +120,21 @@ pub enum SnapshotError {
     /// The snapshot is of another ruleset (or version), or has game state where none is expected,
     /// or none where it is.
     Rules {
-        /// The ruleset and version the snapshot holds, `None` for a world without a game.
-        found: Option<(String, u32)>,
-        /// The ruleset and version it was to be loaded as, `None` for a world without a game.
-        expected: Option<(String, u32)>,
+        /// The rule modules and versions the snapshot holds, in step order (none for a world
+        /// without a game).
+        found: Vec<(String, u32)>,
+        /// The rule modules and versions it was to be loaded as.
+        expected: Vec<(String, u32)>,
     },
 }
 
-/// `ruleset NAME version V`, or `no game rules`.
-fn rules_text(rules: &Option<(String, u32)>) -> String {
-    match rules {
-        Some((name, version)) => format!("ruleset {name} version {version}"),
-        None => "no game rules".to_owned(),
+/// `rules combat 1, economy 2`, or `no game rules`.
+pub fn rules_text(rules: &[(String, u32)]) -> String {
+    if rules.is_empty() {
+        return "no game rules".to_owned();
     }
+    let list: Vec<String> = rules.iter().map(|(name, version)| format!("{name} {version}")).collect();
+    format!("rules {}", list.join(", "))
 }
 
 impl std::fmt::Display for SnapshotError {
@@ -227,8 +230,8 @@ pub struct SnapshotData {
     pub spawn_orders: Vec<SpawnOrder>,
     /// The id the next spawn order gets.
     pub next_spawn_order: u32,
-    /// The game's state, when the world has game rules ([`crate::rules`]).
-    pub game: Option<GameSnapshot>,
+    /// Each rule module's state, in step order ([`crate::rules`]; none without a game).
+    pub games: Vec<GameSnapshot>,
 }
 
 fn bits(v: Fixed) -> i64 {
@@ -262,7 +265,7 @@ pub(crate) struct StateParts<'a> {
     pub(crate) waypoint_routes: Vec<(EntityId, WorldPos, bool)>,
     pub(crate) spawn_orders: &'a [SpawnOrder],
     pub(crate) next_spawn_order: u32,
-    pub(crate) game: Option<GameSnapshot>,
+    pub(crate) games: Vec<GameSnapshot>,
 }
 
 /// The payload of a world.
@@ -310,7 +313,7 @@ pub(crate) fn data_of(parts: StateParts<'_>) -> SnapshotData {
         waypoint_routes: parts.waypoint_routes,
         spawn_orders: parts.spawn_orders.to_vec(),
         next_spawn_order: parts.next_spawn_order,
-        game: parts.game,
+        games: parts.games,
     }
 }
 

@@ -47,7 +47,7 @@ use crate::snapshot::{SnapshotError, StateParts};
 use crate::state_hash;
 use crate::unit::{unit_digest_bytes, unit_static_bytes};
 use crate::units::UnitStore;
-use rules::{DynGame, GameState, Rules};
+use rules::{DynGame, Modules, Rules};
 
 // The types a world is made of keep their paths under `world`, where games and tools name them.
 pub use crate::settings::{
@@ -145,8 +145,12 @@ pub struct World {
     waypoints: waypoints::Waypoints,
     /// Building spawn orders waiting for room.
     spawns: spawning::SpawnQueue,
-    /// The game's rules and state ([`crate::rules`]), when the world has a game.
-    game: Option<Box<dyn DynGame>>,
+    /// The game's rule modules and their state ([`crate::rules`]), in step order; empty for a
+    /// world without a game. A module running (and so holding the world) is taken out of its
+    /// slot meanwhile.
+    games: Vec<Option<Box<dyn DynGame>>>,
+    /// Loads a snapshot with these modules ([`World::load_like`]); `None` without a game.
+    loader: Option<std::sync::Arc<dyn rules::Loader>>,
     derived: Derived,
     scratch: Scratch,
     /// Worker threads for path requests, the world's own ([`World::set_threads`]) or shared with
@@ -411,7 +415,8 @@ impl World {
             formations: formations::FormationStore::default(),
             waypoints: waypoints::Waypoints::default(),
             spawns: spawning::SpawnQueue::default(),
-            game: None,
+            games: Vec::new(),
+            loader: None,
             pool: None,
         };
         world.refresh_digest();
@@ -424,29 +429,69 @@ impl World {
     /// # Errors
     /// As [`World::new`], and [`SetupError::Settings`] for a ruleset name that is not 1 to 32
     /// bytes of `a-z`, `0-9`, `-` and `_`.
-    pub fn with_rules<R: Rules>(
+    pub fn with_rules<M: Modules>(
         desc: WorldDesc,
         obstructions: Vec<(ObstructionId, Obstruction)>,
         settings: Settings,
-        rules: R,
+        rules: M,
     ) -> Result<Self, SetupError> {
-        if !rules::valid_name(R::NAME) {
-            return Err(SetupError::Settings(format!("ruleset name {:?} is not 1 to 32 bytes of a-z, 0-9, - and _", R::NAME)));
+        let list = M::list();
+        for (k, (name, _)) in list.iter().enumerate() {
+            if !rules::valid_name(name) {
+                return Err(SetupError::Settings(format!("rule module name {name:?} is not 1 to 32 bytes of a-z, 0-9, - and _")));
+            }
+            if list[..k].iter().any(|(other, _)| other == name) {
+                return Err(SetupError::Settings(format!("two rule modules are named {name:?}")));
+            }
         }
         let mut world = Self::new(desc, obstructions, settings)?;
-        world.game = Some(Box::new(GameState::new(rules, settings.players)));
+        world.games = rules.clone().start(settings.players).into_iter().map(|m| Some(m.0)).collect();
+        world.loader = Some(std::sync::Arc::new(rules::LoaderOf(rules)));
         world.refresh_digest();
         Ok(world)
     }
 
-    /// The name and version of the world's ruleset, when it has one.
-    pub fn rules_name(&self) -> Option<(&'static str, u32)> {
-        self.game.as_ref().map(|g| (g.name(), g.version()))
+    /// The name and version of each of the world's rule modules, in step order (empty for a
+    /// world without a game).
+    pub fn rules_names(&self) -> Vec<(&'static str, u32)> {
+        self.games.iter().flatten().map(|g| (g.name(), g.version())).collect()
     }
 
-    /// Read access to the game's state, when the world's rules are `R`.
+    /// Read access to rule module `R`'s state, when the world has it (and it is not the module
+    /// running now).
     pub fn game<R: Rules>(&self) -> Option<rules::View<'_, R>> {
-        rules::View::of(self, self.game.as_deref()?)
+        self.games.iter().flatten().find_map(|g| rules::View::of(self, g.as_ref()))
+    }
+
+    /// Takes the module whose state has type `type_id` out of its slot, with the slot.
+    pub(crate) fn take_module(&mut self, type_id: std::any::TypeId) -> Option<(usize, Box<dyn DynGame>)> {
+        let slot = self.games.iter().position(|g| g.as_ref().is_some_and(|g| g.as_any().type_id() == type_id))?;
+        Some((slot, self.games[slot].take()?))
+    }
+
+    /// Takes the module of a slot out of it (`None`: none there, or it is running).
+    pub(crate) fn take_module_at(&mut self, slot: usize) -> Option<Box<dyn DynGame>> {
+        self.games.get_mut(slot)?.take()
+    }
+
+    /// Puts a module taken out back in its slot.
+    pub(crate) fn put_module(&mut self, slot: usize, module: Box<dyn DynGame>) {
+        self.games[slot] = Some(module);
+    }
+
+    /// How many rule modules the world has.
+    pub(crate) fn module_count(&self) -> usize {
+        self.games.len()
+    }
+
+    /// Gives every module not running its state for the units created since it last ran.
+    fn sync_modules(&mut self) {
+        for slot in 0..self.games.len() {
+            if let Some(mut game) = self.games[slot].take() {
+                game.sync_units(self);
+                self.games[slot] = Some(game);
+            }
+        }
     }
 
     /// Every entity slot, for the game's bookkeeping.
@@ -468,7 +513,7 @@ impl World {
 
     /// A game action: a core command applied now, with a command's validation.
     pub(crate) fn apply_action(&mut self, command: &Command, events: &mut Vec<Event>) -> Result<(), RejectReason> {
-        self.apply(command, events)
+        self.apply_checked(command, events, false)
     }
 
     /// Computes path requests on `threads` worker threads (1 or 0: on the calling thread). The
@@ -599,11 +644,16 @@ impl World {
         self.update_formations(&mut events);
         self.follow_up_routes(&mut events);
         observe(Phase::Formations);
-        if let Some(mut game) = self.game.take() {
-            game.sync_units(self);
-            game.step(self, &mut events);
-            game.sync_units(self);
-            self.game = Some(game);
+        if !self.games.is_empty() {
+            for slot in 0..self.games.len() {
+                let Some(mut game) = self.games[slot].take() else { continue };
+                game.sync_units(self);
+                game.step(self, &mut events);
+                game.sync_units(self);
+                self.games[slot] = Some(game);
+            }
+            // Units a later module created get the earlier modules' state before the digest.
+            self.sync_modules();
             // The game's grid changes count in this turn's digest, and in the next turn's
             // formation phase.
             let changed = self.settle_grid();
@@ -716,8 +766,10 @@ impl World {
             small("passability", self.derived.grid_digests.root()),
         ];
         observe(Phase::Hash);
-        if let Some(game) = self.game.as_mut() {
-            components.extend(game.components());
+        if !self.games.is_empty() {
+            for game in self.games.iter_mut().flatten() {
+                components.extend(game.components());
+            }
             observe(Phase::GameHash);
         }
         self.derived.digest = StateDigest::new(self.turn, components);
@@ -740,7 +792,8 @@ impl World {
             formations: self.formations.changed_copy(),
             waypoints: waypoints::Waypoints::default(),
             spawns: self.spawns.clone(),
-            game: self.game.as_ref().map(|g| g.fresh()),
+            games: self.games.iter().map(|g| g.as_ref().map(|g| g.fresh())).collect(),
+            loader: self.loader.clone(),
             pool: None,
         };
         // The waypoint graphs are not cloned: the component's digest is computed from this world's.
@@ -753,23 +806,28 @@ impl World {
     /// divergence against another peer's.
     pub fn digest_reports(&self) -> Vec<DigestReport> {
         let mut reports = vec![self.derived.unit_digests.tree().report(), self.derived.grid_digests.tree().report()];
-        reports.extend(self.game.as_ref().map(|g| g.reports()).into_iter().flatten());
+        reports.extend(self.games.iter().flatten().flat_map(|g| g.reports()));
         reports
     }
 
     fn apply(&mut self, command: &Command, events: &mut Vec<Event>) -> Result<(), RejectReason> {
+        self.apply_checked(command, events, true)
+    }
+
+    /// Applies a command; `ask_rules`: whether the rule modules' [`Rules::allow`] is asked (a
+    /// player's command), or not (a module's own action, [`rules::Ctx::act`]).
+    fn apply_checked(&mut self, command: &Command, events: &mut Vec<Event>, ask_rules: bool) -> Result<(), RejectReason> {
         if command.turn != self.turn {
             return Err(RejectReason::WrongTurn);
         }
         if command.player.0 > self.settings.players {
             return Err(RejectReason::UnknownPlayer);
         }
-        // A game may refuse its players core commands; its own actions (applied while the game
-        // is taken out of the world) are never asked.
-        if let Some(game) = &self.game
-            && !matches!(command.kind, CommandKind::Game { .. })
-        {
-            game.allow(self, command.player, &command.kind)?;
+        // A game may refuse its players core commands; the modules' own actions are never asked.
+        if ask_rules && !matches!(command.kind, CommandKind::Game { .. }) {
+            for game in self.games.iter().flatten() {
+                game.allow(self, command.player, &command.kind)?;
+            }
         }
         match &command.kind {
             CommandKind::Spawn { class, at, count, radius, speed, turn_rate } => {
@@ -783,11 +841,16 @@ impl World {
                 self.spawn_from_building(command.order_key(), &batch, *building, *count, events)
             }
             CommandKind::CancelSpawns { building } => self.cancel_spawns(command.player, *building, events),
-            CommandKind::Game { payload } => {
-                let Some(mut game) = self.game.take() else { return Err(RejectReason::NoRules) };
+            CommandKind::Game { rules, payload } => {
+                let slot = self.games.iter().position(|g| g.as_ref().is_some_and(|g| g.name() == rules));
+                let Some((slot, mut game)) = slot.and_then(|slot| Some((slot, self.games[slot].take()?))) else {
+                    return Err(RejectReason::NoRules);
+                };
                 game.sync_units(self);
                 let result = game.command(self, command.player, payload, events);
-                self.game = Some(game);
+                game.sync_units(self);
+                self.games[slot] = Some(game);
+                self.sync_modules();
                 result
             }
             CommandKind::Move { units, goal, queue } => {
@@ -1196,7 +1259,7 @@ impl World {
             waypoint_routes: self.waypoints.stored_routes(),
             spawn_orders: &self.spawns.orders,
             next_spawn_order: self.spawns.next_order,
-            game: self.game.as_ref().map(|g| g.save()),
+            games: self.games.iter().flatten().map(|g| g.save()).collect(),
         };
         crate::snapshot::frame(&crate::snapshot::data_of(parts))
     }
@@ -1208,8 +1271,8 @@ impl World {
     /// [`SnapshotError`] for bytes that are not a valid snapshot, naming the offset or the value.
     pub fn load(bytes: &[u8]) -> Result<Self, SnapshotError> {
         let data = crate::snapshot::unframe(bytes)?;
-        if let Some(game) = &data.game {
-            return Err(SnapshotError::Rules { found: Some((game.rules.clone(), game.version)), expected: None });
+        if !data.games.is_empty() {
+            return Err(SnapshotError::Rules { found: sections_of(&data.games), expected: Vec::new() });
         }
         Self::from_data(data)
     }
@@ -1219,16 +1282,18 @@ impl World {
     /// # Errors
     /// [`SnapshotError::Rules`] for a snapshot of another ruleset or version or of a world
     /// without a game; otherwise as [`World::load`], with the game's values named.
-    pub fn load_with_rules<R: Rules>(bytes: &[u8], rules: R) -> Result<Self, SnapshotError> {
+    pub fn load_with_rules<M: Modules>(bytes: &[u8], rules: M) -> Result<Self, SnapshotError> {
         let mut data = crate::snapshot::unframe(bytes)?;
-        let expected = Some((R::NAME.to_owned(), R::VERSION));
-        let Some(game) = data.game.take() else { return Err(SnapshotError::Rules { found: None, expected }) };
-        if game.rules != R::NAME || game.version != R::VERSION {
-            return Err(SnapshotError::Rules { found: Some((game.rules, game.version)), expected });
+        let expected: Vec<(String, u32)> = M::list().into_iter().map(|(name, version)| (name.to_owned(), version)).collect();
+        let found = sections_of(&data.games);
+        if found != expected {
+            return Err(SnapshotError::Rules { found, expected });
         }
+        let sections = std::mem::take(&mut data.games);
         let mut world = Self::from_data(data)?;
-        let state = GameState::restore(rules, &world, &game).map_err(|message| SnapshotError::Invalid { message })?;
-        world.game = Some(Box::new(state));
+        let modules = rules.clone().restore(&world, &sections).map_err(|message| SnapshotError::Invalid { message })?;
+        world.games = modules.into_iter().map(|m| Some(m.0)).collect();
+        world.loader = Some(std::sync::Arc::new(rules::LoaderOf(rules)));
         world.refresh_digest();
         Ok(world)
     }
@@ -1239,8 +1304,8 @@ impl World {
     /// # Errors
     /// As [`World::load`] and [`World::load_with_rules`].
     pub fn load_like(&self, bytes: &[u8]) -> Result<Self, SnapshotError> {
-        match &self.game {
-            Some(game) => game.load_world(bytes),
+        match &self.loader {
+            Some(loader) => loader.load(bytes),
             None => Self::load(bytes),
         }
     }
@@ -1403,4 +1468,9 @@ const LANDMARKS_TAG: u32 = u32::from_le_bytes(*b"LMKS");
 /// A square's defining values as raw bits, for hashing.
 fn square_bits(sq: &Square) -> [i64; 8] {
     [sq.center().x, sq.center().z, sq.hw(), sq.hh(), sq.u().x, sq.u().z, sq.v().x, sq.v().z].map(|v| v.to_bits())
+}
+
+/// The module names and versions of a snapshot's game sections.
+fn sections_of(sections: &[crate::snapshot::GameSnapshot]) -> Vec<(String, u32)> {
+    sections.iter().map(|g| (g.rules.clone(), g.version)).collect()
 }

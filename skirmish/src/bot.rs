@@ -12,7 +12,13 @@
 use pathing::{Fixed, ObstructionId, WorldPos};
 use sim::{Command, EntityId, PlayerId, SimRng, World};
 
-use crate::{BUILDING_CLASS, BuildingKind, Skirmish, SkirmishCommand as C, Task, UnitKind, VISION_RADIUS};
+use crate::combat::{Fight, Fighter};
+use crate::construction::Building;
+use crate::gathering::Haul;
+use crate::{
+    BUILDING_CLASS, BuildingKind, Combat, CombatCommand, Construction, ConstructionCommand, GameCommand, Gathering, GatheringCommand,
+    Production, ProductionCommand, UnitKind, VISION_RADIUS,
+};
 
 /// Turns between two decisions of a bot.
 pub const DECIDE_TURNS: u32 = 5;
@@ -54,13 +60,16 @@ impl Bot {
         if !turn.is_multiple_of(DECIDE_TURNS) {
             return Vec::new();
         }
-        let Some(view) = world.game::<Skirmish>() else { return Vec::new() };
+        let (Some(combat), Some(gathering), Some(construction), Some(production)) =
+            (world.game::<Combat>(), world.game::<Gathering>(), world.game::<Construction>(), world.game::<Production>())
+        else {
+            return Vec::new();
+        };
         let me = self.player;
-        let Some(mine) = view.player(me) else { return Vec::new() };
-        let mut wood = mine.wood;
+        let mut wood = crate::gathering::wood_of(world, me);
         let obstructions = world.nav().obstructions();
-        let units: Vec<(&sim::Unit, &crate::UnitState)> = view.units().filter(|(u, _)| u.owner == me).collect();
-        let buildings: Vec<(ObstructionId, &crate::Building, WorldPos)> = crate::buildings(&view)
+        let units: Vec<(&sim::Unit, &Fighter)> = combat.units().filter(|(u, _)| u.owner == me).collect();
+        let buildings: Vec<(ObstructionId, &Building, WorldPos)> = crate::construction::buildings(&construction)
             .filter(|(_, b)| b.owner == me)
             .filter_map(|(id, b)| obstructions.get(&id).map(|o| (id, b, o.square.center())))
             .collect();
@@ -68,16 +77,16 @@ impl Bot {
         let sees = |p: WorldPos| {
             let r = i128::from(VISION_RADIUS.to_bits());
             buildings.iter().any(|b| sim::rules::distance2(b.2, p) <= r * r)
-                || view.nearest(p, VISION_RADIUS, |u, _| u.owner == me).is_some()
+                || combat.nearest(p, VISION_RADIUS, |u, _| u.owner == me).is_some()
         };
         // Remember the nearest enemy building in sight; forget one seen gone.
         if let Some((id, at)) = self.enemy
             && sees(at)
-            && crate::building(&view, id).is_none()
+            && construction.object(id).is_none()
         {
             self.enemy = None;
         }
-        for (id, b) in crate::buildings(&view) {
+        for (id, b) in crate::construction::buildings(&construction) {
             if b.owner != me
                 && let Some(o) = obstructions.get(&id)
                 && sees(o.square.center())
@@ -87,30 +96,36 @@ impl Bot {
             }
         }
         let mut out = Vec::new();
-        let mut send = |bot: &mut Bot, command: C| {
-            out.push(Command { turn, player: me, seq: bot.seq, kind: sim::rules::command::<Skirmish>(&command) });
+        let mut send = |bot: &mut Bot, command: GameCommand| {
+            out.push(Command { turn, player: me, seq: bot.seq, kind: command.kind() });
             bot.seq += 1;
+        };
+        // A unit doing nothing in any module.
+        let idle = |u: &sim::Unit, s: &Fighter| {
+            s.task == Fight::Idle
+                && gathering.unit(u.id).is_none_or(|h| h.task == Haul::Idle)
+                && construction.unit(u.id).is_none_or(|b| b.building.is_none())
         };
         let workers: Vec<EntityId> = units.iter().filter(|(_, s)| s.kind == UnitKind::Worker).map(|(u, _)| u.id).collect();
         // Idle workers gather at the tree nearest to them.
         for (u, s) in &units {
-            if s.kind == UnitKind::Worker && s.task == Task::Idle {
-                let tree = crate::trees(&view)
+            if s.kind == UnitKind::Worker && idle(u, s) {
+                let tree = crate::gathering::trees(&gathering)
                     .filter_map(|(t, _)| obstructions.get(&t).map(|o| (sim::rules::distance2(u.pos, o.square.center()), t)))
                     .min()
                     .map(|(_, t)| t);
                 if let Some(tree) = tree {
-                    send(self, C::Gather { units: vec![u.id], tree });
+                    send(self, GatheringCommand::Gather { units: vec![u.id], tree }.into());
                 }
             }
         }
         let town = buildings.iter().find(|(_, b, _)| b.kind == BuildingKind::TownCentre && b.finished);
-        let barracks: Vec<&(ObstructionId, &crate::Building, WorldPos)> =
+        let barracks: Vec<&(ObstructionId, &Building, WorldPos)> =
             buildings.iter().filter(|(_, b, _)| b.kind == BuildingKind::Barracks).collect();
-        if let Some(&(tc, b, centre)) = town {
+        if let Some(&(tc, _, centre)) = town {
             let cost = UnitKind::Worker.stats().cost;
-            if workers.len() < MAX_WORKERS && b.queue.is_empty() && wood >= cost {
-                send(self, C::Train { building: tc, kind: UnitKind::Worker, count: 1 });
+            if workers.len() < MAX_WORKERS && crate::production::queue_len(&production, tc) == 0 && wood >= cost {
+                send(self, ProductionCommand::Train { building: tc, kind: UnitKind::Worker, count: 1 }.into());
                 wood -= cost;
             }
             let cost = BuildingKind::Barracks.stats().cost;
@@ -120,30 +135,30 @@ impl Bot {
                 && let Some(square) = self.barracks_spot(world, centre)
             {
                 let builders = workers[..2].to_vec();
-                send(self, C::Build { kind: BuildingKind::Barracks, square, builders });
+                send(self, ConstructionCommand::Build { kind: BuildingKind::Barracks, square, builders }.into());
                 wood -= cost;
             }
         }
         for &&(id, b, _) in &barracks {
-            if b.finished && b.queue.len() < 2 {
+            if b.finished && crate::production::queue_len(&production, id) < 2 {
                 let kind = if self.rng.below(2) == 0 { UnitKind::Spearman } else { UnitKind::Archer };
                 let cost = kind.stats().cost;
                 if wood >= cost {
-                    send(self, C::Train { building: id, kind, count: 1 });
+                    send(self, ProductionCommand::Train { building: id, kind, count: 1 }.into());
                     wood -= cost;
                 }
             }
         }
         // The army: soldiers standing idle go together once there are enough of them.
-        let idle: Vec<EntityId> = units.iter().filter(|(_, s)| s.kind.is_soldier() && s.task == Task::Idle).map(|(u, _)| u.id).collect();
-        if idle.len() >= ATTACK_ARMY {
+        let army: Vec<EntityId> = units.iter().filter(|(u, s)| s.kind.is_soldier() && idle(u, s)).map(|(u, _)| u.id).collect();
+        if army.len() >= ATTACK_ARMY {
             // An attack-move rather than an attack: the building may be gone unseen, and the army
             // fights whatever it meets on the way.
             let to = match self.enemy {
                 Some((_, at)) => at,
                 None => self.scout_point(world),
             };
-            send(self, C::AttackMove { units: idle, to });
+            send(self, CombatCommand::AttackMove { units: army, to }.into());
         }
         out
     }

@@ -1,6 +1,16 @@
 //! The reference game on Phalanx: units and buildings with hit points, melee and ranged combat,
-//! training, a wood economy, building, and bots, written as a `sim::Rules` ruleset with only the
-//! public API of `sim` and `pathing` (docs/skirmish.md).
+//! training, a wood economy, building, and bots, written with only the public API of `sim` and
+//! `pathing` (docs/skirmish.md).
+//!
+//! The game is four rule modules composed ([`sim::Modules`]), each with its own state, commands
+//! and digest components, stepping in this order ([`Skirmish`]):
+//! - [`production`]: players' starts, training queues and the units they spawn;
+//! - [`combat`]: every unit's kind and hit points, structures' hit points, fights;
+//! - [`gathering`]: trees, drop-sites, workers carrying wood, each player's store of wood;
+//! - [`construction`]: foundations, builders, finished buildings.
+//!
+//! A unit does one thing at a time: a module that gives units a task tells the others
+//! ([`sim::Ctx::interrupt`]), and they drop theirs.
 //!
 //! Everything is integers and fixed point: times are milliseconds turned into whole turns of the
 //! world's `turn_ms`, distances are `pathing::Fixed` metres, hit points and wood are integers.
@@ -8,27 +18,39 @@
 #![deny(clippy::float_arithmetic)]
 #![forbid(unsafe_code)]
 
-use std::collections::{BTreeMap, BTreeSet};
-
-use pathing::{Fixed, Navcell, ObstructionId, PassClass, WorldPos};
+use pathing::{Fixed, ObstructionId, PassClass, WorldPos};
 use serde::{Deserialize, Serialize};
-use sim::command::{PlacementRefusal, SquareSpec, Target};
+use sim::command::{PlacementRefusal, SquareSpec};
 use sim::{EntityId, PlayerId, RejectReason};
 
 pub mod bot;
-mod check;
+pub mod combat;
+mod common;
+pub mod construction;
+pub mod gathering;
 pub mod play;
-mod step;
+pub mod production;
 #[cfg(feature = "tools")]
 pub mod tools;
 
 pub use bot::Bot;
+pub use combat::{Combat, CombatCommand};
+pub use construction::{Construction, ConstructionCommand};
+pub use gathering::{Gathering, GatheringCommand};
 pub use play::{Outcome, PlayerSummary, play, setup, start_spot, summary};
+pub use production::{Production, ProductionCommand};
 
-/// The ruleset's name in digests, snapshots and replay headers.
+/// The game's name in the tools' registry and in replay headers (its modules have their own
+/// names in digests and snapshots).
 pub const NAME: &str = "skirmish";
-/// The ruleset's version: a change to any rule or constant below is a new version.
-pub const VERSION: u32 = 3;
+/// The game's version: a change to any rule or constant below, or to its modules, is a new version.
+pub const VERSION: u32 = 4;
+
+/// The reference game: its four modules in step order.
+pub type Skirmish = (Production, Combat, Gathering, Construction);
+
+/// The reference game's value ([`sim::World::with_rules`] takes it).
+pub const SKIRMISH: Skirmish = (Production, Combat, Gathering, Construction);
 
 /// Wood each player has when it starts. `[Units: wood]`
 pub const START_WOOD: u32 = 300;
@@ -211,270 +233,8 @@ pub fn turns(ms: u32, turn_ms: u32) -> u32 {
     ms.div_ceil(turn_ms.max(1)).max(1)
 }
 
-/// What a unit is doing.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Task {
-    /// Nothing (an idle soldier engages enemies within [`AGGRO_RADIUS`]).
-    Idle,
-    /// Attacking a unit or a building until it is dead.
-    Attack(Target),
-    /// Walking to a point, engaging enemies met on the way.
-    AttackMove {
-        /// The navcell walked to (its centre): a navcell rather than the command's exact point,
-        /// since most of a battle's units carry this task and a navcell is 6 bytes of the unit's
-        /// hashed bytes where a point is 10 (docs/skirmish.md, "State kept small").
-        to: Navcell,
-        /// The enemy engaged now.
-        target: Option<Target>,
-    },
-    /// Cutting wood at a tree.
-    Gather(ObstructionId),
-    /// Carrying wood to a drop-site, then back to the tree.
-    Return {
-        /// The tree to go back to.
-        tree: ObstructionId,
-        /// The drop-site.
-        site: ObstructionId,
-    },
-    /// Raising a foundation.
-    Build(ObstructionId),
-}
-
-/// A unit's game state.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct UnitState {
-    /// Its kind.
-    pub kind: UnitKind,
-    /// Hit points left. `[Units: hit points] [Limit: 1..=kind's hp]`
-    pub hp: u16,
-    /// The first turn it can strike again (or cut the next wood). `[Units: turn number]`
-    ///
-    /// A turn number, not a countdown: a unit waiting out its cooldown changes nothing, so its
-    /// digest range is not hashed again (docs/decisions.md, "Game state keeps turn numbers, not
-    /// countdowns").
-    pub ready_at: u32,
-    /// The first turn the rules may give it another order. `[Units: turn number]`
-    pub reorder_at: u32,
-    /// What it is doing.
-    pub task: Task,
-    /// Wood it carries. `[Units: wood] [Limit: 0..=CARRY_CAPACITY]`
-    pub wood: u16,
-}
-
-impl UnitState {
-    /// A whole, idle unit of a kind.
-    pub fn new(kind: UnitKind) -> Self {
-        Self { kind, hp: kind.stats().hp, ready_at: 0, reorder_at: 0, task: Task::Idle, wood: 0 }
-    }
-}
-
-/// A player's game state and record.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PlayerState {
-    /// Whether the player has been started (`Start`).
-    pub started: bool,
-    /// Wood in store. `[Units: wood]`
-    pub wood: u32,
-    /// Enemy units killed.
-    pub kills: u32,
-    /// Own units lost.
-    pub deaths: u32,
-    /// Enemy buildings destroyed.
-    pub razed: u32,
-    /// Units trained.
-    pub trained: u32,
-    /// Wood deposited. `[Units: wood]`
-    pub gathered: u32,
-    /// Buildings finished (the starting town centre not counted).
-    pub built: u32,
-}
-
-/// A building's game state (the core's obstruction has no owner).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Building {
-    /// Its owner.
-    pub owner: PlayerId,
-    /// Its kind.
-    pub kind: BuildingKind,
-    /// Hit points left. `[Units: hit points] [Limit: 1..=max_hp]`
-    pub hp: u16,
-    /// Hit points when finished. `[Units: hit points]`
-    pub max_hp: u16,
-    /// Build work done so far. `[Units: milliseconds of one builder]`
-    pub progress: u32,
-    /// Whether it is finished (only a finished building trains or takes wood).
-    pub finished: bool,
-    /// Units waiting to be trained, first first.
-    pub queue: Vec<UnitKind>,
-    /// The turn whose step spawns the first unit of the queue (meaningless while the queue is
-    /// empty). `[Units: turn number]`
-    pub done_at: u32,
-}
-
-/// A building's spawn order waiting for room: what its units will be.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Pending {
-    /// Their kind.
-    pub kind: UnitKind,
-    /// The building.
-    pub building: ObstructionId,
-    /// Units still to come.
-    pub left: u32,
-    /// Whether they count as trained (a start's workers do not).
-    pub trained: bool,
-}
-
-/// The game's state of an obstruction: a building or a tree (kept per obstruction, so a tree cut
-/// or a building hit re-hashes only its range of 64 obstruction ids; docs/decisions.md, "A game
-/// keeps state per obstruction").
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Object {
-    /// A building.
-    Building(Building),
-    /// A tree and the wood left in it.
-    Tree {
-        /// Wood left. `[Units: wood] [Limit: 1..=MAX_TREE_WOOD]`
-        wood: u32,
-    },
-}
-
-impl Object {
-    /// The building, if it is one.
-    pub fn building(&self) -> Option<&Building> {
-        match self {
-            Self::Building(b) => Some(b),
-            Self::Tree { .. } => None,
-        }
-    }
-
-    /// The building, to change, if it is one.
-    pub fn building_mut(&mut self) -> Option<&mut Building> {
-        match self {
-            Self::Building(b) => Some(b),
-            Self::Tree { .. } => None,
-        }
-    }
-
-    /// The tree's wood, if it is a tree.
-    pub fn wood(&self) -> Option<u32> {
-        match self {
-            Self::Tree { wood } => Some(*wood),
-            Self::Building(_) => None,
-        }
-    }
-}
-
-/// Every building, by ascending obstruction id (through the world state's list of them, not
-/// every object: there are far more trees).
-pub fn buildings<'a>(view: &sim::View<'a, Skirmish>) -> impl Iterator<Item = (ObstructionId, &'a Building)> + 'a {
-    let object = view.object_lookup();
-    view.state().buildings.iter().filter_map(move |&id| object(id).and_then(Object::building).map(|b| (id, b)))
-}
-
-/// A building.
-pub fn building<'a>(view: &sim::View<'a, Skirmish>, id: ObstructionId) -> Option<&'a Building> {
-    view.object(id).and_then(Object::building)
-}
-
-/// Every tree with its wood, by ascending obstruction id.
-pub fn trees<'a>(view: &sim::View<'a, Skirmish>) -> impl Iterator<Item = (ObstructionId, u32)> + 'a {
-    view.objects().filter_map(|(id, o)| o.wood().map(|w| (id, w)))
-}
-
-/// The game's world state (buildings and trees are objects: [`Object`]).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct WorldState {
-    /// The obstruction ids of every building (whose state is an [`Object::Building`]), so the
-    /// rules find them without going through every tree.
-    pub buildings: BTreeSet<ObstructionId>,
-    /// The building spawn orders waiting for room, by the core's order id.
-    pub pending: BTreeMap<u32, Pending>,
-    /// The kind of the units a spawn the rules are making right now creates (read by `new_unit`).
-    pub spawning: Option<UnitKind>,
-}
-
-/// The game's commands.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum SkirmishCommand {
-    /// World only: a finished town centre for `player` centred at `(x, z)`, its workers and its
-    /// starting wood.
-    Start {
-        /// The player started.
-        player: u8,
-        /// Centre east. `[Units: metres]`
-        x: i32,
-        /// Centre north. `[Units: metres]`
-        z: i32,
-    },
-    /// World only: the obstructions `first..=last` that exist and are not buildings are trees
-    /// with `wood` each.
-    Resources {
-        /// First id.
-        first: ObstructionId,
-        /// Last id.
-        last: ObstructionId,
-        /// Wood of each. `[Units: wood] [Limit: 1..=MAX_TREE_WOOD]`
-        wood: u32,
-    },
-    /// World only: `count` whole units of a kind for `player` round `at` (scenario set-up; as
-    /// the core's spawn at a point, as many as fit).
-    Spawn {
-        /// The owner.
-        player: u8,
-        /// What.
-        kind: UnitKind,
-        /// Where (on the map).
-        at: WorldPos,
-        /// How many. `[Limit: 1..=MAX_SPAWN]`
-        count: u16,
-    },
-    /// Units attack a unit or a building until it is dead.
-    Attack {
-        /// The sender's units.
-        units: Vec<EntityId>,
-        /// Another player's unit or building.
-        target: Target,
-    },
-    /// Units walk to a point, engaging enemies on the way.
-    AttackMove {
-        /// The sender's units.
-        units: Vec<EntityId>,
-        /// Where (on the map).
-        to: WorldPos,
-    },
-    /// Units drop their task and orders.
-    Stop {
-        /// The sender's units.
-        units: Vec<EntityId>,
-    },
-    /// A building trains `count` units of a kind (paid now).
-    Train {
-        /// The sender's finished building.
-        building: ObstructionId,
-        /// What.
-        kind: UnitKind,
-        /// How many. `[Limit: 1..=MAX_BATCH]`
-        count: u16,
-    },
-    /// Workers gather wood at a tree.
-    Gather {
-        /// The sender's workers.
-        units: Vec<EntityId>,
-        /// The tree.
-        tree: ObstructionId,
-    },
-    /// Workers lay a foundation (paid now) and raise it.
-    Build {
-        /// What.
-        kind: BuildingKind,
-        /// The footprint: its `w` and `h` are the kind's size.
-        square: SquareSpec,
-        /// The sender's workers.
-        builders: Vec<EntityId>,
-    },
-}
-
-/// What the game reports.
+/// What the game reports, whichever module reports it (the four share the type; read a turn's
+/// with [`events`]).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum SkirmishEvent {
     /// A player was started.
@@ -555,7 +315,8 @@ pub enum SkirmishEvent {
     },
 }
 
-/// Why the game refuses a command.
+/// Why the game refuses a command, whichever module refuses it (the four share the type; read
+/// it with [`reject`]).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum SkirmishReject {
     /// Only the world (player 0) sends this command.
@@ -616,58 +377,82 @@ pub enum SkirmishReject {
     CoreCommandRefused,
 }
 
-/// The reference game's rules (no parameters: every number is a constant above).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Skirmish;
+/// The reference game's events among a turn's events, in order, whichever module emitted them.
+pub fn events(events: &[sim::Event]) -> impl Iterator<Item = SkirmishEvent> + '_ {
+    events.iter().filter_map(|e| match e {
+        sim::Event::Game { rules, payload } if MODULES.contains(&rules.as_str()) => {
+            sim::rules::decode::<SkirmishEvent>(payload, sim::rules::MAX_GAME_VALUE).ok()
+        }
+        _ => None,
+    })
+}
 
-impl sim::Rules for Skirmish {
-    const NAME: &'static str = NAME;
-    const VERSION: u32 = VERSION;
-    type Unit = UnitState;
-    type Object = Object;
-    type Player = PlayerState;
-    type State = WorldState;
-    type Command = SkirmishCommand;
-    type Event = SkirmishEvent;
-    type Reject = SkirmishReject;
-
-    fn allow(&self, _view: &sim::View<'_, Self>, player: PlayerId, command: &sim::CommandKind) -> Result<(), SkirmishReject> {
-        use sim::CommandKind as K;
-        // Players move, stop, remove and group their units; everything that makes units or
-        // changes the map goes through the game's commands (paid for) or is the world's.
-        let map_or_units = matches!(
-            command,
-            K::Spawn { .. }
-                | K::SpawnFromBuilding { .. }
-                | K::CancelSpawns { .. }
-                | K::PlaceBuilding { .. }
-                | K::PlaceObstruction { .. }
-                | K::RemoveObstruction { .. }
-                | K::SetObstructionFlags { .. }
-                | K::SetArea { .. }
-                | K::EditTerrain { .. }
-                | K::SetWaypoints { .. }
-        );
-        if player.0 != 0 && map_or_units { Err(SkirmishReject::CoreCommandRefused) } else { Ok(()) }
+/// The reference game's reason for a refusal, when one of its modules refused.
+pub fn reject(reason: &RejectReason) -> Option<SkirmishReject> {
+    match reason {
+        RejectReason::Game { rules, payload } if MODULES.contains(&rules.as_str()) => {
+            sim::rules::decode::<SkirmishReject>(payload, sim::rules::MAX_GAME_VALUE).ok()
+        }
+        _ => None,
     }
+}
 
-    fn new_unit(&self, state: &WorldState, _unit: &sim::Unit) -> UnitState {
-        // A unit of a building's waiting spawn order is a worker until `step` reads which kind
-        // its order trains; so is a unit the world spawned with a core command.
-        UnitState::new(state.spawning.unwrap_or(UnitKind::Worker))
-    }
+/// The modules' names, in step order.
+pub const MODULES: [&str; 4] = [production::NAME, combat::NAME, gathering::NAME, construction::NAME];
 
-    fn check(&self, view: &sim::View<'_, Self>, player: PlayerId, command: &SkirmishCommand) -> Result<(), SkirmishReject> {
-        check::check(view, player, command)
-    }
+/// A game command of any of the reference game's modules, as one value (bots and tests build
+/// them so; [`GameCommand::kind`] routes it to its module).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GameCommand {
+    /// Starts, training.
+    Production(ProductionCommand),
+    /// Spawns, attacks, stops.
+    Combat(CombatCommand),
+    /// Trees, gathering.
+    Gathering(GatheringCommand),
+    /// Building.
+    Construction(ConstructionCommand),
+}
 
-    fn apply(&self, ctx: &mut sim::Ctx<'_, Self>, player: PlayerId, command: &SkirmishCommand) {
-        step::apply(ctx, player, command);
+impl GameCommand {
+    /// The core command kind carrying it to its module.
+    pub fn kind(&self) -> sim::CommandKind {
+        match self {
+            Self::Production(c) => sim::rules::command::<Production>(c),
+            Self::Combat(c) => sim::rules::command::<Combat>(c),
+            Self::Gathering(c) => sim::rules::command::<Gathering>(c),
+            Self::Construction(c) => sim::rules::command::<Construction>(c),
+        }
     }
+}
 
-    fn step(&self, ctx: &mut sim::Ctx<'_, Self>, events: &[sim::Event]) {
-        step::step(ctx, events);
+impl From<ProductionCommand> for GameCommand {
+    fn from(c: ProductionCommand) -> Self {
+        Self::Production(c)
     }
+}
+
+impl From<CombatCommand> for GameCommand {
+    fn from(c: CombatCommand) -> Self {
+        Self::Combat(c)
+    }
+}
+
+impl From<GatheringCommand> for GameCommand {
+    fn from(c: GatheringCommand) -> Self {
+        Self::Gathering(c)
+    }
+}
+
+impl From<ConstructionCommand> for GameCommand {
+    fn from(c: ConstructionCommand) -> Self {
+        Self::Construction(c)
+    }
+}
+
+/// A unit's kind, as the combat module keeps it (`None` without that module or that unit).
+pub fn kind_of(world: &sim::World, unit: EntityId) -> Option<UnitKind> {
+    world.game::<Combat>()?.unit(unit).map(|f| f.kind)
 }
 
 /// A building's footprint centred at `(x, z)` turned by `degrees`.

@@ -1,10 +1,12 @@
 //! A whole game of bots on a world, its outcome, and the per-player summary a demo prints, all
-//! read from the game's state (`world.game::<Skirmish>()`).
+//! read from the modules' state (`world.game::<Combat>()`, …).
 
 use pathing::{Fixed, ObstructionId};
 use sim::{Command, PlayerId, TurnReport, World};
 
-use crate::{BUILDING_CLASS, Bot, BuildingKind, Skirmish, SkirmishCommand};
+use crate::{
+    BUILDING_CLASS, Bot, BuildingKind, Combat, Construction, GameCommand, Gathering, GatheringCommand, Production, ProductionCommand,
+};
 
 /// Score of one enemy unit killed, at the turn limit. `[Units: points]`
 pub const SCORE_KILL: u32 = 10;
@@ -60,31 +62,42 @@ pub struct Outcome {
     pub players: Vec<PlayerSummary>,
 }
 
-/// Every player's record, player 1 first (empty for a world without these rules).
+/// Every player's record, player 1 first (empty for a world without these modules).
 pub fn summary(world: &World) -> Vec<PlayerSummary> {
-    let Some(view) = world.game::<Skirmish>() else { return Vec::new() };
+    let (Some(combat), Some(gathering), Some(construction), Some(production)) =
+        (world.game::<Combat>(), world.game::<Gathering>(), world.game::<Construction>(), world.game::<Production>())
+    else {
+        return Vec::new();
+    };
     (1..=world.settings().players)
         .map(PlayerId)
         .map(|player| {
-            let p = view.player(player).cloned().unwrap_or_default();
+            let record = combat.player(player).cloned().unwrap_or_default();
+            let stock = gathering.player(player).cloned().unwrap_or_default();
+            let works = construction.player(player).cloned().unwrap_or_default();
+            let output = production.player(player).cloned().unwrap_or_default();
             let units = world.units().filter(|u| u.owner == player).count() as u32;
-            let owned: Vec<&crate::Building> = crate::buildings(&view).map(|(_, b)| b).filter(|b| b.owner == player).collect();
+            let owned: Vec<&crate::construction::Building> =
+                crate::construction::buildings(&construction).map(|(_, b)| b).filter(|b| b.owner == player).collect();
             let buildings = owned.len() as u32;
             let town = owned.iter().any(|b| b.kind == BuildingKind::TownCentre);
-            let score =
-                p.kills * SCORE_KILL + p.razed * SCORE_RAZE + p.trained * SCORE_TRAIN + p.built * SCORE_BUILD + p.gathered * SCORE_WOOD;
+            let score = record.kills * SCORE_KILL
+                + record.razed * SCORE_RAZE
+                + output.trained * SCORE_TRAIN
+                + works.built * SCORE_BUILD
+                + stock.gathered * SCORE_WOOD;
             PlayerSummary {
                 player,
-                kills: p.kills,
-                deaths: p.deaths,
-                razed: p.razed,
-                trained: p.trained,
-                gathered: p.gathered,
-                built: p.built,
-                wood: p.wood,
+                kills: record.kills,
+                deaths: record.deaths,
+                razed: record.razed,
+                trained: output.trained,
+                gathered: stock.gathered,
+                built: works.built,
+                wood: stock.wood,
                 units,
                 buildings,
-                defeated: p.started && !town && units == 0,
+                defeated: output.started && !town && units == 0,
                 score,
             }
         })
@@ -172,11 +185,7 @@ pub fn start_spot(world: &World, near: (i32, i32), radius: i32) -> Option<(i32, 
 /// The world's turn-0 commands of a game: the trees `first..=last` with `wood` each, then each
 /// player's start at its spot.
 pub fn setup(first: ObstructionId, last: ObstructionId, wood: u32, starts: &[(u8, (i32, i32))]) -> Vec<Command> {
-    let mut kinds = vec![SkirmishCommand::Resources { first, last, wood }];
-    kinds.extend(starts.iter().map(|&(player, (x, z))| SkirmishCommand::Start { player, x, z }));
-    kinds
-        .iter()
-        .enumerate()
-        .map(|(seq, c)| Command { turn: 0, player: PlayerId(0), seq: seq as u32, kind: sim::rules::command::<Skirmish>(c) })
-        .collect()
+    let mut kinds: Vec<GameCommand> = vec![GatheringCommand::Resources { first, last, wood }.into()];
+    kinds.extend(starts.iter().map(|&(player, (x, z))| ProductionCommand::Start { player, x, z }.into()));
+    kinds.iter().enumerate().map(|(seq, c)| Command { turn: 0, player: PlayerId(0), seq: seq as u32, kind: c.kind() }).collect()
 }

@@ -1,8 +1,9 @@
 //! The reference game as the replay tools and the `phalanx` program see it (feature `tools`):
 //! a [`replay::rules::Ruleset`] with the skirmish bots and a summary of each player's record.
 //!
-//! A game of its own registers itself the same way: `RulesOf::<MyGame>::new()`, with bots and a
-//! summary if it has them, given to the program's registry (`phalanx_cli::Program::ruleset`).
+//! A game of its own registers itself the same way: `RulesOf::<MyGame>::new()` for one module,
+//! `RulesOf::<(A, B)>::named("my-game", 1)` for several, with bots and a summary if it has them,
+//! given to the program's registry (`phalanx_cli::Program::ruleset`).
 
 use replay::rules::{Bot as SeatBot, RulesOf};
 use sim::{CommandKind, World};
@@ -12,7 +13,9 @@ use crate::{Bot, PlayerSummary, Skirmish};
 /// The reference game's ruleset for the tools: its bots play seats (`phalanx join --bot`,
 /// `host --bot-seat`) and its summary gives each player's record and the winner.
 pub fn ruleset() -> RulesOf<Skirmish> {
-    RulesOf::<Skirmish>::new().with_bots(|player, seed| Box::new(SkirmishSeat(Bot::new(player, seed)))).with_summary(summary_lines)
+    RulesOf::<Skirmish>::named(crate::NAME, crate::VERSION)
+        .with_bots(|player, seed| Box::new(SkirmishSeat(Bot::new(player, seed))))
+        .with_summary(summary_lines)
 }
 
 /// Each player's record in a game of the reference rules ([`player_line`]), then the winner, or

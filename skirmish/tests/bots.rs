@@ -4,7 +4,7 @@
 use pathing::ObstructionId;
 use pathing::refworld::{RefWorldParams, generate};
 use sim::{PlayerId, Settings, World};
-use skirmish::{Bot, Skirmish, play, setup, start_spot};
+use skirmish::{Bot, SKIRMISH, play, setup, start_spot};
 
 /// Wood of each tree. `[Units: wood]`
 const TREE_WOOD: u32 = 200;
@@ -17,7 +17,7 @@ fn reference(threads: usize) -> (World, Vec<sim::Command>) {
     // The generator's trees follow its buildings and are the only squares of at most 1 m half-size.
     let trees: Vec<ObstructionId> = obstructions.iter().filter(|(_, o)| o.square.hw() <= pathing::Fixed::ONE).map(|(id, _)| *id).collect();
     let settings = Settings { seed: 11, players: 2, ..Settings::default() };
-    let mut world = World::with_rules(desc, obstructions, settings, Skirmish).expect("a skirmish world");
+    let mut world = World::with_rules(desc, obstructions, settings, SKIRMISH).expect("a skirmish world");
     world.set_threads(threads).expect("threads");
     let a = start_spot(&world, (34, 34), 40).expect("room for player 1");
     let b = start_spot(&world, (94, 94), 40).expect("room for player 2");
@@ -51,7 +51,7 @@ fn a_bot_game_is_the_same_on_one_two_and_eight_threads_and_through_a_load_every_
     let (mut one, setup) = reference(1);
     let (mut two, _) = reference(2);
     let (mut eight, _) = reference(8);
-    let mut reloaded = World::load_with_rules(&one.save(), Skirmish).expect("a fresh world's snapshot");
+    let mut reloaded = World::load_with_rules(&one.save(), SKIRMISH).expect("a fresh world's snapshot");
     let mut bots = bots();
     let mut commands = setup;
     let mut turn = 0;
@@ -63,7 +63,7 @@ fn a_bot_game_is_the_same_on_one_two_and_eight_threads_and_through_a_load_every_
         assert_eq!(a, b, "turn {turn}: one and two threads differ");
         assert_eq!(a, c, "turn {turn}: one and eight threads differ");
         assert_eq!(a.hash, d.hash, "turn {turn}: the reloaded world differs");
-        reloaded = World::load_with_rules(&reloaded.save(), Skirmish).expect("every turn's snapshot loads");
+        reloaded = World::load_with_rules(&reloaded.save(), SKIRMISH).expect("every turn's snapshot loads");
         assert_eq!(reloaded.state_hash(), a.hash, "turn {turn}: the load changed the hash");
         if turn % 50 == 0 {
             assert_eq!(one.state_digest(), one.state_digest_from_scratch(), "turn {turn}: the incremental digest drifted");

@@ -11,7 +11,10 @@ use pathing::{Fixed, ObstructionId, WorldPos};
 use proptest::prelude::*;
 use sim::command::Target;
 use sim::{EntityId, Event, PlayerId, World};
-use skirmish::{BuildingKind, Skirmish, SkirmishCommand as C, SkirmishEvent, SkirmishReject, UnitKind};
+use skirmish::{
+    BuildingKind, CombatCommand as K, Construction, ConstructionCommand as B, GameCommand, GatheringCommand as G, ProductionCommand as P,
+    SkirmishEvent, SkirmishReject, UnitKind,
+};
 
 /// One random step of a stream: wait some turns, then one player sends one command.
 #[derive(Clone, Debug)]
@@ -38,8 +41,8 @@ fn op() -> impl Strategy<Value = Op> {
 }
 
 /// The command an op stands for in this world; `dead` is the unit it names if that one died.
-fn command(world: &World, fallen: &[EntityId], op: &Op) -> (C, Option<EntityId>) {
-    let view = world.game::<Skirmish>().unwrap();
+fn command(world: &World, fallen: &[EntityId], op: &Op) -> (GameCommand, Option<EntityId>) {
+    let view = world.game::<Construction>().unwrap();
     let own = units_of(world, op.player);
     let other = units_of(world, 3 - op.player);
     fn pick<T: Copy>(list: &[T], k: u16) -> Option<T> {
@@ -48,26 +51,27 @@ fn command(world: &World, fallen: &[EntityId], op: &Op) -> (C, Option<EntityId>)
     // One in four ops that name units names a dead one, when there is one.
     let dead = (op.b.is_multiple_of(4) && op.action != 4).then(|| pick(fallen, op.a)).flatten();
     let unit = dead.or_else(|| pick(&own, op.a)).unwrap_or(EntityId { index: 999, generation: 0 });
-    let buildings: Vec<ObstructionId> = skirmish::buildings(&view).map(|(id, _)| id).collect();
+    let buildings: Vec<ObstructionId> = skirmish::construction::buildings(&view).map(|(id, _)| id).collect();
     let building = pick(&buildings, op.b).unwrap_or(ObstructionId(77));
     let at = WorldPos::from_int(op.x, op.z);
     let kind = UnitKind::ALL[usize::from(op.b % 3)];
-    let c = match op.action {
-        0 => C::Attack { units: vec![unit], target: pick(&other, op.b).map_or(Target::Obstruction(building), Target::Unit) },
-        1 => C::Attack { units: vec![unit], target: Target::Obstruction(building) },
-        2 => C::AttackMove { units: vec![unit], to: at },
-        3 => C::Stop { units: vec![unit] },
-        4 => C::Train { building, kind, count: op.a % 7 },
-        5 => C::Gather { units: vec![unit], tree: if op.a.is_multiple_of(2) { TREE } else { building } },
+    let c: GameCommand = match op.action {
+        0 => K::Attack { units: vec![unit], target: pick(&other, op.b).map_or(Target::Obstruction(building), Target::Unit) }.into(),
+        1 => K::Attack { units: vec![unit], target: Target::Obstruction(building) }.into(),
+        2 => K::AttackMove { units: vec![unit], to: at }.into(),
+        3 => K::Stop { units: vec![unit] }.into(),
+        4 => P::Train { building, kind, count: op.a % 7 }.into(),
+        5 => G::Gather { units: vec![unit], tree: if op.a.is_multiple_of(2) { TREE } else { building } }.into(),
         6 => {
             let kind = if op.a.is_multiple_of(3) { BuildingKind::TownCentre } else { BuildingKind::Barracks };
-            C::Build {
+            B::Build {
                 kind,
                 square: skirmish::footprint(kind, Fixed::from_num(op.x), Fixed::from_num(op.z), Fixed::ZERO),
                 builders: vec![unit],
             }
+            .into()
         }
-        _ => C::AttackMove { units: own.clone().into_iter().take(8).collect::<Vec<_>>().into_iter().chain(dead).collect(), to: at },
+        _ => K::AttackMove { units: own.clone().into_iter().take(8).collect::<Vec<_>>().into_iter().chain(dead).collect(), to: at }.into(),
     };
     (c, dead)
 }
@@ -79,9 +83,9 @@ proptest! {
     fn random_command_streams_keep_the_game_invariants(ops in prop::collection::vec(op(), 10..40)) {
         let mut world = field(1);
         world.step(&[
-            game(0, 0, 0, C::Start { player: 1, x: 14, z: 24 }),
-            game(0, 0, 1, C::Start { player: 2, x: 50, z: 24 }),
-            game(0, 0, 2, C::Resources { first: TREE, last: TREE, wood: 40 }),
+            game(0, 0, 0, P::Start { player: 1, x: 14, z: 24 }),
+            game(0, 0, 1, P::Start { player: 2, x: 50, z: 24 }),
+            game(0, 0, 2, G::Resources { first: TREE, last: TREE, wood: 40 }),
             spawn(0, 3, 1, UnitKind::Spearman, 24, 12, 3),
             spawn(0, 4, 2, UnitKind::Archer, 34, 12, 3),
             spawn(0, 5, 2, UnitKind::Spearman, 40, 36, 2),
@@ -98,7 +102,7 @@ proptest! {
                 stranded.check(&world);
             }
             let (c, dead) = command(&world, &fallen, op);
-            let before: Vec<u32> = [1u8, 2].iter().map(|&p| world.game::<Skirmish>().unwrap().player(PlayerId(p)).unwrap().wood).collect();
+            let before: Vec<u32> = [1u8, 2].iter().map(|&p| skirmish::gathering::wood_of(&world, PlayerId(p))).collect();
             let turn = world.turn();
             let report = world.step(&[game(turn, op.player, seq as u32, c.clone())]);
             note_deaths(&report.events, &mut fallen);
@@ -109,11 +113,9 @@ proptest! {
                 prop_assert_eq!(&refused, &vec![Some(SkirmishReject::Dead(d))], "a dead unit's command {:?}", c);
                 prop_assert!(world.unit(d).is_none());
             }
-            let view = world.game::<Skirmish>().unwrap();
             for (k, &p) in [1u8, 2].iter().enumerate() {
-                let state = view.player(PlayerId(p)).unwrap();
                 // Wood only goes down by a command the player gave and could pay for.
-                if state.wood < before[k] {
+                if skirmish::gathering::wood_of(&world, PlayerId(p)) < before[k] {
                     prop_assert_eq!(op.player, p);
                     prop_assert!(refused.is_empty());
                 }

@@ -9,7 +9,10 @@ use common::*;
 use pathing::{Fixed, ObstructionId, WorldPos};
 use sim::command::{SquareSpec, Target};
 use sim::{PlayerId, World};
-use skirmish::{BuildingKind, Skirmish, SkirmishCommand as C, SkirmishEvent, SkirmishReject as R, UnitKind, turns};
+use skirmish::{
+    BuildingKind, Combat, CombatCommand as K, Construction, ConstructionCommand as B, GameCommand, Gathering, GatheringCommand as G,
+    Production, ProductionCommand as P, SKIRMISH, SkirmishEvent, SkirmishReject as R, UnitKind, turns,
+};
 
 /// Runs two armies at each other until one is gone (at most `limit` turns); the winner and the
 /// turns it took. Checks the invariants and that every killed unit is gone with its game state.
@@ -22,13 +25,13 @@ fn battle(world: &mut World, limit: u32) -> (Option<u8>, u32) {
             if let SkirmishEvent::Killed { unit, .. } = e {
                 killed += 1;
                 assert!(world.unit(unit).is_none(), "killed unit {unit} still stands");
-                assert!(world.game::<Skirmish>().unwrap().unit(unit).is_none(), "killed unit {unit} kept its state");
+                assert!(world.game::<Combat>().unwrap().unit(unit).is_none(), "killed unit {unit} kept its state");
             }
         }
         check_invariants(world);
         let (a, b) = (units_of(world, 1).len(), units_of(world, 2).len());
         if a == 0 || b == 0 {
-            let view = world.game::<Skirmish>().unwrap();
+            let view = world.game::<Combat>().unwrap();
             let (p1, p2) = (view.player(PlayerId(1)).unwrap(), view.player(PlayerId(2)).unwrap());
             assert_eq!(p1.kills + p2.kills, killed);
             assert_eq!(p1.kills, p2.deaths);
@@ -46,10 +49,10 @@ fn five_spearmen_beat_three_in_melee_and_the_dead_are_removed() {
     let (a, b) = (units_of(&world, 1), units_of(&world, 2));
     assert_eq!((a.len(), b.len()), (5, 3));
     let to = |x| WorldPos::from_int(x, 20);
-    world.step(&[game(1, 1, 0, C::AttackMove { units: a, to: to(48) }), game(1, 2, 0, C::AttackMove { units: b, to: to(16) })]);
+    world.step(&[game(1, 1, 0, K::AttackMove { units: a, to: to(48) }), game(1, 2, 0, K::AttackMove { units: b, to: to(16) })]);
     let (winner, turns) = battle(&mut world, 600);
     assert_eq!(winner, Some(1), "the larger army wins (after {turns} turns)");
-    let view = world.game::<Skirmish>().unwrap();
+    let view = world.game::<Combat>().unwrap();
     assert_eq!(view.player(PlayerId(1)).unwrap().kills, 3);
 }
 
@@ -58,9 +61,9 @@ fn six_archers_shoot_down_three_charging_spearmen() {
     let mut world = field(1);
     world.step(&[spawn(0, 0, 1, UnitKind::Archer, 16, 20, 6), spawn(0, 1, 2, UnitKind::Spearman, 48, 20, 3)]);
     let b = units_of(&world, 2);
-    world.step(&[game(1, 2, 0, C::AttackMove { units: b, to: WorldPos::from_int(16, 20) })]);
+    world.step(&[game(1, 2, 0, K::AttackMove { units: b, to: WorldPos::from_int(16, 20) })]);
     // The archers strike first, from their range, before the spearmen reach them.
-    let hurt = |w: &World, kind: UnitKind| w.game::<Skirmish>().unwrap().units().any(|(_, s)| s.kind == kind && s.hp < kind.stats().hp);
+    let hurt = |w: &World, kind: UnitKind| w.game::<Combat>().unwrap().units().any(|(_, s)| s.kind == kind && s.hp < kind.stats().hp);
     while !hurt(&world, UnitKind::Spearman) {
         assert!(!hurt(&world, UnitKind::Archer), "an archer was hit first");
         assert!(world.turn() < 200, "no one was hit");
@@ -77,9 +80,9 @@ fn six_archers_shoot_down_three_charging_spearmen() {
 fn started(wood: u32) -> (World, ObstructionId, ObstructionId) {
     let mut world = field(1);
     let report = world.step(&[
-        game(0, 0, 0, C::Start { player: 1, x: 14, z: 24 }),
-        game(0, 0, 1, C::Start { player: 2, x: 50, z: 24 }),
-        game(0, 0, 2, C::Resources { first: TREE, last: TREE, wood }),
+        game(0, 0, 0, P::Start { player: 1, x: 14, z: 24 }),
+        game(0, 0, 1, P::Start { player: 2, x: 50, z: 24 }),
+        game(0, 0, 2, G::Resources { first: TREE, last: TREE, wood }),
     ]);
     let ids: Vec<ObstructionId> = game_events(&report.events)
         .into_iter()
@@ -97,9 +100,9 @@ fn started(wood: u32) -> (World, ObstructionId, ObstructionId) {
 #[test]
 fn training_costs_wood_takes_its_time_and_places_units_clear_of_everything() {
     let (mut world, tc, _) = started(50);
-    let wood = |w: &World| w.game::<Skirmish>().unwrap().player(PlayerId(1)).unwrap().wood;
+    let wood = |w: &World| skirmish::gathering::wood_of(w, PlayerId(1));
     assert_eq!(wood(&world), skirmish::START_WOOD);
-    world.step(&[game(1, 1, 0, C::Train { building: tc, kind: UnitKind::Worker, count: 2 })]);
+    world.step(&[game(1, 1, 0, P::Train { building: tc, kind: UnitKind::Worker, count: 2 })]);
     assert_eq!(wood(&world), skirmish::START_WOOD - 2 * UnitKind::Worker.stats().cost);
     let each = turns(UnitKind::Worker.stats().train_ms, world.settings().turn_ms);
     assert_eq!(each, 40, "8 s at 200 ms a turn");
@@ -126,7 +129,7 @@ fn training_costs_wood_takes_its_time_and_places_units_clear_of_everything() {
     }
     // Queued at turn 1, the first is trained in the step of turn 1 + 39, the second 40 later.
     assert_eq!(appeared, [1 + each - 1, 1 + 2 * each - 1]);
-    assert_eq!(world.game::<Skirmish>().unwrap().player(PlayerId(1)).unwrap().trained, 2);
+    assert_eq!(world.game::<Production>().unwrap().player(PlayerId(1)).unwrap().trained, 2);
     assert_eq!(units_of(&world, 1).len(), 7);
 }
 
@@ -137,7 +140,7 @@ fn gathering_deposits_wood_and_a_felled_tree_opens_the_grid() {
     let at = world.navcell_of(WorldPos::from_int(TREE_AT.0, TREE_AT.1));
     let pass = |w: &World| w.nav().class_nav(skirmish::UNIT_CLASS).unwrap().pass_map().is_passable(at);
     assert!(!pass(&world), "the tree blocks its navcell");
-    world.step(&[game(1, 1, 0, C::Gather { units: workers[..2].to_vec(), tree: TREE })]);
+    world.step(&[game(1, 1, 0, G::Gather { units: workers[..2].to_vec(), tree: TREE })]);
     let mut felled = None;
     let mut deposited = 0;
     for _ in 0..1500 {
@@ -161,10 +164,10 @@ fn gathering_deposits_wood_and_a_felled_tree_opens_the_grid() {
     assert!(felled.is_some(), "the tree was cut down");
     assert!(!world.nav().obstructions().contains_key(&TREE), "its obstruction is gone");
     assert!(pass(&world), "its navcell is passable again");
-    let view = world.game::<Skirmish>().unwrap();
+    let view = world.game::<Gathering>().unwrap();
     let p1 = view.player(PlayerId(1)).unwrap();
     assert_eq!((p1.gathered, p1.wood), (24, skirmish::START_WOOD + 24));
-    assert_eq!(skirmish::trees(&view).count(), 0);
+    assert_eq!(skirmish::gathering::trees(&view).count(), 0);
     assert!(view.units().all(|(_, s)| s.wood == 0));
 }
 
@@ -173,7 +176,7 @@ fn builders_raise_a_barracks_which_then_trains_soldiers() {
     let (mut world, _, _) = started(10);
     let workers = units_of(&world, 1);
     let square = skirmish::footprint(BuildingKind::Barracks, Fixed::from_num(20), Fixed::from_num(10), Fixed::ZERO);
-    let report = world.step(&[game(1, 1, 0, C::Build { kind: BuildingKind::Barracks, square, builders: workers[..3].to_vec() })]);
+    let report = world.step(&[game(1, 1, 0, B::Build { kind: BuildingKind::Barracks, square, builders: workers[..3].to_vec() })]);
     let barracks = game_events(&report.events)
         .into_iter()
         .find_map(|e| match e {
@@ -182,22 +185,23 @@ fn builders_raise_a_barracks_which_then_trains_soldiers() {
         })
         .expect("the foundation is laid");
     let spent = BuildingKind::Barracks.stats().cost;
-    assert_eq!(world.game::<Skirmish>().unwrap().player(PlayerId(1)).unwrap().wood, skirmish::START_WOOD - spent);
+    assert_eq!(skirmish::gathering::wood_of(&world, PlayerId(1)), skirmish::START_WOOD - spent);
     let mut done = None;
     let mut last_hp = 1;
     for _ in 0..400 {
         let turn = world.turn();
         let report = world.step(&[]);
-        let b = skirmish::building(&world.game::<Skirmish>().unwrap(), barracks).unwrap().clone();
-        assert!(b.hp >= last_hp, "a foundation's hit points only rise");
-        last_hp = b.hp;
+        let b = world.game::<Construction>().unwrap().object(barracks).unwrap().clone();
+        let hull = world.game::<Combat>().unwrap().object(barracks).unwrap().clone();
+        assert!(hull.hp >= last_hp, "a foundation's hit points only rise");
+        last_hp = hull.hp;
         check_invariants(&world);
         if game_events(&report.events).contains(&SkirmishEvent::Built {
             building: barracks,
             kind: BuildingKind::Barracks,
             owner: PlayerId(1),
         }) {
-            assert!(b.finished && b.hp == b.max_hp);
+            assert!(b.finished && hull.hp == hull.max_hp);
             done = Some(turn);
             break;
         }
@@ -205,9 +209,9 @@ fn builders_raise_a_barracks_which_then_trains_soldiers() {
     // Three builders share 20 s of one builder's work (100 turns at 200 ms): more than 33 turns after turn 1.
     let done = done.expect("the barracks is finished");
     assert!(done > 34, "finished at turn {done}");
-    assert_eq!(world.game::<Skirmish>().unwrap().player(PlayerId(1)).unwrap().built, 1);
+    assert_eq!(world.game::<Construction>().unwrap().player(PlayerId(1)).unwrap().built, 1);
     let t = world.turn();
-    let report = world.step(&[game(t, 1, 0, C::Train { building: barracks, kind: UnitKind::Spearman, count: 1 })]);
+    let report = world.step(&[game(t, 1, 0, P::Train { building: barracks, kind: UnitKind::Spearman, count: 1 })]);
     assert_eq!(rejections(&report.events), []);
 }
 
@@ -221,7 +225,7 @@ fn every_invalid_command_is_refused_with_its_reason_and_changes_nothing() {
     let spears: Vec<_> = units_of(&world, 1).into_iter().filter(|u| !mine.contains(u)).collect();
     let victim = theirs[0];
     let t = world.turn();
-    world.step(&[game(t, 1, 0, C::Attack { units: spears.clone(), target: Target::Unit(victim) })]);
+    world.step(&[game(t, 1, 0, K::Attack { units: spears.clone(), target: Target::Unit(victim) })]);
     for _ in 0..300 {
         if world.unit(victim).is_none() {
             break;
@@ -230,52 +234,53 @@ fn every_invalid_command_is_refused_with_its_reason_and_changes_nothing() {
     }
     assert!(world.unit(victim).is_none(), "the victim died");
     let t = world.turn();
-    let mut twin = World::load_with_rules(&world.save(), Skirmish).unwrap();
+    let mut twin = World::load_with_rules(&world.save(), SKIRMISH).unwrap();
     let ghost = sim::EntityId { index: 900, generation: 0 };
     let at = WorldPos::from_int(20, 20);
     let off = WorldPos::from_int(500, 20);
     let barracks = |x: i32| skirmish::footprint(BuildingKind::Barracks, Fixed::from_num(x), Fixed::from_num(24), Fixed::ZERO);
     let odd = SquareSpec { w: Fixed::from_num(3), ..barracks(30) };
-    let cases: Vec<(u8, C, R)> = vec![
-        (1, C::Start { player: 1, x: 30, z: 10 }, R::WorldOnly),
-        (0, C::Start { player: 1, x: 30, z: 10 }, R::AlreadyStarted),
-        (0, C::Start { player: 3, x: 30, z: 10 }, R::UnknownPlayer),
-        (0, C::Resources { first: ObstructionId(9), last: ObstructionId(3), wood: 5 }, R::BadRange),
-        (0, C::Resources { first: TREE, last: TREE, wood: 0 }, R::BadAmount),
-        (0, C::Spawn { player: 1, kind: UnitKind::Archer, at: off, count: 1 }, R::OffMap),
-        (0, C::Spawn { player: 1, kind: UnitKind::Archer, at, count: 0 }, R::BadCount),
-        (0, C::Attack { units: mine.clone(), target: Target::Unit(theirs[1]) }, R::NotAPlayer),
-        (1, C::Attack { units: vec![], target: Target::Unit(theirs[1]) }, R::BadUnitCount),
-        (1, C::Attack { units: vec![mine[0], mine[0]], target: Target::Unit(theirs[1]) }, R::Duplicate(mine[0])),
-        (1, C::Attack { units: vec![ghost], target: Target::Unit(theirs[1]) }, R::UnknownUnit(ghost)),
-        (2, C::Attack { units: vec![victim], target: Target::Unit(mine[0]) }, R::Dead(victim)),
-        (1, C::Attack { units: vec![theirs[1]], target: Target::Unit(mine[0]) }, R::NotOwned(theirs[1])),
-        (1, C::Attack { units: vec![mine[0]], target: Target::Unit(mine[1]) }, R::OwnTarget),
-        (1, C::Attack { units: vec![mine[0]], target: Target::Obstruction(tc) }, R::OwnTarget),
-        (1, C::Attack { units: vec![mine[0]], target: Target::Obstruction(TREE) }, R::NotABuilding(TREE)),
-        (1, C::Attack { units: vec![mine[0]], target: Target::Unit(victim) }, R::Dead(victim)),
-        (1, C::AttackMove { units: vec![mine[0]], to: off }, R::OffMap),
-        (1, C::Stop { units: vec![theirs[1]] }, R::NotOwned(theirs[1])),
-        (1, C::Train { building: enemy_tc, kind: UnitKind::Worker, count: 1 }, R::NotYourBuilding(enemy_tc)),
-        (1, C::Train { building: TREE, kind: UnitKind::Worker, count: 1 }, R::NotABuilding(TREE)),
-        (1, C::Train { building: tc, kind: UnitKind::Archer, count: 1 }, R::CannotTrain),
-        (1, C::Train { building: tc, kind: UnitKind::Worker, count: 0 }, R::BadCount),
-        (1, C::Train { building: tc, kind: UnitKind::Worker, count: 6 }, R::BadCount),
-        (1, C::Gather { units: vec![mine[0]], tree: tc }, R::NotATree(tc)),
-        (1, C::Gather { units: vec![spears[0]], tree: TREE }, R::NotAWorker(spears[0])),
-        (1, C::Build { kind: BuildingKind::Barracks, square: odd, builders: vec![mine[0]] }, R::BadFootprint),
+    let cases: Vec<(u8, GameCommand, R)> = vec![
+        (1, P::Start { player: 1, x: 30, z: 10 }.into(), R::WorldOnly),
+        (0, P::Start { player: 1, x: 30, z: 10 }.into(), R::AlreadyStarted),
+        (0, P::Start { player: 3, x: 30, z: 10 }.into(), R::UnknownPlayer),
+        (0, G::Resources { first: ObstructionId(9), last: ObstructionId(3), wood: 5 }.into(), R::BadRange),
+        (0, G::Resources { first: TREE, last: TREE, wood: 0 }.into(), R::BadAmount),
+        (0, K::Spawn { player: 1, kind: UnitKind::Archer, at: off, count: 1 }.into(), R::OffMap),
+        (0, K::Spawn { player: 1, kind: UnitKind::Archer, at, count: 0 }.into(), R::BadCount),
+        (0, K::Attack { units: mine.clone(), target: Target::Unit(theirs[1]) }.into(), R::NotAPlayer),
+        (1, K::Attack { units: vec![], target: Target::Unit(theirs[1]) }.into(), R::BadUnitCount),
+        (1, K::Attack { units: vec![mine[0], mine[0]], target: Target::Unit(theirs[1]) }.into(), R::Duplicate(mine[0])),
+        (1, K::Attack { units: vec![ghost], target: Target::Unit(theirs[1]) }.into(), R::UnknownUnit(ghost)),
+        (2, K::Attack { units: vec![victim], target: Target::Unit(mine[0]) }.into(), R::Dead(victim)),
+        (1, K::Attack { units: vec![theirs[1]], target: Target::Unit(mine[0]) }.into(), R::NotOwned(theirs[1])),
+        (1, K::Attack { units: vec![mine[0]], target: Target::Unit(mine[1]) }.into(), R::OwnTarget),
+        (1, K::Attack { units: vec![mine[0]], target: Target::Obstruction(tc) }.into(), R::OwnTarget),
+        (1, K::Attack { units: vec![mine[0]], target: Target::Obstruction(TREE) }.into(), R::NotABuilding(TREE)),
+        (1, K::Attack { units: vec![mine[0]], target: Target::Unit(victim) }.into(), R::Dead(victim)),
+        (1, K::AttackMove { units: vec![mine[0]], to: off }.into(), R::OffMap),
+        (1, K::Stop { units: vec![theirs[1]] }.into(), R::NotOwned(theirs[1])),
+        (1, P::Train { building: enemy_tc, kind: UnitKind::Worker, count: 1 }.into(), R::NotYourBuilding(enemy_tc)),
+        (1, P::Train { building: TREE, kind: UnitKind::Worker, count: 1 }.into(), R::NotABuilding(TREE)),
+        (1, P::Train { building: tc, kind: UnitKind::Archer, count: 1 }.into(), R::CannotTrain),
+        (1, P::Train { building: tc, kind: UnitKind::Worker, count: 0 }.into(), R::BadCount),
+        (1, P::Train { building: tc, kind: UnitKind::Worker, count: 6 }.into(), R::BadCount),
+        (1, G::Gather { units: vec![mine[0]], tree: tc }.into(), R::NotATree(tc)),
+        (1, G::Gather { units: vec![spears[0]], tree: TREE }.into(), R::NotAWorker(spears[0])),
+        (1, B::Build { kind: BuildingKind::Barracks, square: odd, builders: vec![mine[0]] }.into(), R::BadFootprint),
         (
             1,
-            C::Build { kind: BuildingKind::Barracks, square: barracks(16), builders: vec![mine[0]] },
+            B::Build { kind: BuildingKind::Barracks, square: barracks(16), builders: vec![mine[0]] }.into(),
             R::CannotPlace(sim::command::PlacementRefusal::Blocked(pathing::Navcell::new(10, 18))),
         ),
         (
             1,
-            C::Build {
+            B::Build {
                 kind: BuildingKind::TownCentre,
                 square: skirmish::footprint(BuildingKind::TownCentre, Fixed::from_num(30), Fixed::from_num(12), Fixed::ZERO),
                 builders: vec![mine[0]],
-            },
+            }
+            .into(),
             R::NotEnoughResources { need: 400, have: 300 },
         ),
     ];
@@ -294,10 +299,10 @@ fn every_invalid_command_is_refused_with_its_reason_and_changes_nothing() {
 fn a_unit_that_waits_for_room_gets_its_kind_when_it_appears() {
     // Player 1 alone, its town centre in the north-west; a barracks in the south-east.
     let mut world = field(1);
-    world.step(&[game(0, 0, 0, C::Start { player: 1, x: 14, z: 36 })]);
+    world.step(&[game(0, 0, 0, P::Start { player: 1, x: 14, z: 36 })]);
     let workers = units_of(&world, 1);
     let square = skirmish::footprint(BuildingKind::Barracks, Fixed::from_num(40), Fixed::from_num(10), Fixed::ZERO);
-    let report = world.step(&[game(1, 1, 0, C::Build { kind: BuildingKind::Barracks, square, builders: workers[..3].to_vec() })]);
+    let report = world.step(&[game(1, 1, 0, B::Build { kind: BuildingKind::Barracks, square, builders: workers[..3].to_vec() })]);
     let barracks = game_events(&report.events)
         .into_iter()
         .find_map(|e| match e {
@@ -305,7 +310,7 @@ fn a_unit_that_waits_for_room_gets_its_kind_when_it_appears() {
             _ => None,
         })
         .expect("the foundation is laid");
-    while !skirmish::building(&world.game::<Skirmish>().unwrap(), barracks).unwrap().finished {
+    while !world.game::<Construction>().unwrap().object(barracks).unwrap().finished {
         assert!(world.turn() < 600, "the barracks was not finished");
         world.step(&[]);
     }
@@ -339,7 +344,7 @@ fn a_unit_that_waits_for_room_gets_its_kind_when_it_appears() {
         .collect();
     assert_eq!(placed.len(), 4, "{:?}", report.events);
     let t = world.turn();
-    world.step(&[game(t, 1, 0, C::Train { building: barracks, kind: UnitKind::Spearman, count: 1 })]);
+    world.step(&[game(t, 1, 0, P::Train { building: barracks, kind: UnitKind::Spearman, count: 1 })]);
     let each = turns(UnitKind::Spearman.stats().train_ms, world.settings().turn_ms);
     let mut waited = false;
     for _ in 0..each + 2 {
@@ -348,7 +353,7 @@ fn a_unit_that_waits_for_room_gets_its_kind_when_it_appears() {
         assert!(!game_events(&report.events).iter().any(|e| matches!(e, SkirmishEvent::Trained { .. })), "no room, no unit");
     }
     assert!(waited, "the spawn waits for room");
-    let view = world.game::<Skirmish>().unwrap();
+    let view = world.game::<Production>().unwrap();
     assert_eq!(
         view.state().pending.values().map(|p| (p.kind, p.building, p.left, p.trained)).collect::<Vec<_>>(),
         [(UnitKind::Spearman, barracks, 1, true)]
@@ -366,8 +371,9 @@ fn a_unit_that_waits_for_room_gets_its_kind_when_it_appears() {
     }
     let [SkirmishEvent::Trained { unit, kind, building }] = trained[..] else { panic!("one unit trained: {trained:?}") };
     assert_eq!((kind, building), (UnitKind::Spearman, barracks));
-    let view = world.game::<Skirmish>().unwrap();
-    assert_eq!(view.unit(unit).map(|s| (s.kind, s.hp)), Some((UnitKind::Spearman, UnitKind::Spearman.stats().hp)));
+    let combat = world.game::<Combat>().unwrap();
+    assert_eq!(combat.unit(unit).map(|s| (s.kind, s.hp)), Some((UnitKind::Spearman, UnitKind::Spearman.stats().hp)));
+    let view = world.game::<Production>().unwrap();
     assert!(view.state().pending.is_empty());
     assert_eq!(view.player(PlayerId(1)).unwrap().trained, 1);
 }
@@ -377,7 +383,7 @@ fn a_player_may_not_send_the_core_commands_that_make_units_or_change_the_map() {
     let (mut world, tc, _) = started(10);
     let mine = units_of(&world, 1);
     let t = world.turn();
-    let mut twin = World::load_with_rules(&world.save(), Skirmish).unwrap();
+    let mut twin = World::load_with_rules(&world.save(), SKIRMISH).unwrap();
     let core = |seq: u32, kind: sim::CommandKind| sim::Command { turn: t, player: sim::PlayerId(1), seq, kind };
     let square = skirmish::footprint(BuildingKind::Barracks, Fixed::from_num(40), Fixed::from_num(24), Fixed::ZERO);
     let commands = [

@@ -676,25 +676,25 @@ fn a_planted_hit_point_or_wood_divergence_is_named_to_the_game_field_by_diff_and
     let hp = battle_with("battle-hp.replay", &|w| {
         let unit = w.units().find(|u| u.owner == sim::PlayerId(2)).unwrap().id;
         victim.set(Some(unit));
-        assert!(w.plant_game_desync::<skirmish::Skirmish>(unit, |u| u.hp -= 1));
+        assert!(w.plant_game_desync::<skirmish::Combat>(unit, |u| u.hp -= 1));
     });
     let victim = victim.get().unwrap();
     let (code, out, err) = phalanx(&["diff", &honest, &hp]);
     assert_eq!(code, 1, "{out}{err}");
     assert!(out.contains("first diverging turn: 25"), "{out}");
-    let line = format!("skirmish.units unit {}v{} hp: ", victim.index, victim.generation);
+    let line = format!("combat.units unit {}v{} hp: ", victim.index, victim.generation);
     assert!(out.contains(&line), "no `{line}` in:\n{out}");
     // Verify names the same field, re-simulating the planted replay's recorded commands.
     let (code, out, _) = phalanx(&["verify", &hp]);
     assert_eq!(code, 1, "{out}");
-    assert!(out.contains("skirmish.units"), "{out}");
+    assert!(out.contains("combat.units"), "{out}");
     // A player's wood likewise.
     let wood = battle_with("battle-wood.replay", &|w| {
-        assert!(w.plant_player_desync::<skirmish::Skirmish>(sim::PlayerId(1), |p| p.wood += 7));
+        assert!(w.plant_player_desync::<skirmish::Gathering>(sim::PlayerId(1), |p| p.wood += 7));
     });
     let (code, out, err) = phalanx(&["diff", &honest, &wood]);
     assert_eq!(code, 1, "{out}{err}");
-    assert!(out.contains("skirmish.players player 1 wood: 0 | 7"), "{out}");
+    assert!(out.contains("gathering.players player 1 wood: 0 | 7"), "{out}");
     assert!(
         out.contains("state at the start of turn 30 (keyframe): 1 differing fields"),
         "the game's field once, not again as raw bytes:\n{out}"

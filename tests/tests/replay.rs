@@ -316,7 +316,7 @@ fn the_replay_layout_is_pinned_to_its_format_version() {
             turn_rate: Some(Fixed::from_num(90)),
         },
         CommandKind::CancelSpawns { building: pathing::ObstructionId(9) },
-        CommandKind::Game { payload: vec![1, 2, 3, 255] },
+        CommandKind::Game { rules: "combat".into(), payload: vec![1, 2, 3, 255] },
     ];
     let commands: Vec<Command> =
         kinds.into_iter().enumerate().map(|(k, kind)| Command { turn: 3, player: sim::PlayerId(1), seq: k as u32, kind }).collect();

@@ -252,7 +252,7 @@ fn the_game_components_follow_the_core_ones_in_the_digest() {
     let core: Vec<&str> = plain_digest.components.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(names[..core.len()], core[..]);
     assert_eq!(names[core.len()..], ["tiny.units", "tiny.objects", "tiny.players", "tiny.world"]);
-    assert_eq!(world.rules_name(), Some(("tiny", 1)));
+    assert_eq!(world.rules_names(), [("tiny", 1)]);
     assert!(world.digest_reports().iter().any(|r| r.component == "tiny.units"));
 }
 
@@ -269,8 +269,8 @@ fn a_refused_game_command_changes_nothing_and_says_why() {
         hit(1, 1, 1, b, 0),     // no damage
         hit(1, 1, 2, b, 11),    // more than the maximum
         hit(1, 1, 3, ghost, 1), // no such unit
-        cmd(1, 1, 4, CommandKind::Game { payload: vec![9, 9, 9] }),
-        cmd(1, 1, 5, CommandKind::Game { payload: oversized }),
+        cmd(1, 1, 4, CommandKind::Game { rules: "tiny".into(), payload: vec![9, 9, 9] }),
+        cmd(1, 1, 5, CommandKind::Game { rules: "tiny".into(), payload: oversized }),
     ];
     let report = world.step(&commands);
     let quiet = twin.step(&[]);
@@ -364,7 +364,7 @@ fn actions_are_validated_like_commands() {
             let tries = [
                 ctx.act(PlayerId(1), CommandKind::Remove { units: vec![foreign] }),
                 ctx.act(PlayerId(9), CommandKind::Stop { units: vec![] }),
-                ctx.act(PlayerId(1), CommandKind::Game { payload: vec![0] }),
+                ctx.act(PlayerId(1), CommandKind::Game { rules: "tiny".into(), payload: vec![0] }),
                 ctx.act(
                     PlayerId(2),
                     CommandKind::Move {
@@ -511,13 +511,13 @@ fn a_snapshot_loads_only_into_its_own_ruleset_and_version() {
     world.step(&[spawn(0, 1, 8, 8, 2)]);
     let bytes = world.save();
     let refused = World::load_with_rules(&bytes, TinyTwo).unwrap_err();
-    assert_eq!(refused, SnapshotError::Rules { found: Some(("tiny".into(), 1)), expected: Some(("tiny".into(), 2)) });
-    assert_eq!(refused.to_string(), "the snapshot holds a world with ruleset tiny version 1, expected ruleset tiny version 2");
+    assert_eq!(refused, SnapshotError::Rules { found: vec![("tiny".into(), 1)], expected: vec![("tiny".into(), 2)] });
+    assert_eq!(refused.to_string(), "the snapshot holds a world with rules tiny 1, expected rules tiny 2");
     let plain = World::load(&bytes).unwrap_err();
-    assert!(plain.to_string().contains("ruleset tiny version 1, expected no game rules"), "{plain}");
+    assert!(plain.to_string().contains("rules tiny 1, expected no game rules"), "{plain}");
     let core = sim::test_support::world_from(FIELD, 1).save();
     let missing = World::load_with_rules(&core, Tiny).unwrap_err();
-    assert_eq!(missing, SnapshotError::Rules { found: None, expected: Some(("tiny".into(), 1)) });
+    assert_eq!(missing, SnapshotError::Rules { found: Vec::new(), expected: vec![("tiny".into(), 1)] });
     assert_eq!(World::load_with_rules(&bytes, Tiny).unwrap().state_hash(), world.state_hash());
 }
 
@@ -604,7 +604,10 @@ fn a_replay_of_unknown_rules_is_unusable_and_names_them() {
     assert_eq!(report.outcome, Outcome::Unreadable);
     assert_eq!(report.outcome.exit_code(), 2);
     let text = report.to_text();
-    assert!(text.contains("unknown ruleset \"tiny\" version 1 (this program knows: none); run it with a program that registers that game"), "{text}");
+    assert!(
+        text.contains("unknown ruleset \"tiny\" version 1 (this program knows: none); run it with a program that registers that game"),
+        "{text}"
+    );
 }
 
 #[test]

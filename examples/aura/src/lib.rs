@@ -209,7 +209,8 @@ pub fn summary(world: &World) -> Vec<String> {
     (1..=players)
         .map(PlayerId)
         .map(|p| {
-            let (units, hp) = game.units().filter(|(u, _)| u.owner == p).fold((0u32, 0u32), |(n, hp), (_, s)| (n + 1, hp + u32::from(s.hp)));
+            let (units, hp) =
+                game.units().filter(|(u, _)| u.owner == p).fold((0u32, 0u32), |(n, hp), (_, s)| (n + 1, hp + u32::from(s.hp)));
             let record = game.player(p).cloned().unwrap_or_default();
             format!("player {}: {units} units, {hp} hit points; {} healed, {} kills", p.0, record.healed, record.kills)
         })

@@ -80,7 +80,8 @@ fn the_games_own_program_runs_verifies_diffs_seeks_draws_and_views_its_replays()
     assert!(out.contains("first diverging turn: 25"), "{out}");
     assert!(out.contains(r#"aura command {"Strike":"#), "the extra command, in the game's JSON form: {out}");
     let unit = format!("unit {}v{}", victim.index, victim.generation);
-    let field_line = out.lines().find(|l| l.contains("aura.units") && l.contains(&unit) && l.contains("hp")).unwrap_or_else(|| panic!("{out}"));
+    let field_line =
+        out.lines().find(|l| l.contains("aura.units") && l.contains(&unit) && l.contains("hp")).unwrap_or_else(|| panic!("{out}"));
     assert!(field_line.trim_start().starts_with(&format!("aura.units {unit} hp: ")) && field_line.contains(" | "), "{field_line}");
 
     let (code, out, err) = aura(&["seek", &rec_text, "33"]);
@@ -104,7 +105,10 @@ fn the_games_own_program_runs_verifies_diffs_seeks_draws_and_views_its_replays()
     let text = String::from_utf8_lossy(&out);
     assert_eq!(code, 2, "{text}");
     let line = text.lines().find(|l| l.contains("unknown ruleset")).unwrap_or_else(|| panic!("{text}"));
-    assert!(line.contains(r#"unknown ruleset "aura" version 1 (this program knows: skirmish 3)"#) && line.contains("Program::new().rules::<"), "{line}");
+    assert!(
+        line.contains(r#"unknown ruleset "aura" version 1 (this program knows: skirmish 3)"#) && line.contains("Program::new().rules::<"),
+        "{line}"
+    );
     std::fs::remove_dir_all(&dir).expect("clean up");
 }
 

@@ -19,9 +19,9 @@
 
 use std::collections::BTreeSet;
 
-use crate::grid::cell_kind::CellKind;
 use crate::formats::movingai::{ParseError, line_number, lines, parse_decimal, parse_u32_digits};
 use crate::geometry::Fixed;
+use crate::grid::cell_kind::CellKind;
 use crate::grid::nav_grid::{MAX_CELL_SIZE, MAX_SIDE, NavGrid, PassClass};
 use crate::grid::navcell::Navcell;
 

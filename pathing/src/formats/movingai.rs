@@ -11,8 +11,8 @@
 //! Parsing never panics and never allocates more than a small multiple of the input length; every
 //! error is a [`ParseError`] that names the 1-based line and what was expected there.
 
-use crate::grid::cell_kind::CellKind;
 use crate::geometry::Fixed;
+use crate::grid::cell_kind::CellKind;
 use crate::grid::nav_grid::{NavGrid, PassClass};
 use crate::grid::navcell::Navcell;
 

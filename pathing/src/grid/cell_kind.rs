@@ -51,4 +51,3 @@ pub const PAINTED_WATER_DEPTH: Fixed = Fixed::const_from_int(16);
 /// Water depth of a [`CellKind::Ground`] navcell (and of a blocked one, where no class passes
 /// anyway): dry land 16 m above the water, the mirror of [`PAINTED_WATER_DEPTH`]. `[Units: metres]`
 pub const PAINTED_GROUND_DEPTH: Fixed = Fixed::const_from_int(-16);
-

@@ -174,8 +174,8 @@ use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
 
 use crate::geometry::{Fixed, WorldPos, div_ceil, div_floor, raw};
-use crate::grid::pass_map::PassMap;
 use crate::grid::collide::UnitSquare;
+use crate::grid::pass_map::PassMap;
 use crate::search::goal::Goal;
 
 /// Most vertices one query builds, the start and the goal vertex included. `[Limit: < 65536]`

@@ -56,9 +56,9 @@
 //! inset, 16 times the margin, keeps the corners themselves far from the walls.
 
 use crate::geometry::{Fixed, WorldPos};
+use crate::grid::collide::segment_clear;
 use crate::grid::navcell::Navcell;
 use crate::grid::pass_map::PassMap;
-use crate::grid::collide::segment_clear;
 
 /// The points of `points` with every stretch point between them (see the module documentation),
 /// and for each expanded point whether it is an input point.

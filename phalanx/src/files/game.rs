@@ -501,9 +501,8 @@ fn diff_replays(a: &Path, bytes_a: &[u8], b: &Path, bytes_b: &[u8], rulesets: &R
 pub(super) fn cmd_seek(path: &Path, turn: u32, threads: usize, rulesets: &Rulesets, out: &mut dyn Write) -> Result<i32, CliError> {
     let file = std::fs::File::open(path).map_err(|e| io_error(path, e))?;
     let name = path.display().to_string();
-    let mut restored =
-        replay::seek::restore(std::io::BufReader::new(file), &name, replay::seek::SeekTarget::Turn(turn), threads, rulesets)
-            .map_err(bad)?;
+    let mut restored = replay::seek::restore(std::io::BufReader::new(file), &name, replay::seek::SeekTarget::Turn(turn), threads, rulesets)
+        .map_err(bad)?;
     if let Some(d) = &restored.divergence {
         let _ = writeln!(
             out,

@@ -239,11 +239,11 @@ impl<'a> ScriptRunner<'a> {
                 }
             })
         });
-        let payload = match (resolved, &sc.rules) {
+        let (rules, payload) = match (resolved, &sc.rules) {
             (Ok(v), Some(rules)) => rules.command_from_json(&v).unwrap_or_default(),
-            _ => Vec::new(),
+            _ => (String::new(), Vec::new()),
         };
-        CommandKind::Game { payload }
+        CommandKind::Game { rules, payload }
     }
 
     /// A formation's id, or one no formation has (the world rejects it) when it was not formed.

@@ -52,7 +52,9 @@ pub enum Case {
 impl Case {
     fn text(self) -> &'static str {
         match self {
-            Self::FalseReport => "a false hash report: its world after the turn equals the host's, byte for byte; dropped, the others play on",
+            Self::FalseReport => {
+                "a false hash report: its world after the turn equals the host's, byte for byte; dropped, the others play on"
+            }
             Self::Diverged => "diverged: its world after the turn differs from the host's",
             Self::NoAnswer => "sent no snapshot of the turn in time: handled as a divergence",
         }
@@ -239,7 +241,9 @@ impl HostCore<'_> {
         let turn = self.report.as_ref().map_or(0, |r| r.turn);
         if play_on || self.resync {
             for &seat in &liars {
-                let reason = format!("seat {seat}'s hash after turn {turn} differs from the host's, but its world equals the host's: a false hash report");
+                let reason = format!(
+                    "seat {seat}'s hash after turn {turn} differs from the host's, but its world equals the host's: a false hash report"
+                );
                 self.drop_seat(seat, reason);
                 self.out.events.push(super::HostEvent::FalseHash { seat, turn });
             }

@@ -111,7 +111,6 @@ impl std::fmt::Debug for CachedField {
     }
 }
 
-
 /// The formations, their pending path requests and the id the next one gets: the one way to
 /// change them, noting every change for the digest (docs/decisions.md, "The stores note every
 /// change; the digest refresh alone marks digests").

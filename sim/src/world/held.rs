@@ -12,7 +12,6 @@ use super::jobs::{HeldJob, LongJob, Workspace, search_work};
 use super::*;
 use crate::motion::UnitIndex;
 
-
 impl World {
     /// The held-passage search for `unit` (whose long-range request is `long`): every standing unit
     /// of another player within `short_range_max` of it (a bounded neighbourhood, which holds the

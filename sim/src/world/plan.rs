@@ -68,7 +68,6 @@ use pathing::GoalShape;
 /// The ε of 0 A.D.'s range constraints: 1/8 m (docs/motion-rules.md, "Range orders").
 pub const RANGE_EPSILON: Fixed = Fixed::from_bits(1 << 13);
 
-
 /// What a unit's current order asks of the pathfinders.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum OrderGoal {
@@ -80,7 +79,6 @@ pub(crate) enum OrderGoal {
     /// The target is gone: the order fails.
     Gone,
 }
-
 
 /// A short-range search to make.
 #[derive(Clone)]
@@ -131,7 +129,6 @@ enum Outcome {
     /// No search could be made (cannot happen for a validated unit and goal).
     Failed,
 }
-
 
 /// Navcells of the grid that count as one unit of a held-passage search's work, for the
 /// copy of the class's bit planes it stamps first (`world/held.rs`): on a 1024 × 1024 grid, 2048 units.
@@ -315,7 +312,6 @@ impl Drop for Finish<'_> {
         self.0.close();
     }
 }
-
 
 /// The [`SHARE_RADIUS`] square of a start.
 fn share_square(p: WorldPos) -> (i64, i64) {

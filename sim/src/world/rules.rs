@@ -99,8 +99,16 @@ pub trait Rules: Clone + Debug + Send + Sync + 'static {
     fn apply(&self, ctx: &mut Ctx<'_, Self>, player: PlayerId, command: &Self::Command);
 
     /// The game's turn, after the units moved and the formations planned, before the digest.
-    /// `events` are the turn's events so far (commands, spawns, arrivals, …).
+    /// `events` are the turn's events so far (commands, spawns, arrivals, …), those of the modules
+    /// that stepped before this one included.
     fn step(&self, ctx: &mut Ctx<'_, Self>, events: &[Event]);
+
+    /// Another module of the world has given `units` a task of its own ([`Ctx::interrupt`]): a
+    /// module whose units do one thing at a time drops its task for them here (a worker ordered
+    /// to fight stops gathering). By default nothing happens.
+    fn interrupted(&self, ctx: &mut Ctx<'_, Self>, units: &[EntityId]) {
+        let _ = (ctx, units);
+    }
 }
 
 /// Largest obstruction id a game can keep state of ([`Ctx::set_object`]): the object digest
@@ -120,22 +128,22 @@ pub const ACTION_SEQ_BASE: u32 = 1 << 31;
 
 /// A game command as a core command kind.
 pub fn command<R: Rules>(command: &R::Command) -> CommandKind {
-    CommandKind::Game { payload: crate::state_hash::encode(command) }
+    CommandKind::Game { rules: R::NAME.to_owned(), payload: crate::state_hash::encode(command) }
 }
 
-/// The game events among a turn's events, in order (events that do not decode as `R::Event`,
-/// which only another ruleset's report holds, are skipped).
+/// The events of rule module `R` among a turn's events, in order (other modules' events, and
+/// events that do not decode as `R::Event`, are skipped).
 pub fn events<R: Rules>(events: &[Event]) -> impl Iterator<Item = R::Event> + '_ {
     events.iter().filter_map(|e| match e {
-        Event::Game { payload } => decode::<R::Event>(payload, MAX_GAME_VALUE).ok(),
+        Event::Game { rules, payload } if rules == R::NAME => decode::<R::Event>(payload, MAX_GAME_VALUE).ok(),
         _ => None,
     })
 }
 
-/// The game's reason, when a rejection is the game's.
+/// Rule module `R`'s reason, when a rejection is that module's.
 pub fn reject<R: Rules>(reason: &RejectReason) -> Option<R::Reject> {
     match reason {
-        RejectReason::Game { payload } => decode::<R::Reject>(payload, MAX_GAME_VALUE).ok(),
+        RejectReason::Game { rules, payload } if rules == R::NAME => decode::<R::Reject>(payload, MAX_GAME_VALUE).ok(),
         _ => None,
     }
 }
@@ -433,6 +441,8 @@ pub(crate) trait DynGame: Debug + Send + Sync {
     /// [`Rules::allow`] for a core command.
     fn allow(&self, world: &World, player: PlayerId, command: &CommandKind) -> Result<(), RejectReason>;
     fn step(&mut self, world: &mut World, events: &mut Vec<Event>);
+    /// [`Rules::interrupted`].
+    fn interrupted(&mut self, world: &mut World, units: &[EntityId], events: &mut Vec<Event>);
     /// Brings the digests up to date and returns the components, in order.
     fn components(&mut self) -> Vec<(String, Digest)>;
     /// The reports of the units' and the objects' range trees.
@@ -440,10 +450,7 @@ pub(crate) trait DynGame: Debug + Send + Sync {
     fn save(&self) -> GameSnapshot;
     /// A copy whose digests are all to be computed afresh (the from-scratch oracle).
     fn fresh(&self) -> Box<dyn DynGame>;
-    /// A world from snapshot bytes, with these rules.
-    fn load_world(&self, bytes: &[u8]) -> Result<World, crate::snapshot::SnapshotError>;
     fn as_any(&self) -> &dyn Any;
-    #[cfg_attr(not(feature = "desync-hook"), allow(dead_code, reason = "only the planted desyncs change a game's state from outside"))]
     fn as_any_mut(&mut self) -> &mut dyn Any;
 }
 
@@ -496,7 +503,7 @@ impl<R: Rules> DynGame for GameState<R> {
         self.index = OnceLock::new();
         rules
             .check(&View::new(world, self), player, &command)
-            .map_err(|r| RejectReason::Game { payload: crate::state_hash::encode(&r) })?;
+            .map_err(|r| RejectReason::Game { rules: R::NAME.to_owned(), payload: crate::state_hash::encode(&r) })?;
         let mut ctx = Ctx::new(world, self, events);
         rules.apply(&mut ctx, player, &command);
         Ok(())
@@ -505,7 +512,7 @@ impl<R: Rules> DynGame for GameState<R> {
     fn allow(&self, world: &World, player: PlayerId, command: &CommandKind) -> Result<(), RejectReason> {
         self.rules
             .allow(&View::apart(world, self), player, command)
-            .map_err(|r| RejectReason::Game { payload: crate::state_hash::encode(&r) })
+            .map_err(|r| RejectReason::Game { rules: R::NAME.to_owned(), payload: crate::state_hash::encode(&r) })
     }
 
     fn step(&mut self, world: &mut World, events: &mut Vec<Event>) {
@@ -518,6 +525,13 @@ impl<R: Rules> DynGame for GameState<R> {
         rules.step(&mut ctx, &so_far);
         let theirs = std::mem::replace(events, so_far);
         events.extend(theirs);
+    }
+
+    fn interrupted(&mut self, world: &mut World, units: &[EntityId], events: &mut Vec<Event>) {
+        let rules = self.rules.clone();
+        self.index = OnceLock::new();
+        let mut ctx = Ctx::new(world, self, events);
+        rules.interrupted(&mut ctx, units);
     }
 
     fn components(&mut self) -> Vec<(String, Digest)> {
@@ -641,10 +655,6 @@ impl<R: Rules> DynGame for GameState<R> {
         // Never synced with the fresh world, whose id epoch starts again at 0.
         copy.synced_ids = None;
         Box::new(copy)
-    }
-
-    fn load_world(&self, bytes: &[u8]) -> Result<World, crate::snapshot::SnapshotError> {
-        World::load_with_rules(bytes, self.rules.clone())
     }
 
     fn as_any(&self) -> &dyn Any {
@@ -920,7 +930,41 @@ impl<'a, R: Rules> Ctx<'a, R> {
 
     /// Reports a game event (it joins the turn's events as [`Event::Game`]).
     pub fn emit(&mut self, event: &R::Event) {
-        self.events.push(Event::Game { payload: crate::state_hash::encode(event) });
+        self.events.push(Event::Game { rules: R::NAME.to_owned(), payload: crate::state_hash::encode(event) });
+    }
+
+    /// Runs `f` with a context of another rule module of the world, `O`, to read and change its
+    /// state (a production module spending an economy module's wood); `None` when the world has
+    /// no module `O` or `O` is the one running (or is running this one). `O` sees the units
+    /// created so far; the events `O` emits join the turn's.
+    pub fn with<O: Rules, T>(&mut self, f: impl FnOnce(&mut Ctx<'_, O>) -> T) -> Option<T> {
+        let (slot, mut other) = self.world.take_module(std::any::TypeId::of::<GameState<O>>())?;
+        other.sync_units(self.world);
+        let result = other.as_any_mut().downcast_mut::<GameState<O>>().map(|state| {
+            state.index = OnceLock::new();
+            f(&mut Ctx::new(self.world, state, self.events))
+        });
+        other.sync_units(self.world);
+        self.world.put_module(slot, other);
+        // `O` may have created units: this module's state for them, now.
+        self.game.sync_units(self.world);
+        self.game.index = OnceLock::new();
+        result
+    }
+
+    /// Tells every other rule module of the world that `units` now do this module's bidding
+    /// ([`Rules::interrupted`], in module order): the way modules keep a unit doing one thing at
+    /// a time without knowing each other.
+    pub fn interrupt(&mut self, units: &[EntityId]) {
+        for slot in 0..self.world.module_count() {
+            let Some(mut other) = self.world.take_module_at(slot) else { continue };
+            other.sync_units(self.world);
+            other.interrupted(self.world, units, self.events);
+            other.sync_units(self.world);
+            self.world.put_module(slot, other);
+        }
+        self.game.sync_units(self.world);
+        self.game.index = OnceLock::new();
     }
 
     /// Carries out a core command on behalf of `player` (player 0 is the world), with exactly the
@@ -979,5 +1023,108 @@ fn moves_units(kind: &CommandKind) -> bool {
         | CommandKind::SetWaypointPriorities { .. }
         | CommandKind::MoveByWaypoints { .. }
         | CommandKind::Game { .. } => false,
+    }
+}
+
+/// One rule module's state inside a world, whatever its rules (made by [`Modules`]; opaque).
+#[derive(Debug)]
+pub struct Module(pub(crate) Box<dyn DynGame>);
+
+/// Sees each rule module of a [`Modules`] list, by type, in step order ([`Modules::visit`]):
+/// how a tool builds what it needs of every module (its JSON forms, say) without knowing them.
+pub trait ModuleVisitor {
+    /// Called once per module, in step order.
+    fn module<R: Rules>(&mut self);
+}
+
+/// The rule modules of a world, in the order they step: one [`Rules`] type, or a tuple of up to
+/// eight (`(Combat, Economy, Aura)`).
+///
+/// Each module keeps its own per-unit, per-object, per-player and world state, commands, events
+/// and refusals, hashed as its own digest components (`combat.units`, …, in module order after
+/// the core's) and saved as its own snapshot section. Once a turn the modules step in this
+/// order, each seeing the events of the ones before it; a module reads another's state through
+/// [`World::game`], changes it through [`Ctx::with`], and tells the others it has given units
+/// a task of its own with [`Ctx::interrupt`] (docs/game-rules.md, "Rules compose").
+pub trait Modules: Clone + Debug + Send + Sync + 'static {
+    /// Each module's name and version, in step order.
+    fn list() -> Vec<(&'static str, u32)>;
+    /// Calls `visitor` for each module type, in step order.
+    fn visit<V: ModuleVisitor>(visitor: &mut V);
+    /// Each module's state for a new world of `players` players.
+    #[doc(hidden)]
+    fn start(self, players: u8) -> Vec<Module>;
+    /// Each module's state from its snapshot section (`sections` in step order, already checked
+    /// against [`Modules::list`]).
+    #[doc(hidden)]
+    fn restore(self, world: &World, sections: &[GameSnapshot]) -> Result<Vec<Module>, String>;
+}
+
+impl<R: Rules> Modules for R {
+    fn list() -> Vec<(&'static str, u32)> {
+        vec![(R::NAME, R::VERSION)]
+    }
+
+    fn visit<V: ModuleVisitor>(visitor: &mut V) {
+        visitor.module::<R>();
+    }
+
+    fn start(self, players: u8) -> Vec<Module> {
+        vec![Module(Box::new(GameState::new(self, players)))]
+    }
+
+    fn restore(self, world: &World, sections: &[GameSnapshot]) -> Result<Vec<Module>, String> {
+        let [section] = sections else { return Err(format!("{} game sections, expected 1", sections.len())) };
+        Ok(vec![Module(Box::new(GameState::restore(self, world, section)?))])
+    }
+}
+
+macro_rules! tuple_modules {
+    ($($t:ident $i:tt),+) => {
+        impl<$($t: Rules),+> Modules for ($($t,)+) {
+            fn list() -> Vec<(&'static str, u32)> {
+                vec![$(($t::NAME, $t::VERSION)),+]
+            }
+
+            fn visit<V: ModuleVisitor>(visitor: &mut V) {
+                $(visitor.module::<$t>();)+
+            }
+
+            fn start(self, players: u8) -> Vec<Module> {
+                vec![$(Module(Box::new(GameState::new(self.$i, players)))),+]
+            }
+
+            fn restore(self, world: &World, sections: &[GameSnapshot]) -> Result<Vec<Module>, String> {
+                let expected = Self::list().len();
+                if sections.len() != expected {
+                    return Err(format!("{} game sections, expected {expected}", sections.len()));
+                }
+                Ok(vec![$(Module(Box::new(GameState::restore(self.$i, world, &sections[$i])?))),+])
+            }
+        }
+    };
+}
+
+tuple_modules!(A 0);
+tuple_modules!(A 0, B 1);
+tuple_modules!(A 0, B 1, C 2);
+tuple_modules!(A 0, B 1, C 2, D 3);
+tuple_modules!(A 0, B 1, C 2, D 3, E 4);
+tuple_modules!(A 0, B 1, C 2, D 3, E 4, F 5);
+tuple_modules!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
+tuple_modules!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
+
+/// Loads snapshots with a world's own modules ([`World::load_like`]).
+pub(crate) trait Loader: Debug + Send + Sync {
+    fn load(&self, bytes: &[u8]) -> Result<World, crate::snapshot::SnapshotError>;
+}
+
+/// A [`Loader`] of the modules `M`.
+#[derive(Debug)]
+pub(crate) struct LoaderOf<M>(pub(crate) M);
+
+impl<M: Modules> Loader for LoaderOf<M> {
+    fn load(&self, bytes: &[u8]) -> Result<World, crate::snapshot::SnapshotError> {
+        World::load_with_rules(bytes, self.0.clone())
     }
 }

@@ -23,7 +23,7 @@ impl World {
     /// Changes a unit's game state with no command (the game's rules must be `R`). Returns
     /// `false` when the world has no such game or unit.
     pub fn plant_game_desync<R: Rules>(&mut self, unit: EntityId, change: impl FnOnce(&mut R::Unit)) -> bool {
-        let Some(game) = self.game.as_mut().and_then(|g| g.as_any_mut().downcast_mut::<GameState<R>>()) else { return false };
+        let Some(game) = self.games.iter_mut().flatten().find_map(|g| g.as_any_mut().downcast_mut::<GameState<R>>()) else { return false };
         let Some(state) = game.unit_mut(unit) else { return false };
         change(state);
         self.refresh_digest();
@@ -33,7 +33,7 @@ impl World {
     /// Changes a player's game state with no command (the game's rules must be `R`). Returns
     /// `false` when the world has no such game or player.
     pub fn plant_player_desync<R: Rules>(&mut self, player: PlayerId, change: impl FnOnce(&mut R::Player)) -> bool {
-        let Some(game) = self.game.as_mut().and_then(|g| g.as_any_mut().downcast_mut::<GameState<R>>()) else { return false };
+        let Some(game) = self.games.iter_mut().flatten().find_map(|g| g.as_any_mut().downcast_mut::<GameState<R>>()) else { return false };
         let Some(state) = game.player_mut(player) else { return false };
         change(state);
         self.refresh_digest();
