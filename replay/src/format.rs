@@ -47,8 +47,9 @@ pub const MAGIC: [u8; 8] = *b"PHXRPLY\0";
 /// snapshots of format 10.
 /// Version 8: keyframes are snapshots of format 11 (the units' order groups); nothing else changed.
 /// Version 9: a game command names its rule module (`CommandKind::Game::rules`), keyframes are
-/// snapshots of format 12 (one game section per module), and the header's `rules` names the game
-/// the scenario names (its modules are in the component names).
+/// snapshots of format 12 (one game section per module), the header's `rules` names the game
+/// the scenario names (its modules are in the component names), and a turn record stores only
+/// the state roots that changed since the previous turn record (all of them in the first).
 pub const REPLAY_VERSION: u32 = 9;
 
 /// The engine that writes replays, as recorded in their header.
@@ -138,6 +139,54 @@ pub struct TurnRecord {
     pub commands: Vec<Command>,
     /// The roots of the state digest after the turn, one per header component.
     pub roots: Vec<Digest>,
+}
+
+/// A turn record as stored: only the roots that differ from the previous turn record's (all of
+/// them in the first), each with its component's index in the header's list, ascending. Most of
+/// a turn's components (terrain, passability, settings, a game's world state) do not change
+/// from one turn to the next, and a root is 32 bytes.
+#[derive(Serialize, Deserialize)]
+struct StoredTurn {
+    turn: u32,
+    commands: Vec<Command>,
+    changed: Vec<(u16, Digest)>,
+}
+
+impl StoredTurn {
+    /// The stored form of `record`, after `previous`'s roots (`None` for the first record).
+    fn of(record: &TurnRecord, previous: Option<&[Digest]>) -> Self {
+        let changed = record
+            .roots
+            .iter()
+            .enumerate()
+            .filter(|&(k, root)| previous.and_then(|p| p.get(k)) != Some(root))
+            .map(|(k, root)| (k as u16, *root))
+            .collect();
+        Self { turn: record.turn, commands: record.commands.clone(), changed }
+    }
+
+    /// The whole record again, from the previous record's roots (`None` for the first): its
+    /// roots, or what is wrong with the changed ones.
+    fn record(self, previous: Option<&[Digest]>, components: usize) -> Result<TurnRecord, String> {
+        let mut roots = match previous {
+            Some(p) => p.to_vec(),
+            None => {
+                if self.changed.len() != components {
+                    return Err(format!("all {components} state roots in the first turn record, found {}", self.changed.len()));
+                }
+                vec![[0; 32]; components]
+            }
+        };
+        let mut last = None;
+        for &(k, root) in &self.changed {
+            if usize::from(k) >= components || last.is_some_and(|l| l >= k) {
+                return Err(format!("changed state roots by ascending component index below {components}, found index {k}"));
+            }
+            last = Some(k);
+            roots[usize::from(k)] = root;
+        }
+        Ok(TurnRecord { turn: self.turn, commands: self.commands, roots })
+    }
 }
 
 impl TurnRecord {
@@ -324,6 +373,8 @@ pub struct ReplayWriter<W: Write> {
     bytes: u64,
     /// The snapshot of the last keyframe written: the next one's dictionary.
     previous_keyframe: Vec<u8>,
+    /// The roots of the last turn written: the next record stores those that differ.
+    previous_roots: Option<Vec<Digest>>,
 }
 
 impl<W: Write> ReplayWriter<W> {
@@ -338,7 +389,16 @@ impl<W: Write> ReplayWriter<W> {
         }
         out.write_all(&bytes)?;
         out.flush()?;
-        Ok(Self { out, header, next_turn: None, turns: 0, last_hash: None, bytes: bytes.len() as u64, previous_keyframe: Vec::new() })
+        Ok(Self {
+            out,
+            header,
+            next_turn: None,
+            turns: 0,
+            last_hash: None,
+            bytes: bytes.len() as u64,
+            previous_keyframe: Vec::new(),
+            previous_roots: None,
+        })
     }
 
     /// The header written.
@@ -390,11 +450,12 @@ impl<W: Write> ReplayWriter<W> {
             commands: commands.to_vec(),
             roots: report.digest.components.iter().map(|(_, r)| *r).collect(),
         };
-        let payload = encode(&record);
+        let payload = encode(&StoredTurn::of(&record, self.previous_roots.as_deref()));
         if payload.len() > MAX_TURN_RECORD as usize {
             return Err(invalid(format!("a turn record of {} bytes, at most {MAX_TURN_RECORD}", payload.len())));
         }
         self.record(TAG_TURN, &payload)?;
+        self.previous_roots = Some(record.roots);
         self.next_turn = Some(report.turn.wrapping_add(1));
         self.turns += 1;
         self.last_hash = Some(report.hash);
@@ -457,6 +518,8 @@ pub struct ReplayReader<R: Read> {
     closing_keyframe: Option<(u64, u32)>,
     /// The snapshot of the last keyframe read: the next one's dictionary.
     previous_keyframe: Vec<u8>,
+    /// The roots of the last turn record read: the next one stores only those that differ.
+    previous_roots: Option<Vec<Digest>>,
 }
 
 /// Whether bytes are one whole, valid footer record (prefix check and checksum).
@@ -569,6 +632,7 @@ impl<R: Read> ReplayReader<R> {
             keyframe_of: None,
             closing_keyframe: None,
             previous_keyframe: Vec::new(),
+            previous_roots: None,
         })
     }
 
@@ -675,17 +739,13 @@ impl<R: Read> ReplayReader<R> {
         }
         let record = match tag {
             TAG_TURN => {
-                let record: TurnRecord = decode(payload, payload_at, section, "a turn record")?;
-                if record.turn != self.next_turn {
-                    return Err(damaged(payload_at, section, format!("turn {}, found turn {}", self.next_turn, record.turn)));
+                let stored: StoredTurn = decode(payload, payload_at, section, "a turn record")?;
+                if stored.turn != self.next_turn {
+                    return Err(damaged(payload_at, section, format!("turn {}, found turn {}", self.next_turn, stored.turn)));
                 }
-                if record.roots.len() != self.header.components.len() {
-                    return Err(damaged(
-                        payload_at,
-                        section,
-                        format!("{} state roots, found {}", self.header.components.len(), record.roots.len()),
-                    ));
-                }
+                let record = stored
+                    .record(self.previous_roots.as_deref(), self.header.components.len())
+                    .map_err(|e| damaged(payload_at, section, e))?;
                 if record.commands.len() > MAX_COMMANDS_PER_TURN {
                     return Err(damaged(payload_at, section, format!("at most {MAX_COMMANDS_PER_TURN} commands")));
                 }
@@ -702,6 +762,7 @@ impl<R: Read> ReplayReader<R> {
                 self.next_turn = record.turn.wrapping_add(1);
                 self.turns += 1;
                 self.last_hash = Some(record.digest(&self.header.components).hash);
+                self.previous_roots = Some(record.roots.clone());
                 Record::Turn(record)
             }
             TAG_KEYFRAME => {

@@ -457,12 +457,12 @@ fn messages_name_what_failed_once_and_on_one_line() {
     assert!(out.contains("found an empty file"), "{out}");
 
     let mut bytes = std::fs::read(&rec).unwrap();
-    bytes[8] = 9;
+    bytes[8] = 10;
     let version = temp_path("version.replay");
     std::fs::write(&version, &bytes).unwrap();
     let (code, out, _) = phalanx(&["verify", &version]);
     assert_eq!(code, 2);
-    assert!(out.contains("offset 8 (header): replay format version 9"), "{out}");
+    assert!(out.contains("offset 8 (header): replay format version 10"), "{out}");
 
     for args in [&["render", &rec][..], &["verify"], &["path", "x.map", "1"], &["frobnicate"], &[], &["verify", &rec, "--bogus"]] {
         let (code, _, err) = phalanx(args);

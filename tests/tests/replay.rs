@@ -322,7 +322,7 @@ fn the_replay_layout_is_pinned_to_its_format_version() {
         kinds.into_iter().enumerate().map(|(k, kind)| Command { turn: 3, player: sim::PlayerId(1), seq: k as u32, kind }).collect();
     let bytes = sim::state_hash::encode(&(sim::world::Settings::default(), commands));
     let digest = sim::state_hash::hex(blake3::hash(&bytes).as_bytes());
-    assert_eq!((replay::format::REPLAY_VERSION, digest.as_str()), (8, "8ea6277d424a379d471c6f92197db594ffbed1c564c93de7a362c230211ca963"));
+    assert_eq!((replay::format::REPLAY_VERSION, digest.as_str()), (9, "e46caeeb3d99e9877566dbdca92e91674d142337e851d45bc60d0fb8c84f4955"));
 }
 
 #[test]

@@ -106,7 +106,7 @@ fn the_games_own_program_runs_verifies_diffs_seeks_draws_and_views_its_replays()
     assert_eq!(code, 2, "{text}");
     let line = text.lines().find(|l| l.contains("unknown ruleset")).unwrap_or_else(|| panic!("{text}"));
     assert!(
-        line.contains(r#"unknown ruleset "aura" version 1 (this program knows: skirmish 3)"#) && line.contains("Program::new().rules::<"),
+        line.contains(r#"unknown ruleset "aura" version 1 (this program knows: skirmish 4)"#) && line.contains("Program::new().rules::<"),
         "{line}"
     );
     std::fs::remove_dir_all(&dir).expect("clean up");
