@@ -458,11 +458,13 @@ fn play(
     let start = Instant::now();
     let clock = move || u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
     lines.bar = progress(None);
-    let shared = RefCell::new(&mut *lines);
-    let mut counted = Counted { brain, on_turn: |turns: u32| shared.borrow_mut().progress(turns, || json!({})) };
-    let mut log = |e: &ClientEvent| shared.borrow_mut().say(&e.to_string(), json::client_event(e));
-    run_client(socket, &mut client, &mut counted, &clock, &mut log).map_err(|e| e.to_string())?;
-    drop(counted);
+    {
+        // The brain's progress and the event log write to the same lines.
+        let shared = RefCell::new(&mut *lines);
+        let mut counted = Counted { brain, on_turn: |turns: u32| shared.borrow_mut().progress(turns, || json!({})) };
+        let mut log = |e: &ClientEvent| shared.borrow_mut().say(&e.to_string(), json::client_event(e));
+        run_client(socket, &mut client, &mut counted, &clock, &mut log).map_err(|e| e.to_string())?;
+    }
     lines.bar.finish_and_clear();
     if let Some(path) = record {
         match client.finish_replay() {
