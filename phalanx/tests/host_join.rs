@@ -109,6 +109,13 @@ fn a_host_playing_a_seat_of_a_game_with_rules_and_one_bot_process_end_in_sync() 
     let dir = folder("host-join-battle");
     let host_text = play(&dir, &example("battle.json"), 30, &["--bot-seat", "1"], &[2]);
     assert!(host_text.contains("plays seat 1") && host_text.contains("plays seat 2"), "{host_text}");
+    // The game's result by its rules, as `phalanx run` prints it: each player's record, then the
+    // winner or the best score.
+    let result = host_text.split("\nresult:\n").nth(1).unwrap_or_else(|| panic!("no result: {host_text}"));
+    let lines: Vec<&str> = result.lines().take(3).collect();
+    assert!(lines[0].starts_with("  player 1: ") && lines[1].starts_with("  player 2: "), "{host_text}");
+    assert!(lines.iter().all(|l| l.contains("; score ") || l.contains("winner")), "{host_text}");
+    assert!(lines[2].starts_with("  winner: player ") || lines[2].starts_with("  no winner yet; best score: player "), "{host_text}");
     std::fs::remove_dir_all(&dir).expect("clean up");
 }
 

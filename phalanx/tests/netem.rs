@@ -192,6 +192,8 @@ fn a_game_across_two_network_namespaces_that_lose_packets_ends_in_sync() {
         let text = String::from_utf8_lossy(&output.stdout);
         assert!(output.status.success(), "{text}");
         assert_eq!(final_hash(&text), hash, "{text}");
+        // Each client's summary, with its order latency: the figures BENCHMARKS.md gives for loss.
+        println!("client:\n{text}");
     }
     let mut out = Vec::new();
     let code = phalanx_cli::run(["phalanx", "verify", replay.to_str().expect("utf-8")], &mut out, &mut Vec::new());

@@ -149,6 +149,17 @@ pub enum HostEvent {
         /// The turn of the false hash.
         turn: u32,
     },
+    /// A seat's hash differed from the host's and it sent no snapshot of the turn within the
+    /// snapshot timeout, so it would not prove its world: it was dropped as the peer that
+    /// disagrees (its units stay, idle); the others play on.
+    Unproven {
+        /// The seat.
+        seat: u8,
+        /// The turn of the differing hash.
+        turn: u32,
+        /// How long the host waited for its snapshot. `[Units: milliseconds]`
+        waited_ms: u64,
+    },
     /// A seat lagged too long and was dropped; its units stay, idle.
     Dropped {
         /// The seat.
@@ -214,6 +225,12 @@ impl fmt::Display for HostEvent {
             Self::FalseHash { seat, turn } => {
                 write!(f, "dropped: seat {seat} reported a false hash after turn {turn} (its world equals the host's), its units stay idle")
             }
+            Self::Unproven { seat, turn, waited_ms } => write!(
+                f,
+                "dropped: seat {seat}'s hash after turn {turn} differs from the host's and it sent no snapshot within {}.{} s to show its world, its units stay idle",
+                waited_ms / 1000,
+                waited_ms % 1000 / 100
+            ),
             Self::Dropped { seat, behind_at } => {
                 write!(f, "dropped: seat {seat} had not stepped turn {behind_at} in time, its units stay idle")
             }
@@ -513,6 +530,23 @@ impl<'s> HostCore<'s> {
     /// The host's hash after every closed turn.
     pub fn hashes(&self) -> &[Digest] {
         &self.hashes
+    }
+
+    /// What the game waits for now, with its latest figures (a late seat's lag grows while it
+    /// lasts); `None` while turns close. The log has an event only when what it waits for
+    /// changes; this is for a caller that reports the figures as they grow (`host --json`).
+    pub fn waiting(&self) -> Option<&Waiting> {
+        self.waiting.as_ref().map(|(status, _)| status)
+    }
+
+    /// The turns closed so far (sent and stepped by the host).
+    pub fn turns_closed(&self) -> u32 {
+        self.closed
+    }
+
+    /// The turns the game is to last.
+    pub fn turns(&self) -> u32 {
+        self.config.turns
     }
 
     /// The input delay now in force.
@@ -1204,11 +1238,11 @@ impl<'s> HostCore<'s> {
     }
 
     /// Drops a seat during the game: its connection is closed with `reason`, every client is told,
-    /// its units stay, idle.
-    fn drop_seat(&mut self, seat: u8, reason: String) {
+    /// its units stay, idle. Returns whether it was still playing (else nothing is done).
+    fn drop_seat(&mut self, seat: u8, reason: String) -> bool {
         let s = &mut self.seats[usize::from(seat - 1)];
         if s.gone {
-            return;
+            return false;
         }
         s.gone = true;
         s.hashes.clear();
@@ -1216,6 +1250,7 @@ impl<'s> HostCore<'s> {
             self.close(conn, reason);
         }
         self.broadcast(&HostMsg::Dropped { seat });
+        true
     }
 
     /// Closes a connection, telling it why; a seat it held is left.

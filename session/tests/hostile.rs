@@ -363,3 +363,130 @@ fn an_observer_sending_unsolicited_megabytes_is_closed_and_the_game_plays_on() {
     let reason = format!("flood: more than {MAX_OBSERVER_BYTES_PER_TURN} bytes in one turn");
     assert!(events.iter().any(|e| matches!(e, HostEvent::Closed { reason: r, .. } if *r == reason)), "{events:?}");
 }
+
+/// A mover that reports a false hash from turn `from` on, its world the same as everyone's.
+struct Liar {
+    mover: Mover,
+    from: u32,
+}
+
+impl Brain for Liar {
+    fn think(&mut self, world: &sim::World, report: &sim::TurnReport) -> Vec<Order> {
+        self.mover.think(world, report)
+    }
+
+    fn hash_to_report(&mut self, turn: u32, hash: sim::digest_tree::Digest) -> sim::digest_tree::Digest {
+        if turn >= self.from { [0xee; 32] } else { hash }
+    }
+}
+
+/// Plays seat `seat` over its own socket loop, as `run_client` would, but every answer to the
+/// host's questions about a desync (its `Digests` and `Snapshot` frames) goes out as a `Pong` of
+/// no ping, under the same sequence number: the seat stays connected and keeps stepping and
+/// hashing, it only never shows its world. Returns how its game ended, and how many answers it
+/// withheld.
+fn stonewalling_seat(
+    addr: std::net::SocketAddr,
+    seat: u8,
+    brain: &mut dyn Brain,
+    start: Instant,
+) -> (Option<session::client::Ending>, u32) {
+    use session::protocol::{Envelope, decode, encode};
+    use std::io::{ErrorKind, Read, Write};
+    let mut socket = TcpStream::connect(addr).expect("connect");
+    socket.set_nodelay(true).expect("nodelay");
+    socket.set_read_timeout(Some(std::time::Duration::from_millis(1))).expect("a read timeout");
+    let mut client = ClientCore::new(seat, [seat; 16]);
+    let (mut input, mut buf, mut withheld) = (Vec::new(), vec![0u8; 64 * 1024], 0);
+    while client.ended().is_none() && !client.is_closed() {
+        match socket.read(&mut buf) {
+            Ok(0) => client.on_lost("the host closed the connection".to_owned()),
+            Ok(n) => input.extend_from_slice(&buf[..n]),
+            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {}
+            Err(e) => client.on_lost(e.to_string()),
+        }
+        while input.len() >= 4 {
+            let len = u32::from_le_bytes([input[0], input[1], input[2], input[3]]) as usize;
+            if input.len() < 4 + len {
+                break;
+            }
+            client.on_frame(&input[4..4 + len]);
+            input.drain(..4 + len);
+        }
+        let now = start.elapsed().as_millis() as u64;
+        client.tick(now);
+        client.step_ready(now, brain);
+        for frame in client.take_frames() {
+            let envelope: Envelope<ClientMsg> = decode(&frame).expect("the client's own frame");
+            let frame = match envelope.msg {
+                ClientMsg::Snapshot(_) | ClientMsg::Digests { .. } => {
+                    withheld += 1;
+                    encode(&Envelope { seq: envelope.seq, msg: ClientMsg::Pong { id: u32::MAX } })
+                }
+                _ => frame,
+            };
+            let sent = socket.write_all(&(frame.len() as u32).to_le_bytes()).and_then(|()| socket.write_all(&frame));
+            if let Err(e) = sent {
+                client.on_lost(e.to_string());
+            }
+        }
+        client.take_events();
+    }
+    (client.ending().cloned(), withheld)
+}
+
+/// Finding 8, its last form: a seat that reported a false hash and then sent no snapshot when the
+/// host asked for one was handled as a divergence, so it still ended the game for everyone
+/// (without `--resync`), or was resynced and lied again until it was dropped as diverging twice,
+/// the game marked out of sync (with `--resync`). A seat that will not prove its world within the
+/// snapshot timeout is now dropped as the peer that disagrees, and the others play to the end,
+/// in sync.
+#[test]
+fn a_seat_that_reports_a_false_hash_and_sends_no_snapshot_is_dropped_and_the_others_play_on() {
+    use session::client::Ending;
+    use session::host::desync::Case;
+    let scenario = scenario();
+    for resync in [false, true] {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
+        let addr = listener.local_addr().expect("its address");
+        let start = Instant::now();
+        let clock = move || start.elapsed().as_millis() as u64;
+        let liar = std::thread::spawn(move || {
+            let mut brain = Liar { mover: Mover::new(PlayerId(2), 21, 4, 14, 50), from: 10 };
+            stonewalling_seat(addr, 2, &mut brain, start)
+        });
+        let honest = std::thread::spawn(move || {
+            let socket = TcpStream::connect(addr).expect("connect");
+            let mut client = ClientCore::new(1, [1; 16]);
+            let mut mover = Mover::new(PlayerId(1), 21, 4, 14, 50);
+            run_client(socket, &mut client, &mut mover, &move || start.elapsed().as_millis() as u64, &mut |_| {}).expect("client loop");
+            (client.hashes().to_vec(), client.ended())
+        });
+        // The snapshot timeout is the drop time: 1.5 s here.
+        let mut config = config();
+        config.drop_after_ms = 1_500;
+        let mut host = HostCore::new(&scenario, config).expect("host");
+        host.set_resync(resync);
+        let mut events = Vec::new();
+        run_host(&listener, &mut host, &clock, &mut |e| events.push(e.clone())).expect("host loop");
+        let (ending, withheld) = liar.join().expect("liar thread");
+        let (hashes, ended) = honest.join().expect("honest thread");
+        assert!(withheld >= 2, "resync {resync}: the liar withheld its digests and its snapshot: {events:?}");
+        assert!(events.contains(&HostEvent::Desync { turn: 10, seats: vec![2] }), "resync {resync}: {events:?}");
+        assert!(events.contains(&HostEvent::Unproven { seat: 2, turn: 10, waited_ms: 1_500 }), "resync {resync}: {events:?}");
+        assert_eq!(events.iter().filter(|e| matches!(e, HostEvent::Desync { .. })).count(), 1, "resync {resync}: {events:?}");
+        assert!(!events.iter().any(|e| matches!(e, HostEvent::Resynced { .. })), "resync {resync}: {events:?}");
+        assert!(host.in_sync(), "resync {resync}: every world the host saw agreed: {events:?}");
+        let report = host.report().expect("a report");
+        assert_eq!(report.cases, [(2, Case::NoAnswer)], "resync {resync}");
+        assert!(report.text().contains("seat 2: sent no snapshot of the turn in time"), "{}", report.text());
+        let oracle = single_process_hashes(&scenario, host.history()).expect("oracle");
+        assert_eq!(oracle.len(), 40, "resync {resync}");
+        assert_eq!(hashes, oracle, "resync {resync}: the honest seat played every turn");
+        assert_eq!(ended, Some((40, true)), "resync {resync}");
+        assert!(
+            matches!(&ending, Some(Ending::Kicked { reason }) if reason.contains("sent no snapshot of the turn within 1500 ms")),
+            "resync {resync}: {ending:?}"
+        );
+    }
+}

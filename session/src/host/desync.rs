@@ -45,8 +45,15 @@ pub enum Case {
     FalseReport,
     /// Its world differs from the host's: a real divergence.
     Diverged,
-    /// It sent no snapshot in time, so which it is cannot be told: handled as a divergence.
+    /// It sent no snapshot within the snapshot timeout (`HostConfig::drop_after_ms`), so it
+    /// would not prove its state: whether it lied or diverged cannot be told, but it disagreed
+    /// with the host and refused the one test that could settle it. It is dropped as the peer
+    /// that disagrees, as a false report is, and the others play on; an answer that never comes
+    /// can no longer end or stall the game for everyone.
     NoAnswer,
+    /// The host could not simulate the turn again for a snapshot of its own, so there was nothing
+    /// to compare with: handled as a divergence (a fault of the host's, never seen in a test).
+    Unjudged,
 }
 
 impl Case {
@@ -56,7 +63,8 @@ impl Case {
                 "a false hash report: its world after the turn equals the host's, byte for byte; dropped, the others play on"
             }
             Self::Diverged => "diverged: its world after the turn differs from the host's",
-            Self::NoAnswer => "sent no snapshot of the turn in time: handled as a divergence",
+            Self::Unjudged => "not judged: the host has no snapshot of its own of the turn; handled as a divergence",
+            Self::NoAnswer => "sent no snapshot of the turn in time, so would not prove its world: dropped, the others play on",
         }
     }
 }
@@ -203,14 +211,17 @@ impl HostCore<'_> {
                 let case = match (l.snapshots.get(&0), l.snapshots.get(seat)) {
                     (Some(ours), Some(theirs)) if ours == theirs => Case::FalseReport,
                     (Some(_), Some(_)) => Case::Diverged,
-                    _ => Case::NoAnswer,
+                    (Some(_), None) => Case::NoAnswer,
+                    (None, _) => Case::Unjudged,
                 };
                 (*seat, case)
             })
             .collect();
         let liars: Vec<u8> = cases.iter().filter(|(_, c)| *c == Case::FalseReport).map(|(s, _)| *s).collect();
-        let diverged: Vec<u8> = cases.iter().filter(|(_, c)| *c != Case::FalseReport).map(|(s, _)| *s).collect();
-        // Only false reports: every world agrees, so the game is in sync and plays on.
+        let unproven: Vec<u8> = cases.iter().filter(|(_, c)| *c == Case::NoAnswer).map(|(s, _)| *s).collect();
+        let diverged: Vec<u8> = cases.iter().filter(|(_, c)| matches!(c, Case::Diverged | Case::Unjudged)).map(|(s, _)| *s).collect();
+        // Only false reports and seats that would not answer: every world the host could see
+        // agrees with its own, and the others go, so the game is in sync and plays on.
         let play_on = diverged.is_empty() && !differing.is_empty();
         if !self.resync && !play_on {
             self.end();
@@ -244,12 +255,22 @@ impl HostCore<'_> {
                 let reason = format!(
                     "seat {seat}'s hash after turn {turn} differs from the host's, but its world equals the host's: a false hash report"
                 );
-                self.drop_seat(seat, reason);
-                self.out.events.push(super::HostEvent::FalseHash { seat, turn });
+                if self.drop_seat(seat, reason) {
+                    self.out.events.push(super::HostEvent::FalseHash { seat, turn });
+                }
+            }
+            let waited_ms = self.config.drop_after_ms;
+            for &seat in &unproven {
+                let reason = format!(
+                    "seat {seat}'s hash after turn {turn} differs from the host's, and it sent no snapshot of the turn within {waited_ms} ms to show its world"
+                );
+                if self.drop_seat(seat, reason) {
+                    self.out.events.push(super::HostEvent::Unproven { seat, turn, waited_ms });
+                }
             }
         }
         if play_on {
-            // Nothing diverged: the hashes the liars sent were the only difference.
+            // Nothing diverged: the hashes the liars and the silent seats sent were the only difference.
             self.in_sync = self.in_sync_before;
             self.phase = Phase::Running;
             self.next_boundary = now + u64::from(self.config.turn_ms);
@@ -272,7 +293,7 @@ impl HostCore<'_> {
             if s.resynced {
                 // Resynced once already and diverged again: it would be resynced every turn to
                 // the end; it is dropped instead, and the others play on.
-                self.drop_seat(seat, format!("seat {seat} diverged again after a resync"));
+                let _ = self.drop_seat(seat, format!("seat {seat} diverged again after a resync"));
                 continue;
             }
             let s = &mut self.seats[usize::from(seat - 1)];
