@@ -21,10 +21,12 @@
 //!   the scenario text in its header, so the game describes its map as a scenario with no units
 //!   and no script ([`map_scenario`]); the commands recorded every turn do the rest.
 //!
-//! The `game_loop` example (`examples/game_loop.rs`) is the command line around it: its
+//! The `game_loop` example (`examples/game_loop.rs`) is the command line around it ([`cli`]): its
 //! `--desync-at TURN` plants a one-bit divergence in peer B through the `fault` hook
 //! (`World::plant_desync`, sim's `desync-hook` feature) to show how a desync is found
 //! (`docs/desync-walkthrough.md`).
+
+pub mod cli;
 
 use std::collections::BTreeMap;
 use std::error::Error;

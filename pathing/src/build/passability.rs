@@ -52,7 +52,7 @@ use crate::search::landmarks::Landmarks;
 use crate::search::long_range::ClassNav;
 
 /// Landmarks of each class's table when [`WorldDesc::landmark_classes`] asks for one: where the
-/// benchmark maps stop gaining much (BENCHMARKS.md, "What made the difference").
+/// benchmark maps stop gaining much (docs/benchmark-history.md, "What made the difference").
 pub const LANDMARKS_PER_CLASS: usize = 8;
 
 /// Side of the buckets that index obstructions by position. `[Units: navcells]`
