@@ -64,6 +64,9 @@ fn run(map: &Map, groups: u32, per_group: u16, turns: u32, threads: usize, landm
     let mut world =
         World::new(desc, obstructions, Settings { seed: 5, players: groups as u8, ..Settings::default() }).expect("reference world");
     world.set_threads(threads).expect("thread pool");
+    if let Some(spins) = std::env::var("PHALANX_BENCH_HELPER_SPINS").ok().and_then(|v| v.parse().ok()) {
+        world.set_helper_spins(spins);
+    }
     let mut rng = SimRng::new(77);
     let mut pick = |lo: i64, hi: i64| lo + i64::from(rng.below((hi - lo) as u32));
     let margin = (side_x.min(side_z) / 12).min(40);
@@ -189,7 +192,9 @@ fn main() {
         u32::from(per_group) * groups,
         if landmarks { "landmark table for the units' class" } else { "octile heuristic" }
     );
+    let (cpu_before, wall_before) = (process_cpu_seconds(), Instant::now());
     let a = run(&map, groups, per_group, turns, threads, landmarks);
+    let (cpu, wall) = (process_cpu_seconds().zip(cpu_before).map(|(after, before)| after - before), wall_before.elapsed());
     let b = run(&map, groups, per_group, turns, threads.max(2), landmarks);
     if a.hashes != b.hashes {
         eprintln!("CHECK FAILED: {threads} and {} threads gave different hashes", threads.max(2));
@@ -215,4 +220,25 @@ fn main() {
     println!("| commands + grid updates share | {:.1}% | | |", share(a.phases[0] + a.phases[1]));
     println!("| unit-turns with an order / arrivals / gave up | {} / {} / {} | | |", a.moving_unit_turns, a.arrived, a.failed);
     println!("| second run ({} threads): same hashes | yes | | |", threads.max(2));
+    if let Some(cpu) = cpu {
+        // The world's set-up is inside this window too; on 2 threads an idle helper that spins
+        // shows as processor time beyond the wall time.
+        println!(
+            "| processor time of the first run (set-up included) | {cpu:.2} s, {:.0}% of its {:.2} s | | |",
+            100.0 * cpu / wall.as_secs_f64(),
+            wall.as_secs_f64()
+        );
+    }
+}
+
+/// The process's processor time so far (user and system, every thread), from `/proc/self/stat`
+/// (Linux; its clock ticks are 1/100 s, the kernel's fixed `USER_HZ`); `None` elsewhere.
+fn process_cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The fields after the command name, which is in parentheses and may hold spaces.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split(' ').collect();
+    // utime and stime are fields 14 and 15 of the whole line, 12 and 13 after the name.
+    let ticks: f64 = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
 }

@@ -243,6 +243,9 @@ struct Scratch {
     /// turn's sort starts, as units move little in a turn. Only a starting point: the sweep order
     /// is total, so any start (an empty one after a load) gives the same order.
     sweep_order: Vec<u32>,
+    /// How many times a helper thread of the path phase finds no job before it sleeps
+    /// ([`World::set_helper_spins`]).
+    helper_spins: u32,
 }
 
 impl Scratch {
@@ -260,6 +263,7 @@ impl Scratch {
             order_groups: 0,
             carried_dirty: Vec::new(),
             sweep_order: Vec::new(),
+            helper_spins: plan::HELPER_SPINS,
         }
     }
 }
@@ -530,6 +534,14 @@ impl World {
             self.set_pool(std::sync::Arc::new(pool));
         }
         Ok(())
+    }
+
+    /// How many times a helper thread of the path phase may find no job to take before it sleeps
+    /// until one is posted (1,024 by default, about 10–50 µs of spinning); `u32::MAX` keeps
+    /// helpers spinning for the whole phase, as before. Only time changes: which thread computes
+    /// a job never changes its result.
+    pub fn set_helper_spins(&mut self, spins: u32) {
+        self.scratch.helper_spins = spins;
     }
 
     /// Computes path requests on the caller's thread pool, shared with the rest of the game (and

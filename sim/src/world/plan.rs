@@ -220,6 +220,8 @@ impl TakenSet {
 #[derive(Default)]
 struct Board {
     queue: std::sync::Mutex<std::collections::VecDeque<(usize, Option<Job>)>>,
+    /// Wakes a helper thread asleep on an empty queue: a job was posted, or the board closed.
+    posted: std::sync::Condvar,
     results: std::sync::Mutex<Vec<Option<(Outcome, u64)>>>,
     /// No more jobs: the threads that wait for them return.
     closed: std::sync::atomic::AtomicBool,
@@ -230,6 +232,13 @@ struct Board {
 /// A job's outcome and work.
 type JobResult = (Outcome, u64);
 
+/// How many times a helper thread of the path phase finds no job before it sleeps until one is
+/// posted: about 10–50 µs of spinning, which covers the gap between two jobs the reading thread
+/// posts in a row, while a helper with nothing to do for the rest of the phase (few searches this
+/// turn) sleeps instead of taking a core for the phase's length. Which thread computes a job never
+/// changes its result, so this changes only time.
+pub const HELPER_SPINS: u32 = 1024;
+
 fn locked<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     // A poisoned lock only means a job panicked, which is raised on the reading thread.
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -238,10 +247,15 @@ fn locked<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 impl Board {
     fn post(&self, slot: usize, job: Option<Job>) {
         locked(&self.queue).push_back((slot, job));
+        self.posted.notify_one();
     }
 
     fn close(&self) {
         self.closed.store(true, std::sync::atomic::Ordering::Release);
+        // Under the queue's lock, so a helper that found the board open and is going to sleep is
+        // asleep by now and hears it.
+        let _queue = locked(&self.queue);
+        self.posted.notify_all();
     }
 
     /// Computes the next posted job, if any.
@@ -263,19 +277,27 @@ impl Board {
         true
     }
 
-    /// A helper thread: computes posted jobs until the board is closed, spinning (and now and
-    /// then yielding) while there are none, so that it is awake when the next is posted.
-    fn work(&self, compute: &(dyn Fn(&Option<Job>) -> JobResult + Sync)) {
+    /// A helper thread: computes posted jobs until the board is closed. While there are none it
+    /// spins a little (now and then yielding), to be awake for a job posted at once, then sleeps
+    /// until one is posted or the board closes, so an idle helper takes no core from the game's
+    /// other threads ([`HELPER_SPINS`]).
+    fn work(&self, spins: u32, compute: &(dyn Fn(&Option<Job>) -> JobResult + Sync)) {
         let mut idle = 0u32;
         while !self.closed.load(std::sync::atomic::Ordering::Acquire) {
             if self.compute_one(compute) {
                 idle = 0;
-            } else {
-                idle = idle.wrapping_add(1);
+            } else if idle < spins {
+                idle = idle.saturating_add(1);
                 if idle.is_multiple_of(64) {
                     std::thread::yield_now();
                 } else {
                     std::hint::spin_loop();
+                }
+            } else {
+                let queue = locked(&self.queue);
+                if queue.is_empty() && !self.closed.load(std::sync::atomic::Ordering::Acquire) {
+                    // A poisoned lock only means a job panicked, which is raised on the reading thread.
+                    drop(self.posted.wait(queue).unwrap_or_else(std::sync::PoisonError::into_inner));
                 }
             }
         }
@@ -571,6 +593,7 @@ impl World {
         // per thread keep every thread busy; one thread reads none ahead, so drops none.
         let ahead = if threads > 1 { (2 * threads).min(SEARCH_CHUNK) } else { 1 };
         let board = Board::default();
+        let spins = self.scratch.helper_spins;
         let n_short = short_jobs.len();
         // The queue, read in order on one thread (inside the pool, below): each search read is
         // posted to the board, where every thread takes the jobs in the order posted; the cutoff
@@ -643,7 +666,7 @@ impl World {
             Some(pool) if threads > 1 => pool.install(|| {
                 rayon::scope(|scope| {
                     for _ in 1..threads {
-                        scope.spawn(|_| board.work(&with_workspace));
+                        scope.spawn(|_| board.work(spins, &with_workspace));
                     }
                     read()
                 })
