@@ -57,9 +57,31 @@ pub(super) fn some_decimal<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Fix
     decimal(d).map(Some)
 }
 
+/// A decimal as the canonical text writes it: the shortest decimal that reads back to the same
+/// `Fixed` (its `Display`), as a JSON number (`arbitrary_precision` writes the text as it is).
+/// The `serialize_with` of every decimal field.
+pub(super) fn write_decimal<S: serde::Serializer>(value: &Fixed, s: S) -> Result<S::Ok, S::Error> {
+    let number: serde_json::Number = value.to_string().parse().map_err(serde::ser::Error::custom)?;
+    serde::Serialize::serialize(&number, s)
+}
+
+/// An optional decimal (with `skip_serializing_if = "Option::is_none"`, so always `Some`).
+pub(super) fn write_some_decimal<S: serde::Serializer>(value: &Option<Fixed>, s: S) -> Result<S::Ok, S::Error> {
+    match value {
+        Some(value) => write_decimal(value, s),
+        None => s.serialize_none(),
+    }
+}
+
 /// An exact decimal inside a list or a point.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Dec(pub(super) Fixed);
+
+impl serde::Serialize for Dec {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        write_decimal(&self.0, s)
+    }
+}
 
 impl<'de> Deserialize<'de> for Dec {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -67,9 +89,15 @@ impl<'de> Deserialize<'de> for Dec {
     }
 }
 
-/// A non-negative integer in `LO..=HI`.
-#[derive(Clone, Copy, Debug)]
+/// A non-negative integer in `LO..=HI` (the default, 0, only to build a file model to write).
+#[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Int<const LO: u64, const HI: u64>(pub(super) u64);
+
+impl<const LO: u64, const HI: u64> serde::Serialize for Int<LO, HI> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(self.0)
+    }
+}
 
 impl<'de, const LO: u64, const HI: u64> Deserialize<'de> for Int<LO, HI> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -87,6 +115,12 @@ impl<const LO: u64, const HI: u64> Int<LO, HI> {
 /// A point `[x, z]` of exact decimals.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Point(pub(super) WorldPos);
+
+impl serde::Serialize for Point {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        serde::Serialize::serialize(&[Dec(self.0.x), Dec(self.0.z)], s)
+    }
+}
 
 impl<'de> Deserialize<'de> for Point {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -113,6 +147,12 @@ impl<'de> Deserialize<'de> for Point {
 /// huge list never allocates more than the limit.
 #[derive(Clone, Debug)]
 pub(super) struct Capped<T, const MAX: usize>(pub(super) Vec<T>);
+
+impl<T: serde::Serialize, const MAX: usize> serde::Serialize for Capped<T, MAX> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        serde::Serialize::serialize(&self.0, s)
+    }
+}
 
 impl<'de, T: Deserialize<'de>, const MAX: usize> Deserialize<'de> for Capped<T, MAX> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -142,6 +182,12 @@ impl<'de, T: Deserialize<'de>, const MAX: usize> Deserialize<'de> for Capped<T, 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) struct Name(pub(super) String);
 
+impl serde::Serialize for Name {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0)
+    }
+}
+
 impl<'de> Deserialize<'de> for Name {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let s = String::deserialize(d)?;
@@ -163,6 +209,12 @@ fn check_name(s: &str) -> Result<(), String> {
 /// A string of at most `MAX` bytes (a description or comment).
 #[derive(Clone, Debug)]
 pub(super) struct Text<const MAX: usize>(pub(super) String);
+
+impl<const MAX: usize> serde::Serialize for Text<MAX> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0)
+    }
+}
 
 impl<'de, const MAX: usize> Deserialize<'de> for Text<MAX> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {

@@ -491,253 +491,55 @@ impl World {
     /// from the cutoff as if they had never been read, so the outcome is the same for any thread
     /// count (and any reading ahead). Formation results are applied after the units', in their own
     /// request order.
+    ///
+    /// The phase runs as four free functions over what each borrows, as the motion phase does
+    /// ([`crate::motion::move_units`]): [`path_jobs`] reads the jobs from the world,
+    /// [`search_jobs`] hands them to the pool and finds the cutoff, [`share_searches`] gives the
+    /// requests that share a search their lead's path, and [`apply_unit_paths`] writes the units'
+    /// outcomes back; the formations' outcomes go through [`World::apply_formation_outcomes`].
+    ///
+    /// [`MotionSettings::max_short_paths_per_turn`]: crate::motion::MotionSettings::max_short_paths_per_turn
     pub(super) fn compute_paths(&mut self, events: &mut Vec<Event>) {
-        let budget = u64::from(self.settings.long_search_budget);
-        let cap = usize::from(self.settings.max_paths_per_turn);
         let queued = self.requests.iter().filter(|r| !r.short).count() + self.formations.requests().len();
         self.scratch.scale.max_queue = self.scratch.scale.max_queue.max(u32::try_from(queued).unwrap_or(u32::MAX));
-        let core = |u: &Unit| self.settings.motion.core(u.radius);
-        let stationary = UnitIndex::new(self.units().filter(|u| u.state == UnitState::Idle).map(|u| (u.id, u.pos, core(u))).collect());
         let pending = std::mem::take(&mut self.requests);
-        // The short-range requests taken: the first ones, whatever the long-range ones do.
-        let short_at: Vec<usize> = pending
-            .iter()
-            .enumerate()
-            .filter(|(_, r)| r.short)
-            .map(|(i, _)| i)
-            .take(usize::from(self.settings.motion.max_short_paths_per_turn))
-            .collect();
-        let short_jobs: Vec<Option<Job>> = short_at.iter().map(|&i| self.job_for(&pending[i], &stationary)).collect();
-        // The long-range requests in the order they are taken: formations', then units'.
-        let candidates: Vec<Candidate> = self
-            .formations
-            .requests()
-            .iter()
-            .map(|&id| Candidate::Formation(id))
-            .chain(pending.iter().enumerate().filter(|(_, r)| !r.short).map(|(i, _)| Candidate::Unit(i)))
-            .collect();
-        let nav = &self.nav;
-        let motion = self.settings.motion;
-        let cell_size = nav.grid().cell_size();
-        let run = |ws: &mut Workspace, job: &Option<Job>| -> Outcome {
-            match job {
-                None => Outcome::Failed,
-                Some(Job::Settled(plan)) => Outcome::Settled(*plan),
-                Some(Job::Long(job)) => run_long(nav, job, ws).map_or(Outcome::Failed, |(s, w)| Outcome::Long(s, w)),
-                Some(Job::Held(job)) => super::held::run_held(nav, job, ws).map_or(Outcome::Failed, |(s, w)| Outcome::Held(s, w)),
-                Some(Job::Formation(job)) => match run_long(nav, &job.long, ws) {
-                    Some((status, waypoints)) => {
-                        let mut points = Vec::with_capacity(waypoints.len() + 1);
-                        points.push(job.long.pos);
-                        points.extend(waypoints);
-                        Outcome::Formation(status, crate::formation::generalise(&points, job.size))
-                    }
-                    None => Outcome::Failed,
-                },
-                Some(Job::Short(job)) => {
-                    let Some(class_nav) = nav.class_nav(job.class) else { return Outcome::Failed };
-                    let map = class_nav.pass_map();
-                    let mut query = ShortQuery {
-                        start: job.pos,
-                        goal: &job.goal,
-                        range: job.range,
-                        clearance: job.radius,
-                        squares: &job.squares,
-                        node_budget: motion.short_node_budget,
-                    };
-                    let first = find_short_path(map, &query, &mut ws.short, &mut ws.short_out);
-                    let (mut status, mut searches, mut expanded) = (first.status, 1, u64::from(first.expanded));
-                    // Only a search that found no way counts as blocked: one that ran out of box
-                    // (a path to the edge of the box towards the goal) or budget found a way.
-                    if status == ShortStatus::Partial(ShortPartial::Unreachable) && !job.squares.is_empty() && !job.occupied {
-                        // The standing units block the only way: plan through them (they get
-                        // nudged aside when the unit reaches them).
-                        query.squares = &[];
-                        let again = find_short_path(map, &query, &mut ws.short, &mut ws.short_out);
-                        (status, searches, expanded) = (again.status, 2, expanded + u64::from(again.expanded));
-                    }
-                    let waypoints = ws.short_out.iter().map(|&p| off_grid_lines(p, cell_size)).collect();
-                    Outcome::Short {
-                        status,
-                        waypoints,
-                        final_leg: job.final_leg,
-                        occupied: job.occupied,
-                        keep: job.keep.clone(),
-                        searches,
-                        expanded,
-                    }
-                }
-            }
+        let jobs = path_jobs(self, pending);
+        let parts = SearchParts {
+            nav: &self.nav,
+            motion: &self.settings.motion,
+            workspaces: &self.scratch.workspaces,
+            pool: self.pool.as_deref(),
+            budget: u64::from(self.settings.long_search_budget),
+            cap: usize::from(self.settings.max_paths_per_turn),
+            spins: self.scratch.helper_spins,
         };
-        let workspaces = &self.scratch.workspaces;
-        // A held-passage search first stamps a copy of the class's whole bit planes (`world/held.rs`).
-        let held_map_work = u64::from(nav.grid().width()) * u64::from(nav.grid().height()) / HELD_CELLS_PER_WORK;
-        // A job's outcome and its work: a long-range search's [`search_work`] plus
-        // [`SEARCH_BASE_WORK`], nothing for anything else.
-        let with_workspace = |job: &Option<Job>| -> (Outcome, u64) {
-            // Each worker thread has its own slot, so the lock is never contended; a poisoned
-            // lock only means a previous query panicked, and the workspace is reset per query.
-            let slot = rayon::current_thread_index().unwrap_or(0).min(workspaces.len() - 1);
-            let mut guard = workspaces[slot].lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-            guard.work = 0;
-            let outcome = run(&mut guard, job);
-            let work = match job {
-                Some(Job::Long(_) | Job::Formation(_)) => guard.work + u64::from(SEARCH_BASE_WORK),
-                Some(Job::Held(_)) => guard.work + u64::from(SEARCH_BASE_WORK) + held_map_work,
-                _ => 0,
-            };
-            (outcome, work)
-        };
-        let threads = self.pool.as_ref().map_or(1, |pool| pool.current_num_threads());
-        // How many searches the queue is read ahead of the last one whose work is counted: two
-        // per thread keep every thread busy; one thread reads none ahead, so drops none.
-        let ahead = if threads > 1 { (2 * threads).min(SEARCH_CHUNK) } else { 1 };
-        let board = Board::default();
-        let spins = self.scratch.helper_spins;
-        let n_short = short_jobs.len();
-        // The queue, read in order on one thread (inside the pool, below): each search read is
-        // posted to the board, where every thread takes the jobs in the order posted; the cutoff
-        // is found in request order as their results come in.
-        let read = || {
-            let _finish = Finish(&board);
-            let mut taken = TakenSet::default();
-            // Room for every candidate at once: a turn of 10,000 requests otherwise regrows it from
-            // scratch, copying its entries (hundreds of bytes each) a dozen times.
-            taken.list.reserve(candidates.len());
-            for (slot, job) in short_jobs.iter().enumerate() {
-                board.post(slot, job.clone());
-            }
-            let (mut next, mut work) = (0usize, 0u64);
-            // Each search read, as its place in `taken`; the first `counted` have their work counted.
-            let mut searches: Vec<usize> = Vec::new();
-            let mut counted = 0;
-            let mut short_results = None;
-            let mut cut = None;
-            loop {
-                while next < candidates.len() && searches.len() - counted < ahead && searches.len() < cap {
-                    let (job, lead, sharable) = self.candidate_job(&candidates[next], &pending, &stationary, &taken);
-                    if lead.is_none() {
-                        board.post(n_short + searches.len(), job.clone());
-                        searches.push(taken.list.len());
-                    }
-                    taken.push(next, job, lead, sharable);
-                    next += 1;
-                }
-                if short_results.is_none() {
-                    // A short-range request that became a long-range search (the unit's path ran
-                    // out, or it stands on an impassable navcell) spends the budget like any, first.
-                    let mut outcomes = Vec::with_capacity(n_short);
-                    for slot in 0..n_short {
-                        let (outcome, w) = board.wait(slot, &with_workspace);
-                        outcomes.push(outcome);
-                        work += w;
-                    }
-                    short_results = Some(outcomes);
-                }
-                // Nothing read ahead: the queue is read to its end, or the count cap is reached.
-                let Some(&i) = searches.get(counted) else { break };
-                let (outcome, w) = board.wait(n_short + counted, &with_workspace);
-                (taken.list[i].outcome, taken.list[i].work) = (outcome, w);
-                counted += 1;
-                work += w;
-                if work >= budget {
-                    cut = Some(i);
-                    break;
-                }
-            }
-            if let Some(i) = cut {
-                // Forget what was read after the cutoff, as if it had never been.
-                taken.truncate(i + 1);
-                next = taken.list[i].candidate + 1;
-            }
-            board.close();
-            // After the cutoff: only requests that share a search taken.
-            for (c, candidate) in candidates.iter().enumerate().skip(next) {
-                if matches!(candidate, Candidate::Unit(_)) && taken.member_count > 0 {
-                    let (job, lead, sharable) = self.candidate_job(candidate, &pending, &stationary, &taken);
-                    if lead.is_some() {
-                        taken.push(c, job, lead, sharable);
-                    }
-                }
-            }
-            (taken, work, n_short + counted, short_results)
-        };
-        let (taken, work, counted_slots, short_results) = match &self.pool {
-            Some(pool) if threads > 1 => pool.install(|| {
-                rayon::scope(|scope| {
-                    for _ in 1..threads {
-                        scope.spawn(|_| board.work(spins, &with_workspace));
-                    }
-                    read()
-                })
-            }),
-            Some(pool) => pool.install(read),
-            None => read(),
-        };
-        // A job that panicked after the last result was waited for (one read past the cutoff) is
-        // raised here all the same.
-        if let Some(payload) = locked(&board.panic).take() {
-            std::panic::resume_unwind(payload);
-        }
-        // Searches read ahead, computed, and dropped at the cutoff (made again on a later turn).
-        let discarded = board.computed_from(counted_slots);
-        let mut taken = taken.list;
-        // In request order, since a request sharing a search may itself be shared: its lead's
-        // outcome is always earlier.
-        let mut shared = 0u32;
-        for i in 0..taken.len() {
-            let Some(k) = taken[i].lead else { continue };
-            shared += 1;
-            let (before, after) = taken.split_at_mut(i);
-            let (t, lead) = (&mut after[0], &before[k]);
-            t.outcome = match (&t.job, &lead.job) {
-                (Some(Job::Long(job)), Some(Job::Long(lead_job))) => follow_path(nav, job, lead_job, &lead.outcome),
-                _ => Outcome::Failed,
-            };
-        }
-        let own_points = self.spread_ends(&mut taken, &candidates, &pending);
-        // Every taken request's outcome by its place in the queue; the rest wait, in order.
-        let mut outcomes: Vec<Option<(Outcome, bool)>> = std::iter::repeat_with(|| None).take(pending.len()).collect();
-        for (&i, outcome) in short_at.iter().zip(short_results.unwrap_or_default()) {
-            outcomes[i] = Some((outcome, false));
-        }
-        let mut formation_results = Vec::new();
-        for t in taken {
-            match candidates[t.candidate] {
-                Candidate::Unit(i) => outcomes[i] = Some((t.outcome, t.lead.is_some())),
-                Candidate::Formation(id) => formation_results.push((id, t.outcome)),
-            }
-        }
-        let n_formations = formation_results.len();
-        drop(self.formations.requests_mut().drain(..n_formations));
+        let read_candidate =
+            |candidate: &Candidate, taken: &TakenSet| self.candidate_job(candidate, &jobs.pending, &jobs.stationary, taken);
+        let Searched { mut taken, work, discarded, short_results } =
+            search_jobs(parts, &jobs.short_jobs, &jobs.candidates, &read_candidate);
+        let (shared, own_points) = share_searches(&self.nav, &mut taken, &jobs.candidates, &jobs.pending);
+        let (outcomes, formation_results) = outcomes_by_request(&jobs, short_results, taken);
+        drop(self.formations.requests_mut().drain(..formation_results.len()));
         self.scratch.path_stats = PathStats::default();
         self.scratch.path_stats.shared = shared;
         self.scratch.path_stats.long_work = work;
         self.scratch.path_stats.discarded = discarded;
         self.scratch.scale.shared_paths += u64::from(shared);
-        let mut apply = Vec::with_capacity(pending.len());
-        for (request, outcome) in pending.into_iter().zip(outcomes) {
-            match outcome {
-                Some(outcome) => apply.push((request.unit, outcome)),
-                None => self.requests.push(request),
-            }
-        }
-        for (unit, (result, follower)) in apply {
-            match &result {
-                Outcome::Held(..) => {
-                    self.scratch.path_stats.long += 1;
-                    self.scratch.scale.held_searches += 1;
-                }
-                Outcome::Long(..) if !follower => self.scratch.path_stats.long += 1,
-                Outcome::Short { searches, expanded, .. } => {
-                    self.scratch.path_stats.short += searches;
-                    self.scratch.path_stats.short_expanded += expanded;
-                }
-                _ => {}
-            }
-            self.apply_outcome(unit, result, events);
-        }
-        self.take_own_points(own_points);
+        let parts = ApplyParts {
+            units: &mut self.units,
+            requests: &mut self.requests,
+            path_stats: &mut self.scratch.path_stats,
+            scale: &mut self.scratch.scale,
+        };
+        apply_unit_paths(parts, jobs.pending, outcomes, own_points, events);
+        self.apply_formation_outcomes(formation_results, events);
+        self.scratch.scale.long_searches += u64::from(self.scratch.path_stats.long);
+        self.scratch.scale.long_work += work;
+        self.scratch.scale.max_turn_work = self.scratch.scale.max_turn_work.max(work);
+    }
+
+    /// Applies the formations' path outcomes, in their request order (after the units').
+    fn apply_formation_outcomes(&mut self, formation_results: Vec<(FormationId, Outcome)>, events: &mut Vec<Event>) {
         for (id, result) in formation_results {
             let path = match result {
                 Outcome::Formation(status, path) => {
@@ -751,11 +553,7 @@ impl World {
             };
             self.apply_formation_path(id, path);
         }
-        self.scratch.scale.long_searches += u64::from(self.scratch.path_stats.long);
-        self.scratch.scale.long_work += work;
-        self.scratch.scale.max_turn_work = self.scratch.scale.max_turn_work.max(work);
     }
-
     /// The job for a long-range candidate and, for a unit's request that may share a search
     /// (`sharable`), the first request taken this turn that may lead it (`members` gives the taken
     /// ones by class and square), the nine squares round its start taken in a fixed order.
@@ -790,61 +588,6 @@ impl World {
         (job, None, true)
     }
 
-    /// Ends each shared path of a unit of an order group at the unit's own point near the goal
-    /// (docs/pathfinding-rules.md, "Shared searches"): [`spread_end`] with the unit's start offset
-    /// from its group's reference, the first request of its group served by the same search (the
-    /// search's own request, or the first of its followers of that group). Only followers with a
-    /// complete path to a point goal and a nonzero [`LongJob::group`] are spread, so units of
-    /// separate commands that share a path still end at the order's point. Returns, in request
-    /// order, the units whose path now ends at their own point, and that point, which their
-    /// order's goal becomes ([`World::take_own_points`]).
-    fn spread_ends(&self, taken: &mut [Taken], candidates: &[Candidate], pending: &[PathRequest]) -> Vec<(EntityId, WorldPos)> {
-        let cell_size = self.nav.grid().cell_size();
-        // The search each request's path comes from, and each (search, group)'s reference.
-        let mut roots: Vec<usize> = (0..taken.len()).collect();
-        let mut references: std::collections::BTreeMap<(usize, u64), usize> = std::collections::BTreeMap::new();
-        let mut own = Vec::new();
-        for i in 0..taken.len() {
-            if let Some(k) = taken[i].lead {
-                roots[i] = roots[k];
-            }
-            let (Some(Job::Long(job)), Candidate::Unit(c)) = (&taken[i].job, &candidates[taken[i].candidate]) else { continue };
-            let id = pending[*c].unit;
-            if job.group == 0 || job.anchor.is_none() {
-                continue;
-            }
-            let reference = *references.entry((roots[i], job.group)).or_insert(i);
-            if reference == i || taken[i].lead.is_none() {
-                continue;
-            }
-            let Some(Job::Long(reference_job)) = &taken[reference].job else { continue };
-            let reference_pos = reference_job.pos;
-            let Some(map) = self.nav.class_nav(job.class).map(|n| n.pass_map()) else { continue };
-            let pos = job.pos;
-            let Outcome::Long(PathStatus::Complete, waypoints) = &mut taken[i].outcome else { continue };
-            if let Some(end) = spread_end(map, cell_size, pos, reference_pos, waypoints) {
-                own.push((id, end));
-                if let Some(last) = waypoints.last_mut() {
-                    *last = end;
-                }
-            }
-        }
-        own
-    }
-
-    /// Makes each unit's own point (from [`World::spread_ends`]) the goal of its current point
-    /// order, so that a unit that plans again (blocked, or its path ran out) goes to its own point
-    /// rather than back to the shared one.
-    fn take_own_points(&mut self, own: Vec<(EntityId, WorldPos)>) {
-        for (id, end) in own {
-            if let Some(unit) = self.units.get_mut(id)
-                && let Some(order @ GoalSpec::Point(_)) = unit.orders.first_mut()
-            {
-                *order = GoalSpec::Point(end);
-            }
-        }
-    }
-
     /// Whether a long-range job's search may serve others, or be served by another's: a plain
     /// search from a passable navcell (an escape from a blocked one is the unit's own).
     fn may_share(&self, job: &LongJob) -> bool {
@@ -863,87 +606,527 @@ impl World {
             && near(lead.pos.z, job.pos.z)
             && self.nav.class_nav(job.class).is_some_and(|nav| pathing::collide::segment_clear(nav.pass_map(), job.pos, lead.pos))
     }
+}
 
-    fn apply_outcome(&mut self, id: EntityId, outcome: Outcome, events: &mut Vec<Event>) {
-        let Some(unit) = self.units.get_mut(id) else {
-            return;
+/// The path phase's jobs, read from the world before any search.
+struct PathJobs {
+    /// The requests taken out of the queue, in order; those not served go back.
+    pending: Vec<PathRequest>,
+    /// The standing units, for short-range and held-passage jobs.
+    stationary: UnitIndex,
+    /// The places in `pending` of the short-range requests taken: the first ones, whatever the
+    /// long-range ones do.
+    short_at: Vec<usize>,
+    /// Their jobs, in the same order.
+    short_jobs: Vec<Option<Job>>,
+    /// The long-range requests in the order they are taken: formations', then units'.
+    candidates: Vec<Candidate>,
+}
+
+/// The jobs phase: what each short-range request asks for and the long-range candidates in the
+/// order they are taken (their jobs are read later, as the queue is read, since whether one shares
+/// a search depends on those taken before it). Reads the world, which the jobs describe.
+fn path_jobs(world: &World, pending: Vec<PathRequest>) -> PathJobs {
+    let core = |u: &Unit| world.settings.motion.core(u.radius);
+    let stationary = UnitIndex::new(world.units().filter(|u| u.state == UnitState::Idle).map(|u| (u.id, u.pos, core(u))).collect());
+    let short_at: Vec<usize> = pending
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.short)
+        .map(|(i, _)| i)
+        .take(usize::from(world.settings.motion.max_short_paths_per_turn))
+        .collect();
+    let short_jobs: Vec<Option<Job>> = short_at.iter().map(|&i| world.job_for(&pending[i], &stationary)).collect();
+    let candidates: Vec<Candidate> = world
+        .formations
+        .requests()
+        .iter()
+        .map(|&id| Candidate::Formation(id))
+        .chain(pending.iter().enumerate().filter(|(_, r)| !r.short).map(|(i, _)| Candidate::Unit(i)))
+        .collect();
+    PathJobs { pending, stationary, short_at, short_jobs, candidates }
+}
+
+/// What the hand-off to the pool borrows of the world.
+struct SearchParts<'a> {
+    nav: &'a NavWorld,
+    motion: &'a crate::motion::MotionSettings,
+    /// One per worker thread ([`super::jobs::workspaces`]).
+    workspaces: &'a [std::sync::Mutex<Workspace>],
+    /// The world's worker threads, if any.
+    pool: Option<&'a rayon::ThreadPool>,
+    /// [`Settings::long_search_budget`]. `[Units: work]`
+    budget: u64,
+    /// [`Settings::max_paths_per_turn`].
+    cap: usize,
+    /// How long an idle helper thread spins before it sleeps ([`World::set_helper_spins`]).
+    spins: u32,
+}
+
+/// A long-range candidate's job and, for a unit's request, the taken request whose search it may
+/// share and whether others may share its own ([`World::candidate_job`]).
+type CandidateReader<'a> = dyn Fn(&Candidate, &TakenSet) -> (Option<Job>, Option<usize>, bool) + Sync + 'a;
+
+/// What the hand-off to the pool gives back.
+struct Searched {
+    /// The long-range requests taken, in order; a sharer's outcome is still to be filled in.
+    taken: Vec<Taken>,
+    /// The work of the searches taken. `[Units: work]`
+    work: u64,
+    /// Searches read ahead, computed, and dropped at the cutoff (made again on a later turn).
+    discarded: u32,
+    /// The short-range jobs' outcomes, in their order.
+    short_results: Vec<Outcome>,
+}
+
+/// The hand-off to the pool: the short-range jobs and the long-range candidates, read in order by
+/// `read_candidate`, are posted to a board from which every thread of the pool takes them; the
+/// cutoff is found in request order as their results come in ([`read_queue`]). Without a pool, or
+/// with one thread, the reading thread computes every job itself. A job that panicked is raised
+/// here.
+fn search_jobs(
+    parts: SearchParts<'_>,
+    short_jobs: &[Option<Job>],
+    candidates: &[Candidate],
+    read_candidate: &CandidateReader<'_>,
+) -> Searched {
+    let SearchParts { nav, motion, workspaces, pool, budget, cap, spins } = parts;
+    // A held-passage search first stamps a copy of the class's whole bit planes (`world/held.rs`).
+    let held_map_work = u64::from(nav.grid().width()) * u64::from(nav.grid().height()) / HELD_CELLS_PER_WORK;
+    let compute = |job: &Option<Job>| compute_in_workspace(nav, motion, workspaces, held_map_work, job);
+    let threads = pool.map_or(1, rayon::ThreadPool::current_num_threads);
+    // How many searches the queue is read ahead of the last one whose work is counted: two
+    // per thread keep every thread busy; one thread reads none ahead, so drops none.
+    let ahead = if threads > 1 { (2 * threads).min(SEARCH_CHUNK) } else { 1 };
+    let limits = ReadLimits { ahead, cap, budget };
+    let board = Board::default();
+    // The queue, read in order on one thread (inside the pool, below).
+    let read = || read_queue(&board, &compute, short_jobs, candidates, read_candidate, limits);
+    let QueueRead { taken, work, counted_slots, short_results } = match pool {
+        Some(pool) if threads > 1 => pool.install(|| {
+            rayon::scope(|scope| {
+                for _ in 1..threads {
+                    scope.spawn(|_| board.work(spins, &compute));
+                }
+                read()
+            })
+        }),
+        Some(pool) => pool.install(read),
+        None => read(),
+    };
+    // A job that panicked after the last result was waited for (one read past the cutoff) is
+    // raised here all the same.
+    if let Some(payload) = locked(&board.panic).take() {
+        std::panic::resume_unwind(payload);
+    }
+    let discarded = board.computed_from(counted_slots);
+    Searched { taken: taken.list, work, discarded, short_results }
+}
+
+/// How far [`read_queue`] reads and where it stops.
+#[derive(Clone, Copy)]
+struct ReadLimits {
+    /// Searches read ahead of the last one whose work is counted.
+    ahead: usize,
+    /// [`Settings::max_paths_per_turn`].
+    cap: usize,
+    /// [`Settings::long_search_budget`]. `[Units: work]`
+    budget: u64,
+}
+
+/// What [`read_queue`] read.
+struct QueueRead {
+    taken: TakenSet,
+    /// The work counted, the short-range jobs' included. `[Units: work]`
+    work: u64,
+    /// The board's slots whose results were counted: those after were read past the cutoff.
+    counted_slots: usize,
+    short_results: Vec<Outcome>,
+}
+
+/// Reads the queue in order on one thread: each search read is posted to the board, where every
+/// thread takes the jobs in the order posted; the cutoff is found in request order as their
+/// results come in, and what was read after it is forgotten. After the cutoff only requests that
+/// share a search taken are served.
+fn read_queue(
+    board: &Board,
+    compute: &(dyn Fn(&Option<Job>) -> JobResult + Sync),
+    short_jobs: &[Option<Job>],
+    candidates: &[Candidate],
+    read_candidate: &CandidateReader<'_>,
+    limits: ReadLimits,
+) -> QueueRead {
+    let ReadLimits { ahead, cap, budget } = limits;
+    let _finish = Finish(board);
+    let n_short = short_jobs.len();
+    let mut taken = TakenSet::default();
+    // Room for every candidate at once: a turn of 10,000 requests otherwise regrows it from
+    // scratch, copying its entries (hundreds of bytes each) a dozen times.
+    taken.list.reserve(candidates.len());
+    for (slot, job) in short_jobs.iter().enumerate() {
+        board.post(slot, job.clone());
+    }
+    let (mut next, mut work) = (0usize, 0u64);
+    // Each search read, as its place in `taken`; the first `counted` have their work counted.
+    let mut searches: Vec<usize> = Vec::new();
+    let mut counted = 0;
+    let mut short_results = None;
+    let mut cut = None;
+    loop {
+        while next < candidates.len() && searches.len() - counted < ahead && searches.len() < cap {
+            let (job, lead, sharable) = read_candidate(&candidates[next], &taken);
+            if lead.is_none() {
+                board.post(n_short + searches.len(), job.clone());
+                searches.push(taken.list.len());
+            }
+            taken.push(next, job, lead, sharable);
+            next += 1;
+        }
+        if short_results.is_none() {
+            // A short-range request that became a long-range search (the unit's path ran
+            // out, or it stands on an impassable navcell) spends the budget like any, first.
+            let mut outcomes = Vec::with_capacity(n_short);
+            for slot in 0..n_short {
+                let (outcome, w) = board.wait(slot, compute);
+                outcomes.push(outcome);
+                work += w;
+            }
+            short_results = Some(outcomes);
+        }
+        // Nothing read ahead: the queue is read to its end, or the count cap is reached.
+        let Some(&i) = searches.get(counted) else { break };
+        let (outcome, w) = board.wait(n_short + counted, compute);
+        (taken.list[i].outcome, taken.list[i].work) = (outcome, w);
+        counted += 1;
+        work += w;
+        if work >= budget {
+            cut = Some(i);
+            break;
+        }
+    }
+    if let Some(i) = cut {
+        // Forget what was read after the cutoff, as if it had never been.
+        taken.truncate(i + 1);
+        next = taken.list[i].candidate + 1;
+    }
+    board.close();
+    // After the cutoff: only requests that share a search taken.
+    for (c, candidate) in candidates.iter().enumerate().skip(next) {
+        if matches!(candidate, Candidate::Unit(_)) && taken.member_count > 0 {
+            let (job, lead, sharable) = read_candidate(candidate, &taken);
+            if lead.is_some() {
+                taken.push(c, job, lead, sharable);
+            }
+        }
+    }
+    QueueRead { taken, work, counted_slots: n_short + counted, short_results: short_results.unwrap_or_default() }
+}
+
+/// A job's outcome and its work, computed in the calling worker's workspace: a long-range
+/// search's [`search_work`] plus [`SEARCH_BASE_WORK`] (and `held_map_work` for a held-passage
+/// search), nothing for anything else.
+fn compute_in_workspace(
+    nav: &NavWorld,
+    motion: &crate::motion::MotionSettings,
+    workspaces: &[std::sync::Mutex<Workspace>],
+    held_map_work: u64,
+    job: &Option<Job>,
+) -> JobResult {
+    // Each worker thread has its own slot, so the lock is never contended; a poisoned
+    // lock only means a previous query panicked, and the workspace is reset per query.
+    let slot = rayon::current_thread_index().unwrap_or(0).min(workspaces.len() - 1);
+    let mut guard = workspaces[slot].lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    guard.work = 0;
+    let outcome = run_job(nav, motion, &mut guard, job);
+    let work = match job {
+        Some(Job::Long(_) | Job::Formation(_)) => guard.work + u64::from(SEARCH_BASE_WORK),
+        Some(Job::Held(_)) => guard.work + u64::from(SEARCH_BASE_WORK) + held_map_work,
+        _ => 0,
+    };
+    (outcome, work)
+}
+
+/// One job's outcome: a long-range, held-passage, formation or short-range search, or what was
+/// decided without one.
+fn run_job(nav: &NavWorld, motion: &crate::motion::MotionSettings, ws: &mut Workspace, job: &Option<Job>) -> Outcome {
+    match job {
+        None => Outcome::Failed,
+        Some(Job::Settled(plan)) => Outcome::Settled(*plan),
+        Some(Job::Long(job)) => run_long(nav, job, ws).map_or(Outcome::Failed, |(s, w)| Outcome::Long(s, w)),
+        Some(Job::Held(job)) => super::held::run_held(nav, job, ws).map_or(Outcome::Failed, |(s, w)| Outcome::Held(s, w)),
+        Some(Job::Formation(job)) => match run_long(nav, &job.long, ws) {
+            Some((status, waypoints)) => {
+                let mut points = Vec::with_capacity(waypoints.len() + 1);
+                points.push(job.long.pos);
+                points.extend(waypoints);
+                Outcome::Formation(status, crate::formation::generalise(&points, job.size))
+            }
+            None => Outcome::Failed,
+        },
+        Some(Job::Short(job)) => run_short(nav, motion, job, ws),
+    }
+}
+
+/// A short-range search, retried without the standing units when they block the only way.
+fn run_short(nav: &NavWorld, motion: &crate::motion::MotionSettings, job: &ShortJob, ws: &mut Workspace) -> Outcome {
+    let Some(class_nav) = nav.class_nav(job.class) else { return Outcome::Failed };
+    let cell_size = nav.grid().cell_size();
+    let map = class_nav.pass_map();
+    let mut query = ShortQuery {
+        start: job.pos,
+        goal: &job.goal,
+        range: job.range,
+        clearance: job.radius,
+        squares: &job.squares,
+        node_budget: motion.short_node_budget,
+    };
+    let first = find_short_path(map, &query, &mut ws.short, &mut ws.short_out);
+    let (mut status, mut searches, mut expanded) = (first.status, 1, u64::from(first.expanded));
+    // Only a search that found no way counts as blocked: one that ran out of box
+    // (a path to the edge of the box towards the goal) or budget found a way.
+    if status == ShortStatus::Partial(ShortPartial::Unreachable) && !job.squares.is_empty() && !job.occupied {
+        // The standing units block the only way: plan through them (they get
+        // nudged aside when the unit reaches them).
+        query.squares = &[];
+        let again = find_short_path(map, &query, &mut ws.short, &mut ws.short_out);
+        (status, searches, expanded) = (again.status, 2, expanded + u64::from(again.expanded));
+    }
+    let waypoints = ws.short_out.iter().map(|&p| off_grid_lines(p, cell_size)).collect();
+    Outcome::Short { status, waypoints, final_leg: job.final_leg, occupied: job.occupied, keep: job.keep.clone(), searches, expanded }
+}
+
+/// The sharing phase: each taken request that shares a search gets its lead's path, in request
+/// order, since a request sharing a search may itself be shared (its lead's outcome is always
+/// earlier); then the followers of an order group end at their own points ([`spread_ends`]).
+/// Returns how many requests shared a search, and the units whose path now ends at their own
+/// point, with that point.
+fn share_searches(
+    nav: &NavWorld,
+    taken: &mut [Taken],
+    candidates: &[Candidate],
+    pending: &[PathRequest],
+) -> (u32, Vec<(EntityId, WorldPos)>) {
+    let mut shared = 0u32;
+    for i in 0..taken.len() {
+        let Some(k) = taken[i].lead else { continue };
+        shared += 1;
+        let (before, after) = taken.split_at_mut(i);
+        let (t, lead) = (&mut after[0], &before[k]);
+        t.outcome = match (&t.job, &lead.job) {
+            (Some(Job::Long(job)), Some(Job::Long(lead_job))) => follow_path(nav, job, lead_job, &lead.outcome),
+            _ => Outcome::Failed,
         };
-        unit.state = UnitState::Moving;
+    }
+    (shared, spread_ends(nav, taken, candidates, pending))
+}
+
+/// Every taken request's outcome by its place in the queue, with whether it followed another's
+/// search (`None` for the requests that wait, in order), and the formations' outcomes in their
+/// request order.
+fn outcomes_by_request(
+    jobs: &PathJobs,
+    short_results: Vec<Outcome>,
+    taken: Vec<Taken>,
+) -> (Vec<RequestOutcome>, Vec<(FormationId, Outcome)>) {
+    let mut outcomes: Vec<RequestOutcome> = std::iter::repeat_with(|| None).take(jobs.pending.len()).collect();
+    for (&i, outcome) in jobs.short_at.iter().zip(short_results) {
+        outcomes[i] = Some((outcome, false));
+    }
+    let mut formation_results = Vec::new();
+    for t in taken {
+        match jobs.candidates[t.candidate] {
+            Candidate::Unit(i) => outcomes[i] = Some((t.outcome, t.lead.is_some())),
+            Candidate::Formation(id) => formation_results.push((id, t.outcome)),
+        }
+    }
+    (outcomes, formation_results)
+}
+
+/// A request's outcome and whether it followed another's search; `None` for a request that waits.
+type RequestOutcome = Option<(Outcome, bool)>;
+
+/// What applying the units' outcomes borrows of the world.
+struct ApplyParts<'a> {
+    /// The units: every change goes through the store, which notes it.
+    units: &'a mut UnitStore,
+    /// The queue: the requests that wait go back first, in order, then those the outcomes ask for.
+    requests: &'a mut Vec<PathRequest>,
+    path_stats: &'a mut PathStats,
+    scale: &'a mut ScaleStats,
+}
+
+/// The applying phase for units: the requests without an outcome go back to the queue, in order;
+/// each outcome is counted and applied to its unit, in request order; then the units of spread
+/// groups take their own points as their orders' goals ([`take_own_points`]).
+fn apply_unit_paths(
+    parts: ApplyParts<'_>,
+    pending: Vec<PathRequest>,
+    outcomes: Vec<RequestOutcome>,
+    own_points: Vec<(EntityId, WorldPos)>,
+    events: &mut Vec<Event>,
+) {
+    let ApplyParts { units, requests, path_stats, scale } = parts;
+    let mut apply = Vec::with_capacity(pending.len());
+    for (request, outcome) in pending.into_iter().zip(outcomes) {
         match outcome {
-            Outcome::Failed | Outcome::Formation(..) | Outcome::Settled(OrderGoal::Gone) => {
-                unit.give_up();
-                events.push(Event::Failed { unit: unit.id, reason: crate::command::FailReason::NoPath });
+            Some(outcome) => apply.push((request.unit, outcome)),
+            None => requests.push(request),
+        }
+    }
+    for (unit, (result, follower)) in apply {
+        match &result {
+            Outcome::Held(..) => {
+                path_stats.long += 1;
+                scale.held_searches += 1;
             }
-            Outcome::Settled(_) => {
-                // In range already: the order is done; the next one, if any, plans next turn.
-                unit.orders.remove(0);
-                unit.order_group = 0;
-                unit.clear_waypoints();
-                unit.settle = false;
+            Outcome::Long(..) if !follower => path_stats.long += 1,
+            Outcome::Short { searches, expanded, .. } => {
+                path_stats.short += searches;
+                path_stats.short_expanded += expanded;
+            }
+            _ => {}
+        }
+        apply_outcome(units, requests, unit, result, events);
+    }
+    take_own_points(units, own_points);
+}
+
+/// Ends each shared path of a unit of an order group at the unit's own point near the goal
+/// (docs/pathfinding-rules.md, "Shared searches"): [`spread_end`] with the unit's start offset
+/// from its group's reference, the first request of its group served by the same search (the
+/// search's own request, or the first of its followers of that group). Only followers with a
+/// complete path to a point goal and a nonzero [`LongJob::group`] are spread, so units of
+/// separate commands that share a path still end at the order's point. Returns, in request
+/// order, the units whose path now ends at their own point, and that point, which their
+/// order's goal becomes ([`take_own_points`]).
+fn spread_ends(nav: &NavWorld, taken: &mut [Taken], candidates: &[Candidate], pending: &[PathRequest]) -> Vec<(EntityId, WorldPos)> {
+    let cell_size = nav.grid().cell_size();
+    // The search each request's path comes from, and each (search, group)'s reference.
+    let mut roots: Vec<usize> = (0..taken.len()).collect();
+    let mut references: std::collections::BTreeMap<(usize, u64), usize> = std::collections::BTreeMap::new();
+    let mut own = Vec::new();
+    for i in 0..taken.len() {
+        if let Some(k) = taken[i].lead {
+            roots[i] = roots[k];
+        }
+        let (Some(Job::Long(job)), Candidate::Unit(c)) = (&taken[i].job, &candidates[taken[i].candidate]) else { continue };
+        let id = pending[*c].unit;
+        if job.group == 0 || job.anchor.is_none() {
+            continue;
+        }
+        let reference = *references.entry((roots[i], job.group)).or_insert(i);
+        if reference == i || taken[i].lead.is_none() {
+            continue;
+        }
+        let Some(Job::Long(reference_job)) = &taken[reference].job else { continue };
+        let reference_pos = reference_job.pos;
+        let Some(map) = nav.class_nav(job.class).map(|n| n.pass_map()) else { continue };
+        let pos = job.pos;
+        let Outcome::Long(PathStatus::Complete, waypoints) = &mut taken[i].outcome else { continue };
+        if let Some(end) = spread_end(map, cell_size, pos, reference_pos, waypoints) {
+            own.push((id, end));
+            if let Some(last) = waypoints.last_mut() {
+                *last = end;
+            }
+        }
+    }
+    own
+}
+
+/// Makes each unit's own point (from [`spread_ends`]) the goal of its current point
+/// order, so that a unit that plans again (blocked, or its path ran out) goes to its own point
+/// rather than back to the shared one.
+fn take_own_points(units: &mut UnitStore, own: Vec<(EntityId, WorldPos)>) {
+    for (id, end) in own {
+        if let Some(unit) = units.get_mut(id)
+            && let Some(order @ GoalSpec::Point(_)) = unit.orders.first_mut()
+        {
+            *order = GoalSpec::Point(end);
+        }
+    }
+}
+
+/// Applies one request's outcome to its unit (gone units are skipped); a settled order whose
+/// unit has more orders asks for the next path.
+fn apply_outcome(units: &mut UnitStore, requests: &mut Vec<PathRequest>, id: EntityId, outcome: Outcome, events: &mut Vec<Event>) {
+    let Some(unit) = units.get_mut(id) else {
+        return;
+    };
+    unit.state = UnitState::Moving;
+    match outcome {
+        Outcome::Failed | Outcome::Formation(..) | Outcome::Settled(OrderGoal::Gone) => {
+            unit.give_up();
+            events.push(Event::Failed { unit: unit.id, reason: crate::command::FailReason::NoPath });
+        }
+        Outcome::Settled(_) => {
+            // In range already: the order is done; the next one, if any, plans next turn.
+            unit.orders.remove(0);
+            unit.order_group = 0;
+            unit.clear_waypoints();
+            unit.settle = false;
+            unit.resume = false;
+            events.push(Event::Arrived { unit: unit.id });
+            if unit.orders.is_empty() {
+                unit.state = UnitState::Idle;
+            } else {
+                unit.state = UnitState::WaitingForPath;
+                requests.push(PathRequest::long(id));
+            }
+        }
+        Outcome::Long(status, waypoints) => {
+            // A path to the reachable navcell nearest an unreachable goal ends the order
+            // when it is walked.
+            unit.settle = matches!(status, PathStatus::Partial(pathing::PartialReason::Unreachable)) && !unit.orders.is_empty();
+            if unit.settle {
+                events.push(Event::PathPartial { unit: unit.id });
+            }
+            unit.escape = matches!(status, PathStatus::Partial(pathing::PartialReason::StartImpassable));
+            if unit.escape {
+                events.push(Event::Unstuck { unit: unit.id });
+            }
+            unit.resume = status == PathStatus::Partial(pathing::PartialReason::NodeBudget);
+            unit.set_waypoints(waypoints);
+        }
+        Outcome::Held(status, waypoints) => {
+            if status == PathStatus::Complete {
+                // A way round the held passage: take it.
                 unit.resume = false;
-                events.push(Event::Arrived { unit: unit.id });
-                if unit.orders.is_empty() {
-                    unit.state = UnitState::Idle;
-                } else {
-                    unit.state = UnitState::WaitingForPath;
-                    self.requests.push(PathRequest::long(id));
-                }
-            }
-            Outcome::Long(status, waypoints) => {
-                // A path to the reachable navcell nearest an unreachable goal ends the order
-                // when it is walked.
-                unit.settle = matches!(status, PathStatus::Partial(pathing::PartialReason::Unreachable)) && !unit.orders.is_empty();
-                if unit.settle {
-                    events.push(Event::PathPartial { unit: unit.id });
-                }
-                unit.escape = matches!(status, PathStatus::Partial(pathing::PartialReason::StartImpassable));
-                if unit.escape {
-                    events.push(Event::Unstuck { unit: unit.id });
-                }
-                unit.resume = status == PathStatus::Partial(pathing::PartialReason::NodeBudget);
                 unit.set_waypoints(waypoints);
+            } else {
+                // None: keep the path and wait (docs/motion-rules.md, "Passages held by other
+                // players"); the blocked turns lead to a retry or to giving up.
+                unit.state = UnitState::Blocked(unit.stalled);
             }
-            Outcome::Held(status, waypoints) => {
-                if status == PathStatus::Complete {
-                    // A way round the held passage: take it.
+        }
+        Outcome::Short { status, waypoints, final_leg, occupied, keep, .. } => {
+            events.push(Event::Detour { unit: unit.id });
+            match status {
+                ShortStatus::Complete if final_leg => {
                     unit.resume = false;
                     unit.set_waypoints(waypoints);
-                } else {
-                    // None: keep the path and wait (docs/motion-rules.md, "Passages held by other
-                    // players"); the blocked turns lead to a retry or to giving up.
-                    unit.state = UnitState::Blocked(unit.stalled);
                 }
-            }
-            Outcome::Short { status, waypoints, final_leg, occupied, keep, .. } => {
-                events.push(Event::Detour { unit: unit.id });
-                match status {
-                    ShortStatus::Complete if final_leg => {
-                        unit.resume = false;
-                        unit.set_waypoints(waypoints);
-                    }
-                    ShortStatus::Partial(ShortPartial::Unreachable) if final_leg && occupied => {
-                        // The goal is taken: get as near as the standing units allow, then stop.
-                        events.push(Event::PathPartial { unit: unit.id });
-                        unit.set_waypoints(waypoints);
-                        unit.settle = true;
-                    }
-                    ShortStatus::Partial(_) if final_leg && !waypoints.is_empty() => {
-                        // Part of the way (the box or the budget ran out): walk it, then plan again.
-                        unit.resume = true;
-                        unit.settle = false;
-                        unit.set_waypoints(waypoints);
-                    }
-                    // A detour (whole, or towards the edge of the box) back to the long path.
-                    _ if !final_leg && (status == ShortStatus::Complete || !waypoints.is_empty()) => {
-                        let n = waypoints.len();
-                        let mut all = waypoints;
-                        all.extend(keep);
-                        unit.set_detour(all, n);
-                    }
-                    // No way round within the box: keep the path; the unit stays blocked, and
-                    // its blocked turns lead to a long-range replan or to giving up.
-                    _ => {}
+                ShortStatus::Partial(ShortPartial::Unreachable) if final_leg && occupied => {
+                    // The goal is taken: get as near as the standing units allow, then stop.
+                    events.push(Event::PathPartial { unit: unit.id });
+                    unit.set_waypoints(waypoints);
+                    unit.settle = true;
                 }
+                ShortStatus::Partial(_) if final_leg && !waypoints.is_empty() => {
+                    // Part of the way (the box or the budget ran out): walk it, then plan again.
+                    unit.resume = true;
+                    unit.settle = false;
+                    unit.set_waypoints(waypoints);
+                }
+                // A detour (whole, or towards the edge of the box) back to the long path.
+                _ if !final_leg && (status == ShortStatus::Complete || !waypoints.is_empty()) => {
+                    let n = waypoints.len();
+                    let mut all = waypoints;
+                    all.extend(keep);
+                    unit.set_detour(all, n);
+                }
+                // No way round within the box: keep the path; the unit stays blocked, and
+                // its blocked turns lead to a long-range replan or to giving up.
+                _ => {}
             }
         }
     }
