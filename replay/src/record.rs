@@ -74,6 +74,21 @@ pub fn run<W: Write>(
     out: Option<W>,
     on_turn: &mut dyn FnMut(&[Command], &TurnReport),
 ) -> Result<(World, Option<W>), RunError> {
+    run_observed(scenario, options, out, on_turn, &mut |_| {})
+}
+
+/// [`run`], also calling `on_phase` with `None` just before the world steps each turn and with
+/// each phase as the step finishes it (`World::step_observed`), so a caller can time the phases.
+///
+/// # Errors
+/// As [`run`].
+pub fn run_observed<W: Write>(
+    scenario: &Scenario,
+    options: &RunOptions,
+    out: Option<W>,
+    on_turn: &mut dyn FnMut(&[Command], &TurnReport),
+    on_phase: &mut dyn FnMut(Option<sim::world::Phase>),
+) -> Result<(World, Option<W>), RunError> {
     let mut world = build_world(scenario, options.threads)?;
     let mut writer = match out {
         Some(out) => {
@@ -90,7 +105,8 @@ pub fn run<W: Write>(
             w.keyframe(&world).map_err(RunError::Io)?;
         }
         let commands = script.turn_commands(&world);
-        let report = world.step(&commands);
+        on_phase(None);
+        let report = world.step_observed(&commands, &mut |phase| on_phase(Some(phase)));
         script.observe(&report);
         if let Some(w) = writer.as_mut() {
             w.turn(&commands, &report).map_err(RunError::Io)?;

@@ -32,8 +32,8 @@
 //! *checked values* of the two lines must be equal, in order, so wording may change freely.
 //! The checked values are every hex string of 8 or more hex digits with at least one digit (a shown
 //! hex string ending in `…` matches any printed one that starts with it) and every decimal number,
-//! except the one rule for what varies by machine: a number followed by `ms`, `s`, `bytes`, `x` or
-//! `turns/s` is a timing or a size and is exempt, and so is the `(turn N)` that follows such a
+//! except the one rule for what varies by machine: a number followed by `ms`, `s`, `bytes`, `x`, `%` or
+//! `turns/s` is a timing, a share of one or a size and is exempt, and so is the `(turn N)` that follows such a
 //! number (the slowest turn). On a page compared by [`Compare::Lines`] the rest of the line (its
 //! words, names and punctuation) must be equal too, so a renamed component or field shows.
 //!
@@ -84,7 +84,7 @@ impl Value {
 }
 
 /// Units that mark a number as a timing or a size, which vary by machine and run.
-const EXEMPT_UNITS: [&str; 5] = ["turns/s", "bytes", "ms", "s", "x"];
+const EXEMPT_UNITS: [&str; 6] = ["turns/s", "bytes", "ms", "s", "x", "%"];
 
 /// The checked values of one output line, by the rule of the module documentation.
 fn checked_values(line: &str) -> Vec<Value> {
@@ -404,6 +404,7 @@ fn checked_values_follow_the_documented_rule() {
     );
     // Timings, sizes and ratios are exempt, and so is the slowest turn after a timing.
     assert_eq!(values("time per turn: median 1.49 ms, slowest 108.98 ms (turn 6); 134x faster than real time"), []);
+    assert_eq!(values("phases of the turn: paths 41.5% (0.20 ms median, 3.10 ms slowest)"), []);
     assert_eq!(
         values("replay: phalanx-demo/demo.replay (4762473 bytes), 300 turns re-simulated in 1.12 s, 6 keyframes"),
         [n("300"), n("6")]

@@ -10,7 +10,7 @@ use replay::rules::{Rulesets, command_text, reason_text};
 
 use super::CliError;
 use replay::format::{Replay, is_replay};
-use replay::record::{RunOptions, run};
+use replay::record::{RunOptions, run_observed};
 use replay::scenario::Scenario;
 use replay::verify::{Outcome, VerifyOptions, shard, verify_files};
 
@@ -183,9 +183,13 @@ pub(super) fn cmd_run(
     // includes building the world).
     let mut turn_times: Vec<std::time::Duration> = Vec::with_capacity(turns as usize);
     let mut last_end = std::time::Instant::now();
+    // Each turn's time in each phase of the step ([`PHASES`]), from `World::step_observed`.
+    let phases = std::cell::RefCell::new(PhaseTimes::default());
+    let mut on_phase = |phase: Option<sim::world::Phase>| phases.borrow_mut().mark(phase);
     let mut on_turn = |commands: &[sim::command::Command], report: &sim::world::TurnReport| {
         let now = std::time::Instant::now();
         turn_times.push(now - last_end);
+        phases.borrow_mut().end_turn(now - last_end);
         if hashes {
             lines.push(format!("{}\t{}", report.turn, hex(&report.hash)));
         }
@@ -214,7 +218,7 @@ pub(super) fn cmd_run(
         bar.inc(1);
         last_end = std::time::Instant::now();
     };
-    let (world, _) = run(&scenario, &options, file, &mut on_turn).map_err(|e| match e {
+    let (world, _) = run_observed(&scenario, &options, file, &mut on_turn, &mut on_phase).map_err(|e| match e {
         replay::record::RunError::Io(source) => write_error(record.unwrap_or(Path::new("-")), source),
         replay::record::RunError::Setup(message) => bad(format!("{}: {message}", scenario_path.display())),
         replay::record::RunError::Threads(message) => bad(message),
@@ -233,6 +237,7 @@ pub(super) fn cmd_run(
         sorted[(sorted.len() * per_mille).div_ceil(1000).clamp(1, sorted.len()) - 1]
     };
     let (median, p99, max) = (quantile(500), quantile(990), quantile(1000));
+    let phases = phases.into_inner().summary();
     let stats = world.scale_stats();
     let latency = |per_mille: u32| stats.latency_quantile(per_mille).map_or_else(|| "-".to_string(), |t| t.to_string());
     if json {
@@ -249,6 +254,7 @@ pub(super) fn cmd_run(
             "final_hash": hex(&last_hash),
             "ms_per_turn": per_turn,
             "turn_ms": {"median": median, "p99": p99, "max": max},
+            "phases": phases.iter().map(|p| serde_json::json!({"phase": p.name, "share": p.share, "median_ms": p.median_ms, "max_ms": p.max_ms})).collect::<Vec<_>>(),
             "order_latency_turns": {
                 "ordered": stats.ordered(),
                 "waiting": stats.waiting,
@@ -296,6 +302,9 @@ pub(super) fn cmd_run(
         stats.max_queue,
         stats.long_searches
     );
+    let shares: Vec<String> =
+        phases.iter().map(|p| format!("{} {:.1}% ({:.2} ms median, {:.2} ms slowest)", p.name, p.share, p.median_ms, p.max_ms)).collect();
+    let _ = writeln!(out, "  phases of the turn: {}", shares.join(", "));
     if let Some(rules) = scenario.rules() {
         for line in rules.summary(&world) {
             let _ = writeln!(out, "  {line}");
@@ -520,4 +529,80 @@ pub(super) fn cmd_seek(path: &Path, turn: u32, threads: usize, rulesets: &Rulese
     let _ = writeln!(out, "{name}: restored from {from}, then {} turns re-simulated", restored.resimulated);
     let _ = write!(out, "{}", replay::diff::summary(&mut restored.world));
     Ok(if restored.divergence.is_some() { 1 } else { 0 })
+}
+
+/// The phases `phalanx run` reports, in the order a turn runs them: the step's own
+/// (`sim::world::Phase`, the game's hash counted with the core's), then the rest of the turn
+/// (the scenario's script, bots, the replay writer, the progress bar).
+const PHASES: [&str; 8] = ["commands", "grid and spawns", "paths", "motion", "formations", "rules", "hash", "other"];
+
+/// Where a phase's time is counted in [`PHASES`].
+fn phase_slot(phase: sim::world::Phase) -> usize {
+    use sim::world::Phase;
+    match phase {
+        Phase::Commands => 0,
+        Phase::Grid => 1,
+        Phase::Paths => 2,
+        Phase::Motion => 3,
+        Phase::Formations => 4,
+        Phase::Rules => 5,
+        Phase::Hash | Phase::GameHash => 6,
+    }
+}
+
+/// Each turn's time in each of [`PHASES`].
+#[derive(Default)]
+struct PhaseTimes {
+    /// When the step began, or the last phase ended.
+    mark: Option<std::time::Instant>,
+    /// This turn's time so far, by phase. `[Units: seconds]`
+    current: [f64; PHASES.len()],
+    /// Every finished turn's. `[Units: seconds]`
+    turns: Vec<[f64; PHASES.len()]>,
+}
+
+/// One phase's share of the run's turn time and its median and slowest turn.
+struct PhaseLine {
+    name: &'static str,
+    /// Percent of every turn's time together.
+    share: f64,
+    median_ms: f64,
+    max_ms: f64,
+}
+
+impl PhaseTimes {
+    /// The step begins (`None`) or has finished `phase`.
+    fn mark(&mut self, phase: Option<sim::world::Phase>) {
+        let now = std::time::Instant::now();
+        if let (Some(phase), Some(mark)) = (phase, self.mark) {
+            self.current[phase_slot(phase)] += (now - mark).as_secs_f64();
+        }
+        self.mark = Some(now);
+    }
+
+    /// The turn took `total`: what its phases did not take is `other`.
+    fn end_turn(&mut self, total: std::time::Duration) {
+        let stepped: f64 = self.current.iter().sum();
+        let mut turn = std::mem::take(&mut self.current);
+        turn[PHASES.len() - 1] = (total.as_secs_f64() - stepped).max(0.0);
+        self.turns.push(turn);
+        self.mark = None;
+    }
+
+    /// Each phase's line; the first turn (which builds the world) is left out when there are others.
+    fn summary(self) -> Vec<PhaseLine> {
+        let turns = &self.turns[usize::from(self.turns.len() > 1)..];
+        let total: f64 = turns.iter().flatten().sum();
+        (0..PHASES.len())
+            .map(|k| {
+                let mut times: Vec<f64> = turns.iter().map(|t| t[k]).collect();
+                times.sort_by(f64::total_cmp);
+                let median = times.get(times.len() / 2).copied().unwrap_or(0.0);
+                let max = times.last().copied().unwrap_or(0.0);
+                let sum: f64 = times.iter().sum();
+                let share = if total > 0.0 { 100.0 * sum / total } else { 0.0 };
+                PhaseLine { name: PHASES[k], share, median_ms: median * 1e3, max_ms: max * 1e3 }
+            })
+            .collect()
+    }
 }

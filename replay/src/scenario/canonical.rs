@@ -17,7 +17,8 @@ use super::file::{
 };
 use super::*;
 
-/// A string as JSON.
+/// A string as JSON (the tests write scenario text with it).
+#[cfg(test)]
 pub(super) fn json_string(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".to_string())
 }
