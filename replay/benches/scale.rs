@@ -13,7 +13,10 @@
 //! `cargo bench -p phalanx-replay --bench scale`; `PHALANX_BENCH_QUICK=1` (or no `--bench` argument, as
 //! `cargo test --benches` runs it) runs 20 turns of each. `PHALANX_BENCH_TURNS=N` sets the turns.
 //! `PHALANX_SCALE_SCENARIO=FILE` runs another scenario in place of the ten-thousand one (a name in
-//! examples/scenarios, or a path). The ten-thousand scenario also runs on two threads, and the run exits with status 1 when the
+//! examples/scenarios, or a path). `PHALANX_SCALE_GROWTH=1` runs instead the scaled scenarios
+//! `scale-1k` to `scale-40k` (the same map and staggered script at 1,000 to 40,000 units,
+//! `scripts/gen-scale-scenarios`) for 200 turns each and prints how the turn, a walking unit-turn's
+//! cost and the order latency grow with the units. The ten-thousand scenario also runs on two threads, and the run exits with status 1 when the
 //! two hash sequences differ.
 
 // A benchmark, not simulation code: it needs the wall clock to time and floats to report.
@@ -198,9 +201,48 @@ fn report(r: &Run, threads: usize) -> Duration {
     median
 }
 
+/// The scaled scenarios of the growth table (`scripts/gen-scale-scenarios`), smallest first.
+const GROWTH: [&str; 6] = ["scale-1k.json", "scale-2k5.json", "scale-5k.json", "scale-10k.json", "scale-20k.json", "scale-40k.json"];
+
+/// `PHALANX_SCALE_GROWTH=1`: every size of [`GROWTH`] for `turns` turns, one thread, and a table of
+/// how the turn, a walking unit's cost and the order latency grow with the units.
+fn growth(turns: u32) {
+    println!("| units | median turn | max turn | walking units per turn | time per walking unit-turn | latency p99 / max | waiting at the end |");
+    println!("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    let mut first_cost = None;
+    for file in GROWTH {
+        let r = run(file, turns, 1);
+        let mut sorted = r.turns.clone();
+        sorted.sort();
+        let (median, max) = (quantile(&sorted, 500), quantile(&sorted, 1000));
+        let total: Duration = r.turns.iter().sum();
+        // Every turn's time over every walking unit-turn: what a walking unit costs on average,
+        // the turns with few walkers included.
+        let steps = r.stats.unit_steps.max(1) as f64;
+        let cost_ns = total.as_secs_f64() * 1e9 / steps;
+        let growth = first_cost.get_or_insert(cost_ns);
+        let lat = |q| r.stats.latency_quantile(q).map_or_else(|| "-".to_string(), |t| t.to_string());
+        println!(
+            "| {} | {:.2} ms | {:.2} ms | {:.0} | {cost_ns:.0} ns ({:.2}x) | {} / {} turns | {} |",
+            r.units,
+            ms(median),
+            ms(max),
+            walkers(&r),
+            cost_ns / *growth,
+            lat(990),
+            lat(1000),
+            r.stats.waiting
+        );
+    }
+}
+
 fn main() {
     let full = std::env::args().any(|a| a == "--bench") && std::env::var_os("PHALANX_BENCH_QUICK").is_none();
     let turns: u32 = std::env::var("PHALANX_BENCH_TURNS").ok().and_then(|t| t.parse().ok()).unwrap_or(if full { 150 } else { 20 });
+    if std::env::var("PHALANX_SCALE_GROWTH").is_ok_and(|v| v == "1") {
+        growth(if full { std::env::var("PHALANX_BENCH_TURNS").ok().and_then(|t| t.parse().ok()).unwrap_or(200) } else { 20 });
+        return;
+    }
     let reference = run("reference.json", turns, 1);
     let ref_median = report(&reference, 1);
     let ref_walkers = walkers(&reference);
