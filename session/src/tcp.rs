@@ -281,6 +281,17 @@ pub fn run_client_watched(
             client.on_frame(&frame);
         }
         client.tick(now);
+        // What answers the frames just read (a `Pong` above all) goes out before the world
+        // steps: a step of a large world takes a while, and the host measures the round trip,
+        // and sets the input delay, from the `Pong`.
+        for frame in client.take_frames() {
+            stream.queue(&frame);
+        }
+        if !stream.flush() {
+            client.on_lost("the connection failed".to_owned());
+            client.take_events().iter().for_each(&mut *log);
+            return Ok(());
+        }
         client.step_ready(now, brain);
         watch(client);
         for frame in client.take_frames() {
