@@ -68,9 +68,9 @@ struct Run {
     /// Wall-clock time of each `World::step` after the first.
     turns: Vec<Duration>,
     /// The same turns' time by phase (`World::step_observed`): each phase's time since the last.
-    phases: Vec<Vec<(sim::world::Phase, Duration)>>,
+    phases: Vec<Vec<(sim::Phase, Duration)>>,
     hashes: Vec<[u8; 32]>,
-    stats: sim::world::ScaleStats,
+    stats: sim::ScaleStats,
     /// Heap bytes the world holds after its last turn, and with no units (before turn 0).
     heap: (usize, usize),
 }
@@ -171,7 +171,7 @@ fn report(r: &Run, threads: usize) -> Duration {
         per_unit,
     );
     // Where the time goes: each phase's median over the turns, and the slowest turn by phase.
-    let mut names: Vec<sim::world::Phase> = Vec::new();
+    let mut names: Vec<sim::Phase> = Vec::new();
     for turn in &r.phases {
         for &(phase, _) in turn {
             if !names.contains(&phase) {

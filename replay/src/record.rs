@@ -2,8 +2,7 @@
 
 use std::io::Write;
 
-use sim::command::Command;
-use sim::world::{TurnReport, World};
+use sim::{Command, TurnReport, World};
 
 use crate::format::{ENGINE, ReplayHeader, ReplayWriter};
 use crate::scenario::Scenario;

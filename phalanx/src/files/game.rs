@@ -183,14 +183,14 @@ pub(super) fn cmd_run(
     // includes building the world).
     let mut turn_times: Vec<std::time::Duration> = Vec::with_capacity(turns as usize);
     let mut last_end = std::time::Instant::now();
-    let mut on_turn = |commands: &[sim::command::Command], report: &sim::world::TurnReport| {
+    let mut on_turn = |commands: &[sim::Command], report: &sim::TurnReport| {
         let now = std::time::Instant::now();
         turn_times.push(now - last_end);
         if hashes {
             lines.push(format!("{}\t{}", report.turn, hex(&report.hash)));
         }
         for e in &report.events {
-            use sim::command::Event;
+            use sim::Event;
             match e {
                 Event::Spawned { .. } => events[0] += 1,
                 Event::Arrived { .. } => events[1] += 1,

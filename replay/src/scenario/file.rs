@@ -51,7 +51,7 @@ pub(super) struct SettingsIn {
     pub(super) players: Option<Int<0, 255>>,
     pub(super) seed: Option<Int<0, ANY>>,
     pub(super) max_paths_per_turn: Option<Int<1, 65_535>>,
-    pub(super) long_search_budget: Option<Int<1, { sim::world::MAX_LONG_SEARCH_BUDGET as u64 }>>,
+    pub(super) long_search_budget: Option<Int<1, { sim::MAX_LONG_SEARCH_BUDGET as u64 }>>,
     pub(super) motion: Option<MotionIn>,
 }
 
@@ -204,7 +204,7 @@ pub(super) struct UnitIn {
     pub(super) player: Option<Int<0, 255>>,
     pub(super) class: Option<Value>,
     pub(super) at: Point,
-    pub(super) count: Option<Int<1, { sim::world::MAX_SPAWN_COUNT as u64 }>>,
+    pub(super) count: Option<Int<1, { sim::MAX_SPAWN_COUNT as u64 }>>,
     #[serde(default, deserialize_with = "some_decimal")]
     pub(super) radius: Option<Fixed>,
     #[serde(default, deserialize_with = "some_decimal")]
@@ -251,7 +251,7 @@ pub(super) struct SpawnIn {
     pub(super) group: Option<Name>,
     pub(super) class: Option<Value>,
     pub(super) at: Point,
-    pub(super) count: Option<Int<1, { sim::world::MAX_SPAWN_COUNT as u64 }>>,
+    pub(super) count: Option<Int<1, { sim::MAX_SPAWN_COUNT as u64 }>>,
     #[serde(default, deserialize_with = "some_decimal")]
     pub(super) radius: Option<Fixed>,
     #[serde(default, deserialize_with = "some_decimal")]
@@ -267,7 +267,7 @@ pub(super) struct SpawnFromBuildingIn {
     pub(super) group: Option<Name>,
     pub(super) building: Value,
     pub(super) class: Option<Value>,
-    pub(super) count: Option<Int<1, { sim::world::MAX_SPAWN_COUNT as u64 }>>,
+    pub(super) count: Option<Int<1, { sim::MAX_SPAWN_COUNT as u64 }>>,
     #[serde(default, deserialize_with = "some_decimal")]
     pub(super) radius: Option<Fixed>,
     #[serde(default, deserialize_with = "some_decimal")]
