@@ -21,11 +21,9 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use pathing::WorldPos;
-use sim::EntityId;
-use sim::command::{Command, CommandKind};
 use sim::digest_tree::range_indices;
 use sim::state_hash::hex;
-use sim::world::{TurnReport, Unit, World};
+use sim::{Command, CommandKind, EntityId, TurnReport, Unit, World};
 
 use crate::{INPUT_DELAY, MAP_TILES, run_game};
 

@@ -36,11 +36,9 @@ use pathing::refworld::{RefWorldParams, generate};
 use pathing::{Fixed, PassClass, WorldPos};
 use replay::format::ReplayWriter;
 use replay::scenario::Scenario;
-use sim::EntityId;
-use sim::command::{Command, CommandKind, Event, GoalSpec, PlayerId, SquareSpec};
 use sim::digest_tree::{Divergence, locate, range_indices};
 use sim::waypoint::WaypointNet;
-use sim::world::{Settings, TurnReport, Unit, World};
+use sim::{Command, CommandKind, EntityId, Event, GoalSpec, PlayerId, Settings, SquareSpec, TurnReport, Unit, World};
 
 /// Turns between issuing a command and the turn it applies in: the time it has to reach every
 /// peer. Every command issued while turn `t` is current is stamped `t + INPUT_DELAY`.

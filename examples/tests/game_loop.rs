@@ -4,7 +4,7 @@
 
 use phalanx_examples::{KEYFRAME_EVERY, run_game};
 use replay::verify::{DivergenceKind, Outcome, VerifyOptions, verify};
-use sim::world::World;
+use sim::World;
 
 const TURNS: u32 = 100;
 

@@ -35,11 +35,9 @@ use pathing::polygon::Polygon;
 use pathing::terrain::{CellKind, GridSpec, MapBorder, Terrain};
 use pathing::waypoints::WaypointPriority;
 use pathing::{COORD_LIMIT, Fixed, PassClass, WorldPos};
-use sim::EntityId;
-use sim::command::{Command, CommandKind, Event, GoalSpec, PlayerId, RangeKind, RejectReason, SquareSpec, Target};
 use sim::formation::{FormationId, Layout};
 use sim::waypoint::{PriorityEntry, WaypointNet};
-use sim::world::{Settings, World};
+use sim::{Command, CommandKind, EntityId, Event, GoalSpec, PlayerId, RangeKind, RejectReason, Settings, SquareSpec, Target, World};
 
 use crate::bytes::Bytes;
 use crate::fuzz_rules::{FuzzCommand, FuzzRules};
@@ -162,8 +160,7 @@ fn decode_setup(b: &mut Bytes) -> Option<Setup> {
         // From the seed rather than a byte of its own, so the stored inputs keep their meaning:
         // the default, the least (one search a turn), budgets that cut a turn's searches
         // mid-chunk, and the largest.
-        long_search_budget: [sim::world::DEFAULT_LONG_SEARCH_BUDGET, 1, 200, 2_000, sim::world::MAX_LONG_SEARCH_BUDGET]
-            [(seed % 5) as usize],
+        long_search_budget: [sim::DEFAULT_LONG_SEARCH_BUDGET, 1, 200, 2_000, sim::MAX_LONG_SEARCH_BUDGET][(seed % 5) as usize],
         ..Settings::default()
     };
     Some(Setup { desc, obstructions, settings, size, vertices: (w / 4 + 1, h / 4 + 1) })
@@ -355,7 +352,7 @@ fn game_command(b: &mut Bytes, known: &Known, size: (i64, i64)) -> CommandKind {
     let command = match b.below(8) {
         0 => {
             // Bytes for the fuzz rules, or a module the world does not have.
-            let rules = b.pick(&[<FuzzRules as sim::Rules>::NAME, <FuzzRules as sim::Rules>::NAME, "absent", ""]).to_owned();
+            let rules = b.pick(&[<FuzzRules as sim::rules::Rules>::NAME, <FuzzRules as sim::rules::Rules>::NAME, "absent", ""]).to_owned();
             return CommandKind::Game { rules, payload: (0..b.below(12)).map(|_| b.u8()).collect() };
         }
         1 | 2 => FuzzCommand::Hit { unit: unit_id(b, known), damage: b.pick(&[1, 3, 5, 12, 0, 100]) },
@@ -393,7 +390,7 @@ fn new_world(setup: &Setup, threads: usize) -> Option<World> {
 }
 
 /// Checks what every turn of every run must satisfy.
-fn check_turn(world: &World, report: &sim::world::TurnReport, commands: &[Command], players: u8) {
+fn check_turn(world: &World, report: &sim::TurnReport, commands: &[Command], players: u8) {
     let turn = report.turn;
     world.check_invariants().unwrap_or_else(|e| panic!("turn {turn}: {e}"));
     assert!(report.digest == world.state_digest_from_scratch(), "turn {turn}: the incremental digest differs from a recomputation");

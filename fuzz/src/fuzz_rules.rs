@@ -6,8 +6,8 @@
 use pathing::passability::ObstructionId;
 use pathing::{Fixed, PassClass, WorldPos};
 use serde::{Deserialize, Serialize};
-use sim::command::{CommandKind, Event, GoalSpec, SquareSpec};
-use sim::{Ctx, EntityId, PlayerId, Rules, Unit, View};
+use sim::rules::{Ctx, Rules, View};
+use sim::{CommandKind, EntityId, Event, GoalSpec, PlayerId, SquareSpec, Unit};
 
 /// The rules.
 #[derive(Clone, Debug, Default)]

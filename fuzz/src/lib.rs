@@ -81,9 +81,9 @@ pub fn scenario(data: &[u8]) {
 /// Loads bytes as a simulation snapshot; a world that loads must save to bytes that load to the
 /// same state hash.
 pub fn snapshot(data: &[u8]) {
-    if let Ok(world) = sim::world::World::load(data) {
+    if let Ok(world) = sim::World::load(data) {
         let hash = world.state_hash();
-        let again = sim::world::World::load(&world.save()).expect("saved worlds load");
+        let again = sim::World::load(&world.save()).expect("saved worlds load");
         assert_eq!(again.state_hash(), hash, "state changed in a save/load round trip");
     }
 }

@@ -76,8 +76,8 @@ fn place_building_refuses_the_exhausted_obstruction_id() {
     use pathing::classes::ClassSet;
     use pathing::passability::{Obstruction, ObstructionFlags, WorldDesc};
     use pathing::terrain::CellKind;
-    use sim::command::{Command, CommandKind, Event, RejectReason, SquareSpec};
-    use sim::world::{Settings, World};
+    use sim::{Command, CommandKind, Event, RejectReason, SquareSpec};
+    use sim::{Settings, World};
 
     replay("command_stream", "place_building_hands_out_u32_max");
     let desc =
@@ -102,9 +102,9 @@ fn place_building_refuses_the_exhausted_obstruction_id() {
     assert_eq!(
         report.events,
         vec![
-            Event::Rejected { command: (0, sim::PlayerId(1), 0), reason: RejectReason::IdsExhausted(sim::command::IdKind::Obstruction) },
-            Event::Rejected { command: (0, sim::PlayerId(1), 1), reason: RejectReason::IdsExhausted(sim::command::IdKind::Obstruction) },
-            Event::Rejected { command: (0, sim::PlayerId(1), 2), reason: RejectReason::IdsExhausted(sim::command::IdKind::Obstruction) },
+            Event::Rejected { command: (0, sim::PlayerId(1), 0), reason: RejectReason::IdsExhausted(sim::IdKind::Obstruction) },
+            Event::Rejected { command: (0, sim::PlayerId(1), 1), reason: RejectReason::IdsExhausted(sim::IdKind::Obstruction) },
+            Event::Rejected { command: (0, sim::PlayerId(1), 2), reason: RejectReason::IdsExhausted(sim::IdKind::Obstruction) },
         ]
     );
 }

@@ -28,14 +28,13 @@ use std::collections::{BTreeMap, VecDeque};
 use std::rc::Rc;
 
 use replay::scenario::Scenario;
-use session::client::Idle;
-use session::host::{ConnId, Delay, HostConfig, HostCore};
-use session::mem::single_process_hashes;
-use session::protocol::{Chunk, ClientMsg, Envelope, HostMsg, PROTOCOL_VERSION, Token, Waiting, encode};
+use session::Idle;
+use session::single_process_hashes;
 use session::{Brain, ClientCore, Order};
-use sim::command::{Command, CommandKind, GoalSpec};
+use session::{Chunk, ClientMsg, Envelope, HostMsg, PROTOCOL_VERSION, Token, Waiting, encode};
+use session::{ConnId, Delay, HostConfig, HostCore};
 use sim::digest_tree::DigestReport;
-use sim::{EntityId, PlayerId, TurnReport, World};
+use sim::{Command, CommandKind, EntityId, GoalSpec, PlayerId, TurnReport, World};
 
 use crate::bytes::Bytes;
 
@@ -184,7 +183,7 @@ fn host_msg(b: &mut Bytes<'_>, scenario_text: &str, start_hash: [u8; 32], world:
         4 => HostMsg::Load { from: b.below(30), hash: if b.bool() { world.state_hash() } else { [b.u8(); 32] } },
         5 => {
             let bytes = world.save();
-            let pieces = session::protocol::chunks(b.below(30), &bytes);
+            let pieces = session::chunks(b.below(30), &bytes);
             let k = (b.below(4) as usize).min(pieces.len().saturating_sub(1));
             HostMsg::Snapshot(pieces.into_iter().nth(k).unwrap_or_else(|| chunk(b)))
         }
@@ -192,7 +191,7 @@ fn host_msg(b: &mut Bytes<'_>, scenario_text: &str, start_hash: [u8; 32], world:
         7 => HostMsg::AskDigests { turn: b.below(30) },
         8 => HostMsg::AskSnapshot { turn: b.below(30) },
         9 => HostMsg::Waiting(Waiting::Seat { seat: b.u8(), behind_ms: b.u64(), drops_at_ms: b.u64() }),
-        10 => HostMsg::Refused { order: b.u32(), refusal: session::orders::Refusal::Observer },
+        10 => HostMsg::Refused { order: b.u32(), refusal: session::Refusal::Observer },
         _ => match b.below(5) {
             0 => HostMsg::Bye { reason: "bye".to_owned() },
             1 => HostMsg::End { turns: b.below(30), in_sync: b.bool() },
@@ -274,7 +273,7 @@ pub fn session_frames(data: &[u8]) {
         let brain: Box<dyn Brain> = if seat == 3 {
             Box::new(Queued { orders: queue.clone() })
         } else {
-            Box::new(session::mover::Mover::new(PlayerId(seat), 5, 3, 14, 50))
+            Box::new(session::Mover::new(PlayerId(seat), 5, 3, 14, 50))
         };
         game.seats.push(Seat { conn, core: ClientCore::new(seat, token(seat)), brain });
     }
@@ -331,7 +330,7 @@ pub fn session_frames(data: &[u8]) {
                 // More than 64 in one message closes the connection: a seat's own doing, not
                 // an attack on the others, so the target stays within it.
                 let mut orders = orders(&mut b);
-                orders.truncate(session::protocol::MAX_COMMANDS_PER_TURN);
+                orders.truncate(session::MAX_COMMANDS_PER_TURN);
                 if let Some(s) = game.seats.get_mut(2) {
                     s.core.send_unchecked(ClientMsg::Commands { orders });
                 }

@@ -20,8 +20,7 @@
 
 use std::time::{Duration, Instant};
 
-use sim::command::Event;
-use sim::world::Phase;
+use sim::{Event, Phase};
 
 /// One game's measurements.
 struct Run {

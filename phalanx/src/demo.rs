@@ -14,9 +14,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use sim::PlayerId;
-use sim::command::Event;
-use sim::world::World;
+use sim::{Event, PlayerId, World};
 use skirmish::{SkirmishEvent, UnitKind};
 
 use replay::format::ReplayWriter;

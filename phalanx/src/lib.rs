@@ -71,7 +71,7 @@ pub fn stock_rulesets() -> Rulesets {
 ///
 /// [`Program::new`] knows the reference game and plays the demo; [`Program::bare`] knows no game
 /// (only worlds without game rules) and has no demo. Add a game with [`Program::rules`] (any
-/// `sim::Rules`) or [`Program::ruleset`] (a ruleset with bots or a summary); a later game of the
+/// `sim::rules::Rules`) or [`Program::ruleset`] (a ruleset with bots or a summary); a later game of the
 /// same name replaces an earlier one.
 #[derive(Clone, Debug)]
 pub struct Program {

@@ -18,11 +18,11 @@ use replay::rules::Rulesets;
 use replay::scenario::Scenario;
 use serde_json::{Value, json};
 
-use session::client::{Brain, ClientCore, ClientEvent, Idle};
-use session::host::{Delay, HostConfig, HostCore, HostEvent, hex};
-use session::protocol::{TOKEN_BYTES, Token, Waiting};
-use session::seat_bot::SeatBot;
-use session::tcp::{run_client, run_host_watched};
+use session::SeatBot;
+use session::{Brain, ClientCore, ClientEvent, Idle};
+use session::{Delay, HostConfig, HostCore, HostEvent, hex};
+use session::{TOKEN_BYTES, Token, Waiting};
+use session::{run_client, run_host_watched};
 
 mod json;
 
@@ -257,7 +257,7 @@ fn result(lines: &mut Lines<'_>, world: &sim::World, rulesets: &Rulesets) {
 }
 
 /// The traffic as JSON fields.
-fn traffic_json(traffic: session::stats::Traffic) -> Value {
+fn traffic_json(traffic: session::Traffic) -> Value {
     json!({"sent": traffic.sent, "received": traffic.received})
 }
 
@@ -319,7 +319,7 @@ fn host(
             }
             tokens
         }
-        None => session::protocol::random_tokens(players)?,
+        None => session::random_tokens(players).map_err(|e| e.to_string())?,
     };
     let config = HostConfig {
         tokens: tokens.clone(),
@@ -331,7 +331,7 @@ fn host(
         keyframe_every: KEYFRAME_EVERY,
     };
     let total = config.turns;
-    let mut host = HostCore::new(&scenario, config)?;
+    let mut host = HostCore::new(&scenario, config).map_err(|e| e.to_string())?;
     host.set_resync(resync);
     if let Some(path) = record {
         // Streamed as turns close, each record flushed, so a host killed mid-game leaves a replay
@@ -415,8 +415,8 @@ fn host(
 }
 
 /// A desync report's case as its JSON name.
-fn case_name(case: session::host::desync::Case) -> &'static str {
-    use session::host::desync::Case;
+fn case_name(case: session::Case) -> &'static str {
+    use session::Case;
     match case {
         Case::FalseReport => "false_report",
         Case::Diverged => "diverged",
@@ -492,7 +492,7 @@ fn finish(client: &ClientCore, rulesets: &Rulesets, lines: &mut Lines<'_>) -> Re
     let (how, reason) = json::client_ending(client.ending());
     let final_hash = client.hashes().last().copied().unwrap_or_default();
     let turns = client.turns_stepped();
-    if let Some(ending @ session::client::Ending::Refused { .. }) = client.ending() {
+    if let Some(ending @ session::Ending::Refused { .. }) = client.ending() {
         lines.text(&ending.to_string());
         lines.event(json!({"event": "end", "how": how, "reason": reason, "exit": 2}));
         return Ok(2);
@@ -504,7 +504,7 @@ fn finish(client: &ClientCore, rulesets: &Rulesets, lines: &mut Lines<'_>) -> Re
     let traffic = client.traffic();
     lines.text(&traffic.line(turns));
     let latency = client.order_latency();
-    let player = client.seat() != session::protocol::OBSERVER_SEAT;
+    let player = client.seat() != session::OBSERVER_SEAT;
     if player {
         lines.text(&latency.to_string());
     }
@@ -551,7 +551,7 @@ struct Counted<'a, F: FnMut(u32)> {
 }
 
 impl<F: FnMut(u32)> Brain for Counted<'_, F> {
-    fn think(&mut self, world: &sim::World, report: &sim::TurnReport) -> Vec<session::protocol::Order> {
+    fn think(&mut self, world: &sim::World, report: &sim::TurnReport) -> Vec<session::Order> {
         (self.on_turn)(report.turn + 1);
         self.brain.think(world, report)
     }

@@ -71,9 +71,9 @@ struct Run {
     /// Wall-clock time of each `World::step` after the first.
     turns: Vec<Duration>,
     /// The same turns' time by phase (`World::step_observed`): each phase's time since the last.
-    phases: Vec<Vec<(sim::world::Phase, Duration)>>,
+    phases: Vec<Vec<(sim::Phase, Duration)>>,
     hashes: Vec<[u8; 32]>,
-    stats: sim::world::ScaleStats,
+    stats: sim::ScaleStats,
     /// Heap bytes the world holds after its last turn, and with no units (before turn 0).
     heap: (usize, usize),
 }
@@ -174,7 +174,7 @@ fn report(r: &Run, threads: usize) -> Duration {
         per_unit,
     );
     // Where the time goes: each phase's median over the turns, and the slowest turn by phase.
-    let mut names: Vec<sim::world::Phase> = Vec::new();
+    let mut names: Vec<sim::Phase> = Vec::new();
     for turn in &r.phases {
         for &(phase, _) in turn {
             if !names.contains(&phase) {
@@ -207,7 +207,9 @@ const GROWTH: [&str; 6] = ["scale-1k.json", "scale-2k5.json", "scale-5k.json", "
 /// `PHALANX_SCALE_GROWTH=1`: every size of [`GROWTH`] for `turns` turns, one thread, and a table of
 /// how the turn, a walking unit's cost and the order latency grow with the units.
 fn growth(turns: u32) {
-    println!("| units | median turn | max turn | walking units per turn | time per walking unit-turn | latency p99 / max | waiting at the end |");
+    println!(
+        "| units | median turn | max turn | walking units per turn | time per walking unit-turn | latency p99 / max | waiting at the end |"
+    );
     println!("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     let mut first_cost = None;
     for file in GROWTH {

@@ -41,7 +41,7 @@ fn main() {
     let commands = script.turn_commands(&world);
     let saved = world.save();
     let mut totals = Vec::with_capacity(repeat);
-    let mut phases: Vec<(sim::world::Phase, Vec<Duration>)> = Vec::new();
+    let mut phases: Vec<(sim::Phase, Vec<Duration>)> = Vec::new();
     let mut hash = None;
     for _ in 0..repeat {
         let mut again = world.load_like(&saved).expect("the world's own snapshot loads");

@@ -22,12 +22,10 @@ use std::fmt::Display;
 use pathing::Fixed;
 use serde::Serialize;
 use serde_json::{Map, Value};
-use sim::command::{GoalSpec, Target};
 use sim::snapshot::{GameSnapshot, SnapshotData};
+use sim::{EntityAllocator, EntityId, GoalSpec, PathRequest, PlayerId, Settings, SimRng, Target, Unit, UnitState, World};
 
 use crate::rules::Rulesets;
-use sim::world::{PathRequest, Settings, Unit, UnitState, World};
-use sim::{EntityAllocator, EntityId, PlayerId, SimRng};
 
 /// One differing value.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -620,7 +618,7 @@ mod tests {
     use pathing::WorldPos;
     use pathing::decimal::parse_fixed;
     use pathing::refworld::{RefWorldParams, generate};
-    use sim::command::{Command, CommandKind, Event};
+    use sim::{Command, CommandKind, Event};
 
     use super::*;
 

@@ -80,7 +80,7 @@ pub enum Error {
     #[error("the embedded scenario's world: {source}")]
     World {
         /// Why.
-        source: sim::world::SetupError,
+        source: sim::SetupError,
     },
     /// The header's digest components are not this engine's (a replay of another engine version).
     #[error("the header's state components {header:?} are not this engine's {engine:?}")]

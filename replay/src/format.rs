@@ -25,9 +25,8 @@
 use std::io::{Read, Write};
 
 use serde::{Deserialize, Serialize};
-use sim::command::Command;
 use sim::digest_tree::{Digest, StateDigest};
-use sim::world::{Settings, TurnReport, World};
+use sim::{Command, Settings, TurnReport, World};
 
 /// The first bytes of every replay.
 pub const MAGIC: [u8; 8] = *b"PHXRPLY\0";
@@ -213,7 +212,7 @@ pub enum Record {
     /// A turn.
     Turn(TurnRecord),
     /// The world at the start of `turn` (after the turn record of `turn - 1`), as snapshot bytes
-    /// (`sim::world::World::save`), decompressed.
+    /// (`sim::World::save`), decompressed.
     Keyframe {
         /// The turn the world is about to step.
         turn: u32,

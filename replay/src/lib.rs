@@ -19,7 +19,7 @@
 //! - [`seek`]: the world at the start of any turn of a replay, from the nearest keyframe.
 //! - [`picture`], [`viewer`]: a turn as a PNG, a whole replay as a self-contained HTML page.
 //! - [`rules`]: game rulesets as the tools see them, by name at run time ([`rules::RulesOf`] wraps
-//!   any `sim::Rules`).
+//!   any `sim::rules::Rules`).
 //!
 //! # Quick start
 //!
@@ -46,7 +46,7 @@
 //! assert_eq!((report.turns_verified, report.keyframes_checked), (20, 4));
 //! ```
 //!
-//! A game that builds its [`sim::world::World`] itself records with [`format::ReplayWriter`]
+//! A game that builds its [`sim::World`] itself records with [`format::ReplayWriter`]
 //! directly. The replay still needs a scenario to rebuild the world from: the same map as a
 //! scenario with no units and no script, whose world must hash like the game's; every command the
 //! game gives is recorded. (`examples/src/lib.rs` does this for a two-peer game.)
@@ -58,8 +58,8 @@
 //! use replay::record::header_for;
 //! use replay::scenario::Scenario;
 //! use replay::verify::{Outcome, VerifyOptions, verify};
-//! use sim::command::{Command, CommandKind};
-//! use sim::world::World;
+//! use sim::{Command, CommandKind};
+//! use sim::World;
 //!
 //! let (desc, obstructions) = generate(&RefWorldParams::scaled(16, 3));
 //! let text = r#"{"format": "phalanx-scenario", "version": 3, "name": "mine", "turns": 12,

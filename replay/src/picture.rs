@@ -13,8 +13,7 @@ use pathing::classes::{ClassSet, ObstructionMode};
 use pathing::passability::{NavWorld, Obstruction, ObstructionFlags};
 use pathing::terrain::TerrainPass;
 use pathing::{Fixed, Navcell, PassClass, WorldPos};
-use sim::PlayerId;
-use sim::world::World;
+use sim::{PlayerId, World};
 
 /// The legend of the pictures (also printed by `phalanx render --help`).
 pub const LEGEND: &str = "\

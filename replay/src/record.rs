@@ -2,8 +2,7 @@
 
 use std::io::Write;
 
-use sim::command::Command;
-use sim::world::{TurnReport, World};
+use sim::{Command, TurnReport, World};
 
 use crate::format::{ENGINE, ReplayHeader, ReplayWriter};
 use crate::scenario::Scenario;
@@ -87,7 +86,7 @@ pub fn run_observed<W: Write>(
     options: &RunOptions,
     out: Option<W>,
     on_turn: &mut dyn FnMut(&[Command], &TurnReport),
-    on_phase: &mut dyn FnMut(Option<sim::world::Phase>),
+    on_phase: &mut dyn FnMut(Option<sim::Phase>),
 ) -> Result<(World, Option<W>), RunError> {
     let mut world = build_world(scenario, options.threads)?;
     let mut writer = match out {

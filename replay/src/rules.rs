@@ -4,7 +4,7 @@
 //! read its commands from scenario JSON, print its commands and events, and compare its state
 //! field by field through a [`Ruleset`], found by name in a [`Rulesets`] registry. This crate knows
 //! no particular game: the program that runs the tools (the `phalanx` command line) fills the
-//! registry, and a game with its own rules adds its own ([`RulesOf`] wraps any `sim::Rules`).
+//! registry, and a game with its own rules adds its own ([`RulesOf`] wraps any `sim::rules::Rules`).
 
 use std::sync::Arc;
 
@@ -14,8 +14,7 @@ use serde::Serialize;
 use serde_json::Value;
 use sim::rules::{MAX_GAME_COMMAND, MAX_GAME_VALUE, ModuleVisitor, Modules, Rules, decode, decode_snapshot};
 use sim::snapshot::{GameSnapshot, SnapshotError};
-use sim::world::SetupError;
-use sim::{CommandKind, EntityId, PlayerId, Settings, World};
+use sim::{CommandKind, EntityId, PlayerId, Settings, SetupError, World};
 
 use crate::Error;
 
@@ -40,7 +39,7 @@ pub trait Ruleset: Send + Sync {
     fn name(&self) -> &'static str;
     /// The game's version.
     fn version(&self) -> u32;
-    /// Each rule module's name and version, in step order (`sim::Modules::list`).
+    /// Each rule module's name and version, in step order (`sim::rules::Modules::list`).
     fn modules(&self) -> Vec<(&'static str, u32)>;
     /// A world at turn 0 with these rules.
     ///
@@ -201,7 +200,7 @@ impl ModuleVisitor for Codecs {
     }
 }
 
-/// Any `sim::Modules` (one `Rules` type or a tuple of them) as a [`Ruleset`], built with `Default`.
+/// Any `sim::rules::Modules` (one `Rules` type or a tuple of them) as a [`Ruleset`], built with `Default`.
 pub struct RulesOf<M> {
     rules: std::marker::PhantomData<fn() -> M>,
     name: &'static str,

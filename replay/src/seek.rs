@@ -7,8 +7,8 @@
 
 use std::io::Read;
 
+use sim::World;
 use sim::state_hash::hex;
-use sim::world::World;
 
 use crate::format::{End, Record, ReplayReader};
 use crate::verify::scenario_world;

@@ -20,10 +20,9 @@ use crate::rules::Rulesets;
 use std::io::Read;
 
 use serde::Serialize;
-use sim::command::Command;
 use sim::digest_tree::StateDigest;
 use sim::state_hash::hex;
-use sim::world::World;
+use sim::{Command, World};
 
 use crate::Error;
 use crate::diff::FieldDiff;

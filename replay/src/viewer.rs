@@ -31,10 +31,9 @@ use std::collections::BTreeMap;
 use pathing::passability::{Obstruction, ObstructionId};
 use pathing::{Fixed, WorldPos};
 use serde::Serialize;
-use sim::command::{GoalSpec, Target};
 use sim::formation::{FormationState, Layout};
 use sim::state_hash::hex;
-use sim::world::{UnitState, World};
+use sim::{GoalSpec, Target, UnitState, World};
 
 use crate::diff::{FieldDiff, ReplaySplit, common_keyframe, first_state_split, keyframe_diff, replay_split};
 use crate::format::{Replay, is_replay};
@@ -607,14 +606,7 @@ fn unit_modules_json(rules: &dyn crate::rules::Ruleset, world: &World, unit: sim
     Some(serde_json::Value::Object(modules.into_iter().map(|(name, v)| (name.to_owned(), v)).collect()))
 }
 
-fn record_unit_details(
-    t: &mut Track,
-    u: &sim::world::Unit,
-    frame: u32,
-    formation: Option<&String>,
-    cell: i128,
-    game: Option<serde_json::Value>,
-) {
+fn record_unit_details(t: &mut Track, u: &sim::Unit, frame: u32, formation: Option<&String>, cell: i128, game: Option<serde_json::Value>) {
     if let Some(game) = game {
         let text = crate::diff::value_text(&game);
         if t.last.game.as_ref() != Some(&text) {

@@ -5,7 +5,7 @@
 //! reference world, 1020 units at the start), stepped turn by turn as a peer steps it. Each turn
 //! is timed, and then, apart, the work a peer adds to it:
 //! - `kept`: what the session keeps to answer questions about a turn not yet agreed
-//!   (`session::recorder::Recorder::record`: the turn's commands, and a snapshot every
+//!   (`session::Recorder::record`: the turn's commands, and a snapshot every
 //!   `SNAPSHOT_EVERY` turns);
 //! - `message`: the `Hash` message encoded by the client's link and decoded by the host's, and
 //!   the host's comparison with its own hash;
@@ -22,8 +22,8 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use session::protocol::{ClientMsg, HostMsg, Link};
-use session::recorder::{Recorder, SNAPSHOT_EVERY};
+use session::{ClientMsg, HostMsg, Link};
+use session::{Recorder, SNAPSHOT_EVERY};
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3

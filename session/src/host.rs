@@ -6,6 +6,7 @@
 //! the events to log ([`HostCore::take_output`]). It runs the game's world itself, as a dedicated
 //! server, so it has a hash of its own for every turn, the game's replay and a snapshot to give.
 
+use crate::Error;
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
 
@@ -18,7 +19,7 @@ use crate::recorder::Recorder;
 use crate::stats::Traffic;
 use sim::{Command, PlayerId, World};
 
-pub mod desync;
+pub(crate) mod desync;
 
 use crate::orders::{Refusal, SeatTurn, check_order, check_player};
 use crate::protocol::{
@@ -431,17 +432,17 @@ impl<'s> HostCore<'s> {
     /// # Errors
     /// When the scenario's world cannot be built, the configuration has no seat or more seats than
     /// the scenario's players, or the replay cannot be started.
-    pub fn new(scenario: &'s Scenario, config: HostConfig) -> Result<Self, String> {
-        let mut world = scenario.world().map_err(|e| e.to_string())?;
+    pub fn new(scenario: &'s Scenario, config: HostConfig) -> Result<Self, Error> {
+        let mut world = scenario.world()?;
         let mut recorder = Recorder::default();
         recorder.start(0, &world);
         let players = world.settings().players;
         if config.tokens.is_empty() || config.tokens.len() > usize::from(players) {
-            return Err(format!("{} seats for a scenario of {players} players", config.tokens.len()));
+            return Err(Error::Seats { seats: config.tokens.len(), players });
         }
         let replay = if config.keyframe_every > 0 {
             let header = replay::record::header_for(scenario, &mut world, config.keyframe_every);
-            Some(ReplayWriter::new(Tee::default(), header).map_err(|e| e.to_string())?)
+            Some(ReplayWriter::new(Tee::default(), header)?)
         } else {
             None
         };
@@ -707,7 +708,7 @@ impl<'s> HostCore<'s> {
                 match c.incoming.accept(chunk) {
                     Ok(Some((turn, bytes))) => self.on_snapshot(seat, turn, bytes),
                     Ok(None) => {}
-                    Err(reason) => self.close(conn, reason),
+                    Err(reason) => self.close(conn, reason.to_string()),
                 }
             }
         }

@@ -4,9 +4,10 @@
 //! ordered, with a seeded latency and jitter, and a lost segment costs a retransmission timeout
 //! (it arrives late, and holds back what follows it). On top of that, the network may break the
 //! order (a frame overtakes earlier ones) and duplicate frames, faults TCP never shows but that
-//! the protocol's sequence numbers absorb anyway ([`crate::protocol::Link`]). Everything is
+//! the protocol's sequence numbers absorb anyway ([`crate::Link`]). Everything is
 //! decided by the seed: the same seed gives the same deliveries at the same virtual times.
 
+use crate::Error;
 use std::collections::{BTreeMap, BTreeSet};
 
 use replay::scenario::Scenario;
@@ -290,7 +291,7 @@ impl<'s> MemGame<'s> {
 ///
 /// # Errors
 /// When the scenario's world cannot be built.
-pub fn single_process_hashes(scenario: &Scenario, history: &[Vec<Command>]) -> Result<Vec<Digest>, String> {
-    let mut world = scenario.world().map_err(|e| e.to_string())?;
+pub fn single_process_hashes(scenario: &Scenario, history: &[Vec<Command>]) -> Result<Vec<Digest>, Error> {
+    let mut world = scenario.world()?;
     Ok(history.iter().map(|commands| world.step(commands).hash).collect())
 }

@@ -6,6 +6,7 @@
 //! receiver can put frames back in order and drop copies ([`Link`]) whatever the transport below
 //! does. Decoding never panics and never allocates more than [`MAX_FRAME`] bytes.
 
+use crate::Error;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -40,10 +41,10 @@ pub type Token = [u8; TOKEN_BYTES];
 ///
 /// # Errors
 /// When the system has no random source to give.
-pub fn random_tokens(n: u8) -> Result<Vec<Token>, String> {
+pub fn random_tokens(n: u8) -> Result<Vec<Token>, Error> {
     let mut tokens = vec![[0u8; TOKEN_BYTES]; usize::from(n)];
     for token in &mut tokens {
-        getrandom::fill(token).map_err(|e| format!("the system's random source: {e}"))?;
+        getrandom::fill(token).map_err(|source| Error::Random { source })?;
     }
     Ok(tokens)
 }
@@ -103,25 +104,25 @@ impl Reassembly {
     ///
     /// # Errors
     /// Why the chunk breaks the rules: the connection that sent it should be closed.
-    pub fn accept(&mut self, chunk: Chunk) -> Result<Option<(u32, Vec<u8>)>, String> {
+    pub fn accept(&mut self, chunk: Chunk) -> Result<Option<(u32, Vec<u8>)>, Error> {
         if chunk.index != self.next {
-            return Err(format!("snapshot chunk {} where chunk {} was due", chunk.index, self.next));
+            return Err(Error::ChunkOrder { index: chunk.index, due: self.next });
         }
         if chunk.count == 0 || chunk.count > MAX_CHUNKS {
-            return Err(format!("a snapshot of {} chunks, the limit is {MAX_CHUNKS}", chunk.count));
+            return Err(Error::ChunkCount { count: chunk.count });
         }
         if chunk.total > MAX_SNAPSHOT {
-            return Err(format!("a snapshot of {} bytes, the limit is {MAX_SNAPSHOT}", chunk.total));
+            return Err(Error::SnapshotSize { total: chunk.total });
         }
         if chunk.bytes.len() > CHUNK_BYTES {
-            return Err(format!("a snapshot chunk of {} bytes, the limit is {CHUNK_BYTES}", chunk.bytes.len()));
+            return Err(Error::ChunkSize { len: chunk.bytes.len() });
         }
         let (turn, count, total, bytes) = self.partial.get_or_insert_with(|| (chunk.turn, chunk.count, chunk.total, Vec::new()));
         if (*turn, *count, *total) != (chunk.turn, chunk.count, chunk.total) {
-            return Err("a snapshot chunk of another turn, count or total than the first".to_owned());
+            return Err(Error::ChunkMismatch);
         }
         if bytes.len() as u64 + chunk.bytes.len() as u64 > *total {
-            return Err(format!("snapshot chunks of more than the {total} bytes announced"));
+            return Err(Error::ChunkOverrun { total: *total });
         }
         bytes.extend_from_slice(&chunk.bytes);
         self.next += 1;
@@ -132,7 +133,7 @@ impl Reassembly {
         self.next = 0;
         match whole {
             Some((turn, total, bytes)) if bytes.len() as u64 == total => Ok(Some((turn, bytes))),
-            Some((_, total, bytes)) => Err(format!("snapshot chunks of {} bytes, {total} announced", bytes.len())),
+            Some((_, total, bytes)) => Err(Error::ChunkShort { len: bytes.len(), total }),
             None => Ok(None),
         }
     }

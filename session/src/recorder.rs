@@ -11,6 +11,7 @@
 //! again does not have the hash the peer reported at the time, [`Recorder::replay_to`] says so,
 //! and that is itself a finding (the peer's simulation is not reproducible on its own machine).
 
+use crate::Error;
 use std::collections::VecDeque;
 
 use sim::digest_tree::Digest;
@@ -108,12 +109,12 @@ impl Recorder {
     ///
     /// # Errors
     /// When the turn is not kept or the snapshot does not load.
-    pub fn replay_to(&self, turn: u32, like: &World, hook: &mut dyn FnMut(&mut World, u32)) -> Result<Replayed, String> {
+    pub fn replay_to(&self, turn: u32, like: &World, hook: &mut dyn FnMut(&mut World, u32)) -> Result<Replayed, Error> {
         if !self.holds(turn) {
-            return Err(format!("turn {turn} is no longer kept"));
+            return Err(Error::NotKept { turn });
         }
-        let base = self.bases.iter().rev().find(|b| b.next <= turn).ok_or_else(|| format!("no snapshot before turn {turn}"))?;
-        let mut world = like.load_like(&base.bytes).map_err(|e| format!("the kept snapshot before turn {}: {e}", base.next))?;
+        let base = self.bases.iter().rev().find(|b| b.next <= turn).ok_or(Error::NoSnapshot { turn })?;
+        let mut world = like.load_like(&base.bytes).map_err(|source| Error::KeptSnapshot { turn: base.next, source })?;
         let mut hash = None;
         for kept in self.turns.iter().filter(|k| (base.next..=turn).contains(&k.turn)) {
             hook(&mut world, kept.turn);

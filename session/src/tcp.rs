@@ -18,7 +18,7 @@ use crate::protocol::MAX_FRAME;
 const IDLE: Duration = Duration::from_millis(1);
 /// The most connections a host keeps open. One more displaces the oldest that has sent no
 /// `Hello` ([`HostCore::make_room`]), or is closed as it is accepted when every one has; silent
-/// ones are also closed after [`crate::host::HELLO_WITHIN_MS`].
+/// ones are also closed after [`crate::HELLO_WITHIN_MS`].
 pub const MAX_CONNECTIONS: usize = 64;
 /// The most bytes a host queues for one connection; a peer that reads slower than the game
 /// sends is closed rather than let the host's memory grow.

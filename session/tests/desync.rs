@@ -5,10 +5,10 @@ mod common;
 
 use common::Planter;
 use replay::scenario::Scenario;
-use session::host::{Delay, HostConfig, HostCore, HostEvent};
-use session::mem::{MemGame, MemNet, NetConfig, single_process_hashes};
-use session::mover::Mover;
+use session::Mover;
 use session::{Brain, ClientCore};
+use session::{Delay, HostConfig, HostCore, HostEvent};
+use session::{MemGame, MemNet, NetConfig, single_process_hashes};
 use sim::PlayerId;
 
 const SCENARIO: &str = r#"{"format": "phalanx-scenario", "version": 3, "name": "desync", "turns": 80,
@@ -104,7 +104,7 @@ impl Brain for Liar {
 /// sync, with and without `--resync`.
 #[test]
 fn a_seat_reporting_false_hashes_is_dropped_and_the_others_play_to_the_end() {
-    use session::host::desync::Case;
+    use session::Case;
     let scenario = Scenario::parse(SCENARIO, "desync", &mut |f| Err(format!("no file {f}"))).expect("scenario");
     for resync in [false, true] {
         let tokens: Vec<[u8; 16]> = (1..=3).map(|s| [s; 16]).collect();
@@ -137,7 +137,7 @@ fn a_seat_reporting_false_hashes_is_dropped_and_the_others_play_to_the_end() {
             assert_eq!(c.ended(), Some((80, true)), "resync {resync}: client {k}");
         }
         let liar = &game.clients[1].core;
-        assert!(matches!(liar.ending(), Some(session::client::Ending::Kicked { reason }) if reason.contains("a false hash report")));
+        assert!(matches!(liar.ending(), Some(session::Ending::Kicked { reason }) if reason.contains("a false hash report")));
     }
 }
 

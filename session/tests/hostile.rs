@@ -6,13 +6,13 @@ use std::net::{TcpListener, TcpStream};
 use std::time::Instant;
 
 use replay::scenario::Scenario;
-use session::host::{Delay, HostConfig, HostCore, HostEvent};
-use session::mem::single_process_hashes;
-use session::mover::Mover;
-use session::orders::Refusal;
-use session::protocol::ClientMsg;
-use session::tcp::{run_client, run_client_watched, run_host};
+use session::ClientMsg;
+use session::Mover;
+use session::Refusal;
+use session::single_process_hashes;
 use session::{Brain, ClientCore, ClientEvent, Order};
+use session::{Delay, HostConfig, HostCore, HostEvent};
+use session::{run_client, run_client_watched, run_host};
 use sim::{CommandKind, EntityId, PlayerId};
 
 const SCENARIO: &str = r#"{"format": "phalanx-scenario", "version": 3, "name": "hostile", "turns": 40,
@@ -186,7 +186,7 @@ fn a_message_of_64_spawns_of_4096_units_is_refused_and_the_game_plays_on() {
 /// wrote no replay. Now it closes no turn while nobody plays, and ends after the drop time.
 #[test]
 fn a_host_whose_seats_have_all_left_ends_the_game_and_finishes_its_replay() {
-    use session::protocol::{Envelope, PROTOCOL_VERSION, encode};
+    use session::{Envelope, PROTOCOL_VERSION, encode};
     use std::io::{Read, Write};
     let scenario = scenario();
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
@@ -242,7 +242,7 @@ impl std::io::Write for Shared {
 #[test]
 fn a_host_killed_mid_game_leaves_a_replay_that_reads_to_its_last_closed_turn() {
     use replay::format::{End, Replay};
-    use session::mem::{MemGame, MemNet, NetConfig};
+    use session::{MemGame, MemNet, NetConfig};
     let scenario = scenario();
     let mut config = config();
     config.turns = 80;
@@ -273,7 +273,7 @@ fn a_host_killed_mid_game_leaves_a_replay_that_reads_to_its_last_closed_turn() {
 /// Hello, so the players get in while the attack goes on.
 #[test]
 fn silent_connections_holding_every_slot_cannot_keep_the_players_out() {
-    use session::tcp::MAX_CONNECTIONS;
+    use session::MAX_CONNECTIONS;
     let scenario = scenario();
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
     let addr = listener.local_addr().expect("its address");
@@ -311,8 +311,8 @@ fn silent_connections_holding_every_slot_cannot_keep_the_players_out() {
 /// but its hashes, so more than a small byte budget in one turn closes it.
 #[test]
 fn an_observer_sending_unsolicited_megabytes_is_closed_and_the_game_plays_on() {
-    use session::host::MAX_OBSERVER_BYTES_PER_TURN;
-    use session::protocol::{Envelope, PROTOCOL_VERSION, encode};
+    use session::MAX_OBSERVER_BYTES_PER_TURN;
+    use session::{Envelope, PROTOCOL_VERSION, encode};
     use std::io::Write;
     let scenario = scenario();
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
@@ -385,13 +385,8 @@ impl Brain for Liar {
 /// no ping, under the same sequence number: the seat stays connected and keeps stepping and
 /// hashing, it only never shows its world. Returns how its game ended, and how many answers it
 /// withheld.
-fn stonewalling_seat(
-    addr: std::net::SocketAddr,
-    seat: u8,
-    brain: &mut dyn Brain,
-    start: Instant,
-) -> (Option<session::client::Ending>, u32) {
-    use session::protocol::{Envelope, decode, encode};
+fn stonewalling_seat(addr: std::net::SocketAddr, seat: u8, brain: &mut dyn Brain, start: Instant) -> (Option<session::Ending>, u32) {
+    use session::{Envelope, decode, encode};
     use std::io::{ErrorKind, Read, Write};
     let mut socket = TcpStream::connect(addr).expect("connect");
     socket.set_nodelay(true).expect("nodelay");
@@ -443,8 +438,8 @@ fn stonewalling_seat(
 /// in sync.
 #[test]
 fn a_seat_that_reports_a_false_hash_and_sends_no_snapshot_is_dropped_and_the_others_play_on() {
-    use session::client::Ending;
-    use session::host::desync::Case;
+    use session::Case;
+    use session::Ending;
     let scenario = scenario();
     for resync in [false, true] {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");

@@ -4,11 +4,11 @@
 mod common;
 
 use replay::scenario::Scenario;
-use session::host::{CLIENT_SEQ_BASE, Delay, HostConfig, HostCore, HostEvent, MAX_DELAY, MIN_DELAY};
-use session::mem::{MemGame, MemNet, NetConfig, single_process_hashes};
-use session::mover::Mover;
-use session::protocol::{ClientMsg, Envelope, MAX_FRAME, PROTOCOL_VERSION, Token, encode};
+use session::Mover;
 use session::{Brain, ClientCore, Order};
+use session::{CLIENT_SEQ_BASE, Delay, HostConfig, HostCore, HostEvent, MAX_DELAY, MIN_DELAY};
+use session::{ClientMsg, Envelope, MAX_FRAME, PROTOCOL_VERSION, Token, encode};
+use session::{MemGame, MemNet, NetConfig, single_process_hashes};
 use sim::{CommandKind, PlayerId, TurnReport, World};
 
 /// The shared scenario, named for this file.
@@ -144,7 +144,7 @@ fn a_command_for_another_seat_is_refused_and_never_applied() {
     let host = HostCore::new(&scenario, config(2, 5, 60, Delay::Fixed(2))).expect("host");
     let mut game = MemGame::new(host, MemNet::new(net, 5), 5);
     game.add_client(ClientCore::new(1, token(1, 5)), Box::new(Impostor(Mover::new(PlayerId(1), 5, 7, 14, 82), PlayerId(2))), None);
-    game.add_client(ClientCore::new(2, token(2, 5)), Box::new(session::client::Idle), None);
+    game.add_client(ClientCore::new(2, token(2, 5)), Box::new(session::Idle), None);
     assert!(game.run(600_000));
     check_hashes(&scenario, &game, 60, &[]);
     let refused = game.host_events.iter().filter(|e| matches!(e, HostEvent::Refused { seat: 1, player: PlayerId(2), .. })).count();

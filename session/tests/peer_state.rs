@@ -6,13 +6,13 @@ mod common;
 use std::net::{TcpListener, TcpStream};
 use std::time::Instant;
 
-use session::client::Ending;
-use session::host::{Delay, HostConfig, HostCore, HostEvent};
-use session::mem::{MemGame, MemNet, NetConfig};
-use session::mover::Mover;
-use session::protocol::Waiting;
-use session::tcp::run_client;
+use session::Ending;
+use session::Mover;
+use session::Waiting;
+use session::run_client;
 use session::{ClientCore, ClientEvent};
+use session::{Delay, HostConfig, HostCore, HostEvent};
+use session::{MemGame, MemNet, NetConfig};
 use sim::PlayerId;
 
 fn config(turns: u32) -> HostConfig {
@@ -126,7 +126,7 @@ fn a_client_whose_host_goes_silent_without_closing_gives_up_after_its_timeout() 
     let socket = TcpStream::connect(addr).expect("connect");
     let mut client = ClientCore::new(1, [1; 16]).with_host_timeout(300);
     let mut events = Vec::new();
-    run_client(socket, &mut client, &mut session::client::Idle, &move || start.elapsed().as_millis() as u64, &mut |e| {
+    run_client(socket, &mut client, &mut session::Idle, &move || start.elapsed().as_millis() as u64, &mut |e| {
         events.push(e.clone());
     })
     .expect("client loop");

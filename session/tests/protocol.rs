@@ -1,7 +1,7 @@
 //! The frame encoding and the per-connection ordering rule: round trips, damaged and hostile
 //! bytes, duplicated and reordered frames.
 
-use session::protocol::{
+use session::{
     Chunk, ClientMsg, Envelope, HostMsg, Link, MAX_EARLY_FRAMES, MAX_FRAME, Order, PROTOCOL_VERSION, ProtocolError, decode, encode,
 };
 use sim::digest_tree::DigestReport;
@@ -34,8 +34,8 @@ fn host_messages() -> Vec<HostMsg> {
         HostMsg::Load { from: 7, hash: [6; 32] },
         HostMsg::Snapshot(Chunk { turn: 7, index: 1, count: 2, total: 5, bytes: vec![4, 5] }),
         HostMsg::Rejoined { seat: 2 },
-        HostMsg::Refused { order: 3, refusal: session::orders::Refusal::TooLarge { bytes: 70_000, limit: 65_536 } },
-        HostMsg::Waiting(session::protocol::Waiting::Seat { seat: 2, behind_ms: 3_500, drops_at_ms: 10_000 }),
+        HostMsg::Refused { order: 3, refusal: session::Refusal::TooLarge { bytes: 70_000, limit: 65_536 } },
+        HostMsg::Waiting(session::Waiting::Seat { seat: 2, behind_ms: 3_500, drops_at_ms: 10_000 }),
     ]
 }
 
@@ -123,7 +123,7 @@ fn a_link_refuses_to_hold_too_many_early_frames() {
 /// from `getrandom` now: as many as asked, each of the token's length, no two alike.
 #[test]
 fn tokens_come_from_the_system_random_source_on_every_platform() {
-    let tokens = session::protocol::random_tokens(8).expect("a random source");
+    let tokens = session::random_tokens(8).expect("a random source");
     assert_eq!(tokens.len(), 8);
     for (k, a) in tokens.iter().enumerate() {
         assert!(tokens[k + 1..].iter().all(|b| a != b), "two equal tokens");

@@ -8,11 +8,11 @@ use std::path::Path;
 use std::time::Instant;
 
 use replay::scenario::{BOT_SEQ_BASE, Scenario};
-use session::host::{CLIENT_SEQ_BASE, Delay, HostConfig, HostCore};
-use session::mem::{MemGame, MemNet, NetConfig, single_process_hashes};
-use session::seat_bot::SeatBot;
-use session::tcp::{run_client, run_host};
+use session::SeatBot;
 use session::{Brain, ClientCore};
+use session::{CLIENT_SEQ_BASE, Delay, HostConfig, HostCore};
+use session::{MemGame, MemNet, NetConfig, single_process_hashes};
+use session::{run_client, run_host};
 use sim::{Command, CommandKind, PlayerId, TurnReport, World};
 
 const TURNS: u32 = 40;
@@ -132,7 +132,7 @@ fn a_client_without_the_rules_refuses_the_scenario() {
     let scenario = skirmish_ai();
     let host = HostCore::new(&scenario, config()).expect("host");
     let mut game = MemGame::new(host, MemNet::new(NetConfig::default(), 1), 5);
-    game.add_client(ClientCore::new(1, [1; 16]), Box::new(session::client::Idle), None);
+    game.add_client(ClientCore::new(1, [1; 16]), Box::new(session::Idle), None);
     game.run(2_000);
     let c = &game.clients[0].core;
     assert!(c.world().is_none() && c.is_closed(), "a client that knows no rulesets cannot build a skirmish world");

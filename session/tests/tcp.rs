@@ -6,12 +6,12 @@ use std::net::{TcpListener, TcpStream};
 use std::time::Instant;
 
 use replay::scenario::Scenario;
-use session::host::{Delay, HostConfig, HostCore, HostEvent};
-use session::mem::single_process_hashes;
-use session::mover::Mover;
-use session::protocol::{ClientMsg, Envelope, MAX_FRAME, PROTOCOL_VERSION, encode};
-use session::tcp::{run_client, run_host};
+use session::Mover;
+use session::single_process_hashes;
 use session::{ClientCore, ClientEvent};
+use session::{ClientMsg, Envelope, MAX_FRAME, PROTOCOL_VERSION, encode};
+use session::{Delay, HostConfig, HostCore, HostEvent};
+use session::{run_client, run_host};
 use sim::PlayerId;
 
 const SCENARIO: &str = r#"{"format": "phalanx-scenario", "version": 3, "name": "tcp", "turns": 40,
@@ -101,8 +101,8 @@ fn a_game_over_loopback_sockets_ends_in_sync_despite_bad_connections() {
 
 #[test]
 fn silent_and_surplus_connections_are_closed_and_the_players_then_play() {
-    use session::host::HELLO_WITHIN_MS;
-    use session::tcp::MAX_CONNECTIONS;
+    use session::HELLO_WITHIN_MS;
+    use session::MAX_CONNECTIONS;
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
     let addr = listener.local_addr().expect("its address");
     let start = Instant::now();

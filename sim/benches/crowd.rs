@@ -26,9 +26,8 @@ use std::time::{Duration, Instant};
 
 use common::ms;
 use pathing::{Fixed, WorldPos};
-use sim::command::{Command, CommandKind, Event, GoalSpec, PlayerId};
 use sim::test_support::{Wall, flat_world};
-use sim::world::{Settings, World};
+use sim::{Command, CommandKind, Event, GoalSpec, PlayerId, Settings, World};
 
 const W: i32 = 256;
 const H: i32 = 128;

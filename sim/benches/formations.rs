@@ -26,10 +26,8 @@ use std::time::{Duration, Instant};
 use common::ms;
 use pathing::refworld::{RefWorldParams, generate};
 use pathing::{Fixed, PassClass, WorldPos};
-use sim::EntityId;
-use sim::command::{Command, CommandKind, Event, GoalSpec, PlayerId};
 use sim::formation::{FormationId, Layout};
-use sim::world::{Phase, Settings, World};
+use sim::{Command, CommandKind, EntityId, Event, GoalSpec, Phase, PlayerId, Settings, World};
 
 struct Run {
     turns: Vec<Duration>,

@@ -28,9 +28,7 @@ use pathing::classes::ClassSet;
 use pathing::passability::WorldDesc;
 use pathing::refworld::{RefWorldParams, generate};
 use pathing::{Fixed, PassClass, WorldPos};
-use sim::command::{Command, CommandKind, Event, GoalSpec};
-use sim::world::{Phase, Settings, World};
-use sim::{EntityId, PlayerId, SimRng};
+use sim::{Command, CommandKind, EntityId, Event, GoalSpec, Phase, PlayerId, Settings, SimRng, World};
 
 struct Run {
     turns: Vec<Duration>,

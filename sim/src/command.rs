@@ -57,7 +57,7 @@ pub struct SquareSpec {
 pub enum CommandKind {
     /// Creates `count` units of a class for the sending player, placed at the first valid
     /// positions around `at` (spawn rings, as from a building of half-size 0, up to
-    /// [`crate::world::POINT_SPAWN_RINGS`] of them): as many as fit, the others counted in
+    /// [`crate::POINT_SPAWN_RINGS`] of them): as many as fit, the others counted in
     /// [`Event::SpawnShort`]; refused (`NoRoom`) only when not one fits.
     Spawn {
         /// Passability class index.
@@ -70,8 +70,8 @@ pub enum CommandKind {
         radius: Fixed,
         /// Speed. `[Units: metres per second] [Limit: (0, 64]]`
         speed: Fixed,
-        /// How fast each unit turns to face its way ([`crate::world::Unit::turn_rate`]); `None`
-        /// takes the game's [`crate::motion::MotionSettings::turn_rate`].
+        /// How fast each unit turns to face its way ([`crate::Unit::turn_rate`]); `None`
+        /// takes the game's [`crate::MotionSettings::turn_rate`].
         /// `[Units: degrees per second] [Limit: 1..=3600]`
         turn_rate: Option<Fixed>,
     },
@@ -90,8 +90,8 @@ pub enum CommandKind {
         radius: Fixed,
         /// Speed. `[Units: metres per second] [Limit: (0, 64]]`
         speed: Fixed,
-        /// How fast each unit turns to face its way ([`crate::world::Unit::turn_rate`]); `None`
-        /// takes the game's [`crate::motion::MotionSettings::turn_rate`].
+        /// How fast each unit turns to face its way ([`crate::Unit::turn_rate`]); `None`
+        /// takes the game's [`crate::MotionSettings::turn_rate`].
         /// `[Units: degrees per second] [Limit: 1..=3600]`
         turn_rate: Option<Fixed>,
     },
@@ -235,7 +235,7 @@ pub enum CommandKind {
     /// command's canonical bytes, made by [`crate::rules::command`]. A world without a module of
     /// that name refuses it ([`RejectReason::NoRules`]).
     Game {
-        /// The module's [`crate::Rules::NAME`]. `[Limit: 1..=32 bytes]`
+        /// The module's [`crate::rules::Rules::NAME`]. `[Limit: 1..=32 bytes]`
         rules: String,
         /// The encoded command. `[Limit: ≤ crate::rules::MAX_GAME_COMMAND bytes]`
         payload: Vec<u8>,
@@ -448,7 +448,7 @@ pub enum RejectReason {
     TooManySpawnOrders {
         /// Its orders waiting.
         waiting: u32,
-        /// The limit, [`crate::world::MAX_SPAWN_ORDERS_PER_PLAYER`].
+        /// The limit, [`crate::MAX_SPAWN_ORDERS_PER_PLAYER`].
         max: u32,
     },
     /// No spawn order of the sender waits at this building.
@@ -494,7 +494,7 @@ pub enum RejectReason {
     /// A rule module refused the command: its name and its reason, encoded (read it with
     /// [`crate::rules::reject`]).
     Game {
-        /// The module's [`crate::Rules::NAME`].
+        /// The module's [`crate::rules::Rules::NAME`].
         rules: String,
         /// The encoded `Rules::Reject`.
         payload: Vec<u8>,
@@ -815,7 +815,7 @@ pub enum Event {
     /// Something a rule module reported ([`crate::rules::Ctx::emit`]; read it with
     /// [`crate::rules::events`]).
     Game {
-        /// The module's [`crate::Rules::NAME`].
+        /// The module's [`crate::rules::Rules::NAME`].
         rules: String,
         /// The encoded `Rules::Event`.
         payload: Vec<u8>,

@@ -6,9 +6,9 @@
 //! ```
 //! use pathing::refworld::{RefWorldParams, generate};
 //! use pathing::{Fixed, PassClass, WorldPos};
-//! use sim::command::{Command, CommandKind, Event, GoalSpec};
+//! use sim::{Command, CommandKind, Event, GoalSpec};
 //! use sim::formation::Layout;
-//! use sim::world::{Settings, World};
+//! use sim::{Settings, World};
 //!
 //! let (desc, obstructions) = generate(&RefWorldParams::scaled(16, 1));
 //! let mut world = World::new(desc, obstructions, Settings::default()).unwrap();

@@ -6,28 +6,29 @@
 //! that turn; each step returns the turn's events and its state hash, and can be saved and loaded
 //! at any turn boundary.
 //!
-//! What a game embedding the world uses is re-exported here, flat: [`World`], [`Settings`] (with
-//! [`MotionSettings`]), [`Command`], [`CommandKind`], [`GoalSpec`], [`TurnReport`], [`Event`],
-//! [`RejectReason`], [`Unit`], [`UnitState`], [`EntityId`] and [`PlayerId`]. The modules hold
-//! the rest:
+//! Every item has one public path. The embedding API is flat from the crate root: [`World`],
+//! [`Settings`] (with [`MotionSettings`]), [`Command`], [`CommandKind`], [`GoalSpec`],
+//! [`TurnReport`], [`Event`], [`RejectReason`], [`Unit`], [`UnitState`], [`EntityId`],
+//! [`PlayerId`], [`SimRng`], the lookup tables [`LookupSet`] and [`LookupMap`], and the limits
+//! that go with them; the modules that hold them (`world.rs`, `command.rs`, `goal.rs`, `unit.rs`,
+//! `settings.rs`, `motion.rs`, `ids.rs`, `rng.rs`, `lookup.rs`, `facing.rs`) are private. A few
+//! modules stay public as namespaces, because their items are many or their names would clash at
+//! the root, and nothing in them is re-exported anywhere else:
 //!
-//! - [`world`]: the world, the turn loop and snapshots in and out; [`settings`]: a game's settings.
-//! - [`command`]: commands, events and the reasons a command is rejected; [`goal`]: where an order
-//!   sends a unit.
-//! - [`unit`](mod@unit): a unit's state and the path requests it queues.
+//! - [`rules`]: the game-rules API ([`rules::Rules`], [`rules::Modules`], [`rules::Ctx`],
+//!   [`rules::View`], `docs/game-rules.md`).
 //! - [`formation`]: formations (groups of units moving as one block): layouts, slots, generalised
 //!   paths; the turn phase that moves them is in `world/formations.rs`.
 //! - [`waypoint`]: waypoint networks (map data) and routes over them for long AI moves; the world
 //!   part is in `world/waypoints.rs`.
-//! - [`motion`]: how units follow their paths, checked against the grid and against each other,
-//!   and the local movement around them: short-range detours, the push-apart, nudging and
-//!   replanning, with every constant in [`motion::MotionSettings`].
 //! - [`digest_tree`]: the per-component digests a turn's hash is made of, and [`digest_tree::locate`],
 //!   which finds the component and the chunk or entity range where two peers diverged.
 //! - [`snapshot`]: the byte format of a saved world.
-//! - [`lookup`]: hash sets and maps for look-ups only, with a fixed hasher and no iteration.
-//! - [`EntityId`], [`EntityAllocator`], [`SimRng`], [`state_hash`]: generational ids, the integer
-//!   random generator and the canonical encoding everything hashed uses.
+//! - [`state_hash`]: the canonical encoding everything hashed uses.
+//!
+//! How units follow their paths (checked against the grid and against each other, short-range
+//! detours, the push-apart, nudging and replanning) is `motion.rs`, with every constant in
+//! [`MotionSettings`].
 //!
 //! What a game that embeds the world must do to stay in lockstep (commands as the only input,
 //! fixed point, snapshots at turn boundaries, exchanging hashes) is `docs/determinism.md`; a whole
@@ -64,36 +65,45 @@
 #![deny(clippy::float_arithmetic)]
 #![forbid(unsafe_code)]
 
-pub mod command;
+mod command;
 pub mod digest_tree;
-pub mod facing;
+mod facing;
 pub mod formation;
 mod geom;
-pub mod goal;
+mod goal;
 mod ids;
-pub mod lookup;
-pub mod motion;
+mod lookup;
+mod motion;
 mod rng;
-pub mod settings;
+mod settings;
 pub mod snapshot;
 mod spawn_order;
 pub mod state_hash;
 #[cfg(feature = "test-support")]
 pub mod test_support;
-pub mod unit;
+mod unit;
 mod units;
 pub mod waypoint;
-pub mod world;
+mod world;
 
 // The embedding API, flat: what a game needs to make a world, step it and read what happened.
-pub use command::{Command, CommandKind, Event, RejectReason};
-pub use goal::GoalSpec;
+pub use command::{Command, CommandKind, Event, FailReason, IdKind, PlacementRefusal, RejectReason, SquareSpec, WorldRefusal};
+pub use facing::INITIAL_FACING;
+pub use geom::off_grid_lines;
+pub use goal::{GoalSpec, RangeKind, Target};
 pub use ids::{EntityAllocator, EntityId, PlayerId};
-pub use motion::MotionSettings;
+pub use lookup::{LookupMap, LookupSet};
+pub use motion::{MotionSettings, OVERLAP_TOLERANCE, TURN_RATE_LIMITS};
 pub use rng::SimRng;
-pub use settings::Settings;
-pub use unit::{Unit, UnitState};
-pub use world::{TurnReport, World};
-// The game-rules API, `sim::rules` (it lives with the world, which calls it every turn).
+pub use settings::{
+    DEFAULT_LONG_SEARCH_BUDGET, DEFAULT_MAX_PATHS_PER_TURN, DEFAULT_TURN_MS, MAX_LONG_SEARCH_BUDGET, SEARCH_BASE_WORK, Settings,
+};
+pub use spawn_order::SpawnOrder;
+pub use unit::{PathRequest, Unit, UnitState};
+pub use world::{
+    HELD_CELLS_PER_WORK, HELD_NODE_BUDGET, MAX_ORDERS, MAX_RANGE, MAX_SPAWN_COUNT, MAX_SPAWN_ORDERS_PER_PLAYER, PATH_NODE_BUDGET,
+    POINT_SPAWN_RINGS, PathStats, Phase, RANGE_EPSILON, ScaleStats, SetupError, TARGET_REPLAN_THRESHOLD, TurnReport, World,
+};
+// The game-rules API is a namespace, `sim::rules` (it lives with the world, which calls it every
+// turn); its items are not re-exported at the root, so each has one path.
 pub use world::rules;
-pub use world::rules::{Ctx, Modules, Rules, View};

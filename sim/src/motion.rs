@@ -78,7 +78,7 @@ use crate::ids::{EntityId, PlayerId};
 use crate::unit::{PathRequest, Unit, UnitState};
 use crate::units::UnitStore;
 
-/// The constants of local movement: part of [`crate::world::Settings`], so fixed for a game and
+/// The constants of local movement: part of [`crate::Settings`], so fixed for a game and
 /// recorded with it. The defaults are 0 A.D.'s and the grid pathfinder's values (docs/motion-rules.md) where they
 /// give one (named on each field), converted to turns where they are times.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -318,8 +318,8 @@ pub(crate) fn data_of(parts: StateParts<'_>) -> SnapshotData {
 }
 
 /// Whether a world of `width × height` navcells with these table classes can be loaded again: the
-/// limits [`World::load`](crate::world::World::load) holds every snapshot to ([`MAX_GRID_CELLS`],
-/// [`MAX_JUMP_TABLE_CELLS`], [`MAX_LANDMARK_CELLS`]), so [`World::new`](crate::world::World::new)
+/// limits [`World::load`](crate::World::load) holds every snapshot to ([`MAX_GRID_CELLS`],
+/// [`MAX_JUMP_TABLE_CELLS`], [`MAX_LANDMARK_CELLS`]), so [`World::new`](crate::World::new)
 /// refuses a world that could be saved but not loaded.
 ///
 /// # Errors
@@ -461,9 +461,9 @@ pub fn check_frame(bytes: &[u8]) -> Result<&[u8], SnapshotError> {
 /// the ruleset knows.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GameSnapshot {
-    /// [`crate::Rules::NAME`].
+    /// [`crate::rules::Rules::NAME`].
     pub rules: String,
-    /// [`crate::Rules::VERSION`].
+    /// [`crate::rules::Rules::VERSION`].
     pub version: u32,
     /// Every live unit's state, by id.
     pub units: Vec<(EntityId, Vec<u8>)>,

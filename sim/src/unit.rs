@@ -79,7 +79,7 @@ pub struct Unit {
     /// progress (docs/motion-rules.md, "Passages held by other players"); 0 when it has made none.
     pub held_searches: u8,
     /// The group of its current order: nonzero when one command gave that order to it and to other
-    /// units together (a [`crate::command::CommandKind::Move`] of several units), the same for
+    /// units together (a [`crate::CommandKind::Move`] of several units), the same for
     /// every unit of that command and different from every other command's (docs/pathfinding-rules.md,
     /// "Shared searches"); 0 for an order given to it alone, any order that became current by an
     /// earlier one ending, and no order. Units of one group that share a search each end at their

@@ -6,9 +6,9 @@
 //! ```
 //! use pathing::refworld::{RefWorldParams, generate};
 //! use pathing::{Fixed, PassClass, WorldPos};
-//! use sim::command::{Command, CommandKind, Event};
+//! use sim::{Command, CommandKind, Event};
 //! use sim::waypoint::WaypointNet;
-//! use sim::world::{Settings, World};
+//! use sim::{Settings, World};
 //!
 //! let (desc, obstructions) = generate(&RefWorldParams::scaled(32, 1));
 //! let mut world = World::new(desc, obstructions, Settings::default()).unwrap();
@@ -30,9 +30,9 @@
 //! # Map data
 //!
 //! A [`WaypointNet`] is the map maker's part: a passability class, a range in metres and the
-//! waypoints' positions. It is set when the world is made ([`crate::world::World::set_waypoints`],
+//! waypoints' positions. It is set when the world is made ([`crate::World::set_waypoints`],
 //! which a scenario's `waypoints` field calls) or later by the world itself (player 0's
-//! [`crate::command::CommandKind::SetWaypoints`], for a map that changes its network mid-game). A
+//! [`crate::CommandKind::SetWaypoints`], for a map that changes its network mid-game). A
 //! class has at most one network; setting another replaces it, and an empty list of points removes
 //! it. Only the net is state (saved, hashed in the `waypoints` component); its graph (which pairs of
 //! waypoints a path of at most the range joins, and how long that path is) is derived: built when the
@@ -45,12 +45,12 @@
 //! the actor type here is "this player's units of this class"): a waypoint is open with an extra
 //! cost in straight navcell steps, or excluded (`pathing::waypoints::WaypointPriority`). Without a
 //! table every waypoint is open at no extra cost. A player changes its own table with
-//! [`crate::command::CommandKind::SetWaypointPriorities`]; replacing a class's network drops every
+//! [`crate::CommandKind::SetWaypointPriorities`]; replacing a class's network drops every
 //! table of that class, because the waypoint ids it was written for no longer mean the same.
 //!
 //! # Moving by waypoints
 //!
-//! [`crate::command::CommandKind::MoveByWaypoints`] gives each unit the orders of a route, decided
+//! [`crate::CommandKind::MoveByWaypoints`] gives each unit the orders of a route, decided
 //! once, when the command is applied, from where the unit stands (or, for a queued order, from the
 //! point its last order goes to; where it stands when that is a range order). Units of one command
 //! whose starts lie in the same block of [`ROUTE_BLOCK`]² navcells share the route planned from the
@@ -73,24 +73,24 @@
 //!    longer than about the range, planned when the unit starts it, so it sees the map as it is
 //!    then.
 //!
-//! Each unit reports [`crate::command::Event::WaypointRoute`] with the number of waypoints of its
+//! Each unit reports [`crate::Event::WaypointRoute`] with the number of waypoints of its
 //! route, 0 when it moves locally. A command that would give a unit more than
-//! [`crate::world::MAX_ORDERS`] orders is refused.
+//! [`crate::MAX_ORDERS`] orders is refused.
 //!
 //! # A failed leg
 //!
 //! The world remembers, for each unit given a route, its goal and whether it was re-routed (state:
 //! hashed with the networks and saved), for as long as the unit's last order is the point order to
-//! that goal. When a leg fails (the unit gives up, [`crate::command::Event::Failed`], or its path
-//! to the leg's waypoint stops short, [`crate::command::Event::PathPartial`]), the unit is routed
+//! that goal. When a leg fails (the unit gives up, [`crate::Event::Failed`], or its path
+//! to the leg's waypoint stops short, [`crate::Event::PathPartial`]), the unit is routed
 //! again from where it stands, once; the second time, or when no route applies, it gets an
-//! ordinary move to its goal. Either way it reports [`crate::command::Event::WaypointReroute`].
+//! ordinary move to its goal. Either way it reports [`crate::Event::WaypointReroute`].
 //!
 //! # Waypoints nothing reaches
 //!
-//! [`crate::command::CommandKind::SetWaypoints`] reports each waypoint that no edge of the new
-//! graph joins to another ([`crate::command::Event::WaypointUnreached`]);
-//! [`crate::world::World::isolated_waypoints`] lists them for any network.
+//! [`crate::CommandKind::SetWaypoints`] reports each waypoint that no edge of the new
+//! graph joins to another ([`crate::Event::WaypointUnreached`]);
+//! [`crate::World::isolated_waypoints`] lists them for any network.
 
 use pathing::{Fixed, PassClass, WorldPos};
 use serde::{Deserialize, Serialize};

@@ -49,12 +49,9 @@ use crate::unit::{unit_digest_bytes, unit_static_bytes};
 use crate::units::UnitStore;
 use rules::{DynGame, Modules, Rules};
 
-// The types a world is made of keep their paths under `world`, where games and tools name them.
-pub use crate::settings::{
-    DEFAULT_LONG_SEARCH_BUDGET, DEFAULT_MAX_PATHS_PER_TURN, DEFAULT_TURN_MS, MAX_LONG_SEARCH_BUDGET, SEARCH_BASE_WORK, Settings,
-};
-pub use crate::spawn_order::SpawnOrder;
-pub use crate::unit::{PathRequest, Unit, UnitState};
+// The types a world is made of; `lib.rs` re-exports them flat from the crate root.
+pub(crate) use crate::settings::{MAX_LONG_SEARCH_BUDGET, SEARCH_BASE_WORK, Settings};
+pub(crate) use crate::unit::{PathRequest, Unit, UnitState};
 
 mod formations;
 mod held;

@@ -165,7 +165,7 @@ impl Bot {
 
     /// A footprint for a barracks round the town centre that passes the placement check, trying
     /// the eight directions in turn from where the last try stopped.
-    fn barracks_spot(&mut self, world: &World, centre: WorldPos) -> Option<sim::command::SquareSpec> {
+    fn barracks_spot(&mut self, world: &World, centre: WorldPos) -> Option<sim::SquareSpec> {
         for _ in 0..8 {
             let k = self.tries % 8;
             self.tries += 1;

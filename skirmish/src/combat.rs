@@ -8,8 +8,8 @@
 
 use pathing::{Fixed, Navcell, ObstructionId, WorldPos};
 use serde::{Deserialize, Serialize};
-use sim::command::{GoalSpec, RangeKind, Target};
-use sim::{CommandKind, Ctx, EntityId, Event, PlayerId, View};
+use sim::rules::{Ctx, View};
+use sim::{CommandKind, EntityId, Event, GoalSpec, PlayerId, RangeKind, Target};
 
 use crate::common::{self, WORLD};
 use crate::{AGGRO_RADIUS, BuildingKind, MAX_SPAWN, REORDER_TURNS, SkirmishEvent as E, SkirmishReject as R, UNIT_CLASS, UnitKind, turns};
@@ -135,7 +135,7 @@ pub enum CombatCommand {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Combat;
 
-impl sim::Rules for Combat {
+impl sim::rules::Rules for Combat {
     const NAME: &'static str = NAME;
     const VERSION: u32 = VERSION;
     type Unit = Fighter;
@@ -246,7 +246,7 @@ impl sim::Rules for Combat {
 
 /// Runs `act` with combat's `spawning` set to `kind`, so the units it creates (through any
 /// module's `Ctx::act`) are of that kind; without the combat module `act` just runs.
-pub fn spawn_kind<M: sim::Rules, T>(ctx: &mut Ctx<'_, M>, kind: UnitKind, act: impl FnOnce(&mut Ctx<'_, M>) -> T) -> T {
+pub fn spawn_kind<M: sim::rules::Rules, T>(ctx: &mut Ctx<'_, M>, kind: UnitKind, act: impl FnOnce(&mut Ctx<'_, M>) -> T) -> T {
     ctx.with::<Combat, _>(|c| c.state_mut().spawning = Some(kind));
     let result = act(ctx);
     // Combat gives the new units their state first (as `with` runs it), then forgets the kind.
@@ -255,7 +255,7 @@ pub fn spawn_kind<M: sim::Rules, T>(ctx: &mut Ctx<'_, M>, kind: UnitKind, act: i
 }
 
 /// Makes a unit whole and idle as a unit of `kind` (a trained unit, once its kind is known).
-pub fn become_kind<M: sim::Rules>(ctx: &mut Ctx<'_, M>, unit: EntityId, kind: UnitKind) {
+pub fn become_kind<M: sim::rules::Rules>(ctx: &mut Ctx<'_, M>, unit: EntityId, kind: UnitKind) {
     ctx.with::<Combat, _>(|c| {
         if let Some(s) = c.unit_mut(unit) {
             *s = Fighter::new(kind);
@@ -264,7 +264,7 @@ pub fn become_kind<M: sim::Rules>(ctx: &mut Ctx<'_, M>, unit: EntityId, kind: Un
 }
 
 /// Registers a structure's hit points (`hp` of `max_hp`) for an obstruction, so units can attack it.
-pub fn add_structure<M: sim::Rules>(ctx: &mut Ctx<'_, M>, id: ObstructionId, structure: Structure) {
+pub fn add_structure<M: sim::rules::Rules>(ctx: &mut Ctx<'_, M>, id: ObstructionId, structure: Structure) {
     ctx.with::<Combat, _>(|c| {
         // The obstruction was just placed, and ids reach `MAX_OBJECT_ID` only after 2^26 placements.
         let _ = c.set_object(id, structure);

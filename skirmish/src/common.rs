@@ -4,7 +4,8 @@
 use std::collections::BTreeSet;
 
 use pathing::{Fixed, ObstructionId, WorldPos};
-use sim::{CommandKind, Ctx, EntityId, Event, PlayerId, Rules, World};
+use sim::rules::{Ctx, Rules};
+use sim::{CommandKind, EntityId, Event, PlayerId, World};
 
 use crate::{BUILDING_CLASS, MAX_COMMAND_UNITS, SkirmishEvent as E, SkirmishReject as R, UnitKind};
 
@@ -67,7 +68,7 @@ pub(crate) fn on_map(world: &World, pos: WorldPos) -> Result<(), R> {
 
 /// Whether a building may stand on `square`: the core's own placement check, so the foundation
 /// the command then lays is not refused.
-pub(crate) fn placeable(world: &World, square: &sim::command::SquareSpec) -> Result<(), R> {
+pub(crate) fn placeable(world: &World, square: &sim::SquareSpec) -> Result<(), R> {
     let sq = pathing::raster::editor_square(square.x, square.z, square.w, square.h, square.degrees).map_err(|_| R::BadFootprint)?;
     world.nav().check_building_placement(BUILDING_CLASS, &sq).map_err(|e| R::CannotPlace(e.into()))
 }

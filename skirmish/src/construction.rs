@@ -7,8 +7,8 @@
 
 use pathing::{Fixed, ObstructionId};
 use serde::{Deserialize, Serialize};
-use sim::command::{GoalSpec, RangeKind, SquareSpec, Target};
-use sim::{CommandKind, Ctx, EntityId, Event, PlayerId, View};
+use sim::rules::{Ctx, View};
+use sim::{CommandKind, EntityId, Event, GoalSpec, PlayerId, RangeKind, SquareSpec, Target};
 
 use crate::combat::Structure;
 use crate::common;
@@ -66,7 +66,7 @@ pub enum ConstructionCommand {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Construction;
 
-impl sim::Rules for Construction {
+impl sim::rules::Rules for Construction {
     const NAME: &'static str = NAME;
     const VERSION: u32 = VERSION;
     type Unit = Builder;

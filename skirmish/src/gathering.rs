@@ -10,8 +10,8 @@
 
 use pathing::{ObstructionId, WorldPos};
 use serde::{Deserialize, Serialize};
-use sim::command::{GoalSpec, RangeKind, Target};
-use sim::{CommandKind, Ctx, EntityId, Event, PlayerId, View};
+use sim::rules::{Ctx, View};
+use sim::{CommandKind, EntityId, Event, GoalSpec, PlayerId, RangeKind, Target};
 
 use crate::common::{self, WORLD};
 use crate::{
@@ -127,7 +127,7 @@ pub enum GatheringCommand {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Gathering;
 
-impl sim::Rules for Gathering {
+impl sim::rules::Rules for Gathering {
     const NAME: &'static str = NAME;
     const VERSION: u32 = VERSION;
     type Unit = Hauler;
@@ -232,7 +232,7 @@ pub fn afford(world: &sim::World, player: PlayerId, cost: u32) -> Result<(), R> 
 
 /// Takes `cost` wood from `player`'s store (as much as there is: a module checks [`afford`]
 /// first, in its `check`).
-pub fn spend<M: sim::Rules>(ctx: &mut Ctx<'_, M>, player: PlayerId, cost: u32) {
+pub fn spend<M: sim::rules::Rules>(ctx: &mut Ctx<'_, M>, player: PlayerId, cost: u32) {
     ctx.with::<Gathering, _>(|g| {
         if let Some(p) = g.player_mut(player) {
             p.wood = p.wood.saturating_sub(cost);
@@ -241,7 +241,7 @@ pub fn spend<M: sim::Rules>(ctx: &mut Ctx<'_, M>, player: PlayerId, cost: u32) {
 }
 
 /// Puts `wood` in `player`'s store (a start's wood; not counted as gathered).
-pub fn grant<M: sim::Rules>(ctx: &mut Ctx<'_, M>, player: PlayerId, wood: u32) {
+pub fn grant<M: sim::rules::Rules>(ctx: &mut Ctx<'_, M>, player: PlayerId, wood: u32) {
     ctx.with::<Gathering, _>(|g| {
         if let Some(p) = g.player_mut(player) {
             p.wood = p.wood.saturating_add(wood);
@@ -250,7 +250,7 @@ pub fn grant<M: sim::Rules>(ctx: &mut Ctx<'_, M>, player: PlayerId, wood: u32) {
 }
 
 /// Makes an obstruction a drop-site of `owner`.
-pub fn add_drop_site<M: sim::Rules>(ctx: &mut Ctx<'_, M>, id: ObstructionId, owner: PlayerId) {
+pub fn add_drop_site<M: sim::rules::Rules>(ctx: &mut Ctx<'_, M>, id: ObstructionId, owner: PlayerId) {
     ctx.with::<Gathering, _>(|g| {
         if g.set_object(id, Resource::DropSite { owner }).is_ok() {
             g.state_mut().drop_sites.insert(id);

@@ -2,7 +2,7 @@
 //! training, a wood economy, building, and bots, written with only the public API of `sim` and
 //! `pathing` (docs/skirmish.md).
 //!
-//! The game is four rule modules composed ([`sim::Modules`]), each with its own state, commands
+//! The game is four rule modules composed ([`sim::rules::Modules`]), each with its own state, commands
 //! and digest components, stepping in this order ([`Skirmish`]):
 //! - [`production`]: players' starts, training queues and the units they spawn;
 //! - [`combat`]: every unit's kind and hit points, structures' hit points, fights;
@@ -10,7 +10,7 @@
 //! - [`construction`]: foundations, builders, finished buildings.
 //!
 //! A unit does one thing at a time: a module that gives units a task tells the others
-//! ([`sim::Ctx::interrupt`]), and they drop theirs.
+//! ([`sim::rules::Ctx::interrupt`]), and they drop theirs.
 //!
 //! Everything is integers and fixed point: times are milliseconds turned into whole turns of the
 //! world's `turn_ms`, distances are `pathing::Fixed` metres, hit points and wood are integers.
@@ -20,8 +20,7 @@
 
 use pathing::{Fixed, ObstructionId, PassClass, WorldPos};
 use serde::{Deserialize, Serialize};
-use sim::command::{PlacementRefusal, SquareSpec};
-use sim::{EntityId, PlayerId, RejectReason};
+use sim::{EntityId, PlacementRefusal, PlayerId, RejectReason, SquareSpec};
 
 pub mod bot;
 pub mod combat;

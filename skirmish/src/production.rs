@@ -9,7 +9,8 @@ use std::collections::BTreeMap;
 
 use pathing::{Fixed, ObstructionId};
 use serde::{Deserialize, Serialize};
-use sim::{CommandKind, Ctx, EntityId, Event, PlayerId, View};
+use sim::rules::{Ctx, View};
+use sim::{CommandKind, EntityId, Event, PlayerId};
 
 use crate::common;
 use crate::{
@@ -88,7 +89,7 @@ pub enum ProductionCommand {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Production;
 
-impl sim::Rules for Production {
+impl sim::rules::Rules for Production {
     const NAME: &'static str = NAME;
     const VERSION: u32 = VERSION;
     type Unit = ();

@@ -9,8 +9,7 @@ mod common;
 use common::*;
 use pathing::{Fixed, ObstructionId, WorldPos};
 use proptest::prelude::*;
-use sim::command::Target;
-use sim::{EntityId, Event, PlayerId, World};
+use sim::{EntityId, Event, PlayerId, Target, World};
 use skirmish::{
     BuildingKind, CombatCommand as K, Construction, ConstructionCommand as B, GameCommand, GatheringCommand as G, ProductionCommand as P,
     SkirmishEvent, SkirmishReject, UnitKind,

@@ -7,8 +7,7 @@ mod common;
 
 use common::*;
 use pathing::{Fixed, ObstructionId, WorldPos};
-use sim::command::{SquareSpec, Target};
-use sim::{PlayerId, World};
+use sim::{PlayerId, SquareSpec, Target, World};
 use skirmish::{
     BuildingKind, Combat, CombatCommand as K, Construction, ConstructionCommand as B, GameCommand, Gathering, GatheringCommand as G,
     Production, ProductionCommand as P, SKIRMISH, SkirmishEvent, SkirmishReject as R, UnitKind, turns,
@@ -271,7 +270,7 @@ fn every_invalid_command_is_refused_with_its_reason_and_changes_nothing() {
         (
             1,
             B::Build { kind: BuildingKind::Barracks, square: barracks(16), builders: vec![mine[0]] }.into(),
-            R::CannotPlace(sim::command::PlacementRefusal::Blocked(pathing::Navcell::new(10, 18))),
+            R::CannotPlace(sim::PlacementRefusal::Blocked(pathing::Navcell::new(10, 18))),
         ),
         (
             1,

@@ -406,7 +406,7 @@ pub mod goals {
 ///
 /// # Errors
 /// The first keyframe that does not load or has another hash, and what it has.
-pub fn check_keyframes_load_to_recorded_hashes(replay: &replay::format::Replay, base: &sim::world::World) -> Result<usize, String> {
+pub fn check_keyframes_load_to_recorded_hashes(replay: &replay::format::Replay, base: &sim::World) -> Result<usize, String> {
     for (turn, snapshot) in &replay.keyframes {
         let loaded = base.load_like(snapshot).map_err(|e| format!("the keyframe of turn {turn}: {e}"))?;
         let recorded =

@@ -443,3 +443,191 @@ fn the_cycle_finder_names_a_planted_cycle() {
     let graph = module_graph(&files);
     assert_eq!(find_cycle(&graph), Some(vec!["a".to_string(), "b".into(), "c".into(), "a".into()]));
 }
+
+// ---------------------------------------------------------------------------------------------
+// One public path per item (docs/decisions.md, "One public path per item"). In `sim`, `replay` and
+// `session` an item is public at exactly one path: either re-exported flat from a private module
+// (`sim::World`, from the private `world.rs`) or inside a public module that is a namespace
+// (`sim::snapshot::SnapshotData`), never both. The check reads each public module's source
+// (the crate root first): every `pub use` in it must take its item from a private child module
+// (`mod world;`), since a `pub use` from a public module, from `crate::`, `super::` or another
+// crate names an item that already has a public path; and where a `pub use` makes a private
+// child's submodule public (`pub use world::rules;`), no other `pub use` may reach into it.
+
+/// The `pub use` paths of a statement's tree (`a::{b, c::{D, E}}` gives `a::b`, `a::c::D`,
+/// `a::c::E`), each as its segments; `X as Y` counts as `X`.
+fn use_paths(tree: &str) -> Vec<Vec<String>> {
+    fn expand(prefix: &[String], tree: &str, out: &mut Vec<Vec<String>>) {
+        let tree = tree.trim();
+        if tree.is_empty() {
+            return;
+        }
+        if let Some(open) = tree.find('{') {
+            let head: Vec<String> = tree[..open].split("::").map(str::trim).filter(|s| !s.is_empty()).map(String::from).collect();
+            let inner = &tree[open + 1..tree.rfind('}').expect("a use tree's braces close")];
+            let mut prefix = prefix.to_vec();
+            prefix.extend(head);
+            let (mut depth, mut start) = (0, 0);
+            for (k, c) in inner.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        expand(&prefix, &inner[start..k], out);
+                        start = k + 1;
+                    }
+                    _ => {}
+                }
+            }
+            expand(&prefix, &inner[start..], out);
+        } else {
+            let name = tree.split(" as ").next().unwrap_or(tree);
+            let mut path = prefix.to_vec();
+            path.extend(name.split("::").map(str::trim).filter(|s| !s.is_empty()).map(String::from));
+            out.push(path);
+        }
+    }
+    let mut out = Vec::new();
+    expand(&[], tree, &mut out);
+    out
+}
+
+/// A module's code without comments, as one string.
+fn module_code(text: &str) -> String {
+    text.lines().map(code_of).collect::<Vec<_>>().join("\n")
+}
+
+/// The statements `pub use …;` (not `pub(crate) use`) of a module's code, and the names of its
+/// file modules: `mod x;` (private, whatever its attributes) and `pub mod x;`.
+fn module_items(code: &str) -> (Vec<String>, Vec<String>, Vec<String>) {
+    let (mut uses, mut private, mut public) = (Vec::new(), Vec::new(), Vec::new());
+    let is_word = |c: char| c.is_alphanumeric() || c == '_';
+    for keyword in ["use", "mod"] {
+        for (k, _) in code.match_indices(keyword) {
+            let before = &code[..k];
+            let rest = &code[k + keyword.len()..];
+            // Whole words only: not `reuse`, not `module`.
+            if before.chars().next_back().is_some_and(is_word) || !rest.starts_with(char::is_whitespace) {
+                continue;
+            }
+            let before = before.trim_end();
+            let directly_pub = before.strip_suffix("pub").is_some_and(|b| !b.chars().next_back().is_some_and(is_word));
+            let Some(end) = rest.find(';') else { continue };
+            let statement = rest[..end].trim();
+            if keyword == "use" {
+                if directly_pub {
+                    uses.push(statement.to_owned());
+                }
+            } else if !statement.is_empty() && statement.chars().all(is_word) {
+                // `mod tests { … }` has a body, not `;`, and is test code, not API.
+                if directly_pub { public.push(statement.to_owned()) } else { private.push(statement.to_owned()) }
+            }
+        }
+    }
+    (uses, private, public)
+}
+
+/// Where the source of module `path` of a crate is, relative to its `src/` (`world/rules.rs` or
+/// `world/rules/mod.rs`), among the files `read` knows.
+fn module_file(path: &[String], read: &dyn Fn(&str) -> Option<String>) -> Option<(String, String)> {
+    if path.is_empty() {
+        return read("lib.rs").map(|t| ("lib.rs".to_owned(), t));
+    }
+    let base = path.join("/");
+    [format!("{base}.rs"), format!("{base}/mod.rs")].into_iter().find_map(|f| read(&f).map(|t| (f, t)))
+}
+
+/// The items of a crate that have a second public path, one line each, reading the crate's
+/// source through `read` (a path relative to `src/` → its text).
+fn second_paths(krate: &str, read: &dyn Fn(&str) -> Option<String>) -> Vec<String> {
+    let mut found = Vec::new();
+    // Public modules still to read: their path in the source tree and the public path they have.
+    let mut pending: Vec<(Vec<String>, String)> = vec![(Vec::new(), krate.to_owned())];
+    while let Some((source, public)) = pending.pop() {
+        let Some((file, text)) = module_file(&source, read) else { continue };
+        let (uses, private, public_mods) = module_items(&module_code(&text));
+        for child in public_mods {
+            let mut path = source.clone();
+            path.push(child.clone());
+            pending.push((path, format!("{public}::{child}")));
+        }
+        let paths: Vec<Vec<String>> = uses.iter().flat_map(|u| use_paths(u)).collect();
+        // The private children's submodules this module makes public (`pub use world::rules;`).
+        let mut opened: Vec<Vec<String>> = Vec::new();
+        for path in &paths {
+            let path: Vec<String> = path.iter().skip_while(|s| *s == "self").cloned().collect();
+            let Some(first) = path.first() else { continue };
+            if !private.contains(first) {
+                found.push(format!(
+                    "{file}: `pub use {}` takes an item from `{first}`, which is not a private module of `{public}`, so the item has another public path",
+                    path.join("::")
+                ));
+                continue;
+            }
+            let mut inner = source.clone();
+            inner.extend(path.iter().cloned());
+            if path.len() > 1 && path.last().is_some_and(|l| l != "*") && module_file(&inner, read).is_some() {
+                opened.push(path.clone());
+                pending.push((inner, format!("{public}::{}", path.last().expect("a segment"))));
+            }
+        }
+        for path in &paths {
+            let path: Vec<String> = path.iter().skip_while(|s| *s == "self").cloned().collect();
+            if let Some(module) = opened.iter().find(|m| path.len() > m.len() && path.starts_with(m)) {
+                found.push(format!(
+                    "{file}: `pub use {}` reaches into `{}`, a module `{public}` makes public, so the item has two public paths",
+                    path.join("::"),
+                    module.join("::")
+                ));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn every_item_of_sim_replay_and_session_has_one_public_path() {
+    let root = repo_root();
+    let mut found = Vec::new();
+    for krate in ["sim", "replay", "session"] {
+        let src = root.join(krate).join("src");
+        found.extend(
+            second_paths(krate, &|file| std::fs::read_to_string(src.join(file)).ok()).into_iter().map(|f| format!("{krate}/src/{f}")),
+        );
+    }
+    assert!(found.is_empty(), "items with two public paths (docs/decisions.md, \"One public path per item\"):\n{}", found.join("\n"));
+}
+
+#[test]
+fn the_public_path_check_names_planted_second_paths() {
+    let files: BTreeMap<&str, &str> = [
+        (
+            "lib.rs",
+            "//! A crate.\npub mod command;\nmod world;\nmod ids;\n#[cfg(feature = \"x\")]\npub mod extra;\n\
+             pub use command::Command; // a second path: `command` is public\n\
+             pub use ids::{EntityId, PlayerId};\npub use world::{World, rules};\npub use world::rules::Rules;\n\
+             pub use pathing::Fixed;\n",
+        ),
+        ("command.rs", "pub struct Command;\npub use crate::ids::PlayerId;\n"),
+        ("world.rs", "pub mod rules;\npub struct World;\n"),
+        ("world/rules.rs", "mod grid;\npub use grid::Grid;\npub trait Rules {}\n"),
+        ("ids.rs", "pub struct EntityId;\npub struct PlayerId;\n"),
+        ("extra.rs", "mod inner;\npub use inner::{Fine, deeper::{AlsoFine}};\npub use super::World;\n"),
+    ]
+    .into_iter()
+    .collect();
+    let found = second_paths("planted", &|file| files.get(file).map(|t| (*t).to_owned()));
+    let mut named: Vec<&str> = found.iter().map(|f| f.split('`').nth(1).expect("a quoted use")).collect();
+    named.sort_unstable();
+    assert_eq!(
+        named,
+        [
+            "pub use command::Command",
+            "pub use crate::ids::PlayerId",
+            "pub use pathing::Fixed",
+            "pub use super::World",
+            "pub use world::rules::Rules",
+        ],
+        "{found:#?}"
+    );
+}

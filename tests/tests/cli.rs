@@ -224,9 +224,9 @@ fn tamper(original: &str, tampered: &str, at_turn: u32) {
         let mut commands = t.commands.clone();
         if t.turn == at_turn {
             let unit = honest.units().find(|u| u.owner == sim::PlayerId(1)).unwrap().id;
-            let goal = sim::command::GoalSpec::Point(pathing::WorldPos::from_int(8, 8));
-            let kind = sim::command::CommandKind::Move { units: vec![unit], goal, queue: false };
-            commands.push(sim::command::Command { turn: at_turn, player: sim::PlayerId(1), seq: 9999, kind });
+            let goal = sim::GoalSpec::Point(pathing::WorldPos::from_int(8, 8));
+            let kind = sim::CommandKind::Move { units: vec![unit], goal, queue: false };
+            commands.push(sim::Command { turn: at_turn, player: sim::PlayerId(1), seq: 9999, kind });
         }
         let report = honest.step(&t.commands);
         writer.turn(&commands, &report).unwrap();
@@ -570,7 +570,7 @@ fn seek_and_render_refuse_a_keyframe_that_does_not_match_the_recorded_hash() {
     for t in &rep.turns {
         if writer.keyframe_due(&world) {
             if world.turn() == 20 {
-                let mut copy = sim::world::World::load(&world.save()).unwrap();
+                let mut copy = sim::World::load(&world.save()).unwrap();
                 let unit = copy.units().next().unwrap().id;
                 assert!(copy.plant_desync(unit));
                 writer.keyframe(&copy).unwrap();

@@ -11,10 +11,9 @@
 
 use pathing::{Fixed, ObstructionId, WorldPos};
 use serde::{Deserialize, Serialize};
-use sim::command::{SquareSpec, Target};
 use sim::rules::{Ctx, Rules, View};
 use sim::snapshot::SnapshotError;
-use sim::{Command, CommandKind, Event, PlayerId, Settings, World};
+use sim::{Command, CommandKind, Event, PlayerId, Settings, SquareSpec, Target, World};
 use skirmish::combat::{Combat, CombatCommand, Fight};
 use skirmish::gathering::{Gathering, GatheringCommand, Haul};
 use skirmish::{SkirmishEvent, UnitKind};

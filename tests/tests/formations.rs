@@ -17,11 +17,9 @@ use pathing::passability::{ObstructionFlags, WorldDesc};
 use pathing::terrain::{GridSpec, Terrain};
 use pathing::{Fixed, PassClass, WorldPos};
 use proptest::prelude::*;
-use sim::command::{Command, CommandKind, Event, GoalSpec, RejectReason};
 use sim::formation::{FormationId, FormationState, Layout};
 use sim::test_support::{metres, picture, world_from};
-use sim::world::{Settings, UnitState, World};
-use sim::{EntityId, PlayerId};
+use sim::{Command, CommandKind, EntityId, Event, GoalSpec, PlayerId, RejectReason, Settings, UnitState, World};
 
 fn m(n: i32) -> Fixed {
     Fixed::from_num(n)
@@ -38,13 +36,13 @@ fn cmd(turn: u32, player: u8, seq: u32, kind: CommandKind) -> Command {
 /// The properties every turn must keep: no unit on a navcell impassable for its class (unless it
 /// is escaping one), the world's own invariants, and the incremental digest equal to one
 /// computed from scratch.
-fn check_turn(world: &World, report: &sim::world::TurnReport) -> Result<(), String> {
+fn check_turn(world: &World, report: &sim::TurnReport) -> Result<(), String> {
     check_turn_since(world, report, &[])
 }
 
 /// [`check_turn`], where a unit whose position before the turn (in `before`) is now on an
 /// impassable navcell (a wall was placed on it) may still stand on one: it never *walks* onto one.
-fn check_turn_since(world: &World, report: &sim::world::TurnReport, before: &[(EntityId, WorldPos)]) -> Result<(), String> {
+fn check_turn_since(world: &World, report: &sim::TurnReport, before: &[(EntityId, WorldPos)]) -> Result<(), String> {
     world.check_invariants()?;
     for u in world.units() {
         let pass = world.nav().class_nav(u.class).unwrap().pass_map();
@@ -383,7 +381,7 @@ fn busy_script(turn: u32, w: &World) -> Vec<Command> {
             0,
             0,
             CommandKind::PlaceObstruction {
-                square: sim::command::SquareSpec { x: m(52), z: m(26), w: m(2), h: m(6), degrees: m(30) },
+                square: sim::SquareSpec { x: m(52), z: m(26), w: m(2), h: m(6), degrees: m(30) },
                 flags: ObstructionFlags::BLOCK_PATHFINDING | ObstructionFlags::BLOCK_FOUNDATION,
             },
         )],
@@ -480,12 +478,7 @@ fn invalid_formation_commands_are_rejected_and_change_nothing() {
         (
             CommandKind::MoveFormation {
                 formation,
-                goal: GoalSpec::Range {
-                    target: sim::command::Target::Unit(theirs[0]),
-                    min: Fixed::ZERO,
-                    max: m(4),
-                    kind: sim::command::RangeKind::Melee,
-                },
+                goal: GoalSpec::Range { target: sim::Target::Unit(theirs[0]), min: Fixed::ZERO, max: m(4), kind: sim::RangeKind::Melee },
             },
             1,
             RejectReason::OutOfRange,
@@ -522,7 +515,7 @@ fn the_last_member_to_leave_disbands_its_formation() {
     let mine = ids(&w, 1);
     w.step(&[cmd(1, 1, 0, CommandKind::FormGroup { units: mine.clone(), layout: Layout::Box })]);
     let formation = first_formation(&w);
-    let formation_events = |r: &sim::world::TurnReport| -> Vec<Event> {
+    let formation_events = |r: &sim::TurnReport| -> Vec<Event> {
         r.events.iter().filter(|e| matches!(e, Event::FormationCreated { .. } | Event::FormationDisbanded { .. })).cloned().collect()
     };
     let r = w.step(&[cmd(2, 1, 0, CommandKind::Stop { units: vec![mine[0]] })]);
@@ -561,7 +554,7 @@ fn arb_command() -> impl Strategy<Value = (u8, CommandKind)> {
         1 => units.clone().prop_map(|units| CommandKind::Stop { units }),
         1 => units.prop_map(|units| CommandKind::Remove { units }),
         1 => (pos, 1..6i32).prop_map(|(p, s)| CommandKind::PlaceObstruction {
-            square: sim::command::SquareSpec { x: p.x, z: p.z, w: m(s), h: m(s), degrees: m(s * 10) },
+            square: sim::SquareSpec { x: p.x, z: p.z, w: m(s), h: m(s), degrees: m(s * 10) },
             flags: ObstructionFlags::BLOCK_PATHFINDING,
         }),
     ];

@@ -12,11 +12,8 @@ use std::fmt::Write as _;
 use pathing::passability::ObstructionFlags;
 use pathing::{Fixed, PassClass, WorldPos};
 use proptest::prelude::*;
-use sim::command::{Command, CommandKind, Event, FailReason, GoalSpec, SquareSpec, Target};
-use sim::motion::OVERLAP_TOLERANCE;
 use sim::test_support::{FIELD, glyph, metres, picture, world_from};
-use sim::world::{UnitState, World};
-use sim::{EntityId, PlayerId};
+use sim::{Command, CommandKind, EntityId, Event, FailReason, GoalSpec, OVERLAP_TOLERANCE, PlayerId, SquareSpec, Target, UnitState, World};
 
 fn m(n: i32) -> Fixed {
     Fixed::from_num(n)
@@ -274,13 +271,7 @@ fn minimum_range_retreat() {
         0 => vec![spawn(0, 1, 0, 20, 8, 1), spawn(0, 2, 0, 22, 8, 1)],
         1 => {
             let (a, b) = (ids(w, 1)[0], ids(w, 2)[0]);
-            vec![go(
-                1,
-                1,
-                0,
-                vec![a],
-                GoalSpec::Range { target: Target::Unit(b), min: m(6), max: m(10), kind: sim::command::RangeKind::Melee },
-            )]
+            vec![go(1, 1, 0, vec![a], GoalSpec::Range { target: Target::Unit(b), min: m(6), max: m(10), kind: sim::RangeKind::Melee })]
         }
         _ => Vec::new(),
     });
@@ -412,7 +403,7 @@ fn a_retreat_with_no_way_out_gives_up() {
     let mut world = world_from(PEN, 1);
     world.step(&[spawn(0, 1, 0, 6, 4, 1), spawn(0, 2, 0, 8, 4, 1)]);
     let (a, b) = (ids(&world, 1)[0], ids(&world, 2)[0]);
-    let order = GoalSpec::Range { target: Target::Unit(b), min: m(6), max: m(10), kind: sim::command::RangeKind::Melee };
+    let order = GoalSpec::Range { target: Target::Unit(b), min: m(6), max: m(10), kind: sim::RangeKind::Melee };
     let mut failed = false;
     for turn in 1..80 {
         let commands = if turn == 1 { vec![go(1, 1, 0, vec![a], order)] } else { Vec::new() };
@@ -432,7 +423,7 @@ fn range_orders_end_in_range_from_every_direction() {
         let mut world = world_from(FIELD, 1);
         world.step(&[spawn(0, 1, 0, x, z, 1), spawn(0, 2, 0, 22, 8, 1)]);
         let (a, b) = (ids(&world, 1)[0], ids(&world, 2)[0]);
-        let order = GoalSpec::Range { target: Target::Unit(b), min: Fixed::ZERO, max: m(2), kind: sim::command::RangeKind::Melee };
+        let order = GoalSpec::Range { target: Target::Unit(b), min: Fixed::ZERO, max: m(2), kind: sim::RangeKind::Melee };
         let mut arrived = false;
         for turn in 1..60 {
             let commands = if turn == 1 { vec![go(1, 1, 0, vec![a], order)] } else { Vec::new() };
@@ -440,7 +431,7 @@ fn range_orders_end_in_range_from_every_direction() {
         }
         assert!(arrived, "from ({x}, {z})");
         let (ua, ub) = (world.unit(a).unwrap(), world.unit(b).unwrap());
-        let reach = i128::from((m(2) + ua.radius + ub.radius + sim::world::RANGE_EPSILON).to_bits());
+        let reach = i128::from((m(2) + ua.radius + ub.radius + sim::RANGE_EPSILON).to_bits());
         let (dx, dz) = (i128::from((ua.pos.x - ub.pos.x).to_bits()), i128::from((ua.pos.z - ub.pos.z).to_bits()));
         assert!(dx * dx + dz * dz <= reach * reach, "from ({x}, {z}) it stopped out of range");
     }

@@ -2,10 +2,8 @@
 //! the last turn's displacement, and passages held by another player's standing units.
 
 use pathing::{Fixed, PassClass, WorldPos};
-use sim::EntityId;
-use sim::command::{Command, CommandKind, Event, FailReason, GoalSpec, PlayerId};
 use sim::test_support::{FIELD, world_from};
-use sim::world::World;
+use sim::{Command, CommandKind, EntityId, Event, FailReason, GoalSpec, PlayerId, World};
 
 fn m(n: i32) -> Fixed {
     Fixed::from_num(n)
@@ -51,7 +49,7 @@ fn order_again(dx: Fixed) -> (u32, Vec<WorldPos>, Vec<WorldPos>, World) {
 
 #[test]
 fn a_repeated_order_within_the_replan_threshold_keeps_the_path() {
-    for dx in [Fixed::ZERO, cm(20), sim::world::TARGET_REPLAN_THRESHOLD, -cm(25)] {
+    for dx in [Fixed::ZERO, cm(20), sim::TARGET_REPLAN_THRESHOLD, -cm(25)] {
         let (searches, before, after, world) = order_again(dx);
         assert_eq!(searches, 0, "an order {dx} m away searched a path");
         assert_eq!(before, after, "an order {dx} m away changed the path");
@@ -64,7 +62,7 @@ fn a_repeated_order_within_the_replan_threshold_keeps_the_path() {
 #[test]
 fn a_repeated_order_beyond_the_replan_threshold_replans() {
     // 0.3 m, and 0.25 m and one raw unit (2^-16 m): just beyond the threshold.
-    let just_beyond = Fixed::from_bits(sim::world::TARGET_REPLAN_THRESHOLD.to_bits() + 1);
+    let just_beyond = Fixed::from_bits(sim::TARGET_REPLAN_THRESHOLD.to_bits() + 1);
     for dx in [cm(30), just_beyond] {
         let (searches, before, after, _) = order_again(dx);
         assert_eq!(searches, 1, "an order {dx} m away did not search a path");
@@ -80,12 +78,12 @@ fn facing_turns_toward_travel_at_the_turn_rate_and_displacement_is_the_turns_mov
     let mut world = world_from(FIELD, 1);
     world.step(&[spawn_at(0, 1, 0, WorldPos::new(cm(4050), cm(850)))]);
     let unit = world.units().next().unwrap().id;
-    assert_eq!(world.unit(unit).unwrap().facing, sim::facing::INITIAL_FACING);
+    assert_eq!(world.unit(unit).unwrap().facing, sim::INITIAL_FACING);
     // Due west of where it was placed.
     let z = world.unit(unit).unwrap().pos.z;
     world.step(&[go(1, 1, vec![unit], WorldPos::new(cm(450), z))]);
     // Within two raw units (2^-15) of the unit vector of the angle, on each component.
-    let faces = |u: &sim::world::Unit, degrees: i32| {
+    let faces = |u: &sim::Unit, degrees: i32| {
         let v = pathing::trig::unit_vector_degrees(m(degrees));
         (u.facing.x - v.x).abs() <= Fixed::from_bits(2) && (u.facing.z - v.z).abs() <= Fixed::from_bits(2)
     };
@@ -105,7 +103,7 @@ fn facing_turns_toward_travel_at_the_turn_rate_and_displacement_is_the_turns_mov
     assert_eq!(third.displacement, pathing::Vec2::new(third.pos.x - before.x, Fixed::ZERO));
     // Standing still: no displacement, and the facing stays.
     let mut turns = 0;
-    while world.unit(unit).unwrap().state != sim::world::UnitState::Idle && turns < 60 {
+    while world.unit(unit).unwrap().state != sim::UnitState::Idle && turns < 60 {
         world.step(&[]);
         turns += 1;
     }
@@ -134,7 +132,7 @@ fn a_spawn_with_its_own_turn_rate_turns_at_it_and_rates_outside_the_limits_are_r
     let r = world.step(&[spawn(0, 450, None), spawn(1, 1150, Some(m(90)))]);
     let ids: Vec<EntityId> = r.events.iter().filter_map(|e| if let Event::Spawned { unit } = e { Some(*unit) } else { None }).collect();
     let [quick, slow] = ids[..] else { panic!("{:?}", r.events) };
-    assert_eq!(world.unit(quick).unwrap().turn_rate, sim::motion::MotionSettings::default().turn_rate);
+    assert_eq!(world.unit(quick).unwrap().turn_rate, sim::MotionSettings::default().turn_rate);
     assert_eq!(world.unit(slow).unwrap().turn_rate, m(90));
     let west = |u: EntityId, w: &World| WorldPos::new(cm(450), w.unit(u).unwrap().pos.z);
     world.step(&[
@@ -156,11 +154,7 @@ fn a_spawn_with_its_own_turn_rate_turns_at_it_and_rates_outside_the_limits_are_r
     for bad in [Fixed::ZERO, Fixed::ONE - Fixed::from_bits(1), m(3600) + Fixed::from_bits(1), -m(90)] {
         let command = Command { turn: world.turn(), ..spawn(0, 800, Some(bad)) };
         let r = world.step(&[command]);
-        assert!(
-            matches!(r.events[..], [Event::Rejected { reason: sim::command::RejectReason::OutOfRange, .. }]),
-            "turn rate {bad}: {:?}",
-            r.events
-        );
+        assert!(matches!(r.events[..], [Event::Rejected { reason: sim::RejectReason::OutOfRange, .. }]), "turn rate {bad}: {:?}", r.events);
     }
 }
 
@@ -228,8 +222,8 @@ fn a_corridor_held_by_another_players_unit_is_gone_round_by_the_other_way() {
 
 #[test]
 fn a_corridor_held_with_no_other_way_waits_retries_and_gives_up_as_held() {
-    let give_up = u32::from(sim::motion::MotionSettings::default().give_up_turns);
-    let every = u32::from(sim::motion::MotionSettings::default().long_replan_every);
+    let give_up = u32::from(sim::MotionSettings::default().give_up_turns);
+    let every = u32::from(sim::MotionSettings::default().long_replan_every);
     let held = walk_through_held_corridor(false, 80);
     let blocked: Vec<u32> = held.events.iter().filter(|(_, e)| matches!(e, Event::Blocked { .. })).map(|&(t, _)| t).collect();
     let failed: Vec<(u32, &Event)> = held.events.iter().filter(|(_, e)| matches!(e, Event::Failed { .. })).map(|(t, e)| (*t, e)).collect();
@@ -268,7 +262,7 @@ fn a_unit_waiting_at_a_held_passage_escapes_a_building_placed_over_it() {
         let unit = world.unit(walker).unwrap();
         if placed_at.is_none() && unit.held_searches > 0 {
             // A 3 m square centred on the walker, placed by the world.
-            let square = sim::command::SquareSpec { x: unit.pos.x, z: unit.pos.z, w: m(3), h: m(3), degrees: Fixed::ZERO };
+            let square = sim::SquareSpec { x: unit.pos.x, z: unit.pos.z, w: m(3), h: m(3), degrees: Fixed::ZERO };
             commands.push(cmd(turn, 0, 0, CommandKind::PlaceObstruction { square, flags: 3 }));
             placed_at = Some(turn);
         }
@@ -415,8 +409,8 @@ fn a_search_round_a_holder_with_no_way_round_stops_at_its_node_budget() {
     world.step(&[spawn_at(0, 1, 0, WorldPos::new(cm(9650), cm(9950))), spawn_at(0, 2, 0, WorldPos::new(cm(10050), cm(9950)))]);
     let walker = world.units().find(|u| u.owner == PlayerId(1)).unwrap().id;
     let holder = world.units().find(|u| u.owner == PlayerId(2)).unwrap().id;
-    let cells = (w * h) as u64 / sim::world::HELD_CELLS_PER_WORK;
-    let bound = u64::from(sim::world::HELD_NODE_BUDGET) + u64::from(sim::world::SEARCH_BASE_WORK) + cells + 8;
+    let cells = (w * h) as u64 / sim::HELD_CELLS_PER_WORK;
+    let bound = u64::from(sim::HELD_NODE_BUDGET) + u64::from(sim::SEARCH_BASE_WORK) + cells + 8;
     let mut held_turns = 0;
     for turn in 1..30 {
         let commands = if turn == 1 { vec![go(1, 1, vec![walker], WorldPos::new(cm(15050), cm(9950)))] } else { Vec::new() };

@@ -8,9 +8,8 @@ use pathing::passability::{NavWorld, WorldDesc};
 use pathing::terrain::CellKind;
 use pathing::{Fixed, WorldPos};
 use phalanx_tests::{PAIRS, movingai_dir};
-use sim::command::{Command, CommandKind, Event, GoalSpec};
 use sim::snapshot::SnapshotError;
-use sim::world::{Settings, World};
+use sim::{Command, CommandKind, Event, GoalSpec, Settings, World};
 
 /// A land class and a water class of clearance 0, with 0 A.D.'s depth bounds (land wades up to
 /// 2 m and climbs slopes below 1; ships need 1 m of water): the two classes of a Moving AI map.

@@ -7,9 +7,9 @@ use pathing::passability::{Obstruction, ObstructionFlags, WorldDesc};
 use pathing::raster::{effective_radius_raw32, oriented_square};
 use pathing::terrain::{GridSpec, Terrain};
 use pathing::{Fixed, Goal, ObstructionId, PassClass, Square, WorldPos};
-use sim::command::{Command, CommandKind, Event, GoalSpec, RangeKind, RejectReason, SquareSpec, Target};
-use sim::world::{RANGE_EPSILON, Settings, World};
-use sim::{EntityId, PlayerId};
+use sim::{
+    Command, CommandKind, EntityId, Event, GoalSpec, PlayerId, RANGE_EPSILON, RangeKind, RejectReason, Settings, SquareSpec, Target, World,
+};
 
 fn m(n: i32) -> Fixed {
     Fixed::from_num(n)

@@ -125,7 +125,7 @@ fn a_planted_nondeterminism_is_found_at_its_turn_component_entity_and_field() {
     let scenario = example("skirmish.json");
     let (world, _) = run(&scenario, &RunOptions { turns: 19, threads: 1, keyframe_every: 0 }, None::<Vec<u8>>, &mut |_, _| {}).unwrap();
     let victim = world.units().find(|u| !u.waypoints().is_empty()).expect("a moving unit on turn 19").id;
-    let mut hook = |w: &mut sim::world::World| {
+    let mut hook = |w: &mut sim::World| {
         if w.turn() == 19 {
             assert!(w.plant_desync(victim));
         }
@@ -196,7 +196,7 @@ fn a_keyframe_that_disagrees_with_an_equal_hash_is_reported() {
     for t in &replay.turns {
         if writer.keyframe_due(&world) {
             if world.turn() == 8 {
-                let mut copy = sim::world::World::load(&world.save()).unwrap();
+                let mut copy = sim::World::load(&world.save()).unwrap();
                 let unit = copy.units().next().unwrap().id;
                 assert!(copy.plant_desync(unit));
                 victim = Some(unit);
@@ -224,8 +224,8 @@ fn the_replay_layout_is_pinned_to_its_format_version() {
     // encoding changes this digest: bump `replay::format::REPLAY_VERSION`, say what changed in
     // docs/replay-format.md, then update the pair below (and re-bless the golden corpus).
     use pathing::{Fixed, WorldPos};
-    use sim::command::{Command, CommandKind, GoalSpec, SquareSpec, Target};
     use sim::formation::{FormationId, Layout};
+    use sim::{Command, CommandKind, GoalSpec, SquareSpec, Target};
     let id = sim::EntityId { index: 7, generation: 2 };
     let square = SquareSpec { x: Fixed::from_num(3), z: Fixed::from_num(4), w: Fixed::ONE, h: Fixed::ONE, degrees: Fixed::from_num(30) };
     let kinds = vec![
@@ -246,7 +246,7 @@ fn the_replay_layout_is_pinned_to_its_format_version() {
         CommandKind::Move { units: vec![], goal: GoalSpec::Square { center: WorldPos::from_int(1, 2), half: Fixed::ONE }, queue: false },
         CommandKind::Move {
             units: vec![id],
-            goal: GoalSpec::Range { target: Target::Unit(id), min: Fixed::ZERO, max: Fixed::ONE, kind: sim::command::RangeKind::Melee },
+            goal: GoalSpec::Range { target: Target::Unit(id), min: Fixed::ZERO, max: Fixed::ONE, kind: sim::RangeKind::Melee },
             queue: false,
         },
         CommandKind::Move {
@@ -255,7 +255,7 @@ fn the_replay_layout_is_pinned_to_its_format_version() {
                 target: Target::Obstruction(pathing::ObstructionId(9)),
                 min: Fixed::ONE,
                 max: Fixed::from_num(2),
-                kind: sim::command::RangeKind::Melee,
+                kind: sim::RangeKind::Melee,
             },
             queue: false,
         },
@@ -293,7 +293,7 @@ fn the_replay_layout_is_pinned_to_its_format_version() {
                 target: Target::Obstruction(pathing::ObstructionId(9)),
                 min: Fixed::ZERO,
                 max: Fixed::from_num(12),
-                kind: sim::command::RangeKind::Ranged,
+                kind: sim::RangeKind::Ranged,
             },
             queue: false,
         },
@@ -303,7 +303,7 @@ fn the_replay_layout_is_pinned_to_its_format_version() {
                 target: Target::Obstruction(pathing::ObstructionId(9)),
                 min: Fixed::ONE / 2,
                 max: Fixed::ONE,
-                kind: sim::command::RangeKind::Build,
+                kind: sim::RangeKind::Build,
             },
             queue: true,
         },
@@ -320,7 +320,7 @@ fn the_replay_layout_is_pinned_to_its_format_version() {
     ];
     let commands: Vec<Command> =
         kinds.into_iter().enumerate().map(|(k, kind)| Command { turn: 3, player: sim::PlayerId(1), seq: k as u32, kind }).collect();
-    let bytes = sim::state_hash::encode(&(sim::world::Settings::default(), commands));
+    let bytes = sim::state_hash::encode(&(sim::Settings::default(), commands));
     let digest = sim::state_hash::hex(blake3::hash(&bytes).as_bytes());
     assert_eq!((replay::format::REPLAY_VERSION, digest.as_str()), (9, "e46caeeb3d99e9877566dbdca92e91674d142337e851d45bc60d0fb8c84f4955"));
 }

@@ -11,12 +11,11 @@
 
 use pathing::{Fixed, WorldPos};
 use serde::{Deserialize, Serialize};
-use sim::command::{SquareSpec, Target};
 use sim::digest_tree::locate_reports;
 use sim::rules::{self, Ctx, Rules, View};
 use sim::snapshot::SnapshotError;
 use sim::test_support::{FIELD, flat_geometry};
-use sim::{Command, CommandKind, EntityId, Event, GoalSpec, PlayerId, RejectReason, Settings, Unit, World};
+use sim::{Command, CommandKind, EntityId, Event, GoalSpec, PlayerId, RejectReason, Settings, SquareSpec, Target, Unit, World};
 
 #[derive(Clone, Debug, Default)]
 struct Tiny;
@@ -373,7 +372,7 @@ fn actions_are_validated_like_commands() {
                             target: Target::Unit(foreign),
                             min: Fixed::ZERO,
                             max: Fixed::ONE,
-                            kind: sim::command::RangeKind::Melee,
+                            kind: sim::RangeKind::Melee,
                         },
                         queue: false,
                     },

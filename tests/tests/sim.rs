@@ -4,9 +4,7 @@
 use pathing::refworld::{RefWorldParams, generate};
 use pathing::{Fixed, PassClass, WorldPos};
 use proptest::prelude::*;
-use sim::command::{Command, CommandKind, Event, GoalSpec, RejectReason, SquareSpec, Target};
-use sim::world::{Settings, World};
-use sim::{EntityId, PlayerId, state_hash};
+use sim::{Command, CommandKind, EntityId, Event, GoalSpec, PlayerId, RejectReason, Settings, SquareSpec, Target, World, state_hash};
 
 /// A 256 × 256 navcell world (64 tiles) with its buildings and trees.
 fn world(threads: usize) -> World {
@@ -92,7 +90,7 @@ fn script(turn: u32, units: &[EntityId]) -> Vec<Command> {
                 103,
                 CommandKind::Move {
                     units: units[2..3].to_vec(),
-                    goal: GoalSpec::Range { target: Target::Unit(units[30]), min: m(4), max: m(8), kind: sim::command::RangeKind::Melee },
+                    goal: GoalSpec::Range { target: Target::Unit(units[30]), min: m(4), max: m(8), kind: sim::RangeKind::Melee },
                     queue: false,
                 },
             ),
@@ -259,7 +257,7 @@ fn invalid_commands_are_rejected_and_change_nothing() {
         ),
         (
             cmd(1, 1, 6, CommandKind::SetArea { name: "gate".into(), available: true }),
-            RejectReason::World(sim::command::WorldRefusal::UnknownArea("gate".into())),
+            RejectReason::World(sim::WorldRefusal::UnknownArea("gate".into())),
         ),
         (cmd(1, 1, 7, CommandKind::EditTerrain { vx: 0, vz: 0, width: 0, heights: vec![] }), RejectReason::OutOfRange),
         (cmd(1, 2, 2, CommandKind::Remove { units: vec![mine[1]] }), RejectReason::NotOwned(mine[1])),
@@ -622,7 +620,7 @@ fn buildings_disperse_the_units_in_their_way_and_gates_open() {
     // A second building on top of the first is refused.
     let r = w.step(&[cmd(3, 1, 0, CommandKind::PlaceBuilding { class: land, square: house, builder: None })]);
     assert!(
-        matches!(&r.events[0], Event::Rejected { reason: RejectReason::Placement(sim::command::PlacementRefusal::Blocked(_)), .. }),
+        matches!(&r.events[0], Event::Rejected { reason: RejectReason::Placement(sim::PlacementRefusal::Blocked(_)), .. }),
         "{:?}",
         r.events
     );
@@ -738,7 +736,7 @@ fn review_cases_same_turn_grid_off_map_goals_id_exhaustion_and_checked_snapshots
     )]);
     assert_eq!(
         r.events,
-        vec![Event::Rejected { command: (0, PlayerId(0), 0), reason: RejectReason::IdsExhausted(sim::command::IdKind::Obstruction) }]
+        vec![Event::Rejected { command: (0, PlayerId(0), 0), reason: RejectReason::IdsExhausted(sim::IdKind::Obstruction) }]
     );
     // Snapshots whose units or ids break the rules are refused.
     let bytes = w.save();
@@ -773,7 +771,7 @@ fn worlds_a_snapshot_could_not_hold_are_refused_up_front() {
     use pathing::classes::ClassSet;
     use pathing::passability::WorldDesc;
     use pathing::terrain::CellKind;
-    use sim::world::SetupError;
+    use sim::SetupError;
     let painted = |w: u32, h: u32| {
         WorldDesc::from_cells(w, h, Fixed::ONE, vec![CellKind::Blocked; (w * h) as usize], ClassSet::zero_ad_defaults()).unwrap()
     };

@@ -4,10 +4,8 @@
 
 use pathing::placement::{SPAWN_RINGS, SpawnCursor, UnitShape};
 use pathing::{Fixed, ObstructionId, PassClass, WorldPos};
-use sim::command::{Command, CommandKind, Event, RejectReason, SquareSpec};
 use sim::test_support::world_from;
-use sim::world::{SpawnOrder, TurnReport, World};
-use sim::{EntityId, PlayerId};
+use sim::{Command, CommandKind, EntityId, Event, PlayerId, RejectReason, SpawnOrder, SquareSpec, TurnReport, World};
 
 fn m(n: i32) -> Fixed {
     Fixed::from_num(n)
@@ -60,7 +58,7 @@ fn oracle_positions(w: &World, count: usize) -> Vec<WorldPos> {
     let mut out = Vec::new();
     while out.len() < count {
         let Some(p) = w.nav().next_spawn_point(class, &footprint, half(), &shapes, SPAWN_RINGS, &mut cursor) else { break };
-        let p = sim::motion::off_grid_lines(p, w.nav().grid().cell_size());
+        let p = sim::off_grid_lines(p, w.nav().grid().cell_size());
         shapes.push(UnitShape { pos: p, radius: half() });
         out.push(p);
     }
@@ -123,7 +121,7 @@ fn a_full_perimeter_reports_the_waiting_units_and_keeps_the_order() {
         remaining: 7,
         radius: half(),
         speed: m(8),
-        turn_rate: sim::motion::MotionSettings::default().turn_rate,
+        turn_rate: sim::MotionSettings::default().turn_rate,
     };
     assert_eq!(w.spawn_orders(), std::slice::from_ref(&order));
     // Nothing frees up: the order waits, quietly, turn after turn.

@@ -14,9 +14,7 @@ use replay::scenario::Scenario;
 use replay::seek::{SeekTarget, restore};
 use replay::viewer::{Source, ViewOptions, build_html};
 use serde_json::Value;
-use sim::PlayerId;
-use sim::command::{Command, CommandKind};
-use sim::world::World;
+use sim::{Command, CommandKind, PlayerId, World};
 
 const GOLDEN: [&str; 5] = ["skirmish", "gates", "maze", "grid", "formations"];
 

@@ -8,10 +8,8 @@ use pathing::passability::WorldDesc;
 use pathing::terrain::CellKind;
 use pathing::waypoints::WaypointPriority;
 use pathing::{Fixed, Goal, Navcell, PassClass, PassMap, SearchLimits, SearchScratch, WorldPos, find_path_astar};
-use sim::command::{Command, CommandKind, Event, GoalSpec, RejectReason, SquareSpec};
 use sim::waypoint::{PriorityEntry, WAYPOINT_RADIUS, WaypointNet};
-use sim::world::{Settings, TurnReport, World};
-use sim::{EntityId, PlayerId};
+use sim::{Command, CommandKind, EntityId, Event, GoalSpec, PlayerId, RejectReason, Settings, SquareSpec, TurnReport, World};
 
 const SIDE: u32 = 120;
 const RANGE: u32 = 16;
@@ -488,7 +486,7 @@ fn queued_orders_stop_at_the_limit() {
         let goal = if k % 2 == 0 { a } else { b };
         let report = world.step(&[cmd(world.turn(), 1, CommandKind::MoveByWaypoints { units: vec![unit], goal, queue: true })]);
         let n = world.unit(unit).unwrap().orders.len();
-        assert!(n <= sim::world::MAX_ORDERS, "{n} orders");
+        assert!(n <= sim::MAX_ORDERS, "{n} orders");
         if let [Event::Rejected { reason: RejectReason::OutOfRange, .. }] = report.events[..] {
             refused = true;
         }
@@ -497,7 +495,7 @@ fn queued_orders_stop_at_the_limit() {
     for _ in 0..3 {
         world.step(&[cmd(world.turn(), 1, CommandKind::Move { units: vec![unit], goal: GoalSpec::Point(a), queue: true })]);
     }
-    assert!(world.unit(unit).unwrap().orders.len() <= sim::world::MAX_ORDERS);
+    assert!(world.unit(unit).unwrap().orders.len() <= sim::MAX_ORDERS);
     World::load(&world.save()).unwrap();
 }
 

@@ -1,7 +1,7 @@
 //! A studio's own game on Phalanx, as small as a game gets: units have hit points, a player may
 //! strike another player's unit, and a unit with its aura on heals its own side's units near it.
 //!
-//! It is written against the public `sim::Rules` API only (docs/game-rules.md), and its program
+//! It is written against the public `sim::rules::Rules` API only (docs/game-rules.md), and its program
 //! (`src/main.rs`) is the whole `phalanx` command line built for it with `phalanx-cli`:
 //!
 //! ```text

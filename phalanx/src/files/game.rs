@@ -185,8 +185,8 @@ pub(super) fn cmd_run(
     let mut last_end = std::time::Instant::now();
     // Each turn's time in each phase of the step ([`PHASES`]), from `World::step_observed`.
     let phases = std::cell::RefCell::new(PhaseTimes::default());
-    let mut on_phase = |phase: Option<sim::world::Phase>| phases.borrow_mut().mark(phase);
-    let mut on_turn = |commands: &[sim::command::Command], report: &sim::world::TurnReport| {
+    let mut on_phase = |phase: Option<sim::Phase>| phases.borrow_mut().mark(phase);
+    let mut on_turn = |commands: &[sim::Command], report: &sim::TurnReport| {
         let now = std::time::Instant::now();
         turn_times.push(now - last_end);
         phases.borrow_mut().end_turn(now - last_end);
@@ -194,7 +194,7 @@ pub(super) fn cmd_run(
             lines.push(format!("{}\t{}", report.turn, hex(&report.hash)));
         }
         for e in &report.events {
-            use sim::command::Event;
+            use sim::Event;
             match e {
                 Event::Spawned { .. } => events[0] += 1,
                 Event::Arrived { .. } => events[1] += 1,
@@ -532,13 +532,13 @@ pub(super) fn cmd_seek(path: &Path, turn: u32, threads: usize, rulesets: &Rulese
 }
 
 /// The phases `phalanx run` reports, in the order a turn runs them: the step's own
-/// (`sim::world::Phase`, the game's hash counted with the core's), then the rest of the turn
+/// (`sim::Phase`, the game's hash counted with the core's), then the rest of the turn
 /// (the scenario's script, bots, the replay writer, the progress bar).
 const PHASES: [&str; 8] = ["commands", "grid and spawns", "paths", "motion", "formations", "rules", "hash", "other"];
 
 /// Where a phase's time is counted in [`PHASES`].
-fn phase_slot(phase: sim::world::Phase) -> usize {
-    use sim::world::Phase;
+fn phase_slot(phase: sim::Phase) -> usize {
+    use sim::Phase;
     match phase {
         Phase::Commands => 0,
         Phase::Grid => 1,
@@ -572,7 +572,7 @@ struct PhaseLine {
 
 impl PhaseTimes {
     /// The step begins (`None`) or has finished `phase`.
-    fn mark(&mut self, phase: Option<sim::world::Phase>) {
+    fn mark(&mut self, phase: Option<sim::Phase>) {
         let now = std::time::Instant::now();
         if let (Some(phase), Some(mark)) = (phase, self.mark) {
             self.current[phase_slot(phase)] += (now - mark).as_secs_f64();

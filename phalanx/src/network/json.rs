@@ -6,9 +6,9 @@
 //! here until it has a kind of its own, and so a line in the documentation.
 
 use serde_json::{Value, json};
-use session::client::{ClientEvent, Ending};
-use session::host::{HostEvent, hex};
-use session::protocol::Waiting;
+use session::Waiting;
+use session::{ClientEvent, Ending};
+use session::{HostEvent, hex};
 
 /// A waiting status as its event: `waiting_players`, `waiting_seat` or `waiting_desync`.
 pub(super) fn waiting(status: &Waiting) -> Value {
@@ -24,7 +24,7 @@ pub(super) fn waiting(status: &Waiting) -> Value {
 }
 
 /// A refusal's fields: the text a person reads and serde's form of the value.
-fn refusal_fields(value: &mut Value, refusal: &session::orders::Refusal) {
+fn refusal_fields(value: &mut Value, refusal: &session::Refusal) {
     value["reason"] = Value::from(refusal.to_string());
     value["refusal"] = serde_json::to_value(refusal).unwrap_or(Value::Null);
 }
@@ -65,7 +65,7 @@ pub(super) fn client_event(event: &ClientEvent) -> Value {
     let mut value = match event {
         ClientEvent::Waiting(status) => return waiting(status),
         ClientEvent::Welcomed { seat } => {
-            json!({"event": "welcomed", "seat": seat, "observer": *seat == session::protocol::OBSERVER_SEAT})
+            json!({"event": "welcomed", "seat": seat, "observer": *seat == session::OBSERVER_SEAT})
         }
         ClientEvent::DelayChanged { turn, delay } => json!({"event": "delay_changed", "turn": turn, "delay": delay}),
         ClientEvent::Dropped { seat } => json!({"event": "dropped", "seat": seat}),
@@ -108,7 +108,7 @@ pub(super) fn client_ending(ending: Option<&Ending>) -> (&'static str, Option<St
 #[cfg(test)]
 mod tests {
     use super::*;
-    use session::orders::Refusal;
+    use session::Refusal;
     use sim::PlayerId;
 
     /// Every host and client event becomes an object whose kind docs/protocol.md's section on the

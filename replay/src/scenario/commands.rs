@@ -147,8 +147,8 @@ fn parse_goal(cx: &Cx, goal: &GoalIn, path: &str, turn: u32, names: &Names) -> R
     let r = goal.range.as_ref().unwrap_or_else(|| unreachable!("one_of found one of the four kinds"));
     let min = r.min.unwrap_or(Fixed::ZERO);
     let max = r.max;
-    if min < Fixed::ZERO || min > max || max > sim::world::MAX_RANGE {
-        return Err(cx.err(&join(&p, "max"), format!("expected 0 ≤ min ≤ max ≤ {}, found min {min}, max {max}", sim::world::MAX_RANGE)));
+    if min < Fixed::ZERO || min > max || max > sim::MAX_RANGE {
+        return Err(cx.err(&join(&p, "max"), format!("expected 0 ≤ min ≤ max ≤ {}, found min {min}, max {max}", sim::MAX_RANGE)));
     }
     let kind = match &r.kind {
         None => RangeKind::Melee,

@@ -61,7 +61,7 @@ pub(super) struct SettingsIn {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) max_paths_per_turn: Option<Int<1, 65_535>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(super) long_search_budget: Option<Int<1, { sim::world::MAX_LONG_SEARCH_BUDGET as u64 }>>,
+    pub(super) long_search_budget: Option<Int<1, { sim::MAX_LONG_SEARCH_BUDGET as u64 }>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) motion: Option<MotionIn>,
 }
@@ -337,7 +337,7 @@ pub(super) struct UnitIn {
     pub(super) class: Option<Value>,
     pub(super) at: Point,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(super) count: Option<Int<1, { sim::world::MAX_SPAWN_COUNT as u64 }>>,
+    pub(super) count: Option<Int<1, { sim::MAX_SPAWN_COUNT as u64 }>>,
     #[serde(
         default,
         deserialize_with = "some_decimal",
@@ -429,7 +429,7 @@ pub(super) struct SpawnIn {
     pub(super) class: Option<Value>,
     pub(super) at: Point,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(super) count: Option<Int<1, { sim::world::MAX_SPAWN_COUNT as u64 }>>,
+    pub(super) count: Option<Int<1, { sim::MAX_SPAWN_COUNT as u64 }>>,
     #[serde(
         default,
         deserialize_with = "some_decimal",
@@ -463,7 +463,7 @@ pub(super) struct SpawnFromBuildingIn {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) class: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(super) count: Option<Int<1, { sim::world::MAX_SPAWN_COUNT as u64 }>>,
+    pub(super) count: Option<Int<1, { sim::MAX_SPAWN_COUNT as u64 }>>,
     #[serde(
         default,
         deserialize_with = "some_decimal",

@@ -71,12 +71,12 @@ use pathing::refworld::{RefWorldParams, generate};
 use pathing::terrain::{GridSpec, MapBorder, Terrain};
 use pathing::waypoints::WaypointPriority;
 use pathing::{Fixed, MAX_CELL_SIZE, MAX_CLASSES, PassClass, WorldPos};
-use sim::EntityId;
-use sim::command::{Command, CommandKind, Event, GoalSpec, PlayerId, RangeKind, SquareSpec, Target};
 use sim::formation::{FormationId, Layout};
-use sim::motion::MotionSettings;
 use sim::waypoint::{PriorityEntry, WaypointNet};
-use sim::world::{Settings, SetupError, TurnReport, World};
+use sim::{
+    Command, CommandKind, EntityId, Event, GoalSpec, MotionSettings, PlayerId, RangeKind, Settings, SetupError, SquareSpec, Target,
+    TurnReport, World,
+};
 
 mod canonical;
 mod commands;
@@ -322,7 +322,7 @@ impl Scenario {
     }
 
     /// The game settings (defaults overridden by the scenario's `settings`).
-    pub fn settings(&self) -> &sim::world::Settings {
+    pub fn settings(&self) -> &sim::Settings {
         &self.settings
     }
 
@@ -365,7 +365,7 @@ impl Scenario {
     ///
     /// # Errors
     /// [`SetupError`] when the world refuses the geometry (an initial obstruction off the map, say).
-    pub fn world(&self) -> Result<sim::world::World, sim::world::SetupError> {
+    pub fn world(&self) -> Result<sim::World, sim::SetupError> {
         let mut obstructions = self.map_obstructions.clone();
         for o in &self.obstructions {
             let square = self.world_square(&o.square);

@@ -423,7 +423,7 @@ pub(super) fn parse_player(cx: &Cx, player: Option<Int<0, 255>>, path: &str, set
 pub(super) struct SpawnFields {
     pub(super) class: Option<Value>,
     pub(super) at: Point,
-    pub(super) count: Option<Int<1, { sim::world::MAX_SPAWN_COUNT as u64 }>>,
+    pub(super) count: Option<Int<1, { sim::MAX_SPAWN_COUNT as u64 }>>,
     pub(super) radius: Option<Fixed>,
     pub(super) speed: Option<Fixed>,
     pub(super) turn_rate: Option<Fixed>,
@@ -457,7 +457,7 @@ pub(super) fn parse_spawn_fields(cx: &Cx, path: &str, f: SpawnFields, classes: &
     if let Some(rate) = f.turn_rate {
         let p = join(path, "turn_rate");
         cx.since(&p, "spawn turn_rate")?;
-        if !sim::motion::TURN_RATE_LIMITS.contains(&rate) {
+        if !sim::TURN_RATE_LIMITS.contains(&rate) {
             return Err(cx.err(&p, format!("expected a turn rate in 1..=3600 degrees per second, found {rate}")));
         }
     }

@@ -57,13 +57,13 @@ impl<'a> ScriptRunner<'a> {
 
     /// The commands of `turn` (call once per turn in order), with their `(turn, player, seq)`.
     /// Entries of turns before `turn` that were never asked for are skipped.
-    pub fn commands(&mut self, turn: u32) -> Vec<sim::command::Command> {
+    pub fn commands(&mut self, turn: u32) -> Vec<sim::Command> {
         self.commands_seeing(turn, None)
     }
 
     /// [`ScriptRunner::commands`]; with the world, a game command's `{"$group": …}` lists only
     /// the group's live units (a game's rules refuse dead ones).
-    fn commands_seeing(&mut self, turn: u32, world: Option<&World>) -> Vec<sim::command::Command> {
+    fn commands_seeing(&mut self, turn: u32, world: Option<&World>) -> Vec<sim::Command> {
         let sc = self.scenario;
         while self.cursor < sc.schedule.len() && sc.entries[sc.schedule[self.cursor]].turn < turn {
             self.cursor += 1;
@@ -102,7 +102,7 @@ impl<'a> ScriptRunner<'a> {
     }
 
     /// Learns spawned ids and placed obstruction ids from the turn's report; call after each step.
-    pub fn observe(&mut self, report: &sim::world::TurnReport) {
+    pub fn observe(&mut self, report: &sim::TurnReport) {
         if self.issued_turn == Some(report.turn) {
             self.observe_commands(report);
         }
@@ -126,7 +126,7 @@ impl<'a> ScriptRunner<'a> {
     /// Learns what the turn's issued commands created, from the events each caused
     /// (`TurnReport::caused`), so commands of other sources in the same turn (bots, game
     /// commands whose rules spawn units) cannot be mistaken for them.
-    fn observe_commands(&mut self, report: &sim::world::TurnReport) {
+    fn observe_commands(&mut self, report: &sim::TurnReport) {
         let sc = self.scenario;
         let caused: std::collections::BTreeMap<_, _> = report.caused.iter().map(|&(key, start, end)| (key, (start, end))).collect();
         for k in std::mem::take(&mut self.issued) {

@@ -16,7 +16,7 @@ fn refuse_files(name: &str) -> Result<String, String> {
 #[derive(Clone, Debug, Default)]
 struct Nop;
 
-impl sim::Rules for Nop {
+impl sim::rules::Rules for Nop {
     const NAME: &'static str = "nop";
     const VERSION: u32 = 1;
     type Unit = ();
@@ -27,11 +27,11 @@ impl sim::Rules for Nop {
     type Event = ();
     type Reject = ();
     fn new_unit(&self, (): &(), _: &sim::Unit) {}
-    fn check(&self, _: &sim::View<'_, Self>, _: PlayerId, _: &u8) -> Result<(), ()> {
+    fn check(&self, _: &sim::rules::View<'_, Self>, _: PlayerId, _: &u8) -> Result<(), ()> {
         Ok(())
     }
-    fn apply(&self, _: &mut sim::Ctx<'_, Self>, _: PlayerId, _: &u8) {}
-    fn step(&self, _: &mut sim::Ctx<'_, Self>, _: &[Event]) {}
+    fn apply(&self, _: &mut sim::rules::Ctx<'_, Self>, _: PlayerId, _: &u8) {}
+    fn step(&self, _: &mut sim::rules::Ctx<'_, Self>, _: &[Event]) {}
 }
 
 /// The bot of `nop`: it sends command 1 every turn.
@@ -470,8 +470,8 @@ fn a_group_with_no_live_unit_becomes_a_rejected_command() {
         })
         .collect();
     assert_eq!(rejected.len(), 3, "{rejected:?}");
-    assert_eq!(rejected[0], ((2, PlayerId(1), 2), sim::command::RejectReason::OutOfRange), "an empty unit list");
-    assert!(matches!(rejected[1], ((2, PlayerId(2), 1), sim::command::RejectReason::UnknownEntity(_))), "{rejected:?}");
+    assert_eq!(rejected[0], ((2, PlayerId(1), 2), sim::RejectReason::OutOfRange), "an empty unit list");
+    assert!(matches!(rejected[1], ((2, PlayerId(2), 1), sim::RejectReason::UnknownEntity(_))), "{rejected:?}");
 }
 
 #[test]

@@ -5,7 +5,7 @@
 #![allow(dead_code)]
 
 use replay::scenario::Scenario;
-use session::mover::Mover;
+use session::Mover;
 use session::{Brain, Order};
 use sim::{TurnReport, World};
 
