@@ -176,7 +176,7 @@ impl<R: Rules> ModuleCodec for CodecOf<R> {
     }
 
     fn section_json(&self, section: &GameSnapshot) -> Result<GameJson, String> {
-        let values = decode_snapshot::<R>(section)?;
+        let values = decode_snapshot::<R>(section).map_err(|e| e.to_string())?;
         Ok(GameJson {
             rules: R::NAME.to_owned(),
             units: values.units.iter().map(|(id, u)| (*id, json(u))).collect(),

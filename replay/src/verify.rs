@@ -326,7 +326,7 @@ pub fn initial_world(header: &ReplayHeader, threads: usize, rulesets: &Rulesets)
 /// # Errors
 /// [`Error::Threads`]: the threads could not be started (a fault of this machine, not of any file).
 pub fn start_threads(world: &mut World, threads: usize) -> Result<(), Error> {
-    world.set_threads(threads).map_err(|message| Error::Threads { threads, message })
+    world.set_threads(threads).map_err(|e| Error::Threads { threads, message: e.to_string() })
 }
 
 /// The world at turn 0 of a replay, on the calling thread alone.

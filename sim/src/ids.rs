@@ -107,8 +107,13 @@ impl EntityAllocator {
     /// and exactly the slots that are not live.
     ///
     /// # Errors
-    /// The first broken invariant.
-    pub fn check(&self) -> Result<(), String> {
+    /// [`crate::Error::Ids`], naming the first broken invariant.
+    pub fn check(&self) -> Result<(), crate::Error> {
+        self.broken().map_err(|message| crate::Error::Ids { message })
+    }
+
+    /// [`EntityAllocator::check`], its text alone.
+    fn broken(&self) -> Result<(), String> {
         if self.generations.len() != self.live.len() {
             return Err(format!("{} generations for {} slots", self.generations.len(), self.live.len()));
         }

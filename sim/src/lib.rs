@@ -67,6 +67,7 @@
 
 mod command;
 pub mod digest_tree;
+mod error;
 mod facing;
 pub mod formation;
 mod geom;
@@ -88,6 +89,7 @@ mod world;
 
 // The embedding API, flat: what a game needs to make a world, step it and read what happened.
 pub use command::{Command, CommandKind, Event, FailReason, IdKind, PlacementRefusal, RejectReason, SquareSpec, WorldRefusal};
+pub use error::Error;
 pub use facing::INITIAL_FACING;
 pub use geom::off_grid_lines;
 pub use goal::{GoalSpec, RangeKind, Target};

@@ -163,8 +163,13 @@ impl MotionSettings {
     /// Checks every field against its documented limits.
     ///
     /// # Errors
-    /// The first field out of range, named.
-    pub fn check(&self) -> Result<(), String> {
+    /// [`crate::Error::Settings`], naming the first field out of range.
+    pub fn check(&self) -> Result<(), crate::Error> {
+        self.field_out_of_range().map_err(|message| crate::Error::Settings { message })
+    }
+
+    /// [`MotionSettings::check`], its text alone.
+    fn field_out_of_range(&self) -> Result<(), String> {
         let metres = |name: &str, v: Fixed, lo: i32, hi: i32| {
             if v < Fixed::from_num(lo) || v > Fixed::from_num(hi) {
                 Err(format!("motion.{name} = {v} m outside {lo}..={hi}"))

@@ -396,7 +396,7 @@ impl World {
                 settings.long_search_budget, MAX_LONG_SEARCH_BUDGET
             )));
         }
-        settings.motion.check().map_err(SetupError::Settings)?;
+        settings.motion.check().map_err(|e| SetupError::Settings(e.to_string()))?;
         crate::snapshot::check_limits(desc.grid.width, desc.grid.height, desc.jump_table_classes, desc.landmark_classes)
             .map_err(|(what, e)| SetupError::Limits(format!("{what}: {e}")))?;
         // Ids run upwards from one past the largest initial id; `u32::MAX` is never handed out and
@@ -521,13 +521,16 @@ impl World {
     /// results are the same for any count.
     ///
     /// # Errors
-    /// The thread pool's error text when it cannot start.
-    pub fn set_threads(&mut self, threads: usize) -> Result<(), String> {
+    /// [`crate::Error::Threads`] when the thread pool cannot start.
+    pub fn set_threads(&mut self, threads: usize) -> Result<(), crate::Error> {
         if threads <= 1 {
             self.scratch.workspaces = jobs::workspaces(1);
             self.pool = None;
         } else {
-            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| e.to_string())?;
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .map_err(|e| crate::Error::Threads { message: e.to_string() })?;
             self.set_pool(std::sync::Arc::new(pool));
         }
         Ok(())
@@ -1205,8 +1208,13 @@ impl World {
     /// Checks the invariants the rest of the simulation relies on; `Err` names the first one broken.
     ///
     /// # Errors
-    /// A description of the broken invariant.
-    pub fn check_invariants(&self) -> Result<(), String> {
+    /// [`crate::Error::Invariant`], describing the broken invariant.
+    pub fn check_invariants(&self) -> Result<(), crate::Error> {
+        self.broken_invariant().map_err(|message| crate::Error::Invariant { message })
+    }
+
+    /// [`World::check_invariants`], its text alone.
+    fn broken_invariant(&self) -> Result<(), String> {
         let grid = self.nav.grid();
         let cell = i128::from(grid.cell_size().to_bits());
         let (w, h) = (i128::from(grid.width()) * cell, i128::from(grid.height()) * cell);
@@ -1385,7 +1393,7 @@ impl World {
         world.load_formations(data.formations, data.formation_requests, data.next_formation).map_err(invalid)?;
         world.load_waypoints(data.waypoint_nets, data.waypoint_tables, data.waypoint_routes).map_err(invalid)?;
         world.load_spawns(data.spawn_orders, data.next_spawn_order).map_err(invalid)?;
-        world.check_invariants().map_err(invalid)?;
+        world.check_invariants().map_err(|e| invalid(e.to_string()))?;
         world.refresh_digest();
         Ok(world)
     }

@@ -43,7 +43,7 @@ fn check_turn(world: &World, report: &sim::TurnReport) -> Result<(), String> {
 /// [`check_turn`], where a unit whose position before the turn (in `before`) is now on an
 /// impassable navcell (a wall was placed on it) may still stand on one: it never *walks* onto one.
 fn check_turn_since(world: &World, report: &sim::TurnReport, before: &[(EntityId, WorldPos)]) -> Result<(), String> {
-    world.check_invariants()?;
+    world.check_invariants().map_err(|e| e.to_string())?;
     for u in world.units() {
         let pass = world.nav().class_nav(u.class).unwrap().pass_map();
         let built_over = before.iter().any(|&(id, p)| id == u.id && !pass.is_passable(world.navcell_of(p)));

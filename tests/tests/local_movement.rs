@@ -92,7 +92,7 @@ fn run(rows: &[&str], turns: u32, frames: &[u32], script: &dyn Fn(u32, &World) -
 /// The properties every turn must keep: no unit on a navcell impassable for its class (unless it
 /// is escaping one), the world's own invariants.
 fn check_turn(world: &World) -> Result<(), String> {
-    world.check_invariants()?;
+    world.check_invariants().map_err(|e| e.to_string())?;
     for u in world.units() {
         let pass = world.nav().class_nav(u.class).unwrap().pass_map();
         if !pass.is_passable(world.navcell_of(u.pos)) && !u.escape {

@@ -151,8 +151,13 @@ pub fn reject<R: Rules>(reason: &RejectReason) -> Option<R::Reject> {
 /// Decodes canonical bytes ([`crate::state_hash::CONFIG`]) of at most `limit` bytes, all of them.
 ///
 /// # Errors
-/// Text saying what did not fit.
-pub fn decode<T: DeserializeOwned>(bytes: &[u8], limit: usize) -> Result<T, String> {
+/// [`crate::Error::GameValue`], saying what did not fit.
+pub fn decode<T: DeserializeOwned>(bytes: &[u8], limit: usize) -> Result<T, crate::Error> {
+    decode_text(bytes, limit).map_err(|message| crate::Error::GameValue { message })
+}
+
+/// [`decode`], its text alone.
+fn decode_text<T: DeserializeOwned>(bytes: &[u8], limit: usize) -> Result<T, String> {
     if bytes.len() > limit {
         return Err(format!("{} bytes, more than the limit {limit}", bytes.len()));
     }
@@ -172,8 +177,14 @@ pub fn valid_name(name: &str) -> bool {
 /// A snapshot's game values decoded as `R`'s types.
 ///
 /// # Errors
-/// Text naming the value that is not `R`'s, or another ruleset's name or version.
-pub fn decode_snapshot<R: Rules>(snapshot: &GameSnapshot) -> Result<GameValues<R>, String> {
+/// [`crate::Error::GameValue`], naming the value that is not `R`'s, or another module's name or
+/// version.
+pub fn decode_snapshot<R: Rules>(snapshot: &GameSnapshot) -> Result<GameValues<R>, crate::Error> {
+    decode_section::<R>(snapshot).map_err(|message| crate::Error::GameValue { message })
+}
+
+/// [`decode_snapshot`], its text alone.
+fn decode_section<R: Rules>(snapshot: &GameSnapshot) -> Result<GameValues<R>, String> {
     if snapshot.rules != R::NAME || snapshot.version != R::VERSION {
         return Err(format!(
             "the game state is of ruleset {} version {}, not {} version {}",
@@ -279,7 +290,7 @@ impl<R: Rules> GameState<R> {
 
     /// The game state of a snapshot, checked against the world it is loaded into.
     pub(crate) fn restore(rules: R, world: &World, snapshot: &GameSnapshot) -> Result<Self, String> {
-        let GameValues { units, objects, players, state } = decode_snapshot::<R>(snapshot)?;
+        let GameValues { units, objects, players, state } = decode_section::<R>(snapshot)?;
         let expected = usize::from(world.settings().players) + 1;
         if players.len() != expected {
             return Err(format!("{}.players: {} players, the world has {expected} (with player 0)", R::NAME, players.len()));
