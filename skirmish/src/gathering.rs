@@ -4,9 +4,9 @@
 //!
 //! Each turn, after dropping trees and drop-sites whose obstruction is gone, it runs every
 //! hauling worker in id order: a worker in range of its tree cuts one wood every
-//! [`GATHER_MS`](crate::GATHER_MS) until it carries [`CARRY_CAPACITY`](crate::CARRY_CAPACITY),
+//! [`GATHER_MS`] until it carries [`CARRY_CAPACITY`],
 //! then walks to its nearest drop-site, deposits and goes back; a felled tree's workers look for
-//! the next one within [`NEXT_TREE_RADIUS`](crate::NEXT_TREE_RADIUS).
+//! the next one within [`NEXT_TREE_RADIUS`].
 
 use pathing::{ObstructionId, WorldPos};
 use serde::{Deserialize, Serialize};
