@@ -218,14 +218,8 @@ impl sim::rules::Rules for Combat {
 
     fn step(&self, ctx: &mut Ctx<'_, Self>, _events: &[Event]) {
         // Structures whose obstruction another module or command removed are gone.
-        let gone: Vec<ObstructionId> =
-            ctx.objects().map(|(id, _)| id).filter(|id| !ctx.world().nav().obstructions().contains_key(id)).collect();
-        for id in gone {
-            ctx.remove_object(id);
-        }
-        let mut ids: Vec<EntityId> = ctx.world().units().map(|u| u.id).collect();
-        ids.sort_unstable();
-        for id in ids {
+        common::drop_gone_objects(ctx);
+        for id in common::unit_ids(ctx.world()) {
             if ctx.world().unit(id).is_some() {
                 act_unit(ctx, id);
             }

@@ -124,3 +124,20 @@ pub(crate) fn order_to<M: Rules>(ctx: &mut Ctx<'_, M>, id: EntityId, goal: sim::
     let Some(owner) = ctx.world().unit(id).map(|u| u.owner) else { return false };
     ctx.act(owner, CommandKind::Move { units: vec![id], goal, queue: false }).is_ok()
 }
+
+/// Drops the module's state of every obstruction that no longer exists (razed, felled, or removed
+/// by the world): each module does so when it steps.
+pub(crate) fn drop_gone_objects<M: Rules>(ctx: &mut Ctx<'_, M>) {
+    let gone: Vec<ObstructionId> =
+        ctx.objects().map(|(id, _)| id).filter(|id| !ctx.world().nav().obstructions().contains_key(id)).collect();
+    for id in gone {
+        ctx.remove_object(id);
+    }
+}
+
+/// Every live unit's id, ascending: the order each module runs its units in.
+pub(crate) fn unit_ids(world: &World) -> Vec<EntityId> {
+    let mut ids: Vec<EntityId> = world.units().map(|u| u.id).collect();
+    ids.sort_unstable();
+    ids
+}

@@ -109,14 +109,8 @@ impl sim::rules::Rules for Construction {
     }
 
     fn step(&self, ctx: &mut Ctx<'_, Self>, _events: &[Event]) {
-        let gone: Vec<ObstructionId> =
-            ctx.objects().map(|(id, _)| id).filter(|id| !ctx.world().nav().obstructions().contains_key(id)).collect();
-        for id in gone {
-            ctx.remove_object(id);
-        }
-        let mut ids: Vec<EntityId> = ctx.world().units().map(|u| u.id).collect();
-        ids.sort_unstable();
-        for id in ids {
+        common::drop_gone_objects(ctx);
+        for id in common::unit_ids(ctx.world()) {
             if let Some(b) = ctx.unit(id).and_then(|s| s.building) {
                 build(ctx, id, b);
             }

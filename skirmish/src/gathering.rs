@@ -194,9 +194,7 @@ impl sim::rules::Rules for Gathering {
                 remove_drop_site(ctx, id);
             }
         }
-        let mut ids: Vec<EntityId> = ctx.world().units().map(|u| u.id).collect();
-        ids.sort_unstable();
-        for id in ids {
+        for id in common::unit_ids(ctx.world()) {
             match ctx.unit(id).map(|s| s.task) {
                 Some(Haul::Gather(tree)) => gather(ctx, id, tree),
                 Some(Haul::Return { tree, site }) => deposit(ctx, id, tree, site),

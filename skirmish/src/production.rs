@@ -179,11 +179,7 @@ impl sim::rules::Rules for Production {
     }
 
     fn step(&self, ctx: &mut Ctx<'_, Self>, events: &[Event]) {
-        let gone: Vec<ObstructionId> =
-            ctx.objects().map(|(id, _)| id).filter(|id| !ctx.world().nav().obstructions().contains_key(id)).collect();
-        for id in gone {
-            ctx.remove_object(id);
-        }
+        common::drop_gone_objects(ctx);
         name_waiting_spawns(ctx, events);
         train(ctx);
     }
