@@ -120,6 +120,20 @@ pub const MAX_WAIT_TURNS: u8 = 8;
 /// Most navcell steps of the flow field a member is given as waypoints in one turn.
 pub const STEER_STEPS: usize = 8;
 
+/// Consecutive turns a moving formation stands still because other formations leave it no step
+/// (giving way, every candidate refused, a turn refused) before it counts as held, and may yield
+/// to a formation that is held too (docs/formation-rules.md, "Formations that meet").
+pub const HOLD_TURNS: u16 = 6;
+
+/// Most turns a formation spends yielding (stepping out of another formation's way) before it
+/// plans its path again from where it stands.
+pub const YIELD_MAX_TURNS: u16 = 30;
+
+/// A member farther than this many slot spacings from its slot when its formation arrives is
+/// stranded: it is given a move of its own to its slot (docs/formation-rules.md, "Finalising and
+/// arriving").
+pub const STRANDED_SPACINGS: i128 = 2;
+
 /// A formation's movement corridor: the points within `half_width` of the polyline from the start
 /// of the straight line it follows through the rest of its path (the pathfinder design's "centre
 /// spline" and "width"; docs/formation-rules.md, "The movement corridor"). Members are kept inside
@@ -306,6 +320,13 @@ pub struct Formation {
     /// The sum of the members' distances to their slots at the last arriving turn (raw, capped
     /// per member at 2^32).
     pub(crate) remaining: u64,
+    /// Consecutive turns it stood still while moving because other formations left it no step
+    /// (see [`HOLD_TURNS`]); while yielding, the turns it found no step out of the way.
+    pub(crate) held: u16,
+    /// The formation it is stepping out of the way of, if any.
+    pub(crate) yield_to: Option<FormationId>,
+    /// Turns spent yielding (see [`YIELD_MAX_TURNS`]).
+    pub(crate) yield_turns: u16,
 }
 
 impl Formation {

@@ -51,6 +51,15 @@ fn check_turn_since(world: &World, report: &sim::TurnReport, before: &[(EntityId
             return Err(format!("unit {:?} stands on an impassable navcell at {:?}", u.id, u.pos));
         }
     }
+    // A moving formation's position never lies on a navcell its class cannot use.
+    for f in world.formations() {
+        let moving = matches!(f.state, FormationState::Following | FormationState::Turning | FormationState::Finalising);
+        let class = world.unit(f.members()[0]).unwrap().class;
+        let pass = world.nav().class_nav(class).unwrap().pass_map();
+        if moving && !pass.is_passable(world.navcell_of(f.pos)) {
+            return Err(format!("formation {} ({:?}) stands on an impassable navcell at {:?}", f.id.0, f.state, f.pos));
+        }
+    }
     if report.digest != world.state_digest_from_scratch() {
         return Err("the incremental digest differs from one computed from scratch".into());
     }
@@ -797,6 +806,11 @@ fn two_formations(
         let report = world.step(&commands);
         check_turn(&world, &report).unwrap_or_else(|e| panic!("turn {turn}: {e}"));
         hashes.push(report.hash);
+        if std::env::var_os("PHALANX_FORMATION_TRACE").is_some() {
+            for f in world.formations() {
+                println!("turn {turn} formation {} of player {}: {:?} at {:?} facing {:?}", f.id.0, f.owner.0, f.state, f.pos, f.facing);
+            }
+        }
         for e in &report.events {
             match e {
                 Event::Rejected { reason, .. } => panic!("turn {turn}: command rejected: {reason:?}"),
@@ -954,5 +968,174 @@ fn members_stay_inside_the_movement_corridor_while_marching_and_arriving() {
             }
         }
         assert!(checked > 1000, "only {checked} positions checked");
+    }
+}
+
+/// An open field `w` × `h` metres walled round, split by a wall two metres thick at `x = wall`
+/// (`x` from the west) with one gap `gap` metres wide whose south edge is at `z = from`.
+fn field_with_gap(w: usize, h: usize, wall: usize, from: usize, gap: usize) -> Vec<String> {
+    let mut rows = open_field(w, h);
+    for (j, row) in rows.iter_mut().enumerate() {
+        if j == 0 || j + 1 == h || (from..from + gap).contains(&j) {
+            continue;
+        }
+        row.replace_range(wall..wall + 2, "##");
+    }
+    rows
+}
+
+/// Formations meeting head on in a gap narrower than both must both get through, whatever the
+/// layouts, sizes, gap widths and which of them has the lower id (docs/formation-rules.md,
+/// "Formations that meet": the held one with the higher id yields). Without yielding, the two stand
+/// face to face in the gap until a new order comes (each refuses every step that takes the other
+/// deeper into its keep-out zone).
+#[test]
+fn formations_meeting_head_on_in_a_gap_narrower_than_both_both_get_through() {
+    let cases = [
+        // (gap width, gap's south edge, west formation, east formation, members, turns)
+        (6, 21, Layout::Box, Layout::Box, 9, 360),
+        (8, 20, Layout::Box, Layout::Wedge, 9, 360),
+        (7, 14, Layout::Line, Layout::Box, 12, 400),
+        (10, 26, Layout::Wedge, Layout::Column, 12, 400),
+    ];
+    for (gap, from, west, east, count, turns) in cases {
+        let field = field_with_gap(96, 48, 47, from, gap);
+        let z = (from + gap / 2) as i32;
+        // Both orders of ids: player 1's formation is made first and has the lower id.
+        for swap in [false, true] {
+            let (w, e) = (((14, z - 4), (84, z + 2), west), ((82, z + 3), (12, z - 3), east));
+            let (a, b) = if swap { (e, w) } else { (w, e) };
+            let (arrived, _, world) = two_formations(&field, a, b, count, turns);
+            assert_both_arrived(arrived, &world, [a.1, b.1]);
+            for f in world.formations() {
+                assert!(
+                    f.members().iter().all(|&id| {
+                        let u = world.unit(id).unwrap();
+                        (u.pos.x > m(48)) == (f.pos.x > m(48))
+                    }),
+                    "gap {gap}, swap {swap}: a member of formation {} did not get through with it",
+                    f.id.0
+                );
+            }
+        }
+    }
+}
+
+/// Adds a dead-end pocket to `rows`: a rectangle of walls one metre thick round `w` × `h` metres of
+/// open ground whose south-west inner corner is `(x, z)`, open to the south (or to the north when
+/// `north`), so that a formation stepping aside beside it can walk into it.
+fn with_pocket(mut rows: Vec<String>, x: usize, z: usize, w: usize, h: usize, north: bool) -> Vec<String> {
+    let height = rows.len();
+    // `rows[0]` is the top of the picture; the walls are symmetric round the field, so row `j`
+    // stands for `z = height - 1 - j`.
+    let mut wall = |zz: usize, x0: usize, x1: usize| {
+        let row = &mut rows[height - 1 - zz];
+        row.replace_range(x0..x1, &"#".repeat(x1 - x0));
+    };
+    for zz in z..z + h {
+        wall(zz, x - 1, x);
+        wall(zz, x + w, x + w + 1);
+    }
+    let closed = if north { z + h } else { z - 1 };
+    wall(closed, x - 1, x + w + 1);
+    rows
+}
+
+/// A formation that steps aside beside a dead-end pocket never puts its position on a navcell
+/// its class cannot use, and none of its members is left stranded when it arrives: each stands
+/// near its slot or walks there on a path of its own (docs/formation-rules.md, "Following a
+/// straight line" and "Finalising and arriving").
+#[test]
+fn a_formation_stepping_aside_beside_a_pocket_strands_no_member() {
+    // (pocket x, z, width, height, open to the north, members, layouts)
+    let cases = [
+        (40, 27, 10, 12, false, 9, Layout::Box, Layout::Box),
+        (36, 26, 14, 10, false, 12, Layout::Line, Layout::Box),
+        (44, 10, 12, 11, true, 9, Layout::Box, Layout::Wedge),
+        (30, 27, 8, 14, false, 9, Layout::Wedge, Layout::Column),
+    ];
+    for (px, pz, pw, ph, north, count, la, lb) in cases {
+        let rows = with_pocket(open_field(96, 48), px, pz, pw, ph, north);
+        let a = ((12, 23), (84, 24), la);
+        let b = ((84, 24), (12, 23), lb);
+        let (arrived, _, mut world) = two_formations(&rows, a, b, count, 260);
+        assert!(arrived.iter().all(Option::is_some), "pocket at ({px}, {pz}): arrivals {arrived:?}");
+        // Members that were stranded walk to their slots on paths of their own: after a while
+        // every member stands near its slot.
+        for _ in 0..150 {
+            world.step(&[]);
+        }
+        for f in world.formations() {
+            let spacing = sim::formation::spacing(f.layout, m(1) / 2) * 2;
+            for (&id, slot) in f.members().iter().zip(world.formation_slots(f.id)) {
+                let u = world.unit(id).unwrap();
+                let (dx, dz) = (u.pos.x - slot.x, u.pos.z - slot.z);
+                assert!(
+                    dx.abs() <= spacing && dz.abs() <= spacing,
+                    "pocket at ({px}, {pz}): member {id:?} of formation {} stands at {:?}, {:?} from its slot {:?} ({:?})",
+                    f.id.0,
+                    u.pos,
+                    (dx, dz),
+                    slot,
+                    u.state
+                );
+            }
+        }
+    }
+}
+
+/// Members that cannot reach their slots when the formation arrives (here, formed on the far side
+/// of a long wall whose way round lies outside the formation's flow field and corridor) walk to
+/// them on paths of their own, and get there (docs/formation-rules.md, "Finalising and arriving").
+#[test]
+fn members_stranded_behind_a_wall_rejoin_on_paths_of_their_own() {
+    // (wall x, gap at the north or south end, near side count, far side count, goal, layout)
+    let cases =
+        [(48, true, 5, 4, (20, 12), Layout::Box), (40, false, 6, 3, (14, 40), Layout::Line), (56, true, 6, 3, (30, 20), Layout::Wedge)];
+    for (wall, gap_north, near, far, goal, layout) in cases {
+        let (w, h) = (96usize, 64usize);
+        let mut rows = open_field(w, h);
+        for (j, row) in rows.iter_mut().enumerate() {
+            let z = h - 1 - j;
+            let in_gap = if gap_north { z >= h - 9 } else { z <= 8 };
+            if j != 0 && j + 1 != h && !in_gap {
+                row.replace_range(wall..wall + 2, "##");
+            }
+        }
+        let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+        let mut world = world_from(&rows, 1);
+        let z0 = if gap_north { 12 } else { 50 };
+        world.step(&[spawn(0, 1, 0, wall as i32 - 6, z0, near), spawn(0, 1, 1, wall as i32 + 8, z0, far)]);
+        world.step(&[cmd(1, 1, 0, CommandKind::FormGroup { units: ids(&world, 1), layout })]);
+        let id = first_formation(&world);
+        world.step(&[]);
+        world.step(&[cmd(3, 1, 0, CommandKind::MoveFormation { formation: id, goal: GoalSpec::Point(at(goal.0, goal.1)) })]);
+        let mut arrived = None;
+        let mut rejoining = 0;
+        for turn in 4..600 {
+            let report = world.step(&[]);
+            check_turn(&world, &report).unwrap_or_else(|e| panic!("turn {turn}: {e}"));
+            if report.events.iter().any(|e| matches!(e, Event::FormationArrived { .. })) && arrived.is_none() {
+                arrived = Some(turn);
+                rejoining = ids(&world, 1).iter().filter(|&&u| !world.unit(u).unwrap().orders.is_empty()).count();
+            }
+        }
+        assert!(arrived.is_some(), "wall at {wall}: the formation never arrived");
+        assert!(rejoining > 0, "wall at {wall}: no member was stranded, so the case tests nothing");
+        // Not stranded any more: within the stranding distance of its slot (an inner slot of a
+        // standing box can be closed by its neighbours' cores, where a rejoining member ends its
+        // move as near as it can).
+        let spacing = sim::formation::spacing(layout, m(1) / 2) * 2;
+        for (&u, slot) in world.formation(id).unwrap().members().iter().zip(world.formation_slots(id)) {
+            let unit = world.unit(u).unwrap();
+            let (dx, dz) = (unit.pos.x - slot.x, unit.pos.z - slot.z);
+            assert!(
+                dx.abs() <= spacing && dz.abs() <= spacing && unit.state == UnitState::Idle,
+                "wall at {wall}: member {u:?} ({:?}) stands at {:?}, {:?} from its slot",
+                unit.state,
+                unit.pos,
+                (dx, dz)
+            );
+        }
     }
 }

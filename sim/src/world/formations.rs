@@ -94,8 +94,8 @@ use super::jobs::{FormationJob, LongJob};
 use super::*;
 use crate::formation::{
     ARRIVE_DISTANCE, ARRIVE_MAX_TURNS, ARRIVE_STALL_TURNS, Corridor, FIELD_AHEAD, FIELD_CORRIDOR, FIELD_TRIGGER, FieldInputs,
-    FormationState, Layout, MAX_MEMBERS, MAX_WAIT_TURNS, Profile, RUN_MULTIPLIER, STEER_STEPS, footprint, length, length_squared,
-    local_to_world, moved, raw, rotate, slot_offsets, spacing, sub, unit, with_length,
+    FormationState, HOLD_TURNS, Layout, MAX_MEMBERS, MAX_WAIT_TURNS, Profile, RUN_MULTIPLIER, STEER_STEPS, STRANDED_SPACINGS,
+    YIELD_MAX_TURNS, footprint, length, length_squared, local_to_world, moved, raw, rotate, slot_offsets, spacing, sub, unit, with_length,
 };
 use crate::motion::UnitIndex;
 
@@ -237,6 +237,13 @@ struct Presence {
     spacing: i128,
     /// Its members' positions and its slots.
     points: Vec<WorldPos>,
+    /// Its position and footprint, raw spacing aside (its zones are computed from them).
+    pos: WorldPos,
+    width: Fixed,
+    depth: Fixed,
+    /// Its count of held turns and the formation it yields to ([`Formation::held`]).
+    held: u16,
+    yield_to: Option<FormationId>,
 }
 
 /// A rectangle in a formation's frame round `centre`: `half_across` to either side, `back` behind
@@ -498,6 +505,9 @@ impl World {
             arriving_turns: 0,
             stalled: 0,
             remaining: u64::MAX,
+            held: 0,
+            yield_to: None,
+            yield_turns: 0,
         };
         self.assign_slots(&mut f);
         self.formations.insert(id, f);
@@ -632,10 +642,26 @@ impl World {
                 continue;
             };
             self.advance(&mut f, &profile, &standing);
+            if f.state == FormationState::WaitingForPath && !self.formations.requests().contains(&id) {
+                // A yield ended: it plans its path again from where it stands.
+                self.formations.requests_mut().push(id);
+            }
             let arrived = self.steer(&mut f, &profile);
             if arrived {
                 let members = f.members.clone();
+                // Members stranded far from their slots (behind a wall the members could not
+                // steer round) walk there on paths of their own.
+                let stranded_beyond = STRANDED_SPACINGS * raw(spacing(f.layout, profile.radius));
+                let stranded: Vec<(EntityId, WorldPos)> = members
+                    .iter()
+                    .zip(self.slots(&f, &profile))
+                    .filter(|&(&m, slot)| self.unit(m).is_some_and(|u| length(sub(slot, u.pos)) > stranded_beyond))
+                    .map(|(&m, slot)| (m, on_map(self.nav.grid(), slot)))
+                    .collect();
                 self.release_members(&members);
+                for (m, slot) in stranded {
+                    self.give_orders(m, &[GoalSpec::Point(slot)], false);
+                }
                 f.state = FormationState::Idle;
                 f.goal = None;
                 f.path.clear();
@@ -667,18 +693,82 @@ impl World {
                 continue;
             }
             let moving = matches!(g.state, FormationState::Following | FormationState::Turning | FormationState::Finalising);
-            out.push(Presence { id: g.id, moving, facing: g.facing, spacing: spacing_g, points });
+            let (width_g, depth_g) = footprint(g.layout, g.members.len(), spacing(g.layout, profile.radius));
+            out.push(Presence {
+                id: g.id,
+                moving,
+                facing: g.facing,
+                spacing: spacing_g,
+                points,
+                pos: g.pos,
+                width: width_g,
+                depth: depth_g,
+                held: g.held,
+                yield_to: g.yield_to,
+            });
         }
         out
     }
 
-    /// Moves a formation's position for one turn (steps 1–4 of the module documentation).
+    /// Moves a formation's position for one turn (steps 1–4 of the module documentation), or one
+    /// step out of another formation's way while it yields; counts the turns other formations
+    /// leave it no step, and starts yielding once it and the formation holding it are both held.
     fn advance(&self, f: &mut Formation, profile: &Profile, standing: &UnitIndex) {
         let d = raw(profile.speed) * i128::from(self.settings.turn_ms) / 1000;
         let (width, depth) = footprint(f.layout, f.members.len(), spacing(f.layout, profile.radius));
         let own_spacing = raw(spacing(f.layout, profile.radius));
         let moving = matches!(f.state, FormationState::Following | FormationState::Turning | FormationState::Finalising);
         let others = if moving { self.presences(f, d, width, depth, own_spacing) } else { Vec::new() };
+        if !moving {
+            f.waited = 0;
+            f.held = 0;
+            f.yield_to = None;
+            f.yield_turns = 0;
+            return;
+        }
+        if f.yield_to.is_some() {
+            self.yield_step(f, profile, d, width, depth, own_spacing, &others);
+            return;
+        }
+        let before = (f.pos, f.facing);
+        let stopped = self.advance_along(f, profile, standing, d, width, depth, own_spacing, &others);
+        if (f.pos, f.facing) != before {
+            f.held = 0;
+        } else if stopped {
+            f.held = f.held.saturating_add(1);
+        }
+        if f.held >= HOLD_TURNS {
+            // Held, by a formation that is held too: the higher id steps out of the way, or the
+            // lower one when the higher one, yielding, finds no step.
+            let to = others
+                .iter()
+                .filter(|g| {
+                    g.moving && g.held > 0 && ((g.id < f.id && g.yield_to.is_none()) || (g.yield_to == Some(f.id) && g.held >= HOLD_TURNS))
+                })
+                .map(|g| g.id)
+                .min();
+            if let Some(to) = to {
+                f.yield_to = Some(to);
+                f.yield_turns = 0;
+                f.held = 0;
+            }
+        }
+    }
+
+    /// Steps 1–4 of the module documentation; returns whether other formations left the formation
+    /// no step this turn (it gave way, every candidate was refused, or its turn was refused).
+    #[allow(clippy::too_many_arguments)]
+    fn advance_along(
+        &self,
+        f: &mut Formation,
+        profile: &Profile,
+        standing: &UnitIndex,
+        d: i128,
+        width: Fixed,
+        depth: Fixed,
+        own_spacing: i128,
+        others: &[Presence],
+    ) -> bool {
         // Giving way: a formation crossing the way of a moving formation with a lower id that is
         // not coming head on waits while any of that formation's members or slots is in its
         // look-ahead zone.
@@ -687,7 +777,7 @@ impl World {
             g.moving && g.id < f.id && !head_on && zones(f.pos, f.facing, width, depth, own_spacing, g.spacing).1.penetration(&g.points) > 0
         });
         if gives_way {
-            return;
+            return true;
         }
         let average = self.average_position(&f.members);
         let lead_max = 2 * d + (2 << 16);
@@ -699,7 +789,7 @@ impl World {
         };
         if lagging && f.waited < MAX_WAIT_TURNS {
             f.waited += 1;
-            return;
+            return false;
         }
         if !lagging {
             f.waited = 0;
@@ -707,7 +797,7 @@ impl World {
         if f.state == FormationState::Following {
             let Some(&b) = f.path.first() else {
                 enter_arriving(f);
-                return;
+                return false;
             };
             let ab = sub(b, f.from);
             let past = dot(sub(f.pos, f.from), ab) >= length_squared(ab);
@@ -722,29 +812,135 @@ impl World {
                 }
             }
             if f.state == FormationState::Following {
-                self.follow(f, profile, standing, d, width, depth, &others);
-                return;
+                return self.follow(f, profile, standing, d, width, depth, others);
             }
         }
         // Turning and finalising do not score candidates: a step that would take other
         // formations' members or slots deeper into the footprint grown by the gap is not taken.
-        let before = (!others.is_empty()).then(|| f.clone());
+        let before = f.clone();
         match f.state {
-            FormationState::Turning => turn(f, d, width, depth),
+            FormationState::Turning => {
+                turn(f, d, width, depth);
+                // A turn never leaves the position on a navcell its class cannot use: it turns
+                // about the waypoint itself instead.
+                if !self.open_at(profile.class, f.pos)
+                    && let Some(&pivot) = before.path.first()
+                    && self.open_at(profile.class, pivot)
+                {
+                    f.pos = pivot;
+                }
+            }
             FormationState::Finalising => finalise(f, d),
             _ => {}
         }
-        if let Some(before) = before
-            && intrudes(&others, (before.pos, before.facing), (f.pos, f.facing), width, depth, own_spacing)
-        {
+        if !others.is_empty() && intrudes(others, (before.pos, before.facing), (f.pos, f.facing), width, depth, own_spacing) {
             *f = before;
+            return true;
+        }
+        false
+    }
+
+    /// Whether `p` lies on the grid, on a navcell `class` can use.
+    fn open_at(&self, class: PassClass, p: WorldPos) -> bool {
+        let grid = self.nav.grid();
+        let s = raw(grid.cell_size()).max(1);
+        let (x, z) = (raw(p.x), raw(p.z));
+        if x < 0 || z < 0 || x >= i128::from(grid.width()) * s || z >= i128::from(grid.height()) * s {
+            return false;
+        }
+        self.nav.class_nav(class).is_some_and(|c| c.pass_map().is_passable(self.navcell_of(p)))
+    }
+
+    /// One turn of yielding to the formation `f.yield_to`: a step of `d` back, back to either side
+    /// or to either side (facing unchanged) that takes the slots less deep into that formation's
+    /// look-ahead zone, onto a usable navcell, covering no more blocked navcells than now and
+    /// taking no formation deeper into the keep-out zone; the least deep wins (then the fewest
+    /// blocked navcells, then that order). The yield ends when no slot is in that zone any more,
+    /// when the other formation stops moving or is gone, or after [`YIELD_MAX_TURNS`]; the
+    /// formation then plans its path again from where it stands.
+    #[allow(clippy::too_many_arguments)]
+    fn yield_step(
+        &self,
+        f: &mut Formation,
+        profile: &Profile,
+        d: i128,
+        width: Fixed,
+        depth: Fixed,
+        own_spacing: i128,
+        others: &[Presence],
+    ) {
+        f.yield_turns = f.yield_turns.saturating_add(1);
+        let slots = self.slots(f, profile);
+        let zone = others
+            .iter()
+            .find(|g| Some(g.id) == f.yield_to && g.moving)
+            .map(|g| zones(g.pos, g.facing, g.width, g.depth, g.spacing, own_spacing).1);
+        let now = zone.map_or(0, |z| z.penetration(&slots));
+        if now == 0 || f.yield_turns > YIELD_MAX_TURNS {
+            f.yield_to = None;
+            f.yield_turns = 0;
+            f.held = 0;
+            if f.goal.is_some() {
+                f.state = FormationState::WaitingForPath;
+            }
+            return;
+        }
+        let Some(zone) = zone else { return };
+        let class = profile.class;
+        let left = Vec2::new(-f.facing.z, f.facing.x);
+        let (hw, hh) = (Fixed::from_bits(width.to_bits() / 2), Fixed::from_bits(depth.to_bits() / 2));
+        let blocked_at = |p: WorldPos| Square::new(p, hw, hh, left, f.facing).map(|sq| self.nav.count_blocked(class, &sq)).ok();
+        let Some(blocked_now) = blocked_at(f.pos) else { return };
+        let facing = vec_raw(f.facing);
+        let diagonal = unit_vector_degrees(Fixed::from_num(135));
+        let (c, s) = (raw(diagonal.x), raw(diagonal.z));
+        let back = (-facing.0, -facing.1);
+        let directions = [back, rotate(facing, c, s), rotate(facing, c, -s), (-facing.1, facing.0), (facing.1, -facing.0)];
+        let mut best: Option<((i128, u64, usize), WorldPos)> = None;
+        for (k, dir) in directions.into_iter().enumerate() {
+            let candidate = moved(f.pos, ((dir.0 * d) >> 16, (dir.1 * d) >> 16));
+            if !self.open_at(class, candidate) || intrudes(others, (f.pos, f.facing), (candidate, f.facing), width, depth, own_spacing) {
+                continue;
+            }
+            let Some(blocked) = blocked_at(candidate) else { continue };
+            if blocked > blocked_now {
+                continue;
+            }
+            let shift = sub(candidate, f.pos);
+            let moved_slots: Vec<WorldPos> = slots.iter().map(|&p| moved(p, shift)).collect();
+            let deep = zone.penetration(&moved_slots);
+            if deep >= now {
+                continue;
+            }
+            let key = (deep, blocked, k);
+            if best.is_none_or(|(b, _)| key < b) {
+                best = Some((key, candidate));
+            }
+        }
+        match best {
+            Some((_, p)) => {
+                f.pos = p;
+                f.held = 0;
+            }
+            None => f.held = f.held.saturating_add(1),
         }
     }
 
-    /// One turn of following the straight line `from → path[0]`: the best of three candidates.
+    /// One turn of following the straight line `from → path[0]`: the best of three candidates, on
+    /// navcells the class can use; when none is, a step straight towards `path[0]`. Returns
+    /// whether other formations refused every candidate that was left.
     #[allow(clippy::too_many_arguments)]
-    fn follow(&self, f: &mut Formation, profile: &Profile, standing: &UnitIndex, d: i128, width: Fixed, depth: Fixed, others: &[Presence]) {
-        let Some(&b) = f.path.first() else { return };
+    fn follow(
+        &self,
+        f: &mut Formation,
+        profile: &Profile,
+        standing: &UnitIndex,
+        d: i128,
+        width: Fixed,
+        depth: Fixed,
+        others: &[Presence],
+    ) -> bool {
+        let Some(&b) = f.path.first() else { return false };
         let ab = sub(b, f.from);
         let ab_len2 = length_squared(ab);
         let facing = vec_raw(f.facing);
@@ -760,8 +956,13 @@ impl World {
         // Another formation near: side steps may go twice as far from the line to make room.
         let limit = if others.is_empty() { raw(width) } else { 2 * raw(width) };
         let mut best: Option<((i128, u64, i128, usize), WorldPos)> = None;
+        let (mut open, mut refused) = (0, 0);
         for (k, dir) in directions.into_iter().enumerate() {
             let candidate = moved(f.pos, ((dir.0 * d) >> 16, (dir.1 * d) >> 16));
+            // A formation's position never lies on a navcell its class cannot use.
+            if !self.open_at(class, candidate) {
+                continue;
+            }
             let off = cross(ab, sub(candidate, f.from)).abs();
             // A side step farther than the width from the line is dropped: off / |ab| > width.
             // Products that overflow `i128` (a side step thousands of kilometres off a line) are
@@ -774,10 +975,12 @@ impl World {
             if k > 0 && too_far {
                 continue;
             }
+            open += 1;
             // Other formations: a candidate whose footprint grown by the gap holds another
             // formation's member or slot is dropped; the others count those in their look-ahead
             // zone first.
             if intrudes(others, (f.pos, f.facing), (candidate, f.facing), width, depth, own_spacing) {
+                refused += 1;
                 continue;
             }
             let near: i128 =
@@ -802,7 +1005,25 @@ impl World {
         }
         if let Some((_, pos)) = best {
             f.pos = pos;
+            return false;
         }
+        if open == 0 {
+            // Every candidate lies on a navcell the class cannot use (a side step took the
+            // formation beside a wall): back onto the line, one turn's walk ahead of where the
+            // position projects onto it; the line is the path's, clear for the class.
+            let ab_len = length(ab).max(1);
+            let along = (dot(sub(f.pos, f.from), ab) / ab_len + d).clamp(0, ab_len);
+            let step = if along >= ab_len { b } else { moved(f.from, with_length(ab, along)) };
+            if !self.open_at(class, step) {
+                return false;
+            }
+            if intrudes(others, (f.pos, f.facing), (step, f.facing), width, depth, own_spacing) {
+                return true;
+            }
+            f.pos = step;
+            return false;
+        }
+        refused > 0
     }
 
     /// Keeps the formation's flow field current (step 5 of the module documentation) and returns
