@@ -31,6 +31,8 @@ fn scenarios_with_formations() -> Vec<PathBuf> {
 
 struct Track {
     still: u32,
+    /// The longest run of still turns.
+    longest: u32,
     last: Option<(WorldPos, pathing::Vec2)>,
     /// The turn of the last move order not yet followed by an arrival.
     sent: Option<u32>,
@@ -55,10 +57,11 @@ fn every_formation_of_the_shipped_scenarios_keeps_moving_and_arrives() {
             for e in &report.events {
                 match *e {
                     Event::FormationCreated { formation } => {
-                        tracks.push((formation, Track { still: 0, last: None, sent: None }));
+                        tracks.push((formation, Track { still: 0, longest: 0, last: None, sent: None }));
                     }
                     Event::FormationArrived { formation } => {
                         arrivals += 1;
+                        println!("{name}: formation {} arrived at turn {}", formation.0, report.turn);
                         if let Some((_, t)) = tracks.iter_mut().find(|(id, _)| *id == formation) {
                             t.sent = None;
                         }
@@ -90,6 +93,7 @@ fn every_formation_of_the_shipped_scenarios_keeps_moving_and_arrives() {
                 let now = (f.pos, f.facing);
                 if going && t.last == Some(now) {
                     t.still += 1;
+                    t.longest = t.longest.max(t.still);
                     assert!(
                         t.still <= STILL_LIMIT,
                         "{name}: formation {} stood still ({:?} at {:?}) for {} turns up to turn {}",
@@ -106,6 +110,7 @@ fn every_formation_of_the_shipped_scenarios_keeps_moving_and_arrives() {
             }
         }
         for (id, t) in &tracks {
+            println!("{name}: formation {} stood still at most {} turns in a row", id.0, t.longest);
             assert!(t.sent.is_none(), "{name}: formation {} was sent at turn {:?} and had not arrived at the end", id.0, t.sent);
         }
         assert!(arrivals > 0, "{name}: no formation arrived");
