@@ -680,6 +680,14 @@ fn push_apart(
     index: &UnitIndex,
 ) {
     let raw = |v: Fixed| i128::from(v.to_bits());
+    // Whose standing units there are (they stand as the motion step began, as in `index`): with
+    // none, or only the pushed unit's own player's, no push can enter another player's core, and
+    // the look-up is skipped (a crowd of one player pays nothing for the rule).
+    let standing_owners = store.iter().filter(|u| u.state == UnitState::Idle).fold(StandingOwners::None, |acc, u| match acc {
+        StandingOwners::None => StandingOwners::Only(u.owner),
+        StandingOwners::Only(p) if p == u.owner => acc,
+        _ => StandingOwners::Several,
+    });
     let mut sweep: Option<Sweep> = None;
     for _ in 0..motion.push_iterations {
         let sweep = match &mut sweep {
@@ -722,7 +730,10 @@ fn push_apart(
             // out through it); its own player's standing units it may shove, as it nudges them.
             let owner_of = |id: EntityId| units.get(id.index as usize).and_then(Option::as_ref).map(|u| u.owner);
             let fits = |u: &Unit, to: WorldPos| {
-                may_shift(nav, u.class, u.pos, to) && !index.hits_where(u.id, u.pos, to, u.radius, |id| owner_of(id) != Some(u.owner))
+                may_shift(nav, u.class, u.pos, to)
+                    && (standing_owners == StandingOwners::Only(u.owner)
+                        || standing_owners == StandingOwners::None
+                        || !index.hits_where(u.id, u.pos, to, u.radius, |id| owner_of(id) != Some(u.owner)))
             };
             let (a_ok, b_ok) = (!held(a, b) && fits(a, a_half), !held(b, a) && fits(b, b_half));
             let (new_a, new_b) = match (a_ok, b_ok) {
@@ -767,6 +778,14 @@ fn push_apart(
         sweep_order.clear();
         sweep_order.extend(sweep.order.iter().map(|e| e.index));
     }
+}
+
+/// The owners of the standing units, for the push-apart's rule on other players' cores.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum StandingOwners {
+    None,
+    Only(PlayerId),
+    Several,
 }
 
 /// What the push-apart's sweep reads of a unit, kept together so that the sweep never touches
