@@ -310,6 +310,13 @@ impl UnitIndex {
         });
     }
 
+    /// Whether the step hits the square, grown by `radius`, of a unit for which `counts` holds.
+    fn hits_where(&self, me: EntityId, from: WorldPos, to: WorldPos, radius: Fixed, counts: impl Fn(EntityId) -> bool) -> bool {
+        self.find_in(from, to, self.max_radius + i128::from(radius.to_bits()), |id, pos, half| {
+            id != me && segment_hits_square(from, to, &UnitSquare { center: pos, half }, radius) && counts(id)
+        })
+    }
+
     /// The first unit (in the index's fixed order) whose square, grown by `radius`, the step hits.
     fn first_hit(&self, me: EntityId, from: WorldPos, to: WorldPos, radius: Fixed) -> Option<EntityId> {
         let mut hit = None;
@@ -612,7 +619,7 @@ pub(crate) fn move_units(parts: MotionParts<'_>, events: &mut Vec<Event>) {
             requests.push(PathRequest::long(unit.id));
         }
     }
-    push_apart(nav, units, motion, &mut nudges, sweep_order);
+    push_apart(nav, units, motion, &mut nudges, sweep_order, &index);
     nudge(nav, units, motion, &index, &mut nudges, events);
     replan_trigger(units, &before, motion, turn_ms, cooldown_turns, requests);
     record_displacements(units, &before);
@@ -660,16 +667,27 @@ fn record_displacements(units: &mut UnitStore, before: &[Option<WorldPos>]) {
 /// every pair of units whose circles (radius = half-size) overlap, in `(lower index, higher index)`
 /// order, each moving both units apart by half the overlap along the line between their centres
 /// (along x or z, by the parity of their indices, when they coincide). A unit is never moved onto
-/// an impassable navcell or through one ([`may_shift`]); when one of the two cannot move, the other
-/// moves by the whole overlap if it can. A walking unit pushing a standing one also nudges it.
+/// an impassable navcell or through one ([`may_shift`]), nor into the core of another player's
+/// standing unit from outside it, and a standing unit with no order is never moved for a unit of another player (the
+/// held passage stays as the held-passage search sees it); when one of the two cannot move, the
+/// other moves by the whole overlap if it can. A walking unit pushing a standing one also nudges it.
 fn push_apart(
     nav: &pathing::passability::NavWorld,
     store: &mut UnitStore,
     motion: &MotionSettings,
     nudges: &mut Vec<(EntityId, WorldPos, PlayerId)>,
     sweep_order: &mut Vec<u32>,
+    index: &UnitIndex,
 ) {
     let raw = |v: Fixed| i128::from(v.to_bits());
+    // Whose standing units there are (they stand as the motion step began, as in `index`): with
+    // none, or only the pushed unit's own player's, no push can enter another player's core, and
+    // the look-up is skipped (a crowd of one player pays nothing for the rule).
+    let standing_owners = store.iter().filter(|u| u.state == UnitState::Idle).fold(StandingOwners::None, |acc, u| match acc {
+        StandingOwners::None => StandingOwners::Only(u.owner),
+        StandingOwners::Only(p) if p == u.owner => acc,
+        _ => StandingOwners::Several,
+    });
     let mut sweep: Option<Sweep> = None;
     for _ in 0..motion.push_iterations {
         let sweep = match &mut sweep {
@@ -700,16 +718,33 @@ fn push_apart(
             let half = push(overlap / 2);
             let neg = |(x, z): (i128, i128)| (-x, -z);
             let (a_half, b_half) = (offset(a.pos, neg(half)), offset(b.pos, half));
-            let (a_ok, b_ok) = (may_shift(nav, a.class, a.pos, a_half), may_shift(nav, b.class, b.pos, b_half));
+            // A standing unit is not pushed by a walking unit of another player (as it is never
+            // nudged by one): the other takes the whole overlap, so a passage held by standing units stays
+            // as wide as the held-passage search sees it (docs/motion-rules.md, "Passages held by
+            // other players").
+            let held = |u: &Unit, by: &Unit| {
+                u.state == UnitState::Idle && u.orders.is_empty() && by.state != UnitState::Idle && by.owner != u.owner
+            };
+            // Nor is a unit pushed into the core of another player's standing unit from outside
+            // it, which it may not walk into either (and a unit starting inside a core may walk
+            // out through it); its own player's standing units it may shove, as it nudges them.
+            let owner_of = |id: EntityId| units.get(id.index as usize).and_then(Option::as_ref).map(|u| u.owner);
+            let fits = |u: &Unit, to: WorldPos| {
+                may_shift(nav, u.class, u.pos, to)
+                    && (standing_owners == StandingOwners::Only(u.owner)
+                        || standing_owners == StandingOwners::None
+                        || !index.hits_where(u.id, u.pos, to, u.radius, |id| owner_of(id) != Some(u.owner)))
+            };
+            let (a_ok, b_ok) = (!held(a, b) && fits(a, a_half), !held(b, a) && fits(b, b_half));
             let (new_a, new_b) = match (a_ok, b_ok) {
                 (true, true) => (a_half, b_half),
                 _ => {
                     let whole = push(overlap);
                     let b_whole = offset(b.pos, whole);
                     let a_whole = offset(a.pos, neg(whole));
-                    if may_shift(nav, b.class, b.pos, b_whole) {
+                    if !held(b, a) && fits(b, b_whole) {
                         (a.pos, b_whole)
-                    } else if may_shift(nav, a.class, a.pos, a_whole) {
+                    } else if !held(a, b) && fits(a, a_whole) {
                         (a_whole, b.pos)
                     } else {
                         (a.pos, b.pos)
@@ -743,6 +778,14 @@ fn push_apart(
         sweep_order.clear();
         sweep_order.extend(sweep.order.iter().map(|e| e.index));
     }
+}
+
+/// The owners of the standing units, for the push-apart's rule on other players' cores.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum StandingOwners {
+    None,
+    Only(PlayerId),
+    Several,
 }
 
 /// What the push-apart's sweep reads of a unit, kept together so that the sweep never touches

@@ -57,6 +57,8 @@ mod formations;
 mod held;
 mod jobs;
 mod plan;
+#[cfg(test)]
+mod push_apart_tests;
 pub mod rules;
 mod spawning;
 #[cfg(feature = "desync-hook")]

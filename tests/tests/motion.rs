@@ -424,3 +424,127 @@ fn a_search_round_a_holder_with_no_way_round_stops_at_its_node_budget() {
     }
     assert!(held_turns >= 2, "it searched round the holder ({held_turns} turns)");
 }
+
+/// The local-movement constants are the grid-pathfinding seed's (its section 10, "Key Constants
+/// Reference", and the sections it cites), converted to fixed point and to turns where they are
+/// times; a change to any of them is a change of the rules and must show here.
+#[test]
+fn the_motion_constants_are_the_grid_pathfinding_seeds() {
+    let motion = sim::MotionSettings::default();
+    // Fixed point rounds to the nearest 2^-16 m: within half a raw unit of the seed's decimal value.
+    let near = |v: Fixed, hundredths: i64, name: &str| {
+        let exact = i128::from(hundredths) << 16; // hundredths of a metre, times 2^16
+        let got = i128::from(v.to_bits()) * 100;
+        assert!((got - exact).abs() <= 50, "{name} = {v}, the seed says {}.{:02}", hundredths / 100, hundredths % 100);
+    };
+    // §6 "Dynamic Obstacles" and §10: kDynamicObstacleRadiusFraction = 0.6×.
+    near(motion.core_fraction, 60, "core_fraction");
+    // §6 and §10: kDynamicObstacleInfluenceDist = 6.0 m.
+    near(motion.influence, 600, "influence");
+    // §8 "Character Collision Resolution" and §10: kIterations (collision) = 3 passes per frame.
+    assert_eq!(motion.push_iterations, 3);
+    // §8 nudgeCharacterAside and §10: kNudgeDist = 1.2 m.
+    near(motion.nudge_distance, 120, "nudge_distance");
+    // §9 "Dynamic Replanning" and §10: kReplanTriggerDist = 1.8 m.
+    near(motion.replan_trigger, 180, "replan_trigger");
+    // §9 and §10: kReplanCooldownMs = 500 ms, and kMovedEps = 0.05 m.
+    assert_eq!(motion.replan_cooldown_ms, 500);
+    near(motion.moved_epsilon, 5, "moved_epsilon");
+    // §10: TARGET_REPLAN_THRESHOLD = 0.25 m (exact in fixed point).
+    assert_eq!(sim::TARGET_REPLAN_THRESHOLD, Fixed::ONE / 4);
+    // The seed's 0.6 is 39 321.6 raw: the default is the nearest raw value, not a truncation.
+    assert_eq!(motion.core_fraction.to_bits(), 39_322);
+    assert_eq!(motion.nudge_distance.to_bits(), 78_643);
+    assert_eq!(motion.replan_trigger.to_bits(), 117_965);
+    assert_eq!(motion.moved_epsilon.to_bits(), 3_277);
+}
+
+/// The signed distance (metres, negative inside) from `p` to an oriented square.
+fn signed_distance(p: WorldPos, square: &pathing::Square) -> f64 {
+    let f = |v: Fixed| v.to_num::<f64>();
+    let (cx, cz) = (f(p.x) - f(square.center().x), f(p.z) - f(square.center().z));
+    let (u, v) = (square.u(), square.v());
+    let lu = (cx * f(u.x) + cz * f(u.z)).abs() - f(square.hw());
+    let lv = (cx * f(v.x) + cz * f(v.z)).abs() - f(square.hh());
+    if lu > 0.0 || lv > 0.0 { (lu.max(0.0).powi(2) + lv.max(0.0).powi(2)).sqrt() } else { lu.max(lv) }
+}
+
+/// How far a unit may enter an obstruction's shape (the 0 A.D. seed, "Static obstructions"): a
+/// navcell is blocked for clearance `c` when every corner is inside the square or within `c` of
+/// it, and a unit stands anywhere on a passable navcell. So a passable navcell has a corner
+/// farther than `c` from the square, every point of it lies within the navcell's diagonal `s√2`
+/// of that corner, and (distance being 1-Lipschitz) a unit's centre is never nearer the square
+/// than `c − s√2`: with the default class (c = 1 m, s = 1 m) never more than 0.414 m inside a
+/// rotated square's edge. Over random worlds of rotated squares and units walking random orders
+/// through them, every unit's centre keeps that bound every turn.
+#[test]
+fn no_unit_enters_a_static_obstruction_deeper_than_the_seeds_bound() {
+    use pathing::passability::{Obstruction, ObstructionFlags, WorldDesc};
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = |n: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % n
+    };
+    let cell = 1.0f64;
+    let mut checked = 0u64;
+    for world_n in 0..6 {
+        let terrain = pathing::terrain::Terrain::flat(12, 12, m(4), m(12), Fixed::ZERO).unwrap();
+        let desc = WorldDesc::new(
+            pathing::terrain::GridSpec { width: 48, height: 48, cell_size: Fixed::ONE },
+            pathing::classes::ClassSet::zero_ad_defaults(),
+            terrain,
+        );
+        let squares: Vec<(pathing::ObstructionId, Obstruction)> = (0..8)
+            .map(|k| {
+                let centre = WorldPos::new(cm(800 + next(3200) as i32), cm(800 + next(3200) as i32));
+                let (hw, hh) = (cm(50 + next(250) as i32), cm(50 + next(250) as i32));
+                let square = pathing::raster::oriented_square(centre, hw, hh, Fixed::from_num(next(360) as i32)).unwrap();
+                (pathing::ObstructionId(k + 1), Obstruction { square, flags: ObstructionFlags::STATIC })
+            })
+            .collect();
+        let shapes: Vec<pathing::Square> = squares.iter().map(|(_, o)| o.square).collect();
+        let mut world = World::new(desc, squares, sim::Settings { seed: 3, players: 2, ..sim::Settings::default() }).unwrap();
+        let clearance = world.nav().classes().get(PassClass::of(0)).unwrap().whole_clearance(Fixed::ONE).to_num::<f64>();
+        let bound = clearance - cell * std::f64::consts::SQRT_2;
+        let spawns: Vec<Command> = (0..12)
+            .map(|k| {
+                let at = WorldPos::new(cm(300 + next(4200) as i32), cm(300 + next(4200) as i32));
+                spawn_at(0, 1 + (k % 2) as u8, k, at)
+            })
+            .collect();
+        world.step(&spawns);
+        for turn in 1..120u32 {
+            let commands: Vec<Command> = if turn % 30 == 1 {
+                world
+                    .units()
+                    .map(|u| (u.id, u.owner.0))
+                    .collect::<Vec<_>>()
+                    .into_iter()
+                    .enumerate()
+                    .map(|(k, (id, owner))| {
+                        let goal = GoalSpec::Point(WorldPos::new(cm(200 + next(4400) as i32), cm(200 + next(4400) as i32)));
+                        cmd(turn, owner, k as u32, CommandKind::Move { units: vec![id], goal, queue: false })
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            world.step(&commands);
+            for u in world.units() {
+                for (k, shape) in shapes.iter().enumerate() {
+                    let d = signed_distance(u.pos, shape);
+                    assert!(
+                        d > bound - 1e-4,
+                        "world {world_n}, turn {turn}: {:?} at {:?} is {d} m from square {k}, bound {bound}",
+                        u.id,
+                        u.pos
+                    );
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 10_000);
+}

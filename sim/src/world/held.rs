@@ -5,10 +5,16 @@
 //! Long-range planning otherwise ignores units, and nudging moves only the walker's own player's
 //! units, so without this a corridor held by another player's idle units stops a unit until it
 //! gives up. The stamped copy lives for one search only: the shared grids never change.
+//!
+//! The stamps block whole navcells, so they can miss a band between two holders that the motion
+//! allows; when the stamped search finds no way, the same job makes a short-range search round the
+//! exact cores the motion checks (`HeldJob::fallback`), so every walker of a group sees the same
+//! passage (docs/decisions.md, "A held passage has one outcome for every walker").
 
 use pathing::{Accelerators, PassMap};
 
 use super::jobs::{HeldJob, LongJob, Workspace, search_work};
+use super::plan::ShortJob;
 use super::*;
 use crate::motion::UnitIndex;
 
@@ -19,12 +25,19 @@ impl World {
     /// meets (the square that blocks the unit's movement, so a path round the stamps can be
     /// walked); the unit's own navcell is never stamped. A unit that is settling (its goal
     /// unreachable) aims for the end of its current path instead.
-    pub(super) fn held_job(&self, unit: &Unit, mut long: LongJob, stationary: &UnitIndex) -> HeldJob {
+    pub(super) fn held_job(&self, unit: &Unit, mut long: LongJob, stationary: &UnitIndex, fallback: Option<ShortJob>) -> HeldJob {
         if unit.settle
             && let Some(goal) = unit.waypoints().last().and_then(|&end| Goal::point(end).ok())
         {
             long.goal = goal;
         }
+        HeldJob { long, stamps: self.held_stamps(unit, stationary), fallback }
+    }
+
+    /// The navcell rectangles `(i0, j0, i1, j1)` of a held-passage search for `unit`: for every
+    /// standing unit of another player within `short_range_max` of it, the navcells its core,
+    /// grown by the unit's radius, meets.
+    pub(super) fn held_stamps(&self, unit: &Unit, stationary: &UnitIndex) -> Vec<(u32, u32, u32, u32)> {
         let grid = self.nav.grid();
         let s = i128::from(grid.cell_size().to_bits()).max(1);
         let last = |n: u32| i128::from(n) - 1;
@@ -43,7 +56,7 @@ impl World {
             let ((i0, i1), (j0, j1)) = (span(pos.x, grid.width()), span(pos.z, grid.height()));
             stamps.push((i0, j0, i1, j1));
         });
-        HeldJob { long, stamps }
+        stamps
     }
 }
 

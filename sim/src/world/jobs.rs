@@ -49,6 +49,8 @@ pub(super) struct HeldJob {
     pub(super) long: LongJob,
     /// Navcells to treat as blocked for this search: each a rectangle `(i0, j0, i1, j1)`, inclusive.
     pub(super) stamps: Vec<(u32, u32, u32, u32)>,
+    /// The short-range search round the exact cores to make when the stamped search finds no way.
+    pub(super) fallback: Option<super::plan::ShortJob>,
 }
 
 /// A formation path search to make: the long-range job from the members' position, and the

@@ -82,7 +82,7 @@ pub(crate) enum OrderGoal {
 
 /// A short-range search to make.
 #[derive(Clone)]
-struct ShortJob {
+pub(super) struct ShortJob {
     class: PassClass,
     pos: WorldPos,
     radius: Fixed,
@@ -93,6 +93,9 @@ struct ShortJob {
     final_leg: bool,
     /// The goal is taken by a standing unit: no retry without the units.
     occupied: bool,
+    /// The fallback of a held-passage search: no retry without the units either, since the ones
+    /// in the way may not be nudged.
+    held: bool,
     /// The long-range waypoints the detour leads back to.
     keep: Vec<WorldPos>,
 }
@@ -124,8 +127,9 @@ enum Outcome {
     Settled(OrderGoal),
     /// A formation's generalised path, its start first.
     Formation(PathStatus, Vec<WorldPos>),
-    /// A held-passage search's outcome: a way round when complete (`world/held.rs`).
-    Held(PathStatus, Vec<WorldPos>),
+    /// A held-passage search's outcome: a way round when complete (`world/held.rs`); else the
+    /// short-range search round the exact cores, when it found a way or the goal is taken.
+    Held(PathStatus, Vec<WorldPos>, Option<Box<Outcome>>),
     /// No search could be made (cannot happen for a validated unit and goal).
     Failed,
 }
@@ -428,24 +432,43 @@ impl World {
         // without an escape, so anything else planned from there would be asked for every turn.
         let stranded = self.nav.class_nav(unit.class).is_some_and(|nav| !nav.pass_map().is_passable(self.navcell_of(unit.pos)));
         if unit.held_searches > 0 && !(request.short || short) && !stranded {
-            return Some(Job::Held(self.held_job(unit, long_job(), stationary)));
+            // Round the held passage by the navcells first; where that finds no way, by the exact
+            // cores the motion checks, which may leave a band between the holders (see
+            // `world/held.rs`).
+            // Towards the order's goal itself (a detour back to the long-range path would lead
+            // into the holders again).
+            let fallback = self.short_job(unit, goal, true, stationary, true).ok();
+            return Some(Job::Held(self.held_job(unit, long_job(), stationary, fallback)));
         }
         if !(request.short || short) || stranded {
             return Some(long());
         }
+        match self.short_job(unit, goal, short, stationary, false) {
+            Ok(job) => Some(Job::Short(job)),
+            Err(true) => Some(long()),
+            Err(false) => None,
+        }
+    }
+
+    /// The short-range job of `unit` towards `goal` (see "Short-range requests"), or `Err(true)`
+    /// when the unit has no long-range waypoints left to detour to (a long-range search is due), or
+    /// `Err(false)` when no goal can be made. `held`: the fallback of a held-passage search, whose
+    /// goal also counts as taken when the navcells stamped for other players' standing units
+    /// cover it (`world/held.rs`).
+    fn short_job(&self, unit: &Unit, goal: Goal, short: bool, stationary: &UnitIndex, held: bool) -> Result<ShortJob, bool> {
         let m = &self.settings.motion;
         let long_waypoints = &unit.waypoints()[usize::from(unit.detour).min(unit.waypoints().len())..];
         // The goal of the detour: the order's goal on the last leg (or for a retreat), else a
         // circle around the next long-range waypoint.
         let (goal, final_leg, keep, aim) = match long_waypoints {
             _ if short => (goal, true, Vec::new(), goal.nearest_point(unit.pos)),
-            [] => return Some(long()),
+            [] => return Err(true),
             // The long-range path ends short of an unreachable goal: its end is the goal.
-            [last] if unit.settle => (Goal::point(*last).ok()?, true, Vec::new(), *last),
+            [last] if unit.settle => (Goal::point(*last).map_err(|_| false)?, true, Vec::new(), *last),
             [_] => (goal, true, Vec::new(), goal.nearest_point(unit.pos)),
             [next, ..] => {
                 let half = Fixed::from_bits((distance_raw(unit.pos, *next) / 2).min(i128::from(m.rejoin_radius.to_bits())) as i64);
-                (Goal::circle(*next, half).ok()?, false, long_waypoints.to_vec(), *next)
+                (Goal::circle(*next, half).map_err(|_| false)?, false, long_waypoints.to_vec(), *next)
             }
         };
         let blocked = i64::from(unit.stalled.saturating_sub(1));
@@ -458,18 +481,14 @@ impl World {
                 squares.push(UnitSquare { center: pos, half: core });
             }
         });
-        let occupied = final_leg && squares.iter().any(|sq| point_in_square(aim, sq, unit.radius));
-        Some(Job::Short(ShortJob {
-            class: unit.class,
-            pos: unit.pos,
-            radius: unit.radius,
-            goal,
-            range,
-            squares,
-            final_leg,
-            occupied,
-            keep,
-        }))
+        let occupied = final_leg
+            && (squares.iter().any(|sq| point_in_square(aim, sq, unit.radius))
+                || (held
+                    && self.held_stamps(unit, stationary).iter().any(|&(i0, j0, i1, j1)| {
+                        let cell = self.navcell_of(aim);
+                        (i0..=i1).contains(&u32::from(cell.i)) && (j0..=j1).contains(&u32::from(cell.j))
+                    })));
+        Ok(ShortJob { class: unit.class, pos: unit.pos, radius: unit.radius, goal, range, squares, final_leg, occupied, keep, held })
     }
 
     /// Computes the oldest pending requests and applies the results in request order
@@ -853,7 +872,24 @@ fn run_job(nav: &NavWorld, motion: &crate::motion::MotionSettings, ws: &mut Work
         None => Outcome::Failed,
         Some(Job::Settled(plan)) => Outcome::Settled(*plan),
         Some(Job::Long(job)) => run_long(nav, job, ws).map_or(Outcome::Failed, |(s, w)| Outcome::Long(s, w)),
-        Some(Job::Held(job)) => super::held::run_held(nav, job, ws).map_or(Outcome::Failed, |(s, w)| Outcome::Held(s, w)),
+        Some(Job::Held(job)) => match super::held::run_held(nav, job, ws) {
+            None => Outcome::Failed,
+            Some((status, waypoints)) if status == PathStatus::Complete => Outcome::Held(status, waypoints, None),
+            Some((status, waypoints)) => {
+                // No way round by the navcells: the exact cores, which the motion checks. Only a
+                // way through (or, to a goal the holders take, as near as they allow) is taken.
+                let fallback = job.fallback.as_ref().map(|short| run_short(nav, motion, short, ws)).filter(|short| match short {
+                    Outcome::Short { status: ShortStatus::Complete | ShortStatus::Partial(ShortPartial::OutOfBox), waypoints, .. } => {
+                        !waypoints.is_empty()
+                    }
+                    Outcome::Short { status: ShortStatus::Partial(ShortPartial::Unreachable), final_leg, occupied, .. } => {
+                        *final_leg && *occupied
+                    }
+                    _ => false,
+                });
+                Outcome::Held(status, waypoints, fallback.map(Box::new))
+            }
+        },
         Some(Job::Formation(job)) => match run_long(nav, &job.long, ws) {
             Some((status, waypoints)) => {
                 let mut points = Vec::with_capacity(waypoints.len() + 1);
@@ -884,7 +920,7 @@ fn run_short(nav: &NavWorld, motion: &crate::motion::MotionSettings, job: &Short
     let (mut status, mut searches, mut expanded) = (first.status, 1, u64::from(first.expanded));
     // Only a search that found no way counts as blocked: one that ran out of box
     // (a path to the edge of the box towards the goal) or budget found a way.
-    if status == ShortStatus::Partial(ShortPartial::Unreachable) && !job.squares.is_empty() && !job.occupied {
+    if status == ShortStatus::Partial(ShortPartial::Unreachable) && !job.squares.is_empty() && !job.occupied && !job.held {
         // The standing units block the only way: plan through them (they get
         // nudged aside when the unit reaches them).
         query.squares = &[];
@@ -975,9 +1011,13 @@ fn apply_unit_paths(
     }
     for (unit, (result, follower)) in apply {
         match &result {
-            Outcome::Held(..) => {
+            Outcome::Held(_, _, fallback) => {
                 path_stats.long += 1;
                 scale.held_searches += 1;
+                if let Some(Outcome::Short { searches, expanded, .. }) = fallback.as_deref() {
+                    path_stats.short += searches;
+                    path_stats.short_expanded += expanded;
+                }
             }
             Outcome::Long(..) if !follower => path_stats.long += 1,
             Outcome::Short { searches, expanded, .. } => {
@@ -1087,7 +1127,8 @@ fn apply_outcome(units: &mut UnitStore, requests: &mut Vec<PathRequest>, id: Ent
             unit.resume = status == PathStatus::Partial(pathing::PartialReason::NodeBudget);
             unit.set_waypoints(waypoints);
         }
-        Outcome::Held(status, waypoints) => {
+        Outcome::Held(_, _, Some(fallback)) => apply_outcome(units, requests, id, *fallback, events),
+        Outcome::Held(status, waypoints, None) => {
             if status == PathStatus::Complete {
                 // A way round the held passage: take it.
                 unit.resume = false;
