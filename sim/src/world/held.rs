@@ -13,8 +13,7 @@
 
 use pathing::{Accelerators, PassMap};
 
-use super::jobs::{HeldJob, LongJob, Workspace, search_work};
-use super::plan::ShortJob;
+use super::jobs::{HeldJob, LongJob, ShortJob, Workspace, search_work};
 use super::*;
 use crate::motion::UnitIndex;
 

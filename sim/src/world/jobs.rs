@@ -50,7 +50,7 @@ pub(super) struct HeldJob {
     /// Navcells to treat as blocked for this search: each a rectangle `(i0, j0, i1, j1)`, inclusive.
     pub(super) stamps: Vec<(u32, u32, u32, u32)>,
     /// The short-range search round the exact cores to make when the stamped search finds no way.
-    pub(super) fallback: Option<super::plan::ShortJob>,
+    pub(super) fallback: Option<ShortJob>,
 }
 
 /// A formation path search to make: the long-range job from the members' position, and the
@@ -73,4 +73,24 @@ pub const SEARCH_STEPS_PER_WORK: u64 = 8;
 pub(super) fn search_work(outcome: &pathing::SearchOutcome, path: &Path) -> u64 {
     let steps = path.steps();
     u64::from(outcome.expanded) + steps.straight.saturating_add(steps.diagonal) / SEARCH_STEPS_PER_WORK
+}
+
+/// A short-range search to make.
+#[derive(Clone)]
+pub(super) struct ShortJob {
+    pub(super) class: PassClass,
+    pub(super) pos: WorldPos,
+    pub(super) radius: Fixed,
+    pub(super) goal: Goal,
+    pub(super) range: Fixed,
+    pub(super) squares: Vec<pathing::collide::UnitSquare>,
+    /// The goal is the order's: the path ends the order.
+    pub(super) final_leg: bool,
+    /// The goal is taken by a standing unit: no retry without the units.
+    pub(super) occupied: bool,
+    /// The fallback of a held-passage search: no retry without the units either, since the ones
+    /// in the way may not be nudged.
+    pub(super) held: bool,
+    /// The long-range waypoints the detour leads back to.
+    pub(super) keep: Vec<WorldPos>,
 }

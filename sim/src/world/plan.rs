@@ -59,7 +59,7 @@
 use pathing::collide::{UnitSquare, point_in_square};
 use pathing::short_range::{ShortPartial, ShortQuery, ShortStatus, find_short_path};
 
-use super::jobs::{FormationJob, HeldJob, LongJob, Workspace, search_work};
+use super::jobs::{FormationJob, HeldJob, LongJob, ShortJob, Workspace, search_work};
 use super::*;
 use crate::geom::{distance_raw, off_grid_lines, within_of_segment};
 use crate::motion::UnitIndex;
@@ -78,26 +78,6 @@ pub(crate) enum OrderGoal {
     Done,
     /// The target is gone: the order fails.
     Gone,
-}
-
-/// A short-range search to make.
-#[derive(Clone)]
-pub(super) struct ShortJob {
-    class: PassClass,
-    pos: WorldPos,
-    radius: Fixed,
-    goal: Goal,
-    range: Fixed,
-    squares: Vec<UnitSquare>,
-    /// The goal is the order's: the path ends the order.
-    final_leg: bool,
-    /// The goal is taken by a standing unit: no retry without the units.
-    occupied: bool,
-    /// The fallback of a held-passage search: no retry without the units either, since the ones
-    /// in the way may not be nudged.
-    held: bool,
-    /// The long-range waypoints the detour leads back to.
-    keep: Vec<WorldPos>,
 }
 
 #[derive(Clone)]
