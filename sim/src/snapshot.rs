@@ -37,7 +37,8 @@
 //! version 9 the game's objects ([`GameSnapshot::objects`]), version 10 the setting
 //! `long_search_budget` ([`Settings::long_search_budget`]), version 11 the units' order groups
 //! ([`crate::Unit::order_group`]), version 12 one game section per rule module
-//! ([`SnapshotData::games`]); a reader accepts only its own version.
+//! ([`SnapshotData::games`]), version 13 the formations' held and yield counters
+//! ([`crate::formation::Formation`]); a reader accepts only its own version.
 
 use pathing::classes::ClassSet;
 use pathing::passability::{NavArea, NavWorld, Obstruction, ObstructionFlags, ObstructionId, WorldDesc};
@@ -57,7 +58,7 @@ use crate::unit::{PathRequest, Unit};
 pub const MAGIC: [u8; 8] = *b"PHXSNAP\0";
 
 /// Version of the snapshot format; a reader accepts only its own.
-pub const SNAPSHOT_VERSION: u32 = 12;
+pub const SNAPSHOT_VERSION: u32 = 13;
 
 /// Largest payload a snapshot may have. `[Units: bytes]`
 ///
