@@ -412,10 +412,13 @@ mod tests {
             let Some(p) = w.pick_spawn_point(inf, &footprint, r, &units) else { panic!("no spawn point for unit {n}") };
             assert!(w.check_unit_placement(inf, p, r, &units));
             if n == 0 {
-                // The middle of the front (−v) side, r + ε beyond it.
+                // The middle of the front (−v) side, max(r, R) + ε beyond it, R the default
+                // class's clearance (1 m) or the narrow-obstruction term for a thin footprint.
                 let (a, b) = local(&footprint, p);
                 assert!(a.abs() < 1 << 20, "front middle, got a = {a}");
-                let want = -((raw(footprint.hh()) + raw(r) + raw(SPAWN_EPSILON)) << 16);
+                let s = raw(w.grid().cell_size());
+                let big_r = raw(Fixed::ONE).max((3 * s - 2 * raw(footprint.hw()).min(raw(footprint.hh())) + 1) / 2);
+                let want = -((raw(footprint.hh()) + raw(r).max(big_r) + raw(SPAWN_EPSILON)) << 16);
                 assert!((b - want).abs() < 1 << 20, "b = {b}, want {want}");
             }
             units.push(UnitShape { pos: p, radius: r });
