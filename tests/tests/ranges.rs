@@ -351,7 +351,10 @@ fn within_reach(p: WorldPos, sq: &Square, reach: Fixed) -> bool {
     let r = |v: Fixed| i128::from(v.to_bits());
     let (u, v, c) = (sq.u(), sq.v(), sq.center());
     let corner = |a: i128, b: i128| {
-        ((r(c.x) << 16) + a * r(sq.hw()) * r(u.x) + b * r(sq.hh()) * r(v.x), (r(c.z) << 16) + a * r(sq.hw()) * r(u.z) + b * r(sq.hh()) * r(v.z))
+        (
+            (r(c.x) << 16) + a * r(sq.hw()) * r(u.x) + b * r(sq.hh()) * r(v.x),
+            (r(c.z) << 16) + a * r(sq.hw()) * r(u.z) + b * r(sq.hh()) * r(v.z),
+        )
     };
     let ring = [corner(-1, -1), corner(1, -1), corner(1, 1), corner(-1, 1)];
     let (px, pz) = (r(p.x) << 16, r(p.z) << 16);
@@ -427,7 +430,12 @@ fn ranged_units_in_range_of_any_part_stay_and_others_walk_to_the_nearest_point_i
             for (a, b, meant_inside) in starts {
                 let (u, v, c) = (square.u(), square.v(), square.center());
                 let start = WorldPos::new(c.x + a * u.x + b * v.x, c.z + a * u.z + b * v.z);
-                let order = GoalSpec::Range { target: Target::Obstruction(ObstructionId(1)), min: Fixed::ZERO, max: range, kind: RangeKind::Ranged };
+                let order = GoalSpec::Range {
+                    target: Target::Obstruction(ObstructionId(1)),
+                    min: Fixed::ZERO,
+                    max: range,
+                    kind: RangeKind::Ranged,
+                };
                 let mut w = world(square);
                 let spawn = CommandKind::Spawn { class: PassClass::of(class), at: start, count: 1, radius, speed: m(9), turn_rate: None };
                 w.step(&[cmd(0, spawn)]);
@@ -439,8 +447,11 @@ fn ranged_units_in_range_of_any_part_stay_and_others_walk_to_the_nearest_point_i
                 let _ = meant_inside;
                 let (mut arrived, mut walked, mut last) = (false, 0i128, start);
                 for turn in 1..160 {
-                    let commands =
-                        if turn == 1 { vec![cmd(1, CommandKind::Move { units: vec![unit], goal: order, queue: false })] } else { Vec::new() };
+                    let commands = if turn == 1 {
+                        vec![cmd(1, CommandKind::Move { units: vec![unit], goal: order, queue: false })]
+                    } else {
+                        Vec::new()
+                    };
                     let report = w.step(&commands);
                     arrived |= report.events.contains(&Event::Arrived { unit });
                     let pos = w.unit(unit).unwrap().pos;

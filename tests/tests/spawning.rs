@@ -421,7 +421,8 @@ fn units_of_every_built_in_unit_class_spawn_and_walk() {
             let r = w.step(&[cmd(0, 0, 0, CommandKind::PlaceObstruction { square, flags: 3 })]);
             assert_eq!(r.events, vec![Event::ObstructionPlaced { id: ObstructionId(1) }]);
             if clearance == Fixed::ZERO {
-                let spawn = CommandKind::Spawn { class, at: WorldPos::from_int(30, 30), count: 1, radius: half(), speed: m(8), turn_rate: None };
+                let spawn =
+                    CommandKind::Spawn { class, at: WorldPos::from_int(30, 30), count: 1, radius: half(), speed: m(8), turn_rate: None };
                 let r = w.step(&[cmd(1, 1, 0, spawn)]);
                 let refused = Event::Rejected {
                     command: (1, PlayerId(1), 0),
@@ -542,8 +543,8 @@ fn trained_units_appear_at_the_front_middle_then_alternate_outward() {
                 };
                 let r = w.step(&[cmd(1, 1, 0, kind)]);
                 let got: Vec<WorldPos> = spawned(&r).iter().map(|&id| w.unit(id).unwrap().pos).collect();
-                let close = got.len() == count
-                    && got.iter().zip(&want).all(|(p, &(x, z))| (raw(p.x) - x).abs() <= 3 && (raw(p.z) - z).abs() <= 3);
+                let close =
+                    got.len() == count && got.iter().zip(&want).all(|(p, &(x, z))| (raw(p.x) - x).abs() <= 3 && (raw(p.z) - z).abs() <= 3);
                 if !close {
                     let want: Vec<WorldPos> =
                         want.iter().map(|&(x, z)| WorldPos::new(Fixed::from_bits(x as i64), Fixed::from_bits(z as i64))).collect();

@@ -293,7 +293,7 @@ fn wrap(map: &PassMap, a: WorldPos, v: WorldPos, b: WorldPos, c: i128, inset: i1
         && (raw_of(v.z) - gz * c).abs() <= inset
         && [(gx - 1, gz - 1), (gx, gz - 1), (gx - 1, gz), (gx, gz)].into_iter().any(|cell| !open(map, cell));
     if !on_corner {
-        let Some(corners) = convex_corners(map, c, inset, tri(v), in_triangle) else { return None };
+        let corners = convex_corners(map, c, inset, tri(v), in_triangle)?;
         consider(hull_chain(a, b, side, &corners));
     }
     if let Some(chain) = other_side(map, a, v, b, c, inset) {
@@ -325,7 +325,15 @@ fn other_side(map: &PassMap, a: WorldPos, v: WorldPos, b: WorldPos, c: i128, ins
 /// side ([`other_side`], as far out as the farther of them), when it is clear with the margin and
 /// strictly shorter than `a v1 v2 b`: a grid path that went round an obstruction on its longer
 /// side.
-fn wrap_two(map: &PassMap, a: WorldPos, (v1, v2): (WorldPos, WorldPos), b: WorldPos, c: i128, inset: i128, margin: i128) -> Option<Vec<WorldPos>> {
+fn wrap_two(
+    map: &PassMap,
+    a: WorldPos,
+    (v1, v2): (WorldPos, WorldPos),
+    b: WorldPos,
+    c: i128,
+    inset: i128,
+    margin: i128,
+) -> Option<Vec<WorldPos>> {
     let (s1, s2) = (cross(a, b, v1), cross(a, b, v2));
     if s1.signum() == 0 || s1.signum() != s2.signum() {
         return None;
@@ -347,7 +355,13 @@ const TIGHTEN_AREA: i128 = 512;
 /// diagonally away from its navcell, that `keep(vertex, moved)` accepts; `None` for a triangle of
 /// more than [`TIGHTEN_AREA`] navcells or past [`TIGHTEN_CORNERS`] corners. Row by row, each row
 /// from the triangle's extent in it (rounded outwards, plus a navcell either side).
-fn convex_corners(map: &PassMap, c: i128, inset: i128, tri: [(i128, i128); 3], keep: impl Fn(WorldPos, WorldPos) -> bool) -> Option<Vec<WorldPos>> {
+fn convex_corners(
+    map: &PassMap,
+    c: i128,
+    inset: i128,
+    tri: [(i128, i128); 3],
+    keep: impl Fn(WorldPos, WorldPos) -> bool,
+) -> Option<Vec<WorldPos>> {
     let [(ax, az), (bx, bz), (vx, vz)] = tri;
     if ((bx - ax) * (vz - az) - (bz - az) * (vx - ax)).abs() > 2 * TIGHTEN_AREA * c * c {
         return None;
