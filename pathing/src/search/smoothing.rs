@@ -182,7 +182,11 @@ pub fn string_pull(map: &PassMap, points: &[WorldPos]) -> Vec<WorldPos> {
         Some(cut) if length(&cut) < length(&centred) => cut,
         _ => centred,
     };
-    tighten(map, best)
+    // A path that differs from the centre-based pull keeps the margin on every segment, also the
+    // ones tightening left as they were (a start a few raw units from a wall has none).
+    let margin = (i128::from(map.cell_size().to_bits()).max(1) >> MARGIN_SHIFT).max(1);
+    let tight = tighten(map, best.clone());
+    if tight != best && tight.windows(2).all(|w| clear_with_margin(map, w[0], w[1], margin)) { tight } else { best }
 }
 
 /// Most candidate corners [`tighten`] wraps round one turning point; with more it keeps the point.
