@@ -305,6 +305,7 @@ fn goals(b: &mut Bytes) {
             GoalShape::InvertedCircle { .. } => d2 >= r2,
             GoalShape::Square(_) => in_polygon(&poly, (p.0 << 16, p.1 << 16), false),
             GoalShape::InvertedSquare(_) => !in_polygon(&poly, (p.0 << 16, p.1 << 16), true),
+            GoalShape::RoundedSquare { .. } => unreachable!("this target makes no rounded squares"),
         };
         assert_eq!(goal.contains_point(pos), expected, "{goal:?} contains_point({pos:?})");
         let near = goal.nearest_point(pos);
@@ -367,6 +368,7 @@ fn goals(b: &mut Bytes) {
                 GoalShape::InvertedSquare(_) => {
                     !([(x0, z0), (x1, z0), (x0, z1), (x1, z1)].iter().all(|&(x, z)| in_polygon(&poly, (x << 16, z << 16), true)))
                 }
+                GoalShape::RoundedSquare { .. } => unreachable!("this target makes no rounded squares"),
             };
             assert_eq!(
                 goal.contains_navcell(i, j, fx(cell as i64), gw, gh),

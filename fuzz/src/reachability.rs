@@ -183,7 +183,9 @@ fn check_query(b: &mut Bytes, grid: &NavGrid, navs: &[ClassNav; 2], scratch: &mu
             pathing::GoalShape::Point(p)
             | pathing::GoalShape::Circle { center: p, .. }
             | pathing::GoalShape::InvertedCircle { center: p, .. } => p,
-            pathing::GoalShape::Square(sq) | pathing::GoalShape::InvertedSquare(sq) => sq.center(),
+            pathing::GoalShape::Square(sq)
+            | pathing::GoalShape::InvertedSquare(sq)
+            | pathing::GoalShape::RoundedSquare { square: sq, .. } => sq.center(),
         };
         let s = cell.to_bits();
         (c.x.to_bits().div_euclid(s).clamp(0, i64::from(w) - 1), c.z.to_bits().div_euclid(s).clamp(0, i64::from(h) - 1))

@@ -36,7 +36,7 @@ pub enum GoalSpec {
     Range {
         /// What to keep in range.
         target: Target,
-        /// The goal's shape against an obstruction target: square (melee), circle (ranged) or
+        /// The goal's shape against an obstruction target: square (melee), rounded square (ranged) or
         /// square kept clear of the footprint's dispersal zone (build). A unit target is always
         /// a circle.
         kind: RangeKind,
@@ -48,15 +48,17 @@ pub enum GoalSpec {
 }
 
 /// How a range order against an obstruction is shaped (docs/motion-rules.md, "Range orders"), as
-/// 0 A.D.'s design has square goals for melee attacks and building and circle goals for ranged
-/// attacks. Against a unit target every kind is the same circle.
+/// 0 A.D.'s design has square goals for melee attacks and building; a ranged attack takes every
+/// point within its range of some part of the target. Against a unit target every kind is the
+/// same circle.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum RangeKind {
     /// The target's square grown by the range: a melee attack or a gatherer.
     #[default]
     Melee,
-    /// A circle round the target's centre, the largest one wholly within the range (its radius
-    /// is the square's smaller half-size plus the range): a ranged attack.
+    /// Every point within the range of some part of the target's square (the square grown by the
+    /// range with round corners), so a unit already in range stays and one out of range goes to
+    /// the nearest point in range: a ranged attack.
     Ranged,
     /// The target's square grown by the range, with at least half a navcell as minimum and a whole
     /// navcell as maximum range, so the builder ends outside the footprint's foundation-dispersal

@@ -17,7 +17,7 @@ fn center_cell(goal: &Goal, w: u32, h: u32) -> Navcell {
     let at = match goal.shape() {
         GoalShape::Point(p) => p,
         GoalShape::Circle { center, .. } | GoalShape::InvertedCircle { center, .. } => center,
-        GoalShape::Square(sq) | GoalShape::InvertedSquare(sq) => sq.center(),
+        GoalShape::Square(sq) | GoalShape::InvertedSquare(sq) | GoalShape::RoundedSquare { square: sq, .. } => sq.center(),
     };
     let i = at.x.floor().to_num::<i64>().clamp(0, i64::from(w) - 1);
     let j = at.z.floor().to_num::<i64>().clamp(0, i64::from(h) - 1);

@@ -156,33 +156,29 @@ fn range_zero_orders_against_obstructions_end_in_range_beside_them_from_sixteen_
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
 }
 
-/// A ranged order against an obstruction heads for the circle round its centre of radius
-/// `min(hw, hh) + max + R + ε` (docs/motion-rules.md, "Range orders"): from every direction the
-/// unit ends in that circle, so within `max + R + ε` of the square itself, and no farther than
-/// needed.
+/// A ranged order against an obstruction heads for every point within `max + R + ε` of the
+/// square (docs/motion-rules.md, "Range orders"): from every direction the unit ends within that
+/// distance of the square (the exact test [`within_reach`]), walking no more than 2 m beyond the
+/// least distance into range.
 #[test]
-fn ranged_orders_against_obstructions_end_in_the_circle_from_sixteen_directions() {
+fn ranged_orders_against_obstructions_end_in_range_from_sixteen_directions() {
     let mut failures = Vec::new();
     let max = m(4);
     for (name, square) in shapes() {
         let r = effective_radius(&square);
-        let circle = Goal::circle(square.center(), square.hw().min(square.hh()) + max + r + RANGE_EPSILON).unwrap();
-        let in_range = Goal::square(grown(&square, max + r + RANGE_EPSILON));
+        let reach = max + r + RANGE_EPSILON;
         for (k, start) in starts().into_iter().enumerate() {
             let order = GoalSpec::Range { target: Target::Obstruction(ObstructionId(1)), min: Fixed::ZERO, max, kind: RangeKind::Ranged };
             let (world, unit, arrived, walked) = run_order(square, start, order, 120);
             let end = world.unit(unit).unwrap().pos;
-            let nearest = circle.nearest_point(start);
-            let straight = dist2(start, nearest).isqrt();
+            let straight = i128::from(beyond(start, &square, reach).to_bits());
             let beside = walked <= straight + i128::from(m(2).to_bits());
-            // Within max + R + ε of the square: the circle lies inside the rounded square of that
-            // distance, itself inside the grown square.
-            if !arrived || !circle.contains_point(end) || !in_range.contains_point(end) || !beside {
+            if !arrived || !within_reach(end, &square, reach) || !beside {
                 failures.push(format!(
-                    "{name}, start {k}: arrived {arrived}, end ({}, {}), in circle {}, walked {} m for {} m",
+                    "{name}, start {k}: arrived {arrived}, end ({}, {}), in range {}, walked {} m for {} m",
                     end.x,
                     end.z,
-                    circle.contains_point(end),
+                    within_reach(end, &square, reach),
                     walked >> 16,
                     straight >> 16
                 ));
@@ -190,6 +186,20 @@ fn ranged_orders_against_obstructions_end_in_the_circle_from_sixteen_directions(
         }
     }
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// How far `p` is beyond `reach` of the square (0 within it), to a centimetre above, by bisection
+/// on the exact test [`within_reach`].
+fn beyond(p: WorldPos, square: &Square, reach: Fixed) -> Fixed {
+    let (mut lo, mut hi) = (Fixed::ZERO, m(64));
+    if within_reach(p, square, reach) {
+        return Fixed::ZERO;
+    }
+    while hi - lo > cm(1) {
+        let mid = (lo + hi) / 2;
+        if within_reach(p, square, reach + mid) { hi = mid } else { lo = mid }
+    }
+    hi
 }
 
 /// Foundation dispersal's zone for a unit of class 0: the footprint grown by `R` plus half a
@@ -323,4 +333,156 @@ fn the_radius_is_compared_with_the_clearance_in_whole_navcells() {
         command: (0, PlayerId(1), 1),
         reason: RejectReason::RadiusAboveClearance { radius: cm(51), clearance: cm(50) }
     }));
+}
+
+/// `a · b` for unsigned 128-bit numbers, as a 256-bit `(hi, lo)` (compared lexicographically).
+fn wide_mul(a: u128, b: u128) -> (u128, u128) {
+    let m64 = u128::from(u64::MAX);
+    let (a1, a0, b1, b0) = (a >> 64, a & m64, b >> 64, b & m64);
+    let (p00, p01, p10, p11) = (a0 * b0, a0 * b1, a1 * b0, a1 * b1);
+    let mid = (p00 >> 64) + (p01 & m64) + (p10 & m64);
+    ((p11 + (p01 >> 64) + (p10 >> 64) + (mid >> 64)), (p00 & m64) | (mid << 64))
+}
+
+/// Whether `p` is within `reach` of the closed square (its corners `c ± hw·u ± hh·v`), exactly:
+/// inside it, or within `reach` of one of its four edges (point-to-segment distances in wide
+/// integers, 32 fractional bits).
+fn within_reach(p: WorldPos, sq: &Square, reach: Fixed) -> bool {
+    let r = |v: Fixed| i128::from(v.to_bits());
+    let (u, v, c) = (sq.u(), sq.v(), sq.center());
+    let corner = |a: i128, b: i128| {
+        (
+            (r(c.x) << 16) + a * r(sq.hw()) * r(u.x) + b * r(sq.hh()) * r(v.x),
+            (r(c.z) << 16) + a * r(sq.hw()) * r(u.z) + b * r(sq.hh()) * r(v.z),
+        )
+    };
+    let ring = [corner(-1, -1), corner(1, -1), corner(1, 1), corner(-1, 1)];
+    let (px, pz) = (r(p.x) << 16, r(p.z) << 16);
+    // Inside: on the same side of every edge (the corners go round one way).
+    let sides: Vec<i128> = (0..4)
+        .map(|k| {
+            let (a, b) = (ring[k], ring[(k + 1) % 4]);
+            ((b.0 - a.0) * (pz - a.1) - (b.1 - a.1) * (px - a.0)).signum()
+        })
+        .collect();
+    if sides.iter().all(|&s| s >= 0) || sides.iter().all(|&s| s <= 0) {
+        return true;
+    }
+    let d = r(reach) << 16;
+    (0..4).any(|k| {
+        let (a, b) = (ring[k], ring[(k + 1) % 4]);
+        let (ex, ez) = (b.0 - a.0, b.1 - a.1);
+        let (qx, qz) = (px - a.0, pz - a.1);
+        let t = ex * qx + ez * qz;
+        let l2 = ex * ex + ez * ez;
+        let end = |x: i128, z: i128| x * x + z * z <= d * d;
+        if t <= 0 {
+            end(qx, qz)
+        } else if t >= l2 {
+            end(px - b.0, pz - b.1)
+        } else {
+            // cross² ≤ d² · l², both sides past 2^128.
+            let cross = (ex * qz - ez * qx).unsigned_abs();
+            wide_mul(cross, cross) <= wide_mul((d * d) as u128, l2 as u128)
+        }
+    })
+}
+
+/// A ranged unit in range of any part of its target stays where it is; out of range, it walks to
+/// about the nearest point from which the target is in range (docs/motion-rules.md, "Range
+/// orders"): against walls of several lengths and angles and a building, from starts inside and
+/// outside the range along the wall and beyond its ends, for several unit radii and classes. The
+/// oracle is the exact distance from the unit to the turned square, computed here.
+#[test]
+fn ranged_units_in_range_of_any_part_stay_and_others_walk_to_the_nearest_point_in_range() {
+    let side = 112;
+    let world = |square: Square| {
+        let terrain = Terrain::flat(side / 4, side / 4, m(4), m(12), Fixed::ZERO).unwrap();
+        let spec = GridSpec { width: side, height: side, cell_size: Fixed::ONE };
+        let desc = WorldDesc::new(spec, ClassSet::zero_ad_defaults(), terrain);
+        let obstruction = Obstruction { square, flags: ObstructionFlags::STATIC };
+        World::new(desc, vec![(ObstructionId(1), obstruction)], Settings { seed: 5, players: 1, ..Settings::default() }).unwrap()
+    };
+    let mid = i32::try_from(side / 2).unwrap();
+    let mut failures = Vec::new();
+    let mut cases = 0;
+    let mut kinds = [0; 2];
+    for (len, thick, deg) in [(40, 1, 0), (40, 1, 30), (24, 1, 63), (10, 1, 135), (8, 6, 20)] {
+        let square = oriented_square(WorldPos::from_int(mid, mid), m(len) / 2, m(thick) / 2, m(deg)).unwrap();
+        // (class, clearance, radius, range)
+        for (class, clearance, radius, range) in [(0u8, 1, cm(50), m(4)), (0, 1, m(1), m(7)), (1, 3, m(2), m(4))] {
+            let rr = Fixed::from_bits(((effective_radius_raw32(&square, m(clearance), Fixed::ONE) + 0xffff) >> 16) as i64);
+            let reach = range + rr + RANGE_EPSILON;
+            let (hw, hh) = (square.hw(), square.hh());
+            // Starts in the square's frame (along u, along v): in range beside the wall (two
+            // thirds of the reach out, at several places along it), out of range beside it, and
+            // beyond one end, where the nearest point in range is on the rounded corner.
+            let in_range = reach * 2 / 3;
+            let starts = [
+                (hw * 4 / 10, -(hh + in_range), true),
+                (-hw * 9 / 10, hh + in_range, true),
+                (Fixed::ZERO, -(hh + in_range), true),
+                (hw * 2 / 10, -(hh + reach + m(3)), false),
+                (-hw * 6 / 10, hh + reach + m(9), false),
+                (hw + reach * 8 / 10, -(hh + reach * 8 / 10), false),
+                (-(hw + reach + m(6)), hh + m(2), false),
+            ];
+            for (a, b, meant_inside) in starts {
+                let (u, v, c) = (square.u(), square.v(), square.center());
+                let start = WorldPos::new(c.x + a * u.x + b * v.x, c.z + a * u.z + b * v.z);
+                let order = GoalSpec::Range {
+                    target: Target::Obstruction(ObstructionId(1)),
+                    min: Fixed::ZERO,
+                    max: range,
+                    kind: RangeKind::Ranged,
+                };
+                let mut w = world(square);
+                let spawn = CommandKind::Spawn { class: PassClass::of(class), at: start, count: 1, radius, speed: m(9), turn_rate: None };
+                w.step(&[cmd(0, spawn)]);
+                let unit = w.units().next().unwrap().id;
+                let start = w.unit(unit).unwrap().pos;
+                // The spawn may move a start off a blocked navcell: judge where the unit is.
+                let inside = within_reach(start, &square, reach);
+                kinds[usize::from(inside)] += 1;
+                let _ = meant_inside;
+                let (mut arrived, mut walked, mut last) = (false, 0i128, start);
+                for turn in 1..160 {
+                    let commands = if turn == 1 {
+                        vec![cmd(1, CommandKind::Move { units: vec![unit], goal: order, queue: false })]
+                    } else {
+                        Vec::new()
+                    };
+                    let report = w.step(&commands);
+                    arrived |= report.events.contains(&Event::Arrived { unit });
+                    let pos = w.unit(unit).unwrap().pos;
+                    walked += dist2(last, pos).isqrt();
+                    last = pos;
+                    if arrived {
+                        break;
+                    }
+                }
+                cases += 1;
+                let end = w.unit(unit).unwrap().pos;
+                // How far the start is beyond the reach: the least any walk into range can be,
+                // found by bisection on the exact test along the line towards the nearest point.
+                let beyond = beyond(start, &square, reach);
+                let ok = if inside {
+                    arrived && walked == 0 && end == start
+                } else {
+                    arrived
+                        && within_reach(end, &square, reach)
+                        && !within_reach(end, &square, reach - m(3) / 2)
+                        && walked <= i128::from((beyond + m(3) / 2).to_bits())
+                };
+                if !ok {
+                    failures.push(format!(
+                        "{len} × {thick} m at {deg}°, class {class} radius {radius} range {range}: from {start:?} (in range {inside}, {beyond} m beyond) arrived {arrived}, walked {} m to {end:?}",
+                        Fixed::from_bits(walked as i64)
+                    ));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} of {cases} cases:\n{}", failures.len(), failures.join("\n"));
+    assert!(kinds[0] >= 40 && kinds[1] >= 30, "starts out of and in range: {kinds:?}");
 }

@@ -84,13 +84,11 @@ fn a_building_spawn_puts_each_unit_on_the_first_free_spawn_point_from_the_front_
     assert_eq!(ids.len(), 5, "{:?}", r.events);
     let got: Vec<WorldPos> = ids.iter().map(|&id| w.unit(id).unwrap().pos).collect();
     assert_eq!(got, want);
-    // Ring 0 runs 0.625 m (r + ε) outside the footprint, on navcells that the building's
-    // rasterization blocks for the default class (clearance 1 m), except the corner navcells,
-    // which are not wholly inside the footprint grown by 1 m. From the front middle (16, 13.375)
-    // the candidates go 1.25 m (2r + 2ε) at a time alternately east and west: 16, 17.25, 14.75 are
-    // on blocked navcells, and the fourth, 18.5 (navcell (18, 13), beside the south-east corner),
-    // is the first valid one.
-    assert_eq!(got[0], WorldPos::new(m(18) + half(), m(13) + Fixed::from_bits(3 << 13)));
+    // Ring 0 runs max(r, R) + ε = 1.125 m outside the footprint (R = 1 m, the clearance the
+    // building's rasterization blocks for the default class), so the first unit stands at the
+    // front middle, (16, 12.875), moved one raw unit off the navcell line x = 16.
+    let front = WorldPos::new(m(16), m(12) + Fixed::from_bits(7 << 13));
+    assert!((got[0].x - front.x).abs() <= Fixed::from_bits(1) && got[0].z == front.z, "{:?}", got[0]);
     assert!(w.spawn_orders().is_empty());
     assert_eq!(r.digest, w.state_digest_from_scratch());
 }
@@ -386,4 +384,174 @@ fn a_point_spawn_places_what_fits_and_counts_the_rest() {
     let r =
         w.step(&[cmd(1, 1, 0, CommandKind::Spawn { class: PassClass::of(0), at, count: 5, radius: half(), speed: m(8), turn_rate: None })]);
     assert_eq!(r.events, vec![Event::Rejected { command: (1, PlayerId(1), 0), reason: RejectReason::NoRoom }]);
+}
+
+/// A flat 128 × 128 m world (1 m navcells, the built-in classes): dry ground 12 m up, or (for
+/// `wet`) the sea floor 5 m under water, so that land and ship classes both have somewhere to be.
+fn terrain_world(wet: bool) -> World {
+    use pathing::classes::ClassSet;
+    use pathing::passability::WorldDesc;
+    use pathing::terrain::{GridSpec, Terrain};
+    let (height, water) = if wet { (Fixed::ZERO, m(5)) } else { (m(12), Fixed::ZERO) };
+    let terrain = Terrain::flat(32, 32, m(4), height, water).unwrap();
+    let desc = WorldDesc::new(GridSpec { width: 128, height: 128, cell_size: Fixed::ONE }, ClassSet::zero_ad_defaults(), terrain);
+    World::new(desc, Vec::new(), sim::Settings { seed: 9, players: 2, ..sim::Settings::default() }).unwrap()
+}
+
+/// Every built-in class that is meant for units holds them: units of the largest radius the
+/// class allows and of a small one are spawned at a point and from a building with the commands a
+/// game uses, and walk 30 m to a point (docs/passability-classes.md, "The built-in classes";
+/// docs/decisions.md, "A unit's radius may not exceed its class's clearance"). The two building
+/// classes, of clearance 0, hold no unit.
+#[test]
+fn units_of_every_built_in_unit_class_spawn_and_walk() {
+    let classes = pathing::classes::ClassSet::zero_ad_defaults();
+    let mut checked = Vec::new();
+    for (class, def) in classes.iter() {
+        let clearance = def.whole_clearance(Fixed::ONE);
+        // Ships live on water, the land classes (and `unrestricted`, which goes anywhere) on land.
+        let worlds: &[bool] = match def.name.as_str() {
+            "ship" | "ship-small" => &[true],
+            "unrestricted" => &[false, true],
+            _ => &[false],
+        };
+        for &wet in worlds {
+            let mut w = terrain_world(wet);
+            let square = SquareSpec { x: m(64), z: m(64), w: m(8), h: m(8), degrees: m(20) };
+            let r = w.step(&[cmd(0, 0, 0, CommandKind::PlaceObstruction { square, flags: 3 })]);
+            assert_eq!(r.events, vec![Event::ObstructionPlaced { id: ObstructionId(1) }]);
+            if clearance == Fixed::ZERO {
+                let spawn =
+                    CommandKind::Spawn { class, at: WorldPos::from_int(30, 30), count: 1, radius: half(), speed: m(8), turn_rate: None };
+                let r = w.step(&[cmd(1, 1, 0, spawn)]);
+                let refused = Event::Rejected {
+                    command: (1, PlayerId(1), 0),
+                    // The world keeps no navigation grid for the building classes.
+                    reason: RejectReason::BadClass,
+                };
+                assert_eq!(r.events, vec![refused], "{}", def.name);
+                checked.push(def.name.clone());
+                continue;
+            }
+            // The widest unit the spawn limits and the class allow, and a half-metre one, each
+            // alone in a fresh world, from a point spawn and from a building spawn.
+            let wide = clearance.min(m(8));
+            for radius in [wide, half()] {
+                for from_building in [false, true] {
+                    let mut w = terrain_world(wet);
+                    w.step(&[cmd(0, 0, 0, CommandKind::PlaceObstruction { square, flags: 3 })]);
+                    let spawn = if from_building {
+                        CommandKind::SpawnFromBuilding { building: ObstructionId(1), class, count: 1, radius, speed: m(8), turn_rate: None }
+                    } else {
+                        CommandKind::Spawn { class, at: WorldPos::from_int(30, 80), count: 1, radius, speed: m(8), turn_rate: None }
+                    };
+                    let r = w.step(&[cmd(1, 1, 0, spawn)]);
+                    let ids = spawned(&r);
+                    assert_eq!(ids.len(), 1, "{} (wet {wet}): {:?}", def.name, r.events);
+                    let id = ids[0];
+                    // 30 m away from the building, south-east.
+                    let from = w.unit(id).unwrap().pos;
+                    let dest = WorldPos::new(from.x + m(18), from.z - m(24));
+                    let mv = CommandKind::Move { units: vec![id], goal: sim::GoalSpec::Point(dest), queue: false };
+                    let mut arrived = false;
+                    for t in 0..80u32 {
+                        let commands = if t == 0 { vec![cmd(2, 1, 0, mv.clone())] } else { Vec::new() };
+                        let r = w.step(&commands);
+                        assert!(!r.events.iter().any(|e| matches!(e, Event::Rejected { .. })), "{}: {:?}", def.name, r.events);
+                        arrived |= r.events.contains(&Event::Arrived { unit: id });
+                        if arrived {
+                            break;
+                        }
+                    }
+                    let at = w.unit(id).unwrap().pos;
+                    let off = (at.x - dest.x).abs().max((at.z - dest.z).abs());
+                    assert!(
+                        arrived && off <= m(1),
+                        "{} (wet {wet}, from building {from_building}) unit of radius {radius} ended at {at:?}, {off} from {dest:?}",
+                        def.name
+                    );
+                }
+            }
+            checked.push(def.name.clone());
+        }
+    }
+    assert_eq!(checked.len(), 9, "{checked:?}");
+}
+
+/// Trained units appear at the front middle of the building, then alternately anticlockwise and
+/// clockwise along the front side every 2r + 2ε, on the first ring, which runs max(r, R) + ε from
+/// the footprint (docs/motion-rules.md, "Placement" and "Spawning"), for several building sizes
+/// and angles, unit radii and classes. The oracle is the rule itself: the expected positions are
+/// computed here from the building's square, with `R` from the narrow-obstruction formula
+/// (docs/pathfinding-rules.md), and compared with the units' positions a few raw units apart.
+#[test]
+fn trained_units_appear_at_the_front_middle_then_alternate_outward() {
+    let mut failures = Vec::new();
+    // (class, clearance, radius)
+    let kinds = [(0u8, 1, half()), (0, 1, m(1)), (1, 3, m(2)), (1, 3, m(3))];
+    for (w_m, h_m) in [(4, 4), (8, 6), (12, 3), (2, 2), (16, 10)] {
+        for degrees in [0, 20, 45, 90, 157] {
+            for &(class, clearance, radius) in &kinds {
+                let mut w = open(96);
+                let square = SquareSpec { x: m(48) + Fixed::from_bits(9 << 12), z: m(47), w: m(w_m), h: m(h_m), degrees: m(degrees) };
+                w.step(&[cmd(0, 0, 0, CommandKind::PlaceObstruction { square, flags: 3 })]);
+                let sq = w.nav().obstructions()[&ObstructionId(1)].square;
+                let raw = |v: Fixed| i128::from(v.to_bits());
+                // R = max(c, (3s − min(w, h)) / 2), rounded up to a raw unit; the ring at R + ε.
+                let narrow = (3 * raw(Fixed::ONE) - 2 * raw(sq.hw()).min(raw(sq.hh())) + 1) / 2;
+                let big_r = raw(m(clearance)).max(narrow);
+                let eps = raw(Fixed::from_bits(1 << 13));
+                let d0 = big_r.max(raw(radius)) + eps;
+                let step = (2 * raw(radius) + 2 * eps).max(raw(Fixed::ONE) / 2);
+                // The candidates of the front side: 0, +step, −step, +2 step, ... while within the
+                // side (|a| ≤ hw, so every one of them is on the straight part of the ring).
+                let mut offsets = vec![0i128];
+                for k in 1.. {
+                    let a = k * step;
+                    if a > raw(sq.hw()) {
+                        break;
+                    }
+                    offsets.push(a);
+                    offsets.push(-a);
+                }
+                // The first valid candidate wins: on open ground beyond R every candidate's
+                // navcell is passable, so a candidate is valid unless it meets an earlier unit's
+                // axis-aligned square grown by r + ε (along a turned side, every other one does).
+                let (c, u, v) = (sq.center(), sq.u(), sq.v());
+                let b = -(raw(sq.hh()) + d0);
+                let at = |a: i128| {
+                    let x = (raw(c.x) << 16) + a * raw(u.x) + b * raw(v.x);
+                    let z = (raw(c.z) << 16) + a * raw(u.z) + b * raw(v.z);
+                    ((x + (1 << 15)) >> 16, (z + (1 << 15)) >> 16)
+                };
+                let reach = 2 * raw(radius) + eps;
+                let mut want: Vec<(i128, i128)> = Vec::new();
+                for &a in &offsets {
+                    let (x, z) = at(a);
+                    if want.iter().all(|&(px, pz)| (px - x).abs() > reach || (pz - z).abs() > reach) && want.len() < 9 {
+                        want.push((x, z));
+                    }
+                }
+                let count = want.len();
+                let kind = CommandKind::SpawnFromBuilding {
+                    building: ObstructionId(1),
+                    class: PassClass::of(class),
+                    count: count as u16,
+                    radius,
+                    speed: m(8),
+                    turn_rate: None,
+                };
+                let r = w.step(&[cmd(1, 1, 0, kind)]);
+                let got: Vec<WorldPos> = spawned(&r).iter().map(|&id| w.unit(id).unwrap().pos).collect();
+                let close =
+                    got.len() == count && got.iter().zip(&want).all(|(p, &(x, z))| (raw(p.x) - x).abs() <= 3 && (raw(p.z) - z).abs() <= 3);
+                if !close {
+                    let want: Vec<WorldPos> =
+                        want.iter().map(|&(x, z)| WorldPos::new(Fixed::from_bits(x as i64), Fixed::from_bits(z as i64))).collect();
+                    failures.push(format!("{w_m} × {h_m} m at {degrees}°, class {class}, radius {radius}: got {got:?}, want {want:?}"));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} cases:\n{}", failures.len(), failures.join("\n"));
 }

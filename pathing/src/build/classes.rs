@@ -310,8 +310,8 @@ impl ClassSet {
     /// | 3 | `ship-small` | 4 | depth ≥ 1 | pathfinding |
     /// | 4 | `building-land` | 0 | depth ≤ 0, shore ≥ 4, slope < 1 | foundation |
     /// | 5 | `building-shore` | 0 | shore ≤ 8, slope < 1.25 | foundation |
-    /// | 6 | `default-terrain-only` | 0 | depth ≤ 2, slope < 1 | none |
-    /// | 7 | `unrestricted` | 0 | none | none |
+    /// | 6 | `default-terrain-only` | 1 | depth ≤ 2, slope < 1 | none |
+    /// | 7 | `unrestricted` | 8 | none | none |
     ///
     /// All shapes are square, as in 0 A.D.
     pub fn zero_ad_defaults() -> Self {
@@ -342,8 +342,11 @@ impl ClassSet {
                 max_shore_distance: Some(metres(8)),
                 ..ClassDef::unbounded("building-shore", ObstructionMode::Foundation)
             },
-            ClassDef { clearance: Fixed::ZERO, obstructions: ObstructionMode::None, ..land("default-terrain-only", 0) },
-            ClassDef::unbounded("unrestricted", ObstructionMode::None),
+            // Units may not be wider than their class's clearance (docs/decisions.md, "A unit's
+            // radius may not exceed its class's clearance"): `default-terrain-only` keeps
+            // `default`'s 1 m, and `unrestricted` the 8 m of the widest unit a spawn accepts.
+            ClassDef { obstructions: ObstructionMode::None, ..land("default-terrain-only", 1) },
+            ClassDef { clearance: metres(8), ..ClassDef::unbounded("unrestricted", ObstructionMode::None) },
         ];
         Self { classes }
     }

@@ -16,7 +16,10 @@
 //!   collide with any other unit's square grown by its radius plus [`SPAWN_EPSILON`]: invalid when
 //!   `|dx| ≤ r₁ + r₂ + ε` and `|dz| ≤ r₁ + r₂ + ε`.
 //! - **Spawn points** are tried on rings around the footprint, nearest ring first (ring `k` at
-//!   `r + ε + k·(2r + 2ε)` from the footprint, at least a navcell apart); on each ring, from the
+//!   `max(r, R) + ε + k·(2r + 2ε)` from the footprint, at least a navcell apart, where `R` is the
+//!   distance the rasterization blocks round the footprint for the class, 0 for a class that sees
+//!   no obstructions and for a footprint of size zero, a point; see
+//!   [`NavWorld::first_spawn_ring`]); on each ring, from the
 //!   middle of the footprint's front side (the `−v` side) outwards, every `2r + 2ε` (at least half a
 //!   navcell), alternately anticlockwise and clockwise along the ring; the first valid position
 //!   wins.
@@ -189,6 +192,26 @@ impl NavWorld {
         self.next_spawn_point(class, footprint, radius, units, SPAWN_RINGS, &mut SpawnCursor::default())
     }
 
+    /// How far from `footprint` the nearest spawn ring runs for a unit of `class` and half-size
+    /// `radius`: `max(r, R) + ε`, with `R` the distance within which the footprint's rasterization
+    /// may block navcells for the class ([`crate::raster::effective_radius`] of the class's whole
+    /// clearance), so that every point of the ring stands on a navcell the footprint leaves
+    /// passable. `R` is 0 for a class that sees no obstructions and for a footprint with both
+    /// half-sizes 0 (a spawn at a point, which is no obstruction).
+    pub fn first_spawn_ring(&self, class: PassClass, footprint: &Square, radius: Fixed) -> Fixed {
+        let cell = self.grid().cell_size();
+        let blocked = match self.classes().get(class) {
+            Some(def)
+                if def.obstructions != crate::build::classes::ObstructionMode::None
+                    && (footprint.hw() > Fixed::ZERO || footprint.hh() > Fixed::ZERO) =>
+            {
+                crate::build::raster::effective_radius(footprint, def.whole_clearance(cell), cell)
+            }
+            _ => Fixed::ZERO,
+        };
+        radius.max(Fixed::ZERO).max(blocked) + SPAWN_EPSILON
+    }
+
     /// The first valid spawn point at or after `cursor` on the first `rings` rings round
     /// `footprint` (ring order of the module rules), leaving `cursor` on it; `None`, with `cursor`
     /// past the last ring, when no later candidate is valid.
@@ -212,9 +235,10 @@ impl NavWorld {
         // placement rule needs, so a ring can fill up with units of one size.
         let spacing = 2 * r + 2 * raw(SPAWN_EPSILON);
         let step = spacing.max(s / 2).max(1);
+        let first = raw(self.first_spawn_ring(class, footprint, radius));
         while cursor.ring < rings {
             let ring = i128::from(cursor.ring);
-            let d = r + raw(SPAWN_EPSILON) + ring * spacing.max(s);
+            let d = first + ring * spacing.max(s);
             let (a, b) = (raw(footprint.hw()) + d, raw(footprint.hh()) + d);
             let perimeter = 4 * (a + b);
             let n = (perimeter / step).clamp(1, i128::from(SPAWN_POSITIONS_PER_RING));
@@ -388,10 +412,13 @@ mod tests {
             let Some(p) = w.pick_spawn_point(inf, &footprint, r, &units) else { panic!("no spawn point for unit {n}") };
             assert!(w.check_unit_placement(inf, p, r, &units));
             if n == 0 {
-                // The middle of the front (−v) side, r + ε beyond it.
+                // The middle of the front (−v) side, max(r, R) + ε beyond it, R the default
+                // class's clearance (1 m) or the narrow-obstruction term for a thin footprint.
                 let (a, b) = local(&footprint, p);
                 assert!(a.abs() < 1 << 20, "front middle, got a = {a}");
-                let want = -((raw(footprint.hh()) + raw(r) + raw(SPAWN_EPSILON)) << 16);
+                let s = raw(w.grid().cell_size());
+                let big_r = raw(Fixed::ONE).max((3 * s - 2 * raw(footprint.hw()).min(raw(footprint.hh())) + 1) / 2);
+                let want = -((raw(footprint.hh()) + raw(r).max(big_r) + raw(SPAWN_EPSILON)) << 16);
                 assert!((b - want).abs() < 1 << 20, "b = {b}, want {want}");
             }
             units.push(UnitShape { pos: p, radius: r });

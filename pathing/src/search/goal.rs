@@ -1,4 +1,4 @@
-//! Path goals (point, circle, square, and the inverted shapes for minimum ranges) and the exact
+//! Path goals (point, circle, square, rounded square, and the inverted shapes for minimum ranges) and the exact
 //! "navcell inside goal" predicate after 0 A.D. (docs/pathfinding-rules.md, "Goals").
 //!
 //! A navcell is inside a goal when any point of the closed navcell is inside (or on the edge of) the
@@ -28,6 +28,9 @@ pub enum GoalError {
     AxisTooLong,
     /// A square's two axes are parallel (or zero), so it has no area to speak of.
     DegenerateAxes,
+    /// A rounded square's axes are not a quarter turn apart (`v = u.perp()`), which its exact
+    /// distance test needs.
+    SkewAxes,
 }
 
 impl std::fmt::Display for GoalError {
@@ -36,6 +39,7 @@ impl std::fmt::Display for GoalError {
             GoalError::OutOfRange => write!(f, "goal coordinate or size out of range (|value| <= {COORD_LIMIT}, sizes >= 0)"),
             GoalError::AxisTooLong => write!(f, "square axis component beyond {AXIS_LIMIT}"),
             GoalError::DegenerateAxes => write!(f, "square axes are parallel or zero"),
+            GoalError::SkewAxes => write!(f, "rounded square axes are not a quarter turn apart"),
         }
     }
 }
@@ -281,6 +285,69 @@ impl Square {
         pos_raw(raw(self.center.x) + div_ceil(ex, 1 << 16) + 1, pz)
     }
 
+    /// Whether the raw point `(x, z)` is within `radius` (raw) of the closed square, exactly.
+    /// Needs `v = u.perp()` (so `|u| = |v|` and `cross(u, v) = |u|²`), which
+    /// [`Goal::rounded_square`] checks.
+    fn within(&self, x: i128, z: i128, radius: i128) -> bool {
+        let (s, t) = self.local(x, z);
+        let x_abs = self.cross_abs();
+        // The excess beyond each side, in local units: `e·|u|` world metres is `E / (2^48 |u|)`.
+        let es = (s.abs() - raw(self.hw) * x_abs).max(0).unsigned_abs();
+        let et = (t.abs() - raw(self.hh) * x_abs).max(0).unsigned_abs();
+        // distance² = (Es² + Et²) / (2^64 · X) ≤ r²/2^32  ⇔  Es² + Et² ≤ r² · X · 2^32.
+        let lhs = Wide::square(es).add(Wide::square(et));
+        let r = radius.max(0).unsigned_abs();
+        let rhs = Wide::mul(r * r, x_abs.unsigned_abs() << 32);
+        lhs <= rhs
+    }
+
+    /// The four corners, raw with 32 fractional bits.
+    fn corners32(&self) -> [(i128, i128); 4] {
+        let (cx, cz) = (raw(self.center.x) << 16, raw(self.center.z) << 16);
+        let (hw, hh) = (raw(self.hw), raw(self.hh));
+        let (ux, uz, vx, vz) = (raw(self.u.x), raw(self.u.z), raw(self.v.x), raw(self.v.z));
+        [(1, 1), (1, -1), (-1, 1), (-1, -1)].map(|(a, b)| (cx + a * hw * ux + b * hh * vx, cz + a * hw * uz + b * hh * vz))
+    }
+
+    /// Whether the closed box `[x0, x1] × [z0, z1]` (raw) comes within `radius` (raw) of the closed
+    /// square: they meet, or a corner of one is within `radius` of the other (two disjoint convex
+    /// polygons are nearest at a corner of one of them).
+    fn box_within(&self, x0: i128, x1: i128, z0: i128, z1: i128, radius: i128) -> bool {
+        if self.box_intersects(x0, x1, z0, z1) {
+            return true;
+        }
+        if [(x0, z0), (x0, z1), (x1, z0), (x1, z1)].into_iter().any(|(x, z)| self.within(x, z, radius)) {
+            return true;
+        }
+        let r = radius.max(0).unsigned_abs();
+        let limit = Wide::mul(r * r, 1 << 32);
+        self.corners32().into_iter().any(|(qx, qz)| {
+            let ex = ((x0 << 16) - qx).max(qx - (x1 << 16)).max(0).unsigned_abs();
+            let ez = ((z0 << 16) - qz).max(qz - (z1 << 16)).max(0).unsigned_abs();
+            Wide::square(ex).add(Wide::square(ez)) <= limit
+        })
+    }
+
+    /// For [`Goal::nearest_point`] on a rounded square: a point within `radius` of the square near
+    /// the exact nearest one, the nearest point of the square moved `radius` towards `(px, pz)`.
+    /// `(px, pz)` is farther than `radius` from the square.
+    fn nearest_within(&self, px: i128, pz: i128, radius: i128) -> WorldPos {
+        let x_abs = self.cross_abs();
+        let (s, t) = self.local(px, pz);
+        let (s_lim, t_lim) = (raw(self.hw) * x_abs, raw(self.hh) * x_abs);
+        let (qx, qz, den) = self.world_exact(s.clamp(-s_lim, s_lim), t.clamp(-t_lim, t_lim));
+        let (dx, dz) = (px * den - qx, pz * den - qz);
+        if dx != 0 || dz != 0 {
+            let (ox, oz) = scale_to_length(dx, dz, radius.clamp(0, 1 << 41), Rounding::Inward);
+            let exact = (qx + ox * den, qz + oz * den, den);
+            if let Some(best) = nearest_candidate(px, pz, exact, |x, z| self.within(x, z, radius)) {
+                return best;
+            }
+        }
+        // A radius of a few raw units: a point of the square itself.
+        self.nearest_inside(px, pz)
+    }
+
     /// Whether a point (raw) is inside or on the edge of the square.
     pub(crate) fn contains_point(&self, x: i128, z: i128) -> bool {
         let (dx, dz) = (x - raw(self.center.x), z - raw(self.center.z));
@@ -336,6 +403,33 @@ impl PartialOrd for Rational {
     }
 }
 
+/// An unsigned 256-bit number as two 128-bit halves `(hi, lo)`, for the exact distance tests of
+/// rounded squares, whose squared distances reach past 2^128.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Wide(u128, u128);
+
+impl Wide {
+    /// `a · b`, exact.
+    fn mul(a: u128, b: u128) -> Self {
+        let mask = u128::from(u64::MAX);
+        let (a1, a0, b1, b0) = (a >> 64, a & mask, b >> 64, b & mask);
+        let (ll, lh, hl, hh) = (a0 * b0, a0 * b1, a1 * b0, a1 * b1);
+        let mid = (ll >> 64) + (lh & mask) + (hl & mask);
+        let lo = (ll & mask) | (mid << 64);
+        let hi = hh + (lh >> 64) + (hl >> 64) + (mid >> 64);
+        Self(hi, lo)
+    }
+
+    fn square(a: u128) -> Self {
+        Self::mul(a, a)
+    }
+
+    fn add(self, other: Self) -> Self {
+        let (lo, carry) = self.1.overflowing_add(other.1);
+        Self(self.0 + other.0 + u128::from(carry), lo)
+    }
+}
+
 /// The shape of a goal, as given.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GoalShape {
@@ -359,6 +453,14 @@ pub enum GoalShape {
     },
     /// Reach any navcell not strictly inside the square (a minimum range).
     InvertedSquare(Square),
+    /// Reach any navcell that comes within `radius` of the closed square: the square grown by
+    /// `radius` with round corners (a ranged unit's maximum range against a building).
+    RoundedSquare {
+        /// The square, with `v = u.perp()`.
+        square: Square,
+        /// How far from it. `[Units: metres]`
+        radius: Fixed,
+    },
 }
 
 /// A path goal with checked coordinates.
@@ -411,6 +513,22 @@ impl Goal {
         Self { shape: GoalShape::InvertedSquare(square) }
     }
 
+    /// A rounded-square goal: within `radius` of `square`.
+    ///
+    /// # Errors
+    /// [`GoalError::SkewAxes`] unless `v = u.perp()` (as every square of
+    /// [`crate::raster::oriented_square`]); [`GoalError::OutOfRange`] for a negative radius or
+    /// one beyond [`COORD_LIMIT`].
+    pub fn rounded_square(square: Square, radius: Fixed) -> Result<Self, GoalError> {
+        if square.v != square.u.perp() {
+            return Err(GoalError::SkewAxes);
+        }
+        if !size_ok(radius) {
+            return Err(GoalError::OutOfRange);
+        }
+        Ok(Self { shape: GoalShape::RoundedSquare { square, radius } })
+    }
+
     /// The navcell goal at the centre of navcell `(i, j)` of a grid with the given navcell size.
     pub fn navcell_center(i: u16, j: u16, cell_size: Fixed) -> Self {
         let half = cell_size / 2;
@@ -439,6 +557,7 @@ impl Goal {
             GoalShape::Point(at) => point_cell(at, s, width, height) == (i, j),
             GoalShape::Circle { center, radius } => circle_box_intersects(center, radius, x0, x1, z0, z1),
             GoalShape::Square(sq) => sq.box_intersects(x0, x1, z0, z1),
+            GoalShape::RoundedSquare { square, radius } => square.box_within(x0, x1, z0, z1, raw(radius)),
             GoalShape::InvertedCircle { center, radius } => !circle_box_strictly_inside(center, radius, x0, x1, z0, z1),
             GoalShape::InvertedSquare(sq) => {
                 !(sq.strictly_contains(x0, z0)
@@ -464,6 +583,11 @@ impl Goal {
                 let (cx, cz) = (raw(sq.center.x), raw(sq.center.z));
                 (cx - ex, cx + ex, cz - ez, cz + ez)
             }
+            GoalShape::RoundedSquare { square, radius } => {
+                let (x0, x1, z0, z1) = Goal::square(square).bounds_raw();
+                let r = raw(radius);
+                (x0 - r, x1 + r, z0 - r, z1 + r)
+            }
         }
     }
 
@@ -477,11 +601,12 @@ impl Goal {
             GoalShape::InvertedCircle { center, radius } => dist2(center, x, z) >= raw(radius) * raw(radius),
             GoalShape::Square(sq) => sq.contains_point(x, z),
             GoalShape::InvertedSquare(sq) => !sq.strictly_contains(x, z),
+            GoalShape::RoundedSquare { square, radius } => square.within(x, z, raw(radius)),
         }
     }
 
     /// The point of the goal region nearest to `p`: `p` itself when [`Goal::contains_point`] holds
-    /// for it, otherwise a point of the region next to the exact nearest point, for all five shapes.
+    /// for it, otherwise a point of the region next to the exact nearest point, for all six shapes.
     ///
     /// The exact nearest point usually has irrational coordinates, so the answer is rounded to a
     /// point the region holds: [`Goal::contains_point`] is always true of it.
@@ -498,6 +623,9 @@ impl Goal {
     ///   `v = u.perp()`), then the lattice point nearest to `p` among the 16 around it that the
     ///   square holds. Only a square thinner than a few raw units can hold none of them; then the
     ///   answer walks towards the centre, which the square always holds.
+    /// - Rounded square (within a distance of a square): the square's nearest point (the clamp in
+    ///   its own coordinates) moved the distance towards `p`, rounded inward, then the lattice
+    ///   point nearest to `p` among the 16 around that which the shape holds.
     /// - Inverted square (the closed outside of a square's interior): `p` pushed out through the
     ///   nearest side, then the nearest of the 16 lattice points around that which is not strictly
     ///   inside; a point beyond the square's bounding box is the (never needed) last resort.
@@ -538,6 +666,12 @@ impl Goal {
                     return p;
                 }
                 sq.nearest_outside(px, pz)
+            }
+            GoalShape::RoundedSquare { square, radius } => {
+                if square.within(px, pz, raw(radius)) {
+                    return p;
+                }
+                square.nearest_within(px, pz, raw(radius))
             }
         };
         debug_assert!(self.contains_point(nearest), "{self:?} nearest to {p:?} is {nearest:?}");
@@ -772,6 +906,12 @@ impl GoalRaster {
                 let (j0, j1) = cells(cz - div_ceil(ez, 1 << 16), cz + div_ceil(ez, 1 << 16), h);
                 (i0, j0, i1, j1)
             }
+            GoalShape::RoundedSquare { .. } => {
+                let (x0, x1, z0, z1) = goal.bounds_raw();
+                let (i0, i1) = cells(x0, x1, w);
+                let (j0, j1) = cells(z0, z1, h);
+                (i0, j0, i1, j1)
+            }
         };
         if self.bbox.0 > self.bbox.2 || self.bbox.1 > self.bbox.3 {
             self.bbox = (1, 1, 0, 0);
@@ -824,7 +964,7 @@ impl GoalRaster {
         let at = match self.goal.shape {
             GoalShape::Point(at) => at,
             GoalShape::Circle { center, .. } | GoalShape::InvertedCircle { center, .. } => center,
-            GoalShape::Square(sq) | GoalShape::InvertedSquare(sq) => sq.center,
+            GoalShape::Square(sq) | GoalShape::InvertedSquare(sq) | GoalShape::RoundedSquare { square: sq, .. } => sq.center,
         };
         point_cell(at, self.s, self.width, self.height)
     }
@@ -961,10 +1101,11 @@ impl GoalRaster {
         let bx = |a: i128, b: i128| -> (i128, i128, i128, i128) { if along_x { (a, b, l0, l1) } else { (l0, l1, a, b) } };
         match self.goal.shape {
             GoalShape::Point(_) => unreachable!("point goals never reach compute_line"),
-            GoalShape::Circle { .. } | GoalShape::Square(_) => {
+            GoalShape::Circle { .. } | GoalShape::Square(_) | GoalShape::RoundedSquare { .. } => {
                 let meets = |(x0, x1, z0, z1): (i128, i128, i128, i128)| match self.goal.shape {
                     GoalShape::Circle { center, radius } => circle_box_intersects(center, radius, x0, x1, z0, z1),
                     GoalShape::Square(sq) => sq.box_intersects(x0, x1, z0, z1),
+                    GoalShape::RoundedSquare { square, radius } => square.box_within(x0, x1, z0, z1, raw(radius)),
                     _ => false,
                 };
                 if !meets(bx(0, full)) {

@@ -54,6 +54,13 @@
 //! segment stands at positions rounded to 2^-16 m, a few raw units off the segment; the margin,
 //! hundreds of raw units, keeps every such position and every step between them clear, and the
 //! inset, 16 times the margin, keeps the corners themselves far from the walls.
+//!
+//! # Tightening round the corners a turn wraps
+//!
+//! The channel is that of the grid path the search picked among equal-cost ones, which round a
+//! lone obstruction on open ground can keep a few navcells off its corner. Last, each turning point
+//! is replaced by the taut chain round the convex blocked corners near it, when that chain is clear
+//! with the margin and shorter ([`tighten`]).
 
 use crate::geometry::{Fixed, WorldPos};
 use crate::grid::collide::segment_clear;
@@ -171,10 +178,279 @@ pub fn string_pull(map: &PassMap, points: &[WorldPos]) -> Vec<WorldPos> {
     if centred.len() < 3 {
         return centred;
     }
-    match pull_corners(map, &centred) {
+    let best = match pull_corners(map, &centred) {
         Some(cut) if length(&cut) < length(&centred) => cut,
         _ => centred,
+    };
+    // A path that differs from the centre-based pull keeps the margin on every segment, also the
+    // ones tightening left as they were (a start a few raw units from a wall has none).
+    let margin = (i128::from(map.cell_size().to_bits()).max(1) >> MARGIN_SHIFT).max(1);
+    let tight = tighten(map, best.clone());
+    if tight != best && tight.windows(2).all(|w| clear_with_margin(map, w[0], w[1], margin)) { tight } else { best }
+}
+
+/// Most candidate corners [`tighten`] wraps round one turning point; with more it keeps the point.
+const TIGHTEN_CORNERS: usize = 64;
+
+/// How many times [`tighten`] goes over a path.
+const TIGHTEN_PASSES: usize = 2;
+
+/// Tightens a clear path round the corners it wraps (docs/pathfinding-rules.md, "Turning a path
+/// into waypoints"): the funnel keeps to the channel of the grid path the search picked, which
+/// round a lone obstruction on open ground can run a few navcells off its corner.
+///
+/// For each turning point `v` between its neighbours `a` (already tightened) and `b`, the blocked
+/// navcells the triangle `a v b` meets give candidate corners: each convex corner of such a navcell
+/// (the other three navcells round the grid vertex passable) inside the triangle, moved an inset
+/// (a sixteenth of a navcell) diagonally away from it and strictly on `v`'s side of `a b`. With
+/// `a` and `b` they have a convex hull whose chain from `a` to `b` on `v`'s side is the shortest
+/// way from `a` to `b` that keeps them all on the side `v` keeps them (the taut string round them).
+/// A `v` already on the inset point of a blocked corner is taut on its side and skips this. When
+/// `a b` is blocked, the same is done on the other side of `a b` with the corners no farther from
+/// it than `v` is (the grid path may have gone round an obstruction on the longer side). The
+/// shorter chain that is clear with the margin (so no segment touches a blocked navcell, inside
+/// the triangle or not) and strictly shorter than `a v b` replaces `v`; otherwise `v` stays.
+/// Before that, two turning points on one side of the chord from `a` to the point after them are
+/// tried together on its other side ([`wrap_two`]).
+/// Bounded work: a triangle of more than [`TIGHTEN_AREA`] navcells or with more than
+/// [`TIGHTEN_CORNERS`] corners is not used, and at most [`TIGHTEN_PASSES`] passes are made.
+/// Exact integer arithmetic throughout.
+fn tighten(map: &PassMap, path: Vec<WorldPos>) -> Vec<WorldPos> {
+    let c = i128::from(map.cell_size().to_bits()).max(1);
+    let (inset, margin) = ((c >> INSET_SHIFT).max(1), (c >> MARGIN_SHIFT).max(1));
+    let mut path = path;
+    for _ in 0..TIGHTEN_PASSES {
+        if path.len() < 3 {
+            break;
+        }
+        let mut out = vec![path[0]];
+        let mut changed = false;
+        let mut k = 1;
+        while k < path.len() - 1 {
+            let (a, v, b) = (*out.last().unwrap_or(&path[0]), path[k], path[k + 1]);
+            k += 1;
+            if let Some(&far) = path.get(k + 1)
+                && let Some(chain) = wrap_two(map, a, (v, b), far, c, inset, margin)
+            {
+                out.extend(chain);
+                changed = true;
+                k += 1;
+                continue;
+            }
+            match wrap(map, a, v, b, c, inset, margin) {
+                Some(chain) => {
+                    out.extend(chain);
+                    changed = true;
+                }
+                None => out.push(v),
+            }
+        }
+        out.push(path[path.len() - 1]);
+        out.dedup();
+        path = out;
+        if !changed {
+            break;
+        }
     }
+    path
+}
+
+/// The taut chain from `a` to `b` round the blocked navcells near `v` (see [`tighten`]), without
+/// `a` and `b`, when it is clear with the margin and strictly shorter than `a v b`: on `v`'s side
+/// of `a b`, or on the other side round the blocked navcells that cross `a b` when that is
+/// shorter still.
+fn wrap(map: &PassMap, a: WorldPos, v: WorldPos, b: WorldPos, c: i128, inset: i128, margin: i128) -> Option<Vec<WorldPos>> {
+    let side = cross(a, b, v).signum();
+    let whole = |chain: &[WorldPos]| {
+        let mut whole = Vec::with_capacity(chain.len() + 2);
+        whole.push(a);
+        whole.extend_from_slice(chain);
+        whole.push(b);
+        whole
+    };
+    let mut best: Option<(u128, Vec<WorldPos>)> = None;
+    let mut consider = |chain: Vec<WorldPos>| {
+        let path = whole(&chain);
+        let len = length(&path);
+        if len < length(&[a, v, b])
+            && best.as_ref().is_none_or(|(l, _)| len < *l)
+            && path.windows(2).all(|w| clear_with_margin(map, w[0], w[1], margin))
+        {
+            best = Some((len, chain));
+        }
+    };
+    if side == 0 {
+        consider(Vec::new());
+        return best.map(|(_, chain)| chain);
+    }
+    // On v's side: grid vertices inside the triangle a v b (closed), their moved points strictly
+    // on v's side of a b (a moved point may lie an inset beyond a v or v b).
+    let in_triangle = |vertex: WorldPos, p: WorldPos| {
+        side * cross(a, b, p) > 0
+            && cross(a, v, vertex).signum() * cross(a, v, b).signum() >= 0
+            && cross(v, b, vertex).signum() * cross(v, b, a).signum() >= 0
+    };
+    let tri = |m: WorldPos| [(raw_of(a.x), raw_of(a.z)), (raw_of(b.x), raw_of(b.z)), (raw_of(m.x), raw_of(m.z))];
+    // A turning point already on the inset point of a blocked corner is taut on its own side.
+    let (gx, gz) = ((raw_of(v.x) + c / 2).div_euclid(c), (raw_of(v.z) + c / 2).div_euclid(c));
+    let on_corner = (raw_of(v.x) - gx * c).abs() <= inset
+        && (raw_of(v.z) - gz * c).abs() <= inset
+        && [(gx - 1, gz - 1), (gx, gz - 1), (gx - 1, gz), (gx, gz)].into_iter().any(|cell| !open(map, cell));
+    if !on_corner {
+        let corners = convex_corners(map, c, inset, tri(v), in_triangle)?;
+        consider(hull_chain(a, b, side, &corners));
+    }
+    if let Some(chain) = other_side(map, a, v, b, c, inset) {
+        consider(chain);
+    }
+    best.map(|(_, chain)| chain)
+}
+
+/// The taut chain from `a` to `b` on the other side of `a b` from `v`, round the convex blocked
+/// corners no farther from `a b` than `v` and between `a` and `b` along it (in the triangle
+/// `a m b`, `m = a + b − v`), when `a b` is blocked; not checked for clearance or length.
+fn other_side(map: &PassMap, a: WorldPos, v: WorldPos, b: WorldPos, c: i128, inset: i128) -> Option<Vec<WorldPos>> {
+    let side = cross(a, b, v).signum();
+    if side == 0 || segment_clear(map, a, b) {
+        return None;
+    }
+    let (ux, uz) = (raw_of(b.x) - raw_of(a.x), raw_of(b.z) - raw_of(a.z));
+    let (l2, reach) = (ux * ux + uz * uz, cross(a, b, v).abs());
+    let in_strip = |vertex: WorldPos, p: WorldPos| {
+        let t = ux * (raw_of(vertex.x) - raw_of(a.x)) + uz * (raw_of(vertex.z) - raw_of(a.z));
+        -side * cross(a, b, p) > 0 && cross(a, b, vertex).abs() <= reach && (0..=l2).contains(&t)
+    };
+    let m = (raw_of(a.x) + raw_of(b.x) - raw_of(v.x), raw_of(a.z) + raw_of(b.z) - raw_of(v.z));
+    let tri = [(raw_of(a.x), raw_of(a.z)), (raw_of(b.x), raw_of(b.z)), m];
+    convex_corners(map, c, inset, tri, in_strip).map(|corners| hull_chain(a, b, -side, &corners))
+}
+
+/// Two turning points `v1`, `v2` on one side of `a b` replaced by the taut chain on the other
+/// side ([`other_side`], as far out as the farther of them), when it is clear with the margin and
+/// strictly shorter than `a v1 v2 b`: a grid path that went round an obstruction on its longer
+/// side.
+fn wrap_two(
+    map: &PassMap,
+    a: WorldPos,
+    (v1, v2): (WorldPos, WorldPos),
+    b: WorldPos,
+    c: i128,
+    inset: i128,
+    margin: i128,
+) -> Option<Vec<WorldPos>> {
+    let (s1, s2) = (cross(a, b, v1), cross(a, b, v2));
+    if s1.signum() == 0 || s1.signum() != s2.signum() {
+        return None;
+    }
+    let far = if s1.abs() >= s2.abs() { v1 } else { v2 };
+    let chain = other_side(map, a, far, b, c, inset)?;
+    let mut whole = vec![a];
+    whole.extend_from_slice(&chain);
+    whole.push(b);
+    (length(&whole) < length(&[a, v1, v2, b]) && whole.windows(2).all(|w| clear_with_margin(map, w[0], w[1], margin))).then_some(chain)
+}
+
+/// Most navcells a triangle [`convex_corners`] scans may cover (its area in navcells); a larger
+/// one is not scanned and its turning point stays.
+const TIGHTEN_AREA: i128 = 512;
+
+/// The convex corners of blocked navcells (a grid vertex whose other three navcells are
+/// passable) on the navcells the triangle `tri` (raw points) meets, each moved an inset
+/// diagonally away from its navcell, that `keep(vertex, moved)` accepts; `None` for a triangle of
+/// more than [`TIGHTEN_AREA`] navcells or past [`TIGHTEN_CORNERS`] corners. Row by row, each row
+/// from the triangle's extent in it (rounded outwards, plus a navcell either side).
+fn convex_corners(
+    map: &PassMap,
+    c: i128,
+    inset: i128,
+    tri: [(i128, i128); 3],
+    keep: impl Fn(WorldPos, WorldPos) -> bool,
+) -> Option<Vec<WorldPos>> {
+    let [(ax, az), (bx, bz), (vx, vz)] = tri;
+    if ((bx - ax) * (vz - az) - (bz - az) * (vx - ax)).abs() > 2 * TIGHTEN_AREA * c * c {
+        return None;
+    }
+    let (zlo, zhi) = (az.min(bz).min(vz), az.max(bz).max(vz));
+    let mut corners = Vec::new();
+    for j in zlo.div_euclid(c) - 1..=zhi.div_euclid(c) + 1 {
+        // The triangle's x extent over the band z ∈ [j·c, (j + 1)·c], from its edges clipped
+        // to the band.
+        let (z0, z1) = (j * c, (j + 1) * c);
+        let (mut xmin, mut xmax) = (i128::MAX, i128::MIN);
+        for k in 0..3 {
+            let ((px, pz), (qx, qz)) = (tri[k], tri[(k + 1) % 3]);
+            if pz.max(qz) < z0 || pz.min(qz) > z1 {
+                continue;
+            }
+            if pz == qz {
+                (xmin, xmax) = (xmin.min(px.min(qx)), xmax.max(px.max(qx)));
+                continue;
+            }
+            for z in [pz.min(qz).max(z0), pz.max(qz).min(z1)] {
+                // Truncated, so within a raw unit: the scan adds a navcell either side.
+                let x = px + (qx - px) * (z - pz) / (qz - pz);
+                (xmin, xmax) = (xmin.min(x), xmax.max(x));
+            }
+        }
+        if xmin > xmax {
+            continue;
+        }
+        for i in xmin.div_euclid(c) - 1..=xmax.div_euclid(c) + 1 {
+            if open(map, (i, j)) {
+                continue;
+            }
+            for (ox, oz) in [(0i128, 0i128), (1, 0), (0, 1), (1, 1)] {
+                let (di, dj) = (2 * ox - 1, 2 * oz - 1);
+                if !(open(map, (i + di, j)) && open(map, (i, j + dj)) && open(map, (i + di, j + dj))) {
+                    continue;
+                }
+                let vertex = pos((i + ox) * c, (j + oz) * c);
+                let p = pos((i + ox) * c + di * inset, (j + oz) * c + dj * inset);
+                if keep(vertex, p) {
+                    corners.push(p);
+                }
+            }
+        }
+        if corners.len() > TIGHTEN_CORNERS {
+            return None;
+        }
+    }
+    Some(corners)
+}
+
+/// The chain of the convex hull of `points` with `a` and `b` from `a` to `b` on the side `side`
+/// (the sign of `cross(a, b, ·)`) of `a b`, without `a` and `b`: gift wrapping from `a`, each step
+/// to the point with every other on the chord's side of the step (the farther one of collinear
+/// points). Every point is strictly on that side of `a b` and within the triangle the caller took
+/// them from, so `a` and `b` are hull vertices and the walk ends at `b`.
+fn hull_chain(a: WorldPos, b: WorldPos, side: i128, points: &[WorldPos]) -> Vec<WorldPos> {
+    let dist2 = |p: WorldPos, q: WorldPos| {
+        let (dx, dz) = (raw_of(q.x) - raw_of(p.x), raw_of(q.z) - raw_of(p.z));
+        dx * dx + dz * dz
+    };
+    let dot = |p: WorldPos, q: WorldPos, r: WorldPos| {
+        (raw_of(q.x) - raw_of(p.x)) * (raw_of(r.x) - raw_of(p.x)) + (raw_of(q.z) - raw_of(p.z)) * (raw_of(r.z) - raw_of(p.z))
+    };
+    let mut chain = Vec::new();
+    let mut at = a;
+    for _ in 0..=points.len() {
+        let mut next = b;
+        for &p in points {
+            if p == at {
+                continue;
+            }
+            let turn = side * cross(at, next, p);
+            if turn > 0 || (turn == 0 && dot(at, next, p) > 0 && dist2(at, p) > dist2(at, next)) {
+                next = p;
+            }
+        }
+        if next == b {
+            break;
+        }
+        chain.push(next);
+        at = next;
+    }
+    chain
 }
 
 /// The length of a polyline as the sum of its segments' floor square roots of raw squared

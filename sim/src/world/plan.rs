@@ -364,8 +364,8 @@ impl World {
                 let grown = |by: Fixed| Square::new(sq.center(), sq.hw() + grow(by + r), sq.hh() + grow(by + r), sq.u(), sq.v());
                 let inner = (min > Fixed::ZERO).then(|| grown(min).map(Goal::inverted_square));
                 let outer = match kind {
-                    // The largest circle round the centre that lies wholly within the range.
-                    RangeKind::Ranged => Goal::circle(sq.center(), sq.hw().min(sq.hh()) + grow(max + r)),
+                    // Every point within the range of some part of the square.
+                    RangeKind::Ranged => Goal::rounded_square(sq, grow(max + r)),
                     RangeKind::Melee | RangeKind::Build => grown(max).map(Goal::square),
                 };
                 (inner.transpose(), outer)
@@ -1268,13 +1268,13 @@ fn run_long(nav: &NavWorld, job: &LongJob, ws: &mut Workspace) -> Option<(PathSt
     Some((status, pulled))
 }
 
-/// A point of navcell `cell` (2^-16 m inside its edges) that lies in the goal's circle or square,
-/// if the navcell's point nearest the shape's centre is one: for a circle that is every navcell
-/// the circle touches; for a square, most of them. `None` for other goals.
+/// A point of navcell `cell` (2^-16 m inside its edges) that lies in the goal's circle, square or
+/// rounded square, if the navcell's point nearest the shape's centre is one: for a circle that is
+/// every navcell the circle touches; for the squares, most of them. `None` for other goals.
 fn point_of_cell_in_goal(goal: &Goal, cell: Navcell, cell_size: Fixed) -> Option<WorldPos> {
     let target = match goal.shape() {
         GoalShape::Circle { center, .. } => center,
-        GoalShape::Square(square) => square.center(),
+        GoalShape::Square(square) | GoalShape::RoundedSquare { square, .. } => square.center(),
         _ => return None,
     };
     let s = cell_size.to_bits();

@@ -106,18 +106,14 @@ impl World {
     pub(crate) fn spawn_positions(&self, batch: &Batch, footprint: &Square, count: u16, rings: u32) -> Vec<WorldPos> {
         // Only units near enough to meet a spawn ring matter: the footprint reaches at most
         // hw + hh from its centre along either axis, the outermost ring is
-        // r + ε + (rings − 1)·max(2r + 2ε, navcell) beyond it, and another unit reaches
-        // r + (its radius ≤ 8 m) + ε further.
+        // first + (rings − 1)·max(2r + 2ε, navcell) beyond it (first = max(r, R) + ε), and
+        // another unit reaches r + (its radius ≤ 8 m) + ε further.
         let (r, eps, cell) =
             (i128::from(batch.radius.to_bits()), i128::from(SPAWN_EPSILON.to_bits()), i128::from(self.nav.grid().cell_size().to_bits()));
+        let first = i128::from(self.nav.first_spawn_ring(batch.pass, footprint, batch.radius).to_bits());
         let extent = i128::from(footprint.hw().to_bits()) + i128::from(footprint.hh().to_bits());
-        let reach = extent
-            + r
-            + eps
-            + (i128::from(rings) - 1) * (2 * r + 2 * eps).max(cell)
-            + r
-            + i128::from(Fixed::from_num(8).to_bits())
-            + 2 * eps;
+        let reach =
+            extent + first + (i128::from(rings) - 1) * (2 * r + 2 * eps).max(cell) + r + i128::from(Fixed::from_num(8).to_bits()) + 2 * eps;
         let at = footprint.center();
         let near = |p: WorldPos| {
             (i128::from(p.x.to_bits()) - i128::from(at.x.to_bits())).abs() <= reach

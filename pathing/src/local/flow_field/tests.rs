@@ -139,6 +139,7 @@ fn scale_goal(goal: Goal, cell_raw: i64) -> Goal {
         crate::GoalShape::InvertedCircle { center, radius } => Goal::inverted_circle(pos(center), scale(radius)).unwrap(),
         crate::GoalShape::Square(sq) => Goal::square(square(sq)),
         crate::GoalShape::InvertedSquare(sq) => Goal::inverted_square(square(sq)),
+        crate::GoalShape::RoundedSquare { square: sq, radius } => Goal::rounded_square(square(sq), scale(radius)).unwrap(),
     }
 }
 

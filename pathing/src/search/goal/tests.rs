@@ -251,3 +251,64 @@ proptest! {
         prop_assert!(!farther_by_more_than_two(a, b), "{:?} from {:?}: answer {:?}, lattice point ({}, {}) is nearer", goal, p, q, bx, bz);
     }
 }
+
+/// A rounded square (a square grown by a radius with round corners): for turned squares of
+/// several sizes and radii, a navcell holding a point the shape holds (its corners, its centre,
+/// its points nearest the square's centre and corners) is in the goal; the goal raster's spans
+/// agree with the navcell test; and the nearest point of a far point is in the shape, on its
+/// edge to within a few raw units (the exact distance to the square compared in floats here is
+/// not allowed, so the check is the integer one: a point a few raw units farther out is outside).
+#[test]
+fn rounded_square_navcells_spans_and_nearest_points_agree() {
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = |n: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % n
+    };
+    for _ in 0..60 {
+        let degrees = Fixed::from_num(next(360) as i32);
+        let (hw, hh) = (fx((1 + next(8 << 16)) as i64), fx((1 + next(3 << 16)) as i64));
+        let centre = WorldPos::new(fx((12 << 16) + next(1 << 16) as i64), fx((12 << 16) + next(1 << 16) as i64));
+        let radius = fx(next(4 << 16) as i64);
+        let sq = crate::raster::oriented_square(centre, hw, hh, degrees).unwrap();
+        let goal = Goal::rounded_square(sq, radius).unwrap();
+        let (w, h) = (24u32, 24u32);
+        let mut raster = GoalRaster::default();
+        raster.reset(&goal, w, h, Fixed::ONE);
+        for j in 0..h {
+            for i in 0..w {
+                let inside = goal.contains_navcell(i, j, Fixed::ONE, w, h);
+                assert_eq!(raster.contains(i as i32, j as i32), inside, "{goal:?} navcell ({i}, {j}) spans");
+                let (x0, z0) = (i128::from(i) << 16, i128::from(j) << 16);
+                let clamp = |p: WorldPos| (raw(p.x).clamp(x0, x0 + (1 << 16)), raw(p.z).clamp(z0, z0 + (1 << 16)));
+                let mut probes = vec![(x0, z0), (x0 + (1 << 16), z0), (x0, z0 + (1 << 16)), (x0 + (1 << 16), z0 + (1 << 16))];
+                probes.push(clamp(centre));
+                for (x, z) in sq.corners32() {
+                    probes.push(clamp(WorldPos::new(fx((x >> 16) as i64), fx((z >> 16) as i64))));
+                }
+                if probes.iter().any(|&(x, z)| sq.within(x, z, raw(radius))) {
+                    assert!(inside, "{goal:?} navcell ({i}, {j}) holds a point of the shape");
+                }
+            }
+        }
+        for _ in 0..8 {
+            let p = WorldPos::new(fx(next(24 << 16) as i64), fx(next(24 << 16) as i64));
+            let near = goal.nearest_point(p);
+            assert!(goal.contains_point(near));
+            if goal.contains_point(p) {
+                assert_eq!(near, p);
+                continue;
+            }
+            // A few raw units farther from the square along the way from p is outside.
+            let (dx, dz) = (raw(p.x) - raw(near.x), raw(p.z) - raw(near.z));
+            let (ox, oz) = scale_to_length(dx, dz, 4, Rounding::Outward);
+            assert!(!sq.within(raw(near.x) + ox, raw(near.z) + oz, raw(radius)), "{goal:?}: nearest to {p:?} is {near:?}, not on the edge");
+        }
+    }
+    // Skew axes are refused.
+    let skew =
+        Square::new(pos(4, 4), Fixed::ONE, Fixed::ONE, Vec2::new(Fixed::ONE, Fixed::ZERO), Vec2::new(Fixed::ONE, Fixed::ONE)).unwrap();
+    assert_eq!(Goal::rounded_square(skew, Fixed::ONE), Err(GoalError::SkewAxes));
+}
