@@ -313,7 +313,7 @@ impl UnitIndex {
     /// Whether the step hits the square, grown by `radius`, of a unit for which `counts` holds.
     fn hits_where(&self, me: EntityId, from: WorldPos, to: WorldPos, radius: Fixed, counts: impl Fn(EntityId) -> bool) -> bool {
         self.find_in(from, to, self.max_radius + i128::from(radius.to_bits()), |id, pos, half| {
-            id != me && segment_hits_square(from, to, &UnitSquare { center: pos, half }, radius) && counts(id)
+            id != me && counts(id) && segment_hits_square(from, to, &UnitSquare { center: pos, half }, radius)
         })
     }
 
