@@ -731,10 +731,13 @@ impl World {
             return;
         }
         let before = (f.pos, f.facing);
+        let waited = f.waited;
         let stopped = self.advance_along(f, profile, standing, d, width, depth, own_spacing, &others);
+        let lagging = f.waited > waited;
         if (f.pos, f.facing) != before {
             f.held = 0;
-        } else if stopped {
+        } else if stopped || (!lagging && !others.is_empty()) {
+            // Standing still with another formation near, and not waiting for its own members.
             f.held = f.held.saturating_add(1);
         }
         if f.held >= HOLD_TURNS {
