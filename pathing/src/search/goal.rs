@@ -516,8 +516,8 @@ impl Goal {
     /// A rounded-square goal: within `radius` of `square`.
     ///
     /// # Errors
-    /// [`GoalError::SkewAxes`] unless `v = u.perp()` (as every square of
-    /// [`crate::raster::oriented_square`]); [`GoalError::OutOfRange`] for a negative radius or
+    /// [`GoalError::SkewAxes`] unless `v = u.perp()` (as in every oriented
+    /// square the rasterizer makes); [`GoalError::OutOfRange`] for a negative radius or
     /// one beyond [`COORD_LIMIT`].
     pub fn rounded_square(square: Square, radius: Fixed) -> Result<Self, GoalError> {
         if square.v != square.u.perp() {

@@ -272,7 +272,8 @@ fn rounded_square_navcells_spans_and_nearest_points_agree() {
         let (hw, hh) = (fx((1 + next(8 << 16)) as i64), fx((1 + next(3 << 16)) as i64));
         let centre = WorldPos::new(fx((12 << 16) + next(1 << 16) as i64), fx((12 << 16) + next(1 << 16) as i64));
         let radius = fx(next(4 << 16) as i64);
-        let sq = crate::raster::oriented_square(centre, hw, hh, degrees).unwrap();
+        let u = crate::geometry::trig::unit_vector_degrees(degrees);
+        let sq = Square::new(centre, hw, hh, u, u.perp()).unwrap();
         let goal = Goal::rounded_square(sq, radius).unwrap();
         let (w, h) = (24u32, 24u32);
         let mut raster = GoalRaster::default();
