@@ -120,9 +120,10 @@ pub const MAX_WAIT_TURNS: u8 = 8;
 /// Most navcell steps of the flow field a member is given as waypoints in one turn.
 pub const STEER_STEPS: usize = 8;
 
-/// Consecutive turns a moving formation stands still because other formations leave it no step
-/// (giving way, every candidate refused, a turn refused) before it counts as held, and may yield
-/// to a formation that is held too (docs/formation-rules.md, "Formations that meet").
+/// Consecutive turns a moving formation stands still with another formation near (giving way,
+/// every candidate refused, a turn refused, no candidate left), not waiting for its own members,
+/// before it may yield to a formation that is held too (docs/formation-rules.md, "Formations that
+/// hold each other").
 pub const HOLD_TURNS: u16 = 6;
 
 /// Most turns a formation spends yielding (stepping out of another formation's way) before it
@@ -320,8 +321,8 @@ pub struct Formation {
     /// The sum of the members' distances to their slots at the last arriving turn (raw, capped
     /// per member at 2^32).
     pub(crate) remaining: u64,
-    /// Consecutive turns it stood still while moving because other formations left it no step
-    /// (see [`HOLD_TURNS`]); while yielding, the turns it found no step out of the way.
+    /// Consecutive turns it stood still while moving with another formation near (see
+    /// [`HOLD_TURNS`]); while yielding, the turns it found no step out of the way.
     pub(crate) held: u16,
     /// The formation it is stepping out of the way of, if any.
     pub(crate) yield_to: Option<FormationId>,

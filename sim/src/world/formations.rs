@@ -37,7 +37,11 @@
 //!    formation stays. A formation *gives way*, staying where it is, while a moving formation with
 //!    a lower id that does not come head on (facings more than 135° apart) has a point in its
 //!    look-ahead zone at its current position. Turning and finalising steps that would raise the
-//!    keep-out penetration above zero and above the current one are not taken.
+//!    keep-out penetration above zero and above the current one are not taken. A formation
+//!    standing still for [`HOLD_TURNS`] with another near, held by one that is held too, yields
+//!    (docs/formation-rules.md, "Formations that hold each other"): the higher id steps back or
+//!    aside out of the other's look-ahead zone, then plans its path again from where it stands.
+//!    No candidate position lies on a navcell the class cannot use.
 //! 3. **Corners.** When the position projected onto the segment `from → path[0]` lies at or beyond
 //!    `path[0]`, the formation turns as a block round that waypoint: position and facing rotate
 //!    together about it, without going forward, by `d / R` radians a turn (at most 45°), where
