@@ -735,12 +735,10 @@ impl World {
             return;
         }
         let before = (f.pos, f.facing);
-        let waited = f.waited;
-        let stopped = self.advance_along(f, profile, standing, d, width, depth, own_spacing, &others);
-        let lagging = f.waited > waited;
+        let lagging = self.advance_along(f, profile, standing, d, width, depth, own_spacing, &others);
         if (f.pos, f.facing) != before {
             f.held = 0;
-        } else if stopped || (!lagging && !others.is_empty()) {
+        } else if !lagging && !others.is_empty() {
             // Standing still with another formation near, and not waiting for its own members.
             f.held = f.held.saturating_add(1);
         }
@@ -762,8 +760,8 @@ impl World {
         }
     }
 
-    /// Steps 1–4 of the module documentation; returns whether other formations left the formation
-    /// no step this turn (it gave way, every candidate was refused, or its turn was refused).
+    /// Steps 1–4 of the module documentation; returns whether the position waited for lagging
+    /// members.
     #[allow(clippy::too_many_arguments)]
     fn advance_along(
         &self,
@@ -784,7 +782,7 @@ impl World {
             g.moving && g.id < f.id && !head_on && zones(f.pos, f.facing, width, depth, own_spacing, g.spacing).1.penetration(&g.points) > 0
         });
         if gives_way {
-            return true;
+            return false;
         }
         let average = self.average_position(&f.members);
         let lead_max = 2 * d + (2 << 16);
@@ -796,7 +794,7 @@ impl World {
         };
         if lagging && f.waited < MAX_WAIT_TURNS {
             f.waited += 1;
-            return false;
+            return true;
         }
         if !lagging {
             f.waited = 0;
@@ -819,7 +817,8 @@ impl World {
                 }
             }
             if f.state == FormationState::Following {
-                return self.follow(f, profile, standing, d, width, depth, others);
+                self.follow(f, profile, standing, d, width, depth, others);
+                return false;
             }
         }
         // Turning and finalising do not score candidates: a step that would take other
@@ -842,7 +841,6 @@ impl World {
         }
         if !others.is_empty() && intrudes(others, (before.pos, before.facing), (f.pos, f.facing), width, depth, own_spacing) {
             *f = before;
-            return true;
         }
         false
     }
@@ -934,20 +932,10 @@ impl World {
     }
 
     /// One turn of following the straight line `from → path[0]`: the best of three candidates, on
-    /// navcells the class can use; when none is, a step straight towards `path[0]`. Returns
-    /// whether other formations refused every candidate that was left.
+    /// navcells the class can use; when none is, a step back onto the line.
     #[allow(clippy::too_many_arguments)]
-    fn follow(
-        &self,
-        f: &mut Formation,
-        profile: &Profile,
-        standing: &UnitIndex,
-        d: i128,
-        width: Fixed,
-        depth: Fixed,
-        others: &[Presence],
-    ) -> bool {
-        let Some(&b) = f.path.first() else { return false };
+    fn follow(&self, f: &mut Formation, profile: &Profile, standing: &UnitIndex, d: i128, width: Fixed, depth: Fixed, others: &[Presence]) {
+        let Some(&b) = f.path.first() else { return };
         let ab = sub(b, f.from);
         let ab_len2 = length_squared(ab);
         let facing = vec_raw(f.facing);
@@ -963,7 +951,7 @@ impl World {
         // Another formation near: side steps may go twice as far from the line to make room.
         let limit = if others.is_empty() { raw(width) } else { 2 * raw(width) };
         let mut best: Option<((i128, u64, i128, usize), WorldPos)> = None;
-        let (mut open, mut refused) = (0, 0);
+        let mut open = 0;
         for (k, dir) in directions.into_iter().enumerate() {
             let candidate = moved(f.pos, ((dir.0 * d) >> 16, (dir.1 * d) >> 16));
             // A formation's position never lies on a navcell its class cannot use.
@@ -987,7 +975,6 @@ impl World {
             // formation's member or slot is dropped; the others count those in their look-ahead
             // zone first.
             if intrudes(others, (f.pos, f.facing), (candidate, f.facing), width, depth, own_spacing) {
-                refused += 1;
                 continue;
             }
             let near: i128 =
@@ -1012,25 +999,17 @@ impl World {
         }
         if let Some((_, pos)) = best {
             f.pos = pos;
-            return false;
-        }
-        if open == 0 {
+        } else if open == 0 {
             // Every candidate lies on a navcell the class cannot use (a side step took the
             // formation beside a wall): back onto the line, one turn's walk ahead of where the
             // position projects onto it; the line is the path's, clear for the class.
             let ab_len = length(ab).max(1);
             let along = (dot(sub(f.pos, f.from), ab) / ab_len + d).clamp(0, ab_len);
             let step = if along >= ab_len { b } else { moved(f.from, with_length(ab, along)) };
-            if !self.open_at(class, step) {
-                return false;
+            if self.open_at(class, step) && !intrudes(others, (f.pos, f.facing), (step, f.facing), width, depth, own_spacing) {
+                f.pos = step;
             }
-            if intrudes(others, (f.pos, f.facing), (step, f.facing), width, depth, own_spacing) {
-                return true;
-            }
-            f.pos = step;
-            return false;
         }
-        refused > 0
     }
 
     /// Keeps the formation's flow field current (step 5 of the module documentation) and returns
