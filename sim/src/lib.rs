@@ -103,8 +103,8 @@ pub use settings::{
 pub use spawn_order::SpawnOrder;
 pub use unit::{PathRequest, Unit, UnitState};
 pub use world::{
-    HELD_CELLS_PER_WORK, HELD_NODE_BUDGET, MAX_ORDERS, MAX_RANGE, MAX_SPAWN_COUNT, MAX_SPAWN_ORDERS_PER_PLAYER, PATH_NODE_BUDGET,
-    POINT_SPAWN_RINGS, PathStats, Phase, RANGE_EPSILON, ScaleStats, SetupError, TARGET_REPLAN_THRESHOLD, TurnReport, World,
+    HELD_NODE_BUDGET, MAX_ORDERS, MAX_RANGE, MAX_SPAWN_COUNT, MAX_SPAWN_ORDERS_PER_PLAYER, PATH_NODE_BUDGET, POINT_SPAWN_RINGS, PathStats,
+    Phase, RANGE_EPSILON, ScaleStats, SetupError, TARGET_REPLAN_THRESHOLD, TurnReport, World,
 };
 // The game-rules API is a namespace, `sim::rules` (it lives with the world, which calls it every
 // turn); its items are not re-exported at the root, so each has one path.

@@ -68,7 +68,7 @@ mod unit_state_tests;
 mod waypoints;
 
 pub use held::HELD_NODE_BUDGET;
-pub use plan::{HELD_CELLS_PER_WORK, RANGE_EPSILON};
+pub use plan::RANGE_EPSILON;
 pub use spawning::{MAX_SPAWN_COUNT, MAX_SPAWN_ORDERS_PER_PLAYER, POINT_SPAWN_RINGS};
 
 /// Most orders a unit may hold; a command that would give one more is refused (`OutOfRange`),

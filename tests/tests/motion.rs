@@ -386,8 +386,8 @@ fn units_walk_a_one_navcell_staircase_corridor_cutting_its_corners() {
 /// from the east but for a gap at z = 99.5 held by a standing unit of player 2; player 1's unit
 /// walks from the west field to the east. With the holder stamped, the goal has no way round, and
 /// the search round the holder gives up within `HELD_NODE_BUDGET` expansions rather than expand
-/// every jump point of the field: its turn's search work stays within that budget, the copy of
-/// the planes and the base work. The unit keeps waiting short of the holder.
+/// every jump point of the field: its turn's search work stays within that budget, the holder's
+/// stamped navcells and the base work. The unit keeps waiting short of the holder.
 #[test]
 fn a_search_round_a_holder_with_no_way_round_stops_at_its_node_budget() {
     let (w, h) = (200usize, 200usize);
@@ -409,7 +409,8 @@ fn a_search_round_a_holder_with_no_way_round_stops_at_its_node_budget() {
     world.step(&[spawn_at(0, 1, 0, WorldPos::new(cm(9650), cm(9950))), spawn_at(0, 2, 0, WorldPos::new(cm(10050), cm(9950)))]);
     let walker = world.units().find(|u| u.owner == PlayerId(1)).unwrap().id;
     let holder = world.units().find(|u| u.owner == PlayerId(2)).unwrap().id;
-    let cells = (w * h) as u64 / sim::HELD_CELLS_PER_WORK;
+    // The one holder's stamp: its core grown by the walker's radius, at most 4 × 4 navcells.
+    let cells = 16;
     let bound = u64::from(sim::HELD_NODE_BUDGET) + u64::from(sim::SEARCH_BASE_WORK) + cells + 8;
     let mut held_turns = 0;
     for turn in 1..30 {

@@ -40,6 +40,21 @@ impl BitPlane {
         Self { words_per_line, words: vec![0; len], stops_fwd: vec![0; len], stops_bwd: vec![0; len] }
     }
 
+    /// Copies padded lines `lines` (clamped to the plane), with their scan stops, from `other`, a
+    /// plane of the same shape.
+    fn copy_lines(&mut self, other: &BitPlane, lines: std::ops::RangeInclusive<usize>) {
+        let wpl = self.words_per_line;
+        let last = self.n_lines_padded().min(other.n_lines_padded()).saturating_sub(1);
+        let (from, to) = (*lines.start(), (*lines.end()).min(last));
+        if from > to || wpl != other.words_per_line {
+            return;
+        }
+        let span = from * wpl..(to + 1) * wpl;
+        self.words[span.clone()].copy_from_slice(&other.words[span.clone()]);
+        self.stops_fwd[span.clone()].copy_from_slice(&other.stops_fwd[span.clone()]);
+        self.stops_bwd[span.clone()].copy_from_slice(&other.stops_bwd[span]);
+    }
+
     /// The lines a plane of `len` words holds, borders included.
     fn n_lines_padded(&self) -> usize {
         self.words.len() / self.words_per_line
@@ -338,6 +353,28 @@ impl PassMap {
         self.refresh_blocks(i..i + 1, j..j + 1);
     }
 
+    /// Undoes [`PassMap::block`] over the navcells `i0..=i1 × j0..=j1` (clamped to the map):
+    /// their bits, the scan stops that read them and the open-block bits are copied back from
+    /// `original`, the map this one was copied from. A search's private copy is stamped and
+    /// restored this way, so it is copied once rather than for every search.
+    ///
+    /// # Panics
+    /// When `original`'s size differs from this map's.
+    pub fn restore_rect(&mut self, original: &PassMap, (i0, j0, i1, j1): (u32, u32, u32, u32)) {
+        assert!(original.width == self.width && original.height == self.height, "restore from a map of another size");
+        if self.width == 0 || self.height == 0 || i0 > i1 || j0 > j1 {
+            return;
+        }
+        let (i1, j1) = (i1.min(self.width - 1), j1.min(self.height - 1));
+        if i0 > i1 || j0 > j1 {
+            return;
+        }
+        // A navcell's padded row is j + 1 (column i + 1); the stops of the lines on both sides read it.
+        self.rows.copy_lines(&original.rows, j0 as usize..=j1 as usize + 2);
+        self.cols.copy_lines(&original.cols, i0 as usize..=i1 as usize + 2);
+        self.refresh_blocks(i0..i1 + 1, j0..j1 + 1);
+    }
+
     /// Whether navcells `from..=to` of a row (`along_rows`: row `line`, columns `from..=to`) or of a
     /// column (column `line`, rows `from..=to`) are all passable; `from <= to`, all on the grid.
     pub(crate) fn span_passable(&self, along_rows: bool, line: u32, from: u32, to: u32) -> bool {
@@ -534,6 +571,39 @@ mod tests {
                 proptest::prop_assert_eq!(map.rows.scan_fwd(2, pos), map.rows.scan_fwd_windows(2, pos), "fwd at {}", pos);
                 proptest::prop_assert_eq!(map.rows.scan_bwd(2, pos), map.rows.scan_bwd_windows(2, pos), "bwd at {}", pos);
             }
+        }
+    }
+
+    proptest::proptest! {
+        /// Stamped rectangles, restored one by one in any order, give back exactly the map they
+        /// were stamped on; while stamped, the map is a build with them blocked.
+        #[test]
+        fn restoring_stamped_rects_gives_back_the_original(
+            w in 1u32..140,
+            h in 1u32..40,
+            seed in proptest::prelude::any::<u64>(),
+            stamps in proptest::collection::vec((0u32..140, 0u32..40, 0u32..6, 0u32..6), 1..8),
+        ) {
+            let class = crate::test_support::CLASS;
+            let mut grid = crate::test_support::random_grid(w, h, seed, 20);
+            let original = PassMap::build(&grid, class);
+            let mut map = original.clone();
+            let rects: Vec<(u32, u32, u32, u32)> = stamps.iter().map(|&(i, j, dw, dh)| (i % w, j % h, (i % w + dw).min(w - 1), (j % h + dh).min(h - 1))).collect();
+            for &(i0, j0, i1, j1) in &rects {
+                for j in j0..=j1 {
+                    for i in i0..=i1 {
+                        map.block(Navcell::new(i as u16, j as u16));
+                        grid.set_passable(Navcell::new(i as u16, j as u16), class, false);
+                    }
+                }
+            }
+            proptest::prop_assert_eq!(&map, &PassMap::build(&grid, class));
+            for &rect in rects.iter().rev() {
+                map.restore_rect(&original, rect);
+            }
+            // Overlapping rects restore each other's navcells too: the whole map comes back.
+            proptest::prop_assert_eq!(&map, &original);
+            map.check_invariants().map_err(proptest::test_runner::TestCaseError::fail)?;
         }
     }
 

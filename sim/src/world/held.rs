@@ -4,7 +4,9 @@
 //!
 //! Long-range planning otherwise ignores units, and nudging moves only the walker's own player's
 //! units, so without this a corridor held by another player's idle units stops a unit until it
-//! gives up. The stamped copy lives for one search only: the shared grids never change.
+//! gives up. The shared grids never change: each search stamps a copy of its class's map kept in
+//! its worker's workspace and restores the stamped navcells after, so the copy is made again only
+//! when the grid changes (`Workspace::held_map`), not for every search.
 //!
 //! The stamps block whole navcells, so they can miss a band between two holders that the motion
 //! allows; when the stamped search finds no way, the same job makes a short-range search round the
@@ -30,7 +32,7 @@ impl World {
         {
             long.goal = goal;
         }
-        HeldJob { long, stamps: self.held_stamps(unit, stationary), fallback }
+        HeldJob { long, stamps: self.held_stamps(unit, stationary), grid_root: self.derived.grid_digests.root(), fallback }
     }
 
     /// The navcell rectangles `(i0, j0, i1, j1)` of a held-passage search for `unit`: for every
@@ -74,18 +76,32 @@ pub const HELD_NODE_BUDGET: u32 = 1024;
 /// string-pulled over the stamped map. Only a complete path is a way round.
 pub(super) fn run_held(nav: &NavWorld, job: &HeldJob, ws: &mut Workspace) -> Option<(PathStatus, Vec<WorldPos>)> {
     let class = job.long.class;
-    let map = stamped_map(nav.class_nav(class)?, &job.stamps, job.long.cell);
+    let original = nav.class_nav(class)?.pass_map();
+    let (search, path, work, map) = ws.held_parts(class, job.grid_root, original);
+    stamp(map, &job.stamps, job.long.cell);
     let limits = SearchLimits { node_budget: HELD_NODE_BUDGET };
     let none = Accelerators { jump_table: None, landmarks: None };
-    let (search, path, work) = ws.held_parts();
-    let outcome = pathing::find_path_jps(&map, &none, job.long.cell, &job.long.goal, &limits, search, path);
+    let outcome = pathing::find_path_jps(map, &none, job.long.cell, &job.long.goal, &limits, search, path);
     let status = outcome.status;
-    *work = search_work(&outcome, path);
-    if status != PathStatus::Complete {
-        return Some((status, Vec::new()));
+    *work = search_work(&outcome, path) + stamped_navcells(&job.stamps);
+    let result = (status == PathStatus::Complete).then(|| way_round(nav, job, map, path.waypoints()));
+    for &rect in &job.stamps {
+        map.restore_rect(original, rect);
     }
+    Some(result.map_or_else(|| (status, Vec::new()), |points| (status, points)))
+}
+
+/// The navcells the stamps cover (counted once per stamp), a held-passage search's work besides
+/// its nodes and path: stamping a navcell and restoring it cost about one node's expansion.
+pub(super) fn stamped_navcells(stamps: &[(u32, u32, u32, u32)]) -> u64 {
+    stamps.iter().map(|&(i0, j0, i1, j1)| u64::from(i1.saturating_sub(i0) + 1) * u64::from(j1.saturating_sub(j0) + 1)).sum()
+}
+
+/// The way round of a complete held-passage search through `cells`: the turning points' centres
+/// (the exact goal point in the last one's place when it lies there), string-pulled over the
+/// stamped map.
+fn way_round(nav: &NavWorld, job: &HeldJob, map: &PassMap, cells: &[Navcell]) -> Vec<WorldPos> {
     let cell_size = nav.grid().cell_size();
-    let cells = path.waypoints();
     let mut points = vec![job.long.pos];
     points.extend(cells.iter().skip(1).map(|c| centre(*c, cell_size)));
     if let Some(anchor) = job.long.anchor
@@ -98,18 +114,16 @@ pub(super) fn run_held(nav: &NavWorld, job: &HeldJob, ws: &mut Workspace) -> Opt
         }
     }
     if let (Some(&first), Some(&start)) = (points.get(1), cells.first())
-        && !pathing::collide::segment_clear(&map, job.long.pos, first)
+        && !pathing::collide::segment_clear(map, job.long.pos, first)
     {
         points.insert(1, centre(start, cell_size));
     }
-    Some((status, pathing::smoothing::string_pull(&map, &points).into_iter().skip(1).collect()))
+    pathing::smoothing::string_pull(map, &points).into_iter().skip(1).collect()
 }
 
-/// The passability of `class` with every navcell of `stamps` blocked, except `keep` (the unit's
-/// own navcell, so the search starts): a copy of the class's map with the stamps cleared, the same
-/// map a build from the grid with the stamps blocked would give, at the cost of a copy.
-fn stamped_map(class_nav: &pathing::ClassNav, stamps: &[(u32, u32, u32, u32)], keep: Navcell) -> PassMap {
-    let mut map = class_nav.pass_map().clone();
+/// Blocks every navcell of `stamps` in `map` except `keep` (the unit's own navcell, so the search
+/// starts): the same map a build from the grid with the stamps blocked would give.
+fn stamp(map: &mut PassMap, stamps: &[(u32, u32, u32, u32)], keep: Navcell) {
     for &(i0, j0, i1, j1) in stamps {
         for j in j0..=j1 {
             for i in i0..=i1 {
@@ -120,5 +134,4 @@ fn stamped_map(class_nav: &pathing::ClassNav, stamps: &[(u32, u32, u32, u32)], k
             }
         }
     }
-    map
 }

@@ -20,12 +20,34 @@ pub(crate) struct Workspace {
     pub(super) short_out: Vec<WorldPos>,
     /// The last long-range search's work besides [`crate::settings::SEARCH_BASE_WORK`] ([`search_work`]).
     pub(super) work: u64,
+    /// A copy of one class's passability for the held-passage searches to stamp, with the class
+    /// and the grid's passability digest root it was copied at: each search stamps it and restores
+    /// it after (`world/held.rs`), so it is copied again only when the grid or the class changes.
+    /// Whether a search finds it ready changes only how long it takes, never its outcome or work.
+    pub(super) held_map: Option<(PassClass, crate::digest_tree::Digest, pathing::PassMap)>,
 }
 
 impl Workspace {
-    /// The long-range scratch, path and work, for a held-passage search (`world/held.rs`).
-    pub(super) fn held_parts(&mut self) -> (&mut SearchScratch, &mut Path, &mut u64) {
-        (&mut self.search, &mut self.path, &mut self.work)
+    /// The long-range scratch, path and work, and the copy of `class`'s map `original` (whose
+    /// grid's passability digest root is `root`) for a held-passage search (`world/held.rs`) to stamp.
+    pub(super) fn held_parts(
+        &mut self,
+        class: PassClass,
+        root: crate::digest_tree::Digest,
+        original: &pathing::PassMap,
+    ) -> (&mut SearchScratch, &mut Path, &mut u64, &mut pathing::PassMap) {
+        match &mut self.held_map {
+            Some((c, r, map)) if *c == class && *r == root => {
+                debug_assert!(map == original, "a held-passage copy went stale");
+            }
+            Some((c, r, map)) => {
+                map.clone_from(original);
+                (*c, *r) = (class, root);
+            }
+            None => self.held_map = Some((class, root, original.clone())),
+        }
+        let map = &mut self.held_map.as_mut().expect("just set").2;
+        (&mut self.search, &mut self.path, &mut self.work, map)
     }
 }
 
@@ -49,6 +71,9 @@ pub(super) struct HeldJob {
     pub(super) long: LongJob,
     /// Navcells to treat as blocked for this search: each a rectangle `(i0, j0, i1, j1)`, inclusive.
     pub(super) stamps: Vec<(u32, u32, u32, u32)>,
+    /// The passability digest root of the grid the search runs on: which copy of the class's
+    /// map a workspace may reuse ([`Workspace::held_map`]).
+    pub(super) grid_root: crate::digest_tree::Digest,
     /// The short-range search round the exact cores to make when the stamped search finds no way.
     pub(super) fallback: Option<ShortJob>,
 }

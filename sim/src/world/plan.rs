@@ -114,10 +114,6 @@ enum Outcome {
     Failed,
 }
 
-/// Navcells of the grid that count as one unit of a held-passage search's work, for the
-/// copy of the class's bit planes it stamps first (`world/held.rs`): on a 1024 × 1024 grid, 2048 units.
-pub const HELD_CELLS_PER_WORK: u64 = 512;
-
 /// Most long-range searches the path phase reads ahead of the last one whose work it has counted,
 /// when the world has worker threads: two per thread, up to this many (4 on two threads); the
 /// threads compute them meanwhile, and those after a turn's cutoff are dropped (at most this
@@ -473,7 +469,9 @@ impl World {
 
     /// Computes the oldest pending requests and applies the results in request order
     /// (docs/pathfinding-rules.md, "The per-turn search budget"). Long-range requests are taken in
-    /// order, formations' first (oldest first), then the units': each either shares a search taken
+    /// order, formations' first (oldest first), then the units', the first searches of orders
+    /// ahead of the replans of blocked units but for the oldest replan ([`first_searches_first`]):
+    /// each either shares a search taken
     /// this turn (docs/pathfinding-rules.md, "Shared searches"), costing nothing, or is a search,
     /// until the work of the searches taken reaches [`Settings::long_search_budget`] (the search
     /// that crosses it is kept) or [`Settings::max_paths_per_turn`] searches are taken. After that
@@ -501,7 +499,7 @@ impl World {
     pub(super) fn compute_paths(&mut self, events: &mut Vec<Event>) {
         let queued = self.requests.iter().filter(|r| !r.short).count() + self.formations.requests().len();
         self.scratch.scale.max_queue = self.scratch.scale.max_queue.max(u32::try_from(queued).unwrap_or(u32::MAX));
-        let pending = std::mem::take(&mut self.requests);
+        let pending = first_searches_first(&self.units, std::mem::take(&mut self.requests), self.turn);
         let jobs = path_jobs(self, pending);
         let parts = SearchParts {
             nav: &self.nav,
@@ -625,6 +623,34 @@ struct PathJobs {
 /// The jobs phase: what each short-range request asks for and the long-range candidates in the
 /// order they are taken (their jobs are read later, as the queue is read, since whether one shares
 /// a search depends on those taken before it). Reads the world, which the jobs describe.
+/// The queue in the order its long-range requests are taken (docs/pathfinding-rules.md, "The
+/// per-turn search budget"): every request that is not a *replan* ([`is_replan`]: a long-range
+/// request of a unit that counts blocked turns or has searched round a held passage), in queue
+/// order (the first searches of orders, escapes, resumed paths, range orders following their
+/// target, and the short-range requests, which keep their own count), then the replans, in queue
+/// order; on even turns the oldest replan goes first of all, so replans make progress whatever
+/// the other requests ask, and an order waits at most one turn for it. A stable reordering
+/// decided by the units' hashed state and the turn alone, so it is the same on every peer and
+/// after a load.
+fn first_searches_first(units: &UnitStore, pending: Vec<PathRequest>, turn: u32) -> Vec<PathRequest> {
+    let replan = |r: &PathRequest| units.get(r.unit).is_some_and(|u| is_replan(r, u));
+    let Some(oldest) = pending.iter().position(replan) else { return pending };
+    let first = turn.is_multiple_of(2).then_some(oldest);
+    let mut ordered = Vec::with_capacity(pending.len());
+    ordered.extend(first.map(|k| pending[k]));
+    ordered.extend(pending.iter().filter(|r| !replan(r)).copied());
+    ordered.extend(pending.iter().enumerate().filter(|&(i, r)| Some(i) != first && replan(r)).map(|(_, r)| *r));
+    ordered
+}
+
+/// Whether `request` is a replan: a long-range request of a unit that is blocked (it counts
+/// blocked turns) or has searched round a passage held by another player's units. Such searches
+/// are the costly ones of a crowd (a held-passage search stamps the standing units into a copy of
+/// the grid) and their units already have somewhere to be; an order's first search is not one.
+fn is_replan(request: &PathRequest, unit: &Unit) -> bool {
+    !request.short && unit.stalled > 1
+}
+
 fn path_jobs(world: &World, pending: Vec<PathRequest>) -> PathJobs {
     let core = |u: &Unit| world.settings.motion.core(u.radius);
     let stationary = UnitIndex::new(world.units().filter(|u| u.state == UnitState::Idle).map(|u| (u.id, u.pos, core(u))).collect());
@@ -690,9 +716,7 @@ fn search_jobs(
     read_candidate: &CandidateReader<'_>,
 ) -> Searched {
     let SearchParts { nav, motion, workspaces, pool, budget, cap, spins } = parts;
-    // A held-passage search first stamps a copy of the class's whole bit planes (`world/held.rs`).
-    let held_map_work = u64::from(nav.grid().width()) * u64::from(nav.grid().height()) / HELD_CELLS_PER_WORK;
-    let compute = |job: &Option<Job>| compute_in_workspace(nav, motion, workspaces, held_map_work, job);
+    let compute = |job: &Option<Job>| compute_in_workspace(nav, motion, workspaces, job);
     let threads = pool.map_or(1, rayon::ThreadPool::current_num_threads);
     // How many searches the queue is read ahead of the last one whose work is counted: two
     // per thread keep every thread busy; one thread reads none ahead, so drops none.
@@ -822,13 +846,12 @@ fn read_queue(
 }
 
 /// A job's outcome and its work, computed in the calling worker's workspace: a long-range
-/// search's [`search_work`] plus [`SEARCH_BASE_WORK`] (and `held_map_work` for a held-passage
-/// search), nothing for anything else.
+/// or held-passage search's [`search_work`] plus [`SEARCH_BASE_WORK`] (and a held-passage
+/// search's stamped navcells, `world/held.rs`), nothing for anything else.
 fn compute_in_workspace(
     nav: &NavWorld,
     motion: &crate::motion::MotionSettings,
     workspaces: &[std::sync::Mutex<Workspace>],
-    held_map_work: u64,
     job: &Option<Job>,
 ) -> JobResult {
     // Each worker thread has its own slot, so the lock is never contended; a poisoned
@@ -838,8 +861,7 @@ fn compute_in_workspace(
     guard.work = 0;
     let outcome = run_job(nav, motion, &mut guard, job);
     let work = match job {
-        Some(Job::Long(_) | Job::Formation(_)) => guard.work + u64::from(SEARCH_BASE_WORK),
-        Some(Job::Held(_)) => guard.work + u64::from(SEARCH_BASE_WORK) + held_map_work,
+        Some(Job::Long(_) | Job::Formation(_) | Job::Held(_)) => guard.work + u64::from(SEARCH_BASE_WORK),
         _ => 0,
     };
     (outcome, work)
@@ -1749,6 +1771,48 @@ mod tests {
         let (stats, waiting) = run(settings, true);
         assert_eq!((stats.long, waiting), (2, [false, false, true]), "{stats:?}");
         assert!(stats.long_work > alone.long_work, "{stats:?}");
+    }
+
+    /// Two blocked units' replans queued before two fresh orders, one search a turn: the fresh
+    /// orders go ahead of the replans, but for the oldest replan on even turns, whatever the turn
+    /// the orders come in; the outcome is the same on 1 and 3 threads.
+    #[test]
+    fn first_searches_go_ahead_of_replans_and_the_oldest_replan_every_second_turn() {
+        let run = |start_odd: bool, threads: usize| {
+            let mut world = open_world(Settings { long_search_budget: 1, ..Settings::default() });
+            world.set_threads(threads).unwrap();
+            let groups = spawn_groups(&mut world, &[(8, 8), (8, 28), (8, 48), (28, 8)], 1);
+            let ids: Vec<EntityId> = groups.iter().map(|g| g[0]).collect();
+            if world.turn().is_multiple_of(2) == start_odd {
+                world.step(&[]);
+            }
+            for &id in &ids[..2] {
+                let unit = world.units.get_mut(id).unwrap();
+                unit.orders.push(GoalSpec::Point(WorldPos::from_int(56, 30)));
+                unit.state = UnitState::WaitingForPath;
+                unit.stalled = 2;
+                world.requests.push(PathRequest::long(id));
+            }
+            let turn = world.turn();
+            world.step(&[order(turn, 0, &ids[2..3], 56, 8), order(turn, 1, &ids[3..4], 56, 48)]);
+            let mut served = Vec::new();
+            for _ in 0..6 {
+                for (k, &id) in ids.iter().enumerate() {
+                    if world.unit(id).unwrap().state != UnitState::WaitingForPath && !served.contains(&k) {
+                        served.push(k);
+                    }
+                }
+                world.step(&[]);
+            }
+            (served, world.state_hash())
+        };
+        // Replans are units 0 and 1, fresh orders 2 and 3.
+        let even = run(false, 1);
+        assert_eq!(even.0, vec![0, 2, 1, 3], "an even turn takes the oldest replan first, then the orders go ahead");
+        let odd = run(true, 1);
+        assert_eq!(odd.0, vec![2, 0, 3, 1], "an odd turn takes the first order first");
+        assert_eq!(even, run(false, 3));
+        assert_eq!(odd, run(true, 3));
     }
 
     fn latency_with(settings: Settings) {

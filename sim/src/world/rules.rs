@@ -615,6 +615,12 @@ impl<R: Rules> DynGame for GameState<R> {
             // for units.
             let Some(ids) = range_indices(range) else { continue };
             let entries = self.object_bytes.range(ObstructionId(*ids.start())..=ObstructionId(*ids.end()));
+            if entries.clone().next().is_none() {
+                // A range left empty reads as one never hashed, as in a world loaded or made
+                // afresh from the same state, whose tree holds only the ranges of its objects.
+                self.object_digests.set_range(range, [0; 32]);
+                continue;
+            }
             bytes.clear();
             encode_compact_into_vec(&(entries.clone().count() as u64), &mut bytes);
             for (id, kept) in entries {
@@ -624,6 +630,10 @@ impl<R: Rules> DynGame for GameState<R> {
             let digest = range_digest_from(&self.names.object_ranges, range, &bytes);
             self.object_digests.set_range(range, digest);
         }
+        // The tree ends at the range of the highest object there is, whatever there was before:
+        // the digest is the state's, not its history's.
+        let ranges = self.object_bytes.keys().next_back().map_or(0, |id| crate::digest_tree::range_of(id.0) + 1);
+        self.object_digests.resize(ranges);
         self.scratch = bytes;
         if std::mem::take(&mut self.players_dirty) {
             self.players_digest = compact_digest_from(&self.names.players_hasher, &self.players);
