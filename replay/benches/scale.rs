@@ -208,9 +208,9 @@ const GROWTH: [&str; 6] = ["scale-1k.json", "scale-2k5.json", "scale-5k.json", "
 /// how the turn, a walking unit's cost and the order latency grow with the units.
 fn growth(turns: u32) {
     println!(
-        "| units | median turn | max turn | walking units per turn | time per walking unit-turn | latency p99 / max | waiting at the end |"
+        "| units | median turn | max turn | walking units per turn | time per walking unit-turn | latency p99 / max | first path p99 / max | waiting at the end |"
     );
-    println!("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    println!("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     let mut first_cost = None;
     for file in GROWTH {
         let r = run(file, turns, 1);
@@ -224,8 +224,9 @@ fn growth(turns: u32) {
         let cost_ns = total.as_secs_f64() * 1e9 / steps;
         let growth = first_cost.get_or_insert(cost_ns);
         let lat = |q| r.stats.latency_quantile(q).map_or_else(|| "-".to_string(), |t| t.to_string());
+        let answered = |q| r.stats.answered_quantile(q).map_or_else(|| "-".to_string(), |t| t.to_string());
         println!(
-            "| {} | {:.2} ms | {:.2} ms | {:.0} | {cost_ns:.0} ns ({:.2}x) | {} / {} turns | {} |",
+            "| {} | {:.2} ms | {:.2} ms | {:.0} | {cost_ns:.0} ns ({:.2}x) | {} / {} turns | {} / {} turns | {} |",
             r.units,
             ms(median),
             ms(max),
@@ -233,6 +234,8 @@ fn growth(turns: u32) {
             cost_ns / *growth,
             lat(990),
             lat(1000),
+            answered(990),
+            answered(1000),
             r.stats.waiting
         );
     }

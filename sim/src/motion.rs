@@ -670,7 +670,9 @@ fn record_displacements(units: &mut UnitStore, before: &[Option<WorldPos>]) {
 /// an impassable navcell or through one ([`may_shift`]), nor into the core of another player's
 /// standing unit from outside it, and a standing unit with no order is never moved for a unit of another player (the
 /// held passage stays as the held-passage search sees it); when one of the two cannot move, the
-/// other moves by the whole overlap if it can. A walking unit pushing a standing one also nudges it.
+/// other moves by the whole overlap if it can, and when neither can along the line, one steps
+/// aside across it (the higher index first, to the left, then the right). A walking unit pushing
+/// a standing one also nudges it.
 fn push_apart(
     nav: &pathing::passability::NavWorld,
     store: &mut UnitStore,
@@ -742,10 +744,25 @@ fn push_apart(
                     let whole = push(overlap);
                     let b_whole = offset(b.pos, whole);
                     let a_whole = offset(a.pos, neg(whole));
+                    // Neither can give way along the line between them, though the grid would
+                    // let one of them: other players' cores wedge them in. One steps aside across
+                    // the line, b first, to its left then its right, then a, so a pair wedged
+                    // in a pocket of other players' units still comes apart where the pocket has
+                    // room. (Between walls, as in a corridor one unit wide, nobody steps aside.)
+                    let across = |(x, z): (i128, i128)| [(-z, x), (z, -x)];
+                    let wedged = || may_shift(nav, b.class, b.pos, b_whole) || may_shift(nav, a.class, a.pos, a_whole);
+                    let aside =
+                        |u: &Unit, by: &Unit| across(whole).into_iter().map(|v| offset(u.pos, v)).find(|&to| !held(u, by) && fits(u, to));
                     if !held(b, a) && fits(b, b_whole) {
                         (a.pos, b_whole)
                     } else if !held(a, b) && fits(a, a_whole) {
                         (a_whole, b.pos)
+                    } else if !wedged() {
+                        (a.pos, b.pos)
+                    } else if let Some(to) = aside(b, a) {
+                        (a.pos, to)
+                    } else if let Some(to) = aside(a, b) {
+                        (to, b.pos)
                     } else {
                         (a.pos, b.pos)
                     }

@@ -226,6 +226,8 @@ struct Scratch {
     /// Units given an order that have not walked since, with the turn the order was applied
     /// (the first of several, if they were ordered again before walking).
     awaiting: std::collections::BTreeMap<EntityId, u32>,
+    /// Units given an order whose first path request has not been served since, likewise.
+    unanswered: std::collections::BTreeMap<EntityId, u32>,
     /// The units that walked in this turn's motion phase, in the order they moved.
     walked: Vec<EntityId>,
     /// The navcell rectangles the grid changed in this turn, for the formation phase.
@@ -256,6 +258,7 @@ impl Scratch {
             path_stats: PathStats::default(),
             scale: ScaleStats::default(),
             awaiting: std::collections::BTreeMap::new(),
+            unanswered: std::collections::BTreeMap::new(),
             walked: Vec::new(),
             turn_dirty: Vec::new(),
             actions: 0,
@@ -301,6 +304,11 @@ pub struct ScaleStats {
     pub latency: Vec<u64>,
     /// Of those, the units still waiting for their first step.
     pub waiting: u64,
+    /// Path latency: `answered[t]` ordered units had their first path request served `t` turns
+    /// after their order was applied, counted as [`ScaleStats::latency`] is (a unit whose order
+    /// ended first, or that was removed, does not count). It differs from the order latency by
+    /// the turns a unit with a path stood blocked by standing units before its first step.
+    pub answered: Vec<u64>,
     /// The most long-range path requests (units' and formations') waiting at the start of a
     /// turn's path phase.
     pub max_queue: u32,
@@ -330,28 +338,42 @@ impl ScaleStats {
     /// The latency in turns that at least `per_mille`/1000 of the counted units took or bettered
     /// (the nearest-rank quantile; 1000 is the maximum), or `None` when no unit was counted.
     pub fn latency_quantile(&self, per_mille: u32) -> Option<u32> {
-        let n = self.ordered();
-        if n == 0 {
-            return None;
-        }
-        let rank = (u128::from(n) * u128::from(per_mille.min(1000))).div_ceil(1000).max(1);
-        let mut seen = 0u128;
-        for (t, &count) in self.latency.iter().enumerate() {
-            seen += u128::from(count);
-            if seen >= rank {
-                return Some(t as u32);
-            }
-        }
-        None
+        quantile(&self.latency, per_mille)
+    }
+
+    /// [`ScaleStats::latency_quantile`] of the path latency ([`ScaleStats::answered`]).
+    pub fn answered_quantile(&self, per_mille: u32) -> Option<u32> {
+        quantile(&self.answered, per_mille)
     }
 
     fn count(&mut self, turns: u32) {
-        let t = turns as usize;
-        if self.latency.len() <= t {
-            self.latency.resize(t + 1, 0);
-        }
-        self.latency[t] += 1;
+        count_in(&mut self.latency, turns);
     }
+}
+
+/// The nearest-rank quantile `per_mille`/1000 of a histogram by turns, `None` when it is empty.
+fn quantile(histogram: &[u64], per_mille: u32) -> Option<u32> {
+    let n: u64 = histogram.iter().sum();
+    if n == 0 {
+        return None;
+    }
+    let rank = (u128::from(n) * u128::from(per_mille.min(1000))).div_ceil(1000).max(1);
+    let mut seen = 0u128;
+    for (t, &count) in histogram.iter().enumerate() {
+        seen += u128::from(count);
+        if seen >= rank {
+            return Some(t as u32);
+        }
+    }
+    None
+}
+
+fn count_in(histogram: &mut Vec<u64>, turns: u32) {
+    let t = turns as usize;
+    if histogram.len() <= t {
+        histogram.resize(t + 1, 0);
+    }
+    histogram[t] += 1;
 }
 
 /// Why a world could not be made.
@@ -568,7 +590,29 @@ impl World {
             stats.count(self.turn.saturating_sub(since));
             stats.waiting += 1;
         }
+        for &since in self.scratch.unanswered.values() {
+            count_in(&mut stats.answered, self.turn.saturating_sub(since));
+        }
         stats
+    }
+
+    /// Counts the first paths served by this turn's path phase (the ordered units no longer
+    /// waiting for one) and forgets the ordered units whose order ended without one.
+    fn note_first_paths(&mut self) {
+        if self.scratch.unanswered.is_empty() {
+            return;
+        }
+        let (units, turn) = (&self.units, self.turn);
+        let scale = &mut self.scratch.scale;
+        self.scratch.unanswered.retain(|&id, &mut since| match units.get(id) {
+            Some(u) if u.state == UnitState::WaitingForPath => true,
+            Some(u) if !u.orders.is_empty() || u.state != UnitState::Idle => {
+                count_in(&mut scale.answered, turn - since);
+                false
+            }
+            // Removed, or its order ended before a path was served.
+            _ => false,
+        });
     }
 
     /// Counts the first steps of the units that walked this turn and forgets the ordered units
@@ -651,6 +695,7 @@ impl World {
         self.retry_spawns(&mut events);
         observe(Phase::Grid);
         self.compute_paths(&mut events);
+        self.note_first_paths();
         observe(Phase::Paths);
         crate::motion::move_units(self.parts_mut(), &mut events);
         self.note_first_steps();
@@ -1032,6 +1077,7 @@ impl World {
         }
         if had == 0 && !unit.orders.is_empty() {
             self.scratch.awaiting.entry(id).or_insert(self.turn);
+            self.scratch.unanswered.entry(id).or_insert(self.turn);
             unit.state = UnitState::WaitingForPath;
             unit.escape = false;
             let requests = &self.requests;

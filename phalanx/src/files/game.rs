@@ -240,8 +240,10 @@ pub(super) fn cmd_run(
     let phases = phases.into_inner().summary();
     let stats = world.scale_stats();
     let latency = |per_mille: u32| stats.latency_quantile(per_mille).map_or_else(|| "-".to_string(), |t| t.to_string());
+    let answered = |per_mille: u32| stats.answered_quantile(per_mille).map_or_else(|| "-".to_string(), |t| t.to_string());
     if json {
         let latency_json = |per_mille: u32| stats.latency_quantile(per_mille).map_or(serde_json::Value::Null, serde_json::Value::from);
+        let answered_json = |per_mille: u32| stats.answered_quantile(per_mille).map_or(serde_json::Value::Null, serde_json::Value::from);
         let value = serde_json::json!({
             "scenario": scenario.name(),
             "turns": turns,
@@ -262,6 +264,7 @@ pub(super) fn cmd_run(
                 "p99": latency_json(990),
                 "max": latency_json(1000),
             },
+            "path_latency_turns": {"p50": answered_json(500), "p99": answered_json(990), "max": answered_json(1000)},
             "max_path_queue": stats.max_queue,
             "long_searches": stats.long_searches,
             "held_searches": stats.held_searches,
@@ -293,12 +296,14 @@ pub(super) fn cmd_run(
     );
     let _ = writeln!(
         out,
-        "  turn time: median {median:.2} ms, p99 {p99:.2} ms, max {max:.2} ms; order latency of {} ordered units ({} still waiting): p50 {}, p99 {}, max {} turns; path queue at most {}; {} long-range searches",
+        "  turn time: median {median:.2} ms, p99 {p99:.2} ms, max {max:.2} ms; order latency of {} ordered units ({} still waiting): p50 {}, p99 {}, max {} turns (first path p99 {}, max {}); path queue at most {}; {} long-range searches",
         stats.ordered(),
         stats.waiting,
         latency(500),
         latency(990),
         latency(1000),
+        answered(990),
+        answered(1000),
         stats.max_queue,
         stats.long_searches
     );

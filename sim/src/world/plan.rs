@@ -648,7 +648,7 @@ fn first_searches_first(units: &UnitStore, pending: Vec<PathRequest>, turn: u32)
 /// are the costly ones of a crowd (a held-passage search stamps the standing units into a copy of
 /// the grid) and their units already have somewhere to be; an order's first search is not one.
 fn is_replan(request: &PathRequest, unit: &Unit) -> bool {
-    !request.short && unit.stalled > 1
+    !request.short && (unit.stalled > 0 || unit.held_searches > 0)
 }
 
 fn path_jobs(world: &World, pending: Vec<PathRequest>) -> PathJobs {
@@ -1786,11 +1786,13 @@ mod tests {
             if world.turn().is_multiple_of(2) == start_odd {
                 world.step(&[]);
             }
-            for &id in &ids[..2] {
+            // One blocked for two turns, one on its first blocked turn with a search round a
+            // held passage made.
+            for (&id, (stalled, held)) in ids[..2].iter().zip([(2, 0), (1, 1)]) {
                 let unit = world.units.get_mut(id).unwrap();
                 unit.orders.push(GoalSpec::Point(WorldPos::from_int(56, 30)));
                 unit.state = UnitState::WaitingForPath;
-                unit.stalled = 2;
+                (unit.stalled, unit.held_searches) = (stalled, held);
                 world.requests.push(PathRequest::long(id));
             }
             let turn = world.turn();
@@ -1822,9 +1824,11 @@ mod tests {
         assert_eq!((world.path_stats().long, world.path_stats().shared), (1, 4), "the first group's search only");
         let stats = world.scale_stats();
         assert_eq!((stats.latency.clone(), stats.waiting), (vec![5, 5], 5), "the second group still waits, one turn so far");
+        assert_eq!(stats.answered, vec![5, 5], "the first group has its path, the second waits for one");
         world.step(&[]);
         let stats = world.scale_stats();
         assert_eq!(stats.latency, vec![5, 5], "the second group walked one turn after its order");
+        assert_eq!(stats.answered, vec![5, 5], "and had its path then");
         assert_eq!((stats.waiting, stats.long_searches, stats.shared_paths, stats.max_queue), (0, 2, 8, 10));
         assert_eq!((stats.latency_quantile(500), stats.latency_quantile(990), stats.latency_quantile(1000)), (Some(0), Some(1), Some(1)));
         // Not state: a loaded world counts from zero and keeps the hash.
