@@ -197,6 +197,50 @@ fn path_digest(waypoints: &[WorldPos]) -> [u8; 32] {
 /// The fields of a unit that change only with its orders and paths, as canonical bytes
 /// (fixed-width little-endian, declaration order); the state digest hashes 8 bytes of their blake3
 /// per unit, recomputed only when they change.
+/// The fields [`unit_static_bytes`] encodes, kept to tell whether a touched unit's encoding
+/// changed by comparing fields rather than encoding it again every turn.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct StaticFields {
+    id: EntityId,
+    owner: PlayerId,
+    class: PassClass,
+    radius: Fixed,
+    speed: Fixed,
+    turn_rate: Fixed,
+    orders: Vec<GoalSpec>,
+    order_group: u64,
+    path_digest: [u8; 32],
+}
+
+impl StaticFields {
+    pub(crate) fn of(u: &Unit) -> Self {
+        Self {
+            id: u.id,
+            owner: u.owner,
+            class: u.class,
+            radius: u.radius,
+            speed: u.speed,
+            turn_rate: u.turn_rate,
+            orders: u.orders.clone(),
+            order_group: u.order_group,
+            path_digest: u.path_digest,
+        }
+    }
+
+    /// Whether `u`'s static fields are these (so its [`unit_static_bytes`] are too).
+    pub(crate) fn matches(&self, u: &Unit) -> bool {
+        self.id == u.id
+            && self.owner == u.owner
+            && self.class == u.class
+            && self.radius == u.radius
+            && self.speed == u.speed
+            && self.turn_rate == u.turn_rate
+            && self.order_group == u.order_group
+            && self.path_digest == u.path_digest
+            && self.orders == u.orders
+    }
+}
+
 pub(crate) fn unit_static_bytes(u: &Unit, out: &mut Vec<u8>) {
     out.extend_from_slice(&u.id.index.to_le_bytes());
     out.extend_from_slice(&u.id.generation.to_le_bytes());

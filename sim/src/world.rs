@@ -172,10 +172,10 @@ struct Derived {
     /// Digest of the entity allocator, recomputed when ids were allocated or freed.
     ids_digest: Digest,
     /// Per unit slot, the fields that change only with orders and paths (id, owner, class,
-    /// radius, speed, orders, path digest) as bytes, and an 8-byte digest of them, recomputed when
-    /// a touched unit's bytes differ; the range digests hash it with the fields that change as
-    /// units move.
-    unit_static: Vec<(Vec<u8>, [u8; 8])>,
+    /// radius, speed, orders, path digest) and an 8-byte digest of their bytes
+    /// ([`unit_static_bytes`]), recomputed when a touched unit's fields differ; the range digests
+    /// hash it with the fields that change as units move.
+    unit_static: Vec<(Option<crate::unit::StaticFields>, [u8; 8])>,
     /// Each formation's flow field as built, rebuilt from the formation's saved inputs whenever it
     /// is missing (after a load) or the grid changed under it.
     fields: std::collections::BTreeMap<FormationId, formations::CachedField>,
@@ -790,14 +790,14 @@ impl World {
             let slot = index as usize;
             let Some(unit) = self.units.slots().get(slot).and_then(Option::as_ref) else { continue };
             if self.derived.unit_static.len() <= slot {
-                self.derived.unit_static.resize(self.units.slots().len().max(slot + 1), (Vec::new(), [0; 8]));
+                self.derived.unit_static.resize(self.units.slots().len().max(slot + 1), (None, [0; 8]));
             }
-            bytes.clear();
-            unit_static_bytes(unit, &mut bytes);
             let cached = &mut self.derived.unit_static[slot];
-            if cached.0 != bytes {
+            if !cached.0.as_ref().is_some_and(|fields| fields.matches(unit)) {
+                bytes.clear();
+                unit_static_bytes(unit, &mut bytes);
                 cached.1.copy_from_slice(&blake3::hash(&bytes).as_bytes()[..8]);
-                cached.0.clone_from(&bytes);
+                cached.0 = Some(crate::unit::StaticFields::of(unit));
             }
         }
         for range in self.derived.unit_digests.take_dirty() {
