@@ -40,19 +40,24 @@ impl BitPlane {
         Self { words_per_line, words: vec![0; len], stops_fwd: vec![0; len], stops_bwd: vec![0; len] }
     }
 
-    /// Copies padded lines `lines` (clamped to the plane), with their scan stops, from `other`, a
-    /// plane of the same shape.
-    fn copy_lines(&mut self, other: &BitPlane, lines: std::ops::RangeInclusive<usize>) {
+    /// Copies the words of padded lines `lines` (clamped to the plane) that hold padded positions
+    /// `positions`, and one word on either side (as [`Self::refresh_stops_span`] refreshes), with
+    /// their scan stops, from `other`, a plane of the same shape.
+    fn copy_lines(&mut self, other: &BitPlane, lines: std::ops::RangeInclusive<usize>, positions: std::ops::RangeInclusive<usize>) {
         let wpl = self.words_per_line;
         let last = self.n_lines_padded().min(other.n_lines_padded()).saturating_sub(1);
         let (from, to) = (*lines.start(), (*lines.end()).min(last));
         if from > to || wpl != other.words_per_line {
             return;
         }
-        let span = from * wpl..(to + 1) * wpl;
-        self.words[span.clone()].copy_from_slice(&other.words[span.clone()]);
-        self.stops_fwd[span.clone()].copy_from_slice(&other.stops_fwd[span.clone()]);
-        self.stops_bwd[span.clone()].copy_from_slice(&other.stops_bwd[span]);
+        let w0 = ((*positions.start() + 64) / 64).saturating_sub(1);
+        let w1 = ((*positions.end() + 64) / 64 + 1).min(wpl - 1);
+        for line in from..=to {
+            let span = line * wpl + w0..line * wpl + w1 + 1;
+            self.words[span.clone()].copy_from_slice(&other.words[span.clone()]);
+            self.stops_fwd[span.clone()].copy_from_slice(&other.stops_fwd[span.clone()]);
+            self.stops_bwd[span.clone()].copy_from_slice(&other.stops_bwd[span]);
+        }
     }
 
     /// The lines a plane of `len` words holds, borders included.
@@ -86,6 +91,33 @@ impl BitPlane {
                 let (c, a, b) = (cur[k], above[k], below[k]);
                 bwd[k] = !c | (a & !((a >> 1) | carry_above)) | (b & !((b >> 1) | carry_below));
                 (carry_above, carry_below) = (a << 63, b << 63);
+            }
+        }
+    }
+
+    /// [`Self::refresh_stops`] for the words of padded lines `lines` that hold padded positions
+    /// `positions` (and one word on either side, whose stops read a neighbour's edge bit): the
+    /// stops elsewhere on those lines do not read the positions, so after a change inside
+    /// `positions` this leaves the plane as a refresh of whole lines would.
+    fn refresh_stops_span(&mut self, lines: std::ops::RangeInclusive<usize>, positions: std::ops::RangeInclusive<usize>) {
+        let wpl = self.words_per_line;
+        let last = self.n_lines_padded() - 2;
+        let w0 = ((*positions.start() + 64) / 64).saturating_sub(1);
+        let w1 = ((*positions.end() + 64) / 64 + 1).min(wpl - 1);
+        for line in (*lines.start()).max(1)..=(*lines.end()).min(last) {
+            let (below, rest) = self.words[(line - 1) * wpl..(line + 2) * wpl].split_at(wpl);
+            let (cur, above) = rest.split_at(wpl);
+            let fwd = &mut self.stops_fwd[line * wpl..(line + 1) * wpl];
+            for k in w0..=w1 {
+                let (c, a, b) = (cur[k], above[k], below[k]);
+                let (carry_above, carry_below) = if k > 0 { (above[k - 1] >> 63, below[k - 1] >> 63) } else { (0, 0) };
+                fwd[k] = !c | (a & !((a << 1) | carry_above)) | (b & !((b << 1) | carry_below));
+            }
+            let bwd = &mut self.stops_bwd[line * wpl..(line + 1) * wpl];
+            for k in w0..=w1 {
+                let (c, a, b) = (cur[k], above[k], below[k]);
+                let (carry_above, carry_below) = if k + 1 < wpl { (above[k + 1] << 63, below[k + 1] << 63) } else { (0, 0) };
+                bwd[k] = !c | (a & !((a >> 1) | carry_above)) | (b & !((b >> 1) | carry_below));
             }
         }
     }
@@ -370,8 +402,31 @@ impl PassMap {
             return;
         }
         // A navcell's padded row is j + 1 (column i + 1); the stops of the lines on both sides read it.
-        self.rows.copy_lines(&original.rows, j0 as usize..=j1 as usize + 2);
-        self.cols.copy_lines(&original.cols, i0 as usize..=i1 as usize + 2);
+        self.rows.copy_lines(&original.rows, j0 as usize..=j1 as usize + 2, i0 as usize + 1..=i1 as usize + 1);
+        self.cols.copy_lines(&original.cols, i0 as usize..=i1 as usize + 2, j0 as usize + 1..=j1 as usize + 1);
+        self.refresh_blocks(i0..i1 + 1, j0..j1 + 1);
+    }
+
+    /// Marks every navcell of `i0..=i1 × j0..=j1` (clamped to the map) but `keep` impassable in
+    /// this map alone, as [`PassMap::block`] on each would, with the scan stops refreshed once for
+    /// the rectangle's span of the lines it touches rather than for whole lines per navcell.
+    pub fn block_rect(&mut self, (i0, j0, i1, j1): (u32, u32, u32, u32), keep: Option<Navcell>) {
+        if self.width == 0 || self.height == 0 || i0 > i1 || j0 > j1 || i0 >= self.width || j0 >= self.height {
+            return;
+        }
+        let (i1, j1) = (i1.min(self.width - 1), j1.min(self.height - 1));
+        for j in j0..=j1 {
+            for i in i0..=i1 {
+                if keep != Some(Navcell::new(i as u16, j as u16)) {
+                    self.rows.set(j as usize + 1, i as usize + 1, false);
+                    self.cols.set(i as usize + 1, j as usize + 1, false);
+                }
+            }
+        }
+        // The rectangle's padded rows are j0 + 1 ..= j1 + 1 (columns likewise); the stops of the
+        // lines on both sides read them too.
+        self.rows.refresh_stops_span(j0 as usize..=j1 as usize + 2, i0 as usize + 1..=i1 as usize + 1);
+        self.cols.refresh_stops_span(i0 as usize..=i1 as usize + 2, j0 as usize + 1..=j1 as usize + 1);
         self.refresh_blocks(i0..i1 + 1, j0..j1 + 1);
     }
 
@@ -589,10 +644,16 @@ mod tests {
             let original = PassMap::build(&grid, class);
             let mut map = original.clone();
             let rects: Vec<(u32, u32, u32, u32)> = stamps.iter().map(|&(i, j, dw, dh)| (i % w, j % h, (i % w + dw).min(w - 1), (j % h + dh).min(h - 1))).collect();
-            for &(i0, j0, i1, j1) in &rects {
+            for (k, &(i0, j0, i1, j1)) in rects.iter().enumerate() {
+                // Every other rect navcell by navcell, the others at once.
+                if k % 2 == 1 {
+                    map.block_rect((i0, j0, i1, j1), None);
+                }
                 for j in j0..=j1 {
                     for i in i0..=i1 {
-                        map.block(Navcell::new(i as u16, j as u16));
+                        if k % 2 == 0 {
+                            map.block(Navcell::new(i as u16, j as u16));
+                        }
                         grid.set_passable(Navcell::new(i as u16, j as u16), class, false);
                     }
                 }

@@ -124,14 +124,7 @@ fn way_round(nav: &NavWorld, job: &HeldJob, map: &PassMap, cells: &[Navcell]) ->
 /// Blocks every navcell of `stamps` in `map` except `keep` (the unit's own navcell, so the search
 /// starts): the same map a build from the grid with the stamps blocked would give.
 fn stamp(map: &mut PassMap, stamps: &[(u32, u32, u32, u32)], keep: Navcell) {
-    for &(i0, j0, i1, j1) in stamps {
-        for j in j0..=j1 {
-            for i in i0..=i1 {
-                let cell = Navcell::new(i as u16, j as u16);
-                if cell != keep {
-                    map.block(cell);
-                }
-            }
-        }
+    for &rect in stamps {
+        map.block_rect(rect, Some(keep));
     }
 }
