@@ -194,12 +194,9 @@ fn path_digest(waypoints: &[WorldPos]) -> [u8; 32] {
     digest
 }
 
-/// The fields of a unit that change only with its orders and paths, as canonical bytes
-/// (fixed-width little-endian, declaration order); the state digest hashes 8 bytes of their blake3
-/// per unit, recomputed only when they change.
 /// The fields [`unit_static_bytes`] encodes, kept to tell whether a touched unit's encoding
 /// changed by comparing fields rather than encoding it again every turn.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub(crate) struct StaticFields {
     id: EntityId,
     owner: PlayerId,
@@ -241,6 +238,9 @@ impl StaticFields {
     }
 }
 
+/// The fields of a unit that change only with its orders and paths, as canonical bytes
+/// (fixed-width little-endian, declaration order); the state digest hashes 8 bytes of their blake3
+/// per unit, recomputed only when they change.
 pub(crate) fn unit_static_bytes(u: &Unit, out: &mut Vec<u8>) {
     out.extend_from_slice(&u.id.index.to_le_bytes());
     out.extend_from_slice(&u.id.generation.to_le_bytes());

@@ -50,14 +50,20 @@ impl BitPlane {
         if from > to || wpl != other.words_per_line {
             return;
         }
-        let w0 = ((*positions.start() + 64) / 64).saturating_sub(1);
-        let w1 = ((*positions.end() + 64) / 64 + 1).min(wpl - 1);
+        let (w0, w1) = self.word_span(&positions);
         for line in from..=to {
             let span = line * wpl + w0..line * wpl + w1 + 1;
             self.words[span.clone()].copy_from_slice(&other.words[span.clone()]);
             self.stops_fwd[span.clone()].copy_from_slice(&other.stops_fwd[span.clone()]);
             self.stops_bwd[span.clone()].copy_from_slice(&other.stops_bwd[span]);
         }
+    }
+
+    /// The words of a line that hold padded positions `positions`, with one more on either side
+    /// (clamped to the line): `(first, last)`, inclusive.
+    fn word_span(&self, positions: &std::ops::RangeInclusive<usize>) -> (usize, usize) {
+        let word = |pos: usize| pos.saturating_add(64) / 64;
+        (word(*positions.start()).saturating_sub(1), word(*positions.end()).saturating_add(1).min(self.words_per_line - 1))
     }
 
     /// The lines a plane of `len` words holds, borders included.
@@ -73,26 +79,7 @@ impl BitPlane {
     /// ray that is `a & !(a << 1)` (the bit below each bit, with the previous word's top bit carried
     /// in), for a backward ray `a & !(a >> 1)` (the bit above, with the next word's bottom bit).
     fn refresh_stops(&mut self, lines: std::ops::RangeInclusive<usize>) {
-        let wpl = self.words_per_line;
-        let last = self.n_lines_padded() - 2;
-        for line in (*lines.start()).max(1)..=(*lines.end()).min(last) {
-            let (below, rest) = self.words[(line - 1) * wpl..(line + 2) * wpl].split_at(wpl);
-            let (cur, above) = rest.split_at(wpl);
-            let fwd = &mut self.stops_fwd[line * wpl..(line + 1) * wpl];
-            let (mut carry_above, mut carry_below) = (0u64, 0u64);
-            for k in 0..wpl {
-                let (c, a, b) = (cur[k], above[k], below[k]);
-                fwd[k] = !c | (a & !((a << 1) | carry_above)) | (b & !((b << 1) | carry_below));
-                (carry_above, carry_below) = (a >> 63, b >> 63);
-            }
-            let bwd = &mut self.stops_bwd[line * wpl..(line + 1) * wpl];
-            let (mut carry_above, mut carry_below) = (0u64, 0u64);
-            for k in (0..wpl).rev() {
-                let (c, a, b) = (cur[k], above[k], below[k]);
-                bwd[k] = !c | (a & !((a >> 1) | carry_above)) | (b & !((b >> 1) | carry_below));
-                (carry_above, carry_below) = (a << 63, b << 63);
-            }
-        }
+        self.refresh_stops_span(lines, 0..=usize::MAX);
     }
 
     /// [`Self::refresh_stops`] for the words of padded lines `lines` that hold padded positions
@@ -102,8 +89,7 @@ impl BitPlane {
     fn refresh_stops_span(&mut self, lines: std::ops::RangeInclusive<usize>, positions: std::ops::RangeInclusive<usize>) {
         let wpl = self.words_per_line;
         let last = self.n_lines_padded() - 2;
-        let w0 = ((*positions.start() + 64) / 64).saturating_sub(1);
-        let w1 = ((*positions.end() + 64) / 64 + 1).min(wpl - 1);
+        let (w0, w1) = self.word_span(&positions);
         for line in (*lines.start()).max(1)..=(*lines.end()).min(last) {
             let (below, rest) = self.words[(line - 1) * wpl..(line + 2) * wpl].split_at(wpl);
             let (cur, above) = rest.split_at(wpl);
@@ -377,12 +363,13 @@ impl PassMap {
     pub fn block(&mut self, cell: Navcell) {
         let (i, j) = (u32::from(cell.i), u32::from(cell.j));
         assert!(i < self.width && j < self.height, "navcell {cell:?} outside a {} x {} map", self.width, self.height);
-        self.rows.set(j as usize + 1, i as usize + 1, false);
-        self.cols.set(i as usize + 1, j as usize + 1, false);
-        // The navcell's padded row and column, and the lines on both sides, whose stops read it.
-        self.rows.refresh_stops(j as usize..=j as usize + 2);
-        self.cols.refresh_stops(i as usize..=i as usize + 2);
-        self.refresh_blocks(i..i + 1, j..j + 1);
+        self.block_rect((i, j, i, j), None);
+    }
+
+    /// The navcells of `(i0, j0, i1, j1)` (inclusive) that lie on the map, or `None` when none do.
+    fn clamp_rect(&self, (i0, j0, i1, j1): (u32, u32, u32, u32)) -> Option<(u32, u32, u32, u32)> {
+        let (i1, j1) = (i1.min(self.width.checked_sub(1)?), j1.min(self.height.checked_sub(1)?));
+        (i0 <= i1 && j0 <= j1).then_some((i0, j0, i1, j1))
     }
 
     /// Undoes [`PassMap::block`] over the navcells `i0..=i1 × j0..=j1` (clamped to the map):
@@ -392,15 +379,9 @@ impl PassMap {
     ///
     /// # Panics
     /// When `original`'s size differs from this map's.
-    pub fn restore_rect(&mut self, original: &PassMap, (i0, j0, i1, j1): (u32, u32, u32, u32)) {
+    pub fn restore_rect(&mut self, original: &PassMap, rect: (u32, u32, u32, u32)) {
         assert!(original.width == self.width && original.height == self.height, "restore from a map of another size");
-        if self.width == 0 || self.height == 0 || i0 > i1 || j0 > j1 {
-            return;
-        }
-        let (i1, j1) = (i1.min(self.width - 1), j1.min(self.height - 1));
-        if i0 > i1 || j0 > j1 {
-            return;
-        }
+        let Some((i0, j0, i1, j1)) = self.clamp_rect(rect) else { return };
         // A navcell's padded row is j + 1 (column i + 1); the stops of the lines on both sides read it.
         self.rows.copy_lines(&original.rows, j0 as usize..=j1 as usize + 2, i0 as usize + 1..=i1 as usize + 1);
         self.cols.copy_lines(&original.cols, i0 as usize..=i1 as usize + 2, j0 as usize + 1..=j1 as usize + 1);
@@ -410,11 +391,8 @@ impl PassMap {
     /// Marks every navcell of `i0..=i1 × j0..=j1` (clamped to the map) but `keep` impassable in
     /// this map alone, as [`PassMap::block`] on each would, with the scan stops refreshed once for
     /// the rectangle's span of the lines it touches rather than for whole lines per navcell.
-    pub fn block_rect(&mut self, (i0, j0, i1, j1): (u32, u32, u32, u32), keep: Option<Navcell>) {
-        if self.width == 0 || self.height == 0 || i0 > i1 || j0 > j1 || i0 >= self.width || j0 >= self.height {
-            return;
-        }
-        let (i1, j1) = (i1.min(self.width - 1), j1.min(self.height - 1));
+    pub fn block_rect(&mut self, rect: (u32, u32, u32, u32), keep: Option<Navcell>) {
+        let Some((i0, j0, i1, j1)) = self.clamp_rect(rect) else { return };
         for j in j0..=j1 {
             for i in i0..=i1 {
                 if keep != Some(Navcell::new(i as u16, j as u16)) {

@@ -93,7 +93,7 @@ pub(super) fn run_held(nav: &NavWorld, job: &HeldJob, ws: &mut Workspace) -> Opt
 
 /// The navcells the stamps cover (counted once per stamp), a held-passage search's work besides
 /// its nodes and path: stamping a navcell and restoring it cost about one node's expansion.
-pub(super) fn stamped_navcells(stamps: &[(u32, u32, u32, u32)]) -> u64 {
+fn stamped_navcells(stamps: &[(u32, u32, u32, u32)]) -> u64 {
     stamps.iter().map(|&(i0, j0, i1, j1)| u64::from(i1.saturating_sub(i0) + 1) * u64::from(j1.saturating_sub(j0) + 1)).sum()
 }
 

@@ -620,9 +620,6 @@ struct PathJobs {
     candidates: Vec<Candidate>,
 }
 
-/// The jobs phase: what each short-range request asks for and the long-range candidates in the
-/// order they are taken (their jobs are read later, as the queue is read, since whether one shares
-/// a search depends on those taken before it). Reads the world, which the jobs describe.
 /// The queue in the order its long-range requests are taken (docs/pathfinding-rules.md, "The
 /// per-turn search budget"): every request that is not a *replan* ([`is_replan`]: a long-range
 /// request of a unit that counts blocked turns or has searched round a held passage), in queue
@@ -633,13 +630,19 @@ struct PathJobs {
 /// decided by the units' hashed state and the turn alone, so it is the same on every peer and
 /// after a load.
 fn first_searches_first(units: &UnitStore, pending: Vec<PathRequest>, turn: u32) -> Vec<PathRequest> {
-    let replan = |r: &PathRequest| units.get(r.unit).is_some_and(|u| is_replan(r, u));
-    let Some(oldest) = pending.iter().position(replan) else { return pending };
+    let replans: Vec<bool> = pending.iter().map(|r| units.get(r.unit).is_some_and(|u| is_replan(r, u))).collect();
+    let Some(oldest) = replans.iter().position(|&r| r) else { return pending };
     let first = turn.is_multiple_of(2).then_some(oldest);
-    let mut ordered = Vec::with_capacity(pending.len());
+    let (mut ordered, mut later) = (Vec::with_capacity(pending.len()), Vec::new());
     ordered.extend(first.map(|k| pending[k]));
-    ordered.extend(pending.iter().filter(|r| !replan(r)).copied());
-    ordered.extend(pending.iter().enumerate().filter(|&(i, r)| Some(i) != first && replan(r)).map(|(_, r)| *r));
+    for (i, (request, replan)) in pending.into_iter().zip(replans).enumerate() {
+        match (replan, Some(i) == first) {
+            (_, true) => {}
+            (true, false) => later.push(request),
+            (false, false) => ordered.push(request),
+        }
+    }
+    ordered.append(&mut later);
     ordered
 }
 
@@ -651,6 +654,9 @@ fn is_replan(request: &PathRequest, unit: &Unit) -> bool {
     !request.short && (unit.stalled > 0 || unit.held_searches > 0)
 }
 
+/// The jobs phase: what each short-range request asks for and the long-range candidates in the
+/// order they are taken (their jobs are read later, as the queue is read, since whether one shares
+/// a search depends on those taken before it). Reads the world, which the jobs describe.
 fn path_jobs(world: &World, pending: Vec<PathRequest>) -> PathJobs {
     let core = |u: &Unit| world.settings.motion.core(u.radius);
     let stationary = UnitIndex::new(world.units().filter(|u| u.state == UnitState::Idle).map(|u| (u.id, u.pos, core(u))).collect());
