@@ -102,7 +102,7 @@ fn a_one_navcell_staircase_corridor_is_cut_within_two_insets_per_corner_of_the_o
 /// measured worst case of this sample, rounded up; the mean is far lower (BENCHMARKS.md).
 #[test]
 fn smoothed_paths_are_never_shorter_than_the_any_angle_optimum_and_within_a_bound() {
-    const WORST: f64 = 1.14;
+    const WORST: f64 = 1.07;
     let (mut worst, mut sum, mut n) = (1.0f64, 0.0, 0);
     for seed in 0..400u64 {
         let mut rng = Rng::new(seed);
@@ -135,67 +135,95 @@ fn smoothed_paths_are_never_shorter_than_the_any_angle_optimum_and_within_a_boun
     assert!(worst <= WORST, "worst ratio {worst}");
 }
 
-/// Round one convex obstruction on open ground (squares and rectangles of several sizes, at random
-/// angles, rasterized for a clearance of one navcell as the simulation does), the smoothed path
-/// between random ends whose straight line the obstruction blocks is near the any-angle optimum
-/// (docs/pathfinding-rules.md, "Turning a path into waypoints"): at most `WORST` times it, and at
-/// most `OVER` of the 240 paths more than 1% longer. The goal is every path within 1%; these
-/// bounds are what the corner tightening reaches so far, rounded up (without it: worst 1.0521,
-/// 38 paths over 1%).
-#[test]
-fn paths_round_a_convex_obstruction_on_open_ground_are_within_one_percent_of_the_optimum() {
-    const WORST: f64 = 1.036;
-    const OVER: usize = 5;
+/// The smoothed path's ratio to the any-angle optimum on a 64 × 64 map holding `count` convex
+/// obstructions (squares one time in three, else rectangles, of random sizes, centres and angles,
+/// rasterized for a clearance of one navcell as the simulation does), between random ends on
+/// passable navcells whose straight line they block, with a description of the case; `None` when
+/// the obstructions wall an end in.
+fn round_convex_obstructions(seed: u64, count: u32) -> Result<Option<(f64, String)>, String> {
     let side = 64u32;
-    let mut failures = Vec::new();
-    let (mut n, mut worst, mut over) = (0, 1.0f64, 0);
-    for seed in 0..240u64 {
-        let mut rng = Rng::new(1000 + seed);
-        let quarter = |k: u32| Fixed::from_num(k as i32) / 4;
+    let mut rng = Rng::new(1000 + seed);
+    let quarter = |k: u32| Fixed::from_num(k as i32) / 4;
+    let (mut blocked, mut shapes) = (Vec::new(), Vec::new());
+    for _ in 0..count {
         let hw = quarter(4 + rng.below(40));
         let hh = if seed % 3 == 0 { hw } else { quarter(2 + rng.below(24)) };
-        let centre_at = WorldPos::new(quarter(4 * 26 + rng.below(48)), quarter(4 * 26 + rng.below(48)));
+        // One obstruction near the middle; more anywhere with room round the map's edge.
+        let (lo, span) = if count == 1 { (4 * 26, 48) } else { (4 * 8, 4 * 48) };
+        let centre_at = WorldPos::new(quarter(lo + rng.below(span)), quarter(lo + rng.below(span)));
         let degrees = Fixed::from_num(rng.below(180) as i32);
         let square = pathing::raster::oriented_square(centre_at, hw, hh, degrees).unwrap();
-        let mut blocked = Vec::new();
         let clip = pathing::CellRect { i0: 0, j0: 0, i1: side, j1: side };
         pathing::raster::rasterize_square(&square, Fixed::ONE, Fixed::ONE, clip, |j, i0, i1| {
             for i in i0..i1 {
                 blocked.push((i as u16, j as u16));
             }
         });
-        let nav = ClassNav::build(&grid_with(side, side, &blocked), CLASS);
-        let map = nav.pass_map();
-        let oracle = from_pass_map(map);
-        // Ends on passable navcells whose straight line the obstruction blocks.
-        let mut tries = 0;
-        let (start, goal) = loop {
-            tries += 1;
-            let pick = |rng: &mut Rng| Navcell::new(rng.below(side) as u16, rng.below(side) as u16);
-            let (s, g) = (pick(&mut rng), pick(&mut rng));
-            if map.is_passable(s) && map.is_passable(g) && !pathing::collide::segment_clear(map, centre(s), centre(g)) {
-                break (s, g);
-            }
-            assert!(tries < 10_000, "seed {seed}: no blocked pair");
-        };
-        let Some(pulled) = smoothed(&nav, start, goal, &mut SearchScratch::new(), &mut Path::new()) else {
-            failures.push(format!("seed {seed}: no path"));
-            continue;
-        };
-        let ours = length(&pulled);
-        let optimum = oracle.shortest(point(centre(start)).unwrap(), point(centre(goal)).unwrap(), ours).unwrap();
-        let ratio = ours / optimum;
-        n += 1;
-        worst = worst.max(ratio);
-        over += usize::from(ratio > 1.01);
-        if ratio > WORST {
-            failures.push(format!(
-                "seed {seed}: {hw} × {hh} at {degrees}° round ({}, {}), {start:?} → {goal:?}: ours {ours:.3}, optimum {optimum:.3}, ratio {ratio:.4}, {pulled:?}",
-                centre_at.x, centre_at.z
-            ));
-        }
+        shapes.push(format!("{hw} × {hh} at {degrees}° round ({}, {})", centre_at.x, centre_at.z));
     }
-    println!("{n} paths, worst ratio {worst:.4}, {over} over 1%");
-    assert!(failures.is_empty(), "{} of {n}:\n{}", failures.len(), failures.join("\n"));
-    assert!(over <= OVER, "{over} of {n} paths more than 1% over the optimum");
+    let nav = ClassNav::build(&grid_with(side, side, &blocked), CLASS);
+    let map = nav.pass_map();
+    let mut tries = 0;
+    let (start, goal) = loop {
+        tries += 1;
+        let pick = |rng: &mut Rng| Navcell::new(rng.below(side) as u16, rng.below(side) as u16);
+        let (s, g) = (pick(&mut rng), pick(&mut rng));
+        if map.is_passable(s) && map.is_passable(g) && !pathing::collide::segment_clear(map, centre(s), centre(g)) {
+            break (s, g);
+        }
+        if tries > 10_000 {
+            return Err(format!("seed {seed}: no blocked pair"));
+        }
+    };
+    let Some(pulled) = smoothed(&nav, start, goal, &mut SearchScratch::new(), &mut Path::new()) else {
+        return Ok(None);
+    };
+    let ours = length(&pulled);
+    let optimum = from_pass_map(map).shortest(point(centre(start)).unwrap(), point(centre(goal)).unwrap(), ours).unwrap();
+    if ours < optimum - 1e-9 {
+        return Err(format!("seed {seed}: ours {ours} below the optimum {optimum}"));
+    }
+    let ratio = ours / optimum;
+    let case = format!(
+        "seed {seed}: {}, {start:?} → {goal:?}: ours {ours:.3}, optimum {optimum:.3}, ratio {ratio:.4}, {pulled:?}",
+        shapes.join(", ")
+    );
+    Ok(Some((ratio, case)))
+}
+
+/// Round convex obstructions on open ground, the smoothed path between random ends whose straight
+/// line they block is within 1% of the any-angle optimum (docs/pathfinding-rules.md, "Turning a
+/// path into waypoints"): 240 maps with one obstruction near the middle, 120 with three anywhere
+/// (they may overlap into one concave shape). The exception allowed is the inset's own cost on a
+/// short path: at most `OVER` paths over 1%, none over `WORST`; the one there is today is 6 m long
+/// and wraps three corners a sixteenth of a navcell off the wall (docs/decisions.md, "A last
+/// search over corners"). Before the search over corners the first set had a worst of 1.036 and
+/// 5 paths over 1% (without the tightening: 1.0521, 38 paths).
+#[test]
+fn paths_round_a_convex_obstruction_on_open_ground_are_within_one_percent_of_the_optimum() {
+    const WORST: f64 = 1.017;
+    const OVER: usize = 1;
+    let (mut failures, mut over) = (Vec::new(), Vec::new());
+    for (count, seeds) in [(1, 0..240u64), (3, 240..360)] {
+        let (mut n, mut worst) = (0, 1.0f64);
+        for seed in seeds {
+            match round_convex_obstructions(seed, count) {
+                Ok(None) => {}
+                Ok(Some((ratio, case))) => {
+                    n += 1;
+                    worst = worst.max(ratio);
+                    if ratio > WORST {
+                        failures.push(case);
+                    } else if ratio > 1.01 {
+                        over.push(case);
+                    }
+                }
+                Err(e) => failures.push(e),
+            }
+        }
+        println!("{count} obstruction(s): {n} paths, worst ratio {worst:.4}");
+    }
+    println!("over 1%:\n{}", over.join("\n"));
+    assert!(failures.is_empty(), "{} cases:\n{}", failures.len(), failures.join("\n"));
+    assert!(over.len() <= OVER, "{} paths over 1%:\n{}", over.len(), over.join("\n"));
 }

@@ -186,7 +186,110 @@ pub fn string_pull(map: &PassMap, points: &[WorldPos]) -> Vec<WorldPos> {
     // ones tightening left as they were (a start a few raw units from a wall has none).
     let margin = (i128::from(map.cell_size().to_bits()).max(1) >> MARGIN_SHIFT).max(1);
     let tight = tighten(map, best.clone());
-    if tight != best && tight.windows(2).all(|w| clear_with_margin(map, w[0], w[1], margin)) { tight } else { best }
+    let best = if tight != best && tight.windows(2).all(|w| clear_with_margin(map, w[0], w[1], margin)) { tight } else { best };
+    shortest_over_corners(map, &best).unwrap_or(best)
+}
+
+/// Most navcells the rectangle round [`shortest_over_corners`]'s ellipse may cover; a path whose
+/// ellipse is larger keeps what tightening gave it.
+const TAUT_AREA: i128 = 4096;
+
+/// Most corners [`shortest_over_corners`] searches over.
+const TAUT_CORNERS: usize = 96;
+
+/// Most segments [`shortest_over_corners`] tests for clearance before it gives up.
+const TAUT_TESTS: usize = 1024;
+
+/// The shortest path from `path`'s first point to its last over the inset convex corners of
+/// blocked navcells that could lie on a shorter path, when one strictly shorter than `path` exists
+/// within bounded work (docs/pathfinding-rules.md, "Turning a path into waypoints").
+///
+/// A point on a path no longer than `path`'s length `L` lies in the ellipse of points whose
+/// distances to the two ends add up to at most `L`. The candidates are the convex corners of
+/// blocked navcells (one blocked navcell of the four round a grid vertex) in that ellipse's
+/// bounding rectangle, each moved an inset (a sixteenth of a navcell) diagonally away from its
+/// navcell, whose two distances
+/// add up to less than `L`: a shortest path among the blocked navcells bends only at such corners,
+/// and the inset keeps a unit off the walls as the funnel's corners do. A\* over them from the
+/// first point, with the straight distance to the last as its estimate, takes edges lazily: an
+/// entry is a vertex reached from a settled one, and only when it is taken is its segment tested
+/// (clear with the margin); entries that could not make a path shorter than `L` are not kept. The
+/// result is the shortest such path within a raw unit per segment (lengths are floor square roots),
+/// and every segment of it has the margin.
+///
+/// Bounded work: `None` when the rectangle covers more than [`TAUT_AREA`] navcells, holds more than
+/// [`TAUT_CORNERS`] corners, or the search would test more than [`TAUT_TESTS`] segments. Exact
+/// integer arithmetic; ties broken by estimate, then distance travelled, then vertex and parent
+/// index (corners in row order), so the answer is one whatever the platform.
+fn shortest_over_corners(map: &PassMap, path: &[WorldPos]) -> Option<Vec<WorldPos>> {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    let (&s, &g) = (path.first()?, path.last()?);
+    let c = i128::from(map.cell_size().to_bits()).max(1);
+    let (inset, margin) = ((c >> INSET_SHIFT).max(1), (c >> MARGIN_SHIFT).max(1));
+    let dist = |p: WorldPos, q: WorldPos| length(&[p, q]);
+    let (limit, d) = (length(path), dist(s, g));
+    if path.len() < 3 || d < c as u128 || limit <= d {
+        return None;
+    }
+    // The ellipse's bounding rectangle, grown by a navcell: centre ± half-axes along s → g and
+    // across it.
+    let (l, d) = (limit as i128, d as i128);
+    let (dx, dz) = (raw_of(g.x) - raw_of(s.x), raw_of(g.z) - raw_of(s.z));
+    let (half_major, half_minor) = (l / 2 + c, ((l * l - d * d) as u128).isqrt() as i128 / 2 + c);
+    if half_major.saturating_mul(half_minor) > TAUT_AREA * c * c / 4 {
+        return None;
+    }
+    let (mx, mz) = ((raw_of(s.x) + raw_of(g.x)) / 2, (raw_of(s.z) + raw_of(g.z)) / 2);
+    let (ax, az) = (dx * half_major / d, dz * half_major / d);
+    let (bx, bz) = (-dz * half_minor / d, dx * half_minor / d);
+    let rect = [(mx - ax - bx, mz - az - bz), (mx + ax - bx, mz + az - bz), (mx + ax + bx, mz + az + bz), (mx - ax + bx, mz - az + bz)];
+    let within = |_: WorldPos, p: WorldPos| dist(p, s) + dist(p, g) < limit;
+    let corners = corners_in(map, c, inset, &rect, (TAUT_AREA, TAUT_CORNERS), within)?;
+    let mut points = vec![s, g];
+    points.extend(corners);
+    // Entries (estimate, travelled, vertex, parent); vertex 0 is the start, 1 the end.
+    let mut settled: Vec<Option<(u128, usize)>> = vec![None; points.len()];
+    let mut open = BinaryHeap::new();
+    open.push(Reverse((dist(s, g), 0u128, 0usize, 0usize)));
+    let mut tests = 0;
+    while let Some(Reverse((_, travelled, v, parent))) = open.pop() {
+        if settled[v].is_some() {
+            continue;
+        }
+        if v != parent {
+            tests += 1;
+            if tests > TAUT_TESTS {
+                return None;
+            }
+            if !clear_with_margin(map, points[parent], points[v], margin) {
+                continue;
+            }
+        }
+        settled[v] = Some((travelled, parent));
+        if v == 1 {
+            break;
+        }
+        for w in 1..points.len() {
+            if settled[w].is_some() {
+                continue;
+            }
+            let far = travelled + dist(points[v], points[w]);
+            let estimate = far + dist(points[w], g);
+            if estimate < limit {
+                open.push(Reverse((estimate, far, w, v)));
+            }
+        }
+    }
+    settled[1]?;
+    let mut out = vec![g];
+    let mut at = 1;
+    while at != 0 {
+        at = settled[at]?.1;
+        out.push(points[at]);
+    }
+    out.reverse();
+    (length(&out) < limit).then_some(out)
 }
 
 /// Most candidate corners [`tighten`] wraps round one turning point; with more it keeps the point.
@@ -366,19 +469,34 @@ fn convex_corners(
     tri: [(i128, i128); 3],
     keep: impl Fn(WorldPos, WorldPos) -> bool,
 ) -> Option<Vec<WorldPos>> {
-    let [(ax, az), (bx, bz), (vx, vz)] = tri;
-    if ((bx - ax) * (vz - az) - (bz - az) * (vx - ax)).abs() > 2 * TIGHTEN_AREA * c * c {
+    corners_in(map, c, inset, &tri, (TIGHTEN_AREA, TIGHTEN_CORNERS), keep)
+}
+
+/// The convex corners of blocked navcells on the navcells the convex polygon `poly` (raw points,
+/// in order round it) meets, moved an inset away from their navcell, that `keep(vertex, moved)`
+/// accepts; `None` for a polygon of more than `limits.0` navcells or past `limits.1` corners.
+fn corners_in(
+    map: &PassMap,
+    c: i128,
+    inset: i128,
+    poly: &[(i128, i128)],
+    (max_area, max_corners): (i128, usize),
+    keep: impl Fn(WorldPos, WorldPos) -> bool,
+) -> Option<Vec<WorldPos>> {
+    let n = poly.len();
+    let twice_area: i128 = (0..n).map(|k| poly[k].0 * poly[(k + 1) % n].1 - poly[(k + 1) % n].0 * poly[k].1).sum();
+    if n == 0 || twice_area.abs() > 2 * max_area * c * c {
         return None;
     }
-    let (zlo, zhi) = (az.min(bz).min(vz), az.max(bz).max(vz));
+    let (zlo, zhi) = (poly.iter().map(|p| p.1).min()?, poly.iter().map(|p| p.1).max()?);
     let mut corners = Vec::new();
     for j in zlo.div_euclid(c) - 1..=zhi.div_euclid(c) + 1 {
-        // The triangle's x extent over the band z ∈ [j·c, (j + 1)·c], from its edges clipped
+        // The polygon's x extent over the band z ∈ [j·c, (j + 1)·c], from its edges clipped
         // to the band.
         let (z0, z1) = (j * c, (j + 1) * c);
         let (mut xmin, mut xmax) = (i128::MAX, i128::MIN);
-        for k in 0..3 {
-            let ((px, pz), (qx, qz)) = (tri[k], tri[(k + 1) % 3]);
+        for k in 0..n {
+            let ((px, pz), (qx, qz)) = (poly[k], poly[(k + 1) % n]);
             if pz.max(qz) < z0 || pz.min(qz) > z1 {
                 continue;
             }
@@ -411,7 +529,7 @@ fn convex_corners(
                 }
             }
         }
-        if corners.len() > TIGHTEN_CORNERS {
+        if corners.len() > max_corners {
             return None;
         }
     }
@@ -697,6 +815,42 @@ mod tests {
 
     fn at(x2: i64, z2: i64) -> WorldPos {
         WorldPos::new(Fixed::from_num(x2) / 2, Fixed::from_num(z2) / 2)
+    }
+
+    /// A path round the long end of a wall comes back round the short end: the search over
+    /// corners is not held to the side the grid path took. The wall is column 20 from row 5 to
+    /// row 30; from (10.5, 20.5) to (30.5, 20.5) the top end is 10.5 rows away, the bottom 15.5.
+    #[test]
+    fn the_search_over_corners_goes_round_the_short_end_of_a_wall() {
+        let mut grid = random_grid(40, 40, 1, 0);
+        for j in 5..=30 {
+            grid.set_passable(Navcell::new(20, j), CLASS, false);
+        }
+        let map = PassMap::build(&grid, CLASS);
+        let (s, g) = (at(21, 41), at(61, 41));
+        let round_the_bottom = [s, at(39, 9), at(43, 9), g];
+        for w in round_the_bottom.windows(2) {
+            assert!(segment_clear(&map, w[0], w[1]));
+        }
+        let e = Fixed::ONE / 16;
+        let (x20, x21, z31) = (Fixed::from_num(20), Fixed::from_num(21), Fixed::from_num(31));
+        let over_the_top = vec![s, WorldPos::new(x20 - e, z31 + e), WorldPos::new(x21 + e, z31 + e), g];
+        assert_eq!(shortest_over_corners(&map, &round_the_bottom), Some(over_the_top.clone()));
+        assert_eq!(string_pull(&map, &round_the_bottom), over_the_top);
+    }
+
+    /// On open ground a bent path comes back straight while its ellipse is small, and is left to
+    /// the other steps when its bounding rectangle covers more than `TAUT_AREA` navcells.
+    #[test]
+    fn the_search_over_corners_straightens_open_ground_within_its_area() {
+        let map = PassMap::build(&random_grid(220, 80, 1, 0), CLASS);
+        let small = [at(1, 1), at(21, 11), at(41, 1)];
+        assert_eq!(shortest_over_corners(&map, &small), Some(vec![small[0], small[2]]));
+        // Half-axes about 106 and 33 navcells: 4 × 106 × 33 navcells is far over the area.
+        let large = [at(1, 1), at(201, 61), at(401, 1)];
+        assert_eq!(shortest_over_corners(&map, &large), None);
+        // A straight path has nothing to gain.
+        assert_eq!(shortest_over_corners(&map, &[small[0], small[2]]), None);
     }
 
     /// The example of the rule (docs/pathfinding-rules.md, "Turning a path into waypoints"): on a
