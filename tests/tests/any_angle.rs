@@ -147,7 +147,7 @@ fn round_convex_obstructions(seed: u64, count: u32) -> Result<Option<(f64, Strin
     let (mut blocked, mut shapes) = (Vec::new(), Vec::new());
     for _ in 0..count {
         let hw = quarter(4 + rng.below(40));
-        let hh = if seed % 3 == 0 { hw } else { quarter(2 + rng.below(24)) };
+        let hh = if seed.is_multiple_of(3) { hw } else { quarter(2 + rng.below(24)) };
         // One obstruction near the middle; more anywhere with room round the map's edge.
         let (lo, span) = if count == 1 { (4 * 26, 48) } else { (4 * 8, 4 * 48) };
         let centre_at = WorldPos::new(quarter(lo + rng.below(span)), quarter(lo + rng.below(span)));

@@ -463,6 +463,43 @@ impl PassMap {
         u32::from(cell.i) < self.width && u32::from(cell.j) < self.height && self.rows.get(cell.j as usize + 1, cell.i as usize + 1)
     }
 
+    /// The first blocked navcell of row `j` among columns `from..=to`, a word at a time; columns
+    /// and the row may reach one navcell off the grid (blocked there), and `None` when every navcell
+    /// of the span is passable or the span is empty or further off.
+    pub(crate) fn first_blocked_in_row(&self, j: i64, from: i64, to: i64) -> Option<i64> {
+        self.first_in_row(j, from, to, true)
+    }
+
+    /// As [`Self::first_blocked_in_row`], the first passable navcell.
+    pub(crate) fn first_open_in_row(&self, j: i64, from: i64, to: i64) -> Option<i64> {
+        self.first_in_row(j, from, to, false)
+    }
+
+    fn first_in_row(&self, j: i64, from: i64, to: i64, blocked: bool) -> Option<i64> {
+        let (w, h) = (i64::from(self.width), i64::from(self.height));
+        if from > to || !(-1..=h).contains(&j) || from < -1 || to > w {
+            return None;
+        }
+        let plane = &self.rows;
+        let line = (j + 1) as usize;
+        // Stored bit of column i: i + 1 (the border) + 64 (the lead pad word).
+        let (first, last) = ((from + 65) as usize, (to + 65) as usize);
+        let base = line * plane.words_per_line;
+        for word in first / 64..=last / 64 {
+            let mut found = if blocked { !plane.words[base + word] } else { plane.words[base + word] };
+            if word == first / 64 {
+                found &= !0u64 << (first % 64);
+            }
+            if word == last / 64 {
+                found &= !0u64 >> (63 - last % 64);
+            }
+            if found != 0 {
+                return Some((word * 64 + found.trailing_zeros() as usize) as i64 - 65);
+            }
+        }
+        None
+    }
+
     /// Whether `(i, j)` is passable, for signed coordinates that may lie one cell off the grid.
     #[inline]
     pub(crate) fn passable_padded(&self, i: i64, j: i64) -> bool {
@@ -591,6 +628,30 @@ mod tests {
         let end = grid.width() as usize + 1;
         assert_eq!(map.rows.scan_fwd(2, 7), (end, false), "runs into the east border");
         assert_eq!(map.rows.scan_bwd(2, 60), (0, false), "no obstacle end going west");
+    }
+
+    proptest::proptest! {
+        /// The first blocked (and the first passable) navcell of a row span, read a word at a time, is the one a walk over
+        /// the navcells finds (off the grid counts as blocked), on random maps of widths round the
+        /// word size, for every row and random spans.
+        #[test]
+        fn first_blocked_in_row_matches_a_walk(width in 1u32..200, height in 1u32..6, seed in proptest::prelude::any::<u64>(), density in 0u64..30, a in -3i64..205, b in -3i64..205) {
+            let class = crate::test_support::CLASS;
+            let map = PassMap::build(&crate::test_support::random_grid(width, height, seed, density), class);
+            let (from, to) = (a.min(b), a.max(b));
+            let (w, h) = (i64::from(width), i64::from(height));
+            for j in -2..=h + 1 {
+                let readable = (-1..=h).contains(&j) && from >= -1 && to <= w;
+                let open = |i: i64| match (u16::try_from(i), u16::try_from(j)) {
+                    (Ok(i), Ok(j)) => map.is_passable(Navcell::new(i, j)),
+                    _ => false,
+                };
+                let walk = (from..=to).find(|&i| !open(i));
+                proptest::prop_assert_eq!(map.first_blocked_in_row(j, from, to), walk.filter(|_| readable), "row {}, {}..={}", j, from, to);
+                let walk_open = (from..=to).find(|&i| open(i));
+                proptest::prop_assert_eq!(map.first_open_in_row(j, from, to), walk_open.filter(|_| readable), "row {}, {}..={}", j, from, to);
+            }
+        }
     }
 
     proptest::proptest! {

@@ -248,10 +248,11 @@ fn shortest_over_corners(map: &PassMap, path: &[WorldPos]) -> Option<Vec<WorldPo
     let corners = corners_in(map, c, inset, &rect, (TAUT_AREA, TAUT_CORNERS), within)?;
     let mut points = vec![s, g];
     points.extend(corners);
+    let to_end: Vec<u128> = points.iter().map(|&p| dist(p, g)).collect();
     // Entries (estimate, travelled, vertex, parent); vertex 0 is the start, 1 the end.
     let mut settled: Vec<Option<(u128, usize)>> = vec![None; points.len()];
     let mut open = BinaryHeap::new();
-    open.push(Reverse((dist(s, g), 0u128, 0usize, 0usize)));
+    open.push(Reverse((to_end[0], 0u128, 0usize, 0usize)));
     let mut tests = 0;
     while let Some(Reverse((_, travelled, v, parent))) = open.pop() {
         if settled[v].is_some() {
@@ -274,8 +275,12 @@ fn shortest_over_corners(map: &PassMap, path: &[WorldPos]) -> Option<Vec<WorldPo
             if settled[w].is_some() {
                 continue;
             }
+            // Nothing through `w` can beat the limit when even the straight way cannot.
+            if travelled + to_end[w] >= limit {
+                continue;
+            }
             let far = travelled + dist(points[v], points[w]);
-            let estimate = far + dist(points[w], g);
+            let estimate = far + to_end[w];
             if estimate < limit {
                 open.push(Reverse((estimate, far, w, v)));
             }
@@ -513,11 +518,29 @@ fn corners_in(
         if xmin > xmax {
             continue;
         }
-        for i in xmin.div_euclid(c) - 1..=xmax.div_euclid(c) + 1 {
-            if open(map, (i, j)) {
-                continue;
-            }
-            for (ox, oz) in [(0i128, 0i128), (1, 0), (0, 1), (1, 1)] {
+        // A convex corner needs the navcell beside it along the row passable, so only the two
+        // ends of each run of blocked navcells can have one: the runs of the row's span, found a
+        // word of the pass map at a time. The span is clamped to the navcells the pass map reads
+        // (one off the grid, blocked, on each side); off-grid navcells have no convex corner.
+        let (w, h) = (i128::from(map.width()), i128::from(map.height()));
+        if !(-1..=h).contains(&j) {
+            continue;
+        }
+        let (lo, hi) = ((xmin.div_euclid(c) - 1).max(-1), (xmax.div_euclid(c) + 1).min(w));
+        let mut from = lo;
+        while from <= hi {
+            let row = |f: fn(&PassMap, i64, i64, i64) -> Option<i64>, a: i128| f(map, j as i64, a as i64, hi as i64).map(i128::from);
+            let Some(first) = row(PassMap::first_blocked_in_row, from) else { break };
+            let last = row(PassMap::first_open_in_row, first).map_or(hi, |open| open - 1);
+            from = last + 2;
+            // West corners (ox = 0) on the run's first navcell, east ones (ox = 1) on its last, in
+            // the order of a walk over every navcell (a lone navcell's south corners first).
+            let ends = if first == last {
+                [(first, 0i128, 0i128), (first, 1, 0), (first, 0, 1), (first, 1, 1)]
+            } else {
+                [(first, 0, 0), (first, 0, 1), (last, 1, 0), (last, 1, 1)]
+            };
+            for (i, ox, oz) in ends {
                 let (di, dj) = (2 * ox - 1, 2 * oz - 1);
                 if !(open(map, (i + di, j)) && open(map, (i, j + dj)) && open(map, (i + di, j + dj))) {
                     continue;
