@@ -148,7 +148,7 @@ pub fn build_view(sources: &[Source<'_>], options: &ViewOptions) -> Result<View,
     }
     let unreadable = |s: &Source<'_>, message: String| ViewError::Unreadable { file: s.name.to_owned(), message };
     let mut notes = Vec::new();
-    let mut games = Vec::new();
+    let mut games: Vec<Game> = Vec::new();
     let mut backgrounds = Vec::new();
     let mut geometry: Option<Geometry> = None;
     let divergence = if replays[0] {
@@ -194,8 +194,9 @@ pub fn build_view(sources: &[Source<'_>], options: &ViewOptions) -> Result<View,
     // The page opens on the first frame where a unit stands (a scenario's units are often spawned
     // by the commands of turn 0, so frame 0 would show an empty map), or frame 0 when none ever does.
     let start = games.iter().flat_map(|g| g.units.iter().map(|t| t.f)).min().unwrap_or(0);
+    let (strs, layouts) = intern_texts(&mut games);
     let data = Data {
-        v: 1,
+        v: 2,
         start,
         w: geometry.width,
         h: geometry.height,
@@ -210,13 +211,45 @@ pub fn build_view(sources: &[Source<'_>], options: &ViewOptions) -> Result<View,
         games,
         div: divergence,
         notes: notes.clone(),
+        strs,
+        layouts,
     };
-    let json = serde_json::to_string(&data).map_err(|e| unreadable(&sources[0], format!("cannot encode the page data: {e}")))?;
-    // `<` only occurs inside JSON strings, where `\u003c` means the same; this keeps `</script>`
-    // and `<!--` in a name or a field value from ending the script.
-    let json = json.replace('<', "\\u003c");
-    let html = PAGE.replacen("/*PHALANX_DATA*/null", &json, 1);
+    let json = serde_json::to_vec(&data).map_err(|e| unreadable(&sources[0], format!("cannot encode the page data: {e}")))?;
+    // Base64 holds no `<`, so nothing in a name or a field value can end the data block.
+    let html = PAGE.replacen(DATA_MARKER, &pack(&json), 1);
     Ok(View { html, frames, units, divergence: first_divergence, notes })
+}
+
+/// Where the packed data goes in the page: the inside of its data block
+/// (`<script type="application/octet-stream" id="phx-data">`).
+const DATA_MARKER: &str = "/*PHALANX_DATA*/";
+
+/// What opens the page's data block.
+const DATA_OPEN: &str = "<script type=\"application/octet-stream\" id=\"phx-data\">";
+
+/// The page data as the page holds it: its JSON compressed with zlib (the browser's
+/// `DecompressionStream("deflate")` reads it), in standard base64.
+fn pack(json: &[u8]) -> String {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.encode(miniz_oxide::deflate::compress_to_vec_zlib(json, 9))
+}
+
+/// The JSON data of a page [`build_html`] wrote, unpacked (for tests and tools that read pages).
+///
+/// # Errors
+/// A message saying what is missing or malformed: the packed string, its base64 or its zlib
+/// stream.
+pub fn page_json(html: &str) -> Result<String, String> {
+    use base64::Engine as _;
+    let start = html.find(DATA_OPEN).ok_or_else(|| format!("no packed data in the page (`{DATA_OPEN}`)"))? + DATA_OPEN.len();
+    let end = html[start..].find("</script>").ok_or("the packed data's block does not end")? + start;
+    let zlib = base64::engine::general_purpose::STANDARD
+        .decode(&html[start..end])
+        .map_err(|e| format!("the packed data at byte {start} is not base64: {e}"))?;
+    // A page of ours unpacks to tens of megabytes; more than 256 MiB is not one of ours.
+    let json = miniz_oxide::inflate::decompress_to_vec_zlib_with_limit(&zlib, 1 << 28)
+        .map_err(|e| format!("the packed data at byte {start} is not a zlib stream: {e:?}"))?;
+    String::from_utf8(json).map_err(|e| format!("the packed data is not UTF-8 text: {e}"))
 }
 
 /// The whole page data.
@@ -247,6 +280,11 @@ struct Data {
     games: Vec<Game>,
     div: Option<DivergenceOut>,
     notes: Vec<String>,
+    /// The texts the units' order and game-state changes index.
+    strs: Vec<String>,
+    /// The layouts of the units' game states: each module's name, with its fields' names when
+    /// its state is a plain object (`null` for a value shown as one text).
+    layouts: Vec<serde_json::Value>,
 }
 
 #[derive(Serialize)]
@@ -291,17 +329,127 @@ struct Track {
     /// State changes: frame, code (0 idle, 1 waiting for a path, 2 moving, 3 blocked), blocked
     /// turns.
     st: Vec<[u32; 3]>,
-    /// Order changes: frame, text.
-    ord: Vec<(u32, String)>,
+    /// Order changes: frame, text (an index into the page's string table).
+    ord: Vec<(u32, Text)>,
     /// Facing changes: frame, direction in whole degrees anticlockwise from east (0..=359).
     fa: Vec<[u32; 2]>,
-    /// Changes of the unit's game state (a world with game rules): frame, its fields as text.
-    gm: Vec<(u32, String)>,
+    /// Changes of the unit's game state (a world with game rules), each `[frame, layout, text…]`
+    /// (every field: the layout's index in the page's `layouts`, then each field's text) or
+    /// `[frame, -1, field, text, …]` (the fields that changed since the entry before, by their
+    /// place in its layout); texts are indices into the page's string table.
+    gm: Vec<Vec<i64>>,
+    #[serde(skip)]
+    game: Vec<(u32, GameChange)>,
     /// Path changes: frame, then the turning points (x, z pairs) or how many of the previous
     /// path's first points were dropped.
     p: Vec<(u32, PathOut)>,
     #[serde(skip)]
     last: TrackLast,
+}
+
+/// Each module's name, with its fields' names when its state is a plain object.
+type GameLayout = Vec<(String, Option<Vec<String>>)>;
+
+/// A unit's game state as the page holds it: which fields it has (each module's name, with its
+/// fields' names when its value is a plain object), and each field's text.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct GameFields {
+    layout: GameLayout,
+    texts: Vec<String>,
+}
+
+impl GameFields {
+    /// The fields of a unit's state in every module (an object by module name).
+    fn of(game: &serde_json::Value) -> Self {
+        let mut fields = GameFields::default();
+        let Some(modules) = game.as_object() else {
+            fields.layout.push((String::new(), None));
+            fields.texts.push(crate::diff::value_text(game));
+            return fields;
+        };
+        for (module, value) in modules {
+            // A fixed-point number or a point is an object that reads as one value.
+            match value.as_object().filter(|_| crate::diff::value_text(value).starts_with('{')) {
+                Some(object) => {
+                    fields.layout.push((module.clone(), Some(object.keys().cloned().collect())));
+                    fields.texts.extend(object.values().map(crate::diff::value_text));
+                }
+                None => {
+                    fields.layout.push((module.clone(), None));
+                    fields.texts.push(crate::diff::value_text(value));
+                }
+            }
+        }
+        fields
+    }
+}
+
+/// A change of a unit's game state: all of it, or the texts of some fields of the same layout.
+#[derive(Clone, Debug)]
+enum GameChange {
+    Full(GameFields),
+    Part(Vec<(usize, String)>),
+}
+
+/// A text of the page: while capturing the text itself, in the page an index into its string
+/// table (`strs`), since many units share an order or a game state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Text {
+    Own(String),
+    Index(u32),
+}
+
+impl Serialize for Text {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Text::Own(text) => serializer.serialize_str(text),
+            Text::Index(k) => serializer.serialize_u32(*k),
+        }
+    }
+}
+
+/// The page's string table and game-state layouts: every distinct order text, game field text
+/// and layout once, in first-use order (games, then units, then frames); each [`Text`] of `games`
+/// replaced by its index and each unit's game changes written as `gm`.
+fn intern_texts(games: &mut [Game]) -> (Vec<String>, Vec<serde_json::Value>) {
+    let mut table: Vec<String> = Vec::new();
+    let mut index: BTreeMap<String, u32> = BTreeMap::new();
+    let mut intern = |own: String| {
+        i64::from(*index.entry(own).or_insert_with_key(|own| {
+            table.push(own.clone());
+            (table.len() - 1) as u32
+        }))
+    };
+    let mut layouts: Vec<serde_json::Value> = Vec::new();
+    let mut layout_index: BTreeMap<GameLayout, i64> = BTreeMap::new();
+    for t in games.iter_mut().flat_map(|g| g.units.iter_mut()) {
+        for (_, text) in t.ord.iter_mut() {
+            if let Text::Own(own) = text {
+                *text = Text::Index(intern(std::mem::take(own)) as u32);
+            }
+        }
+        for (frame, change) in std::mem::take(&mut t.game) {
+            let mut entry = vec![i64::from(frame)];
+            match change {
+                GameChange::Full(fields) => {
+                    let k = *layout_index.entry(fields.layout.clone()).or_insert_with(|| {
+                        layouts.push(serde_json::json!(fields.layout));
+                        (layouts.len() - 1) as i64
+                    });
+                    entry.push(k);
+                    entry.extend(fields.texts.into_iter().map(&mut intern));
+                }
+                GameChange::Part(changed) => {
+                    entry.push(-1);
+                    for (field, text) in changed {
+                        entry.extend([field as i64, intern(text)]);
+                    }
+                }
+            }
+            t.gm.push(entry);
+        }
+    }
+    (table, layouts)
 }
 
 #[derive(Default)]
@@ -311,7 +459,7 @@ struct TrackLast {
     state: Option<[u32; 2]>,
     order: Option<String>,
     facing: Option<u32>,
-    game: Option<String>,
+    game: Option<GameFields>,
     waypoints: Vec<WorldPos>,
     /// The frame it was last seen in.
     frame: u32,
@@ -499,6 +647,7 @@ impl Capture {
                         ord: Vec::new(),
                         fa: Vec::new(),
                         gm: Vec::new(),
+                        game: Vec::new(),
                         p: Vec::new(),
                         last: TrackLast { x, z, frame, ..TrackLast::default() },
                     });
@@ -608,10 +757,18 @@ fn unit_modules_json(rules: &dyn crate::rules::Ruleset, world: &World, unit: sim
 
 fn record_unit_details(t: &mut Track, u: &sim::Unit, frame: u32, formation: Option<&String>, cell: i128, game: Option<serde_json::Value>) {
     if let Some(game) = game {
-        let text = crate::diff::value_text(&game);
-        if t.last.game.as_ref() != Some(&text) {
-            t.gm.push((frame, text.clone()));
-            t.last.game = Some(text);
+        let fields = GameFields::of(&game);
+        match &t.last.game {
+            Some(last) if *last == fields => {}
+            Some(last) if last.layout == fields.layout => {
+                let changed = last.texts.iter().zip(&fields.texts).enumerate().filter(|(_, (a, b))| a != b);
+                t.game.push((frame, GameChange::Part(changed.map(|(k, (_, b))| (k, b.clone())).collect())));
+                t.last.game = Some(fields);
+            }
+            _ => {
+                t.game.push((frame, GameChange::Full(fields.clone())));
+                t.last.game = Some(fields);
+            }
         }
     }
     let state = match u.state {
@@ -637,7 +794,7 @@ fn record_unit_details(t: &mut Track, u: &sim::Unit, frame: u32, formation: Opti
         (None, None) => String::new(),
     };
     if t.last.order.as_ref() != Some(&order) {
-        t.ord.push((frame, order.clone()));
+        t.ord.push((frame, Text::Own(order.clone())));
         t.last.order = Some(order);
     }
     let facing = facing_degrees(u.facing);
@@ -937,6 +1094,24 @@ mod tests {
         for ((x, z), degrees) in cases {
             assert_eq!(facing_degrees(pathing::Vec2::new(x, z)), degrees, "({x}, {z})");
         }
+    }
+
+    /// The packed data reads back exactly, and a page whose block is missing, cut, not base64 or
+    /// not zlib is an error saying which, never a panic.
+    #[test]
+    fn page_json_reads_back_what_pack_wrote_and_refuses_damaged_blocks() {
+        let json = br#"{"v":2,"games":[],"strs":["a \u003c/script> b"]}"#;
+        let page = |inner: &str| PAGE.replacen(DATA_MARKER, inner, 1);
+        assert_eq!(page_json(&page(&pack(json))).unwrap().as_bytes(), json);
+        let packed = pack(json);
+        assert!(page_json("<html></html>").unwrap_err().contains("no packed data"));
+        let cut = format!("{DATA_OPEN}{packed}");
+        assert!(page_json(&cut).unwrap_err().contains("does not end"));
+        assert!(page_json(&page("not base64 at all!")).unwrap_err().contains("is not base64"));
+        assert!(page_json(&page(&packed[..packed.len() / 2 / 4 * 4])).unwrap_err().contains("is not a zlib stream"));
+        use base64::Engine as _;
+        let garbage = base64::engine::general_purpose::STANDARD.encode([7u8; 64]);
+        assert!(page_json(&page(&garbage)).unwrap_err().contains("is not a zlib stream"));
     }
 
     #[test]

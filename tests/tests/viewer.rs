@@ -62,11 +62,42 @@ fn count_colour(rgb: &[u8], colour: [u8; 3]) -> usize {
     rgb.chunks_exact(3).filter(|px| **px == colour).count()
 }
 
-/// The page's data object (the line `const D = {...};`).
+/// The page's data object, unpacked (`replay::viewer::page_json`).
 fn page_data(html: &str) -> Value {
-    let start = html.find("const D = ").expect("the data line") + "const D = ".len();
-    let line = &html[start..start + html[start..].find('\n').unwrap()];
-    serde_json::from_str(line.trim_end_matches(';')).expect("the page data is JSON")
+    serde_json::from_str(&replay::viewer::page_json(html).expect("the page holds packed data")).expect("the page data is JSON")
+}
+
+/// A unit's game fields at `frame` from its changes in the page data, put together as the page's
+/// `gameText` does (`Track::gm` in replay/src/viewer.rs): the last entry with every field at or
+/// before the frame, the changes after it applied, then joined as the tools print a state.
+fn game_text(data: &Value, changes: &Value, frame: u32) -> String {
+    let list = changes.as_array().unwrap();
+    let num = |v: &Value| v.as_i64().unwrap();
+    let upto: Vec<&Value> = list.iter().take_while(|e| num(&e[0]) <= i64::from(frame)).collect();
+    let Some(full) = upto.iter().rposition(|e| num(&e[1]) >= 0) else { return String::new() };
+    let mut texts: Vec<i64> = upto[full].as_array().unwrap()[2..].iter().map(num).collect();
+    for e in &upto[full + 1..] {
+        for pair in e.as_array().unwrap()[2..].chunks(2) {
+            texts[num(&pair[0]) as usize] = num(&pair[1]);
+        }
+    }
+    let strs = data["strs"].as_array().unwrap();
+    let mut at = texts.iter().map(|&k| strs[k as usize].as_str().unwrap());
+    let layout = data["layouts"][num(&upto[full][1]) as usize].as_array().unwrap();
+    let parts: Vec<String> = layout
+        .iter()
+        .map(|entry| {
+            let name = entry[0].as_str().unwrap();
+            match entry[1].as_array() {
+                None => format!("{name}: {}", at.next().unwrap()),
+                Some(fields) => {
+                    let inner: Vec<String> = fields.iter().map(|f| format!("{}: {}", f.as_str().unwrap(), at.next().unwrap())).collect();
+                    format!("{name}: {{{}}}", inner.join(", "))
+                }
+            }
+        })
+        .collect();
+    format!("{{{}}}", parts.join(", "))
 }
 
 /// The world of a replay at the start of a turn (or its end).
@@ -178,8 +209,8 @@ fn check_page(html: &str, file: &str) -> Value {
     for external in ["http://", "https://", "<link", "<script src", "url(", "@import"] {
         assert!(!html.contains(external), "{file}: the page refers to something outside it ({external:?})");
     }
-    assert!(html.contains("data:image/png;base64,"), "{file}: the map is embedded");
     let data = page_data(html);
+    assert!(data["bgs"][0][1].as_str().unwrap().starts_with("data:image/png;base64,"), "{file}: the map is embedded");
     let game = &data["games"][0];
     let end = world_at(file, SeekTarget::End);
     assert_eq!(game["frames"].as_u64().unwrap(), u64::from(end.turn()) + 1, "{file}: a frame per turn start and the end");
@@ -438,7 +469,7 @@ fn the_viewer_page_runs_in_headless_chromium() {
     }
     let dir = out_dir("chromium");
     let (a, b) = diverging_pair(&dir);
-    let pages = [("formations", vec![golden("formations")]), ("diverging", vec![a, b])];
+    let pages = [("formations", vec![golden("formations")]), ("diverging", vec![a, b]), ("skirmish-ai", vec![golden("skirmish-ai")])];
     for (name, files) in pages {
         let html_path = dir.join(format!("{name}.html"));
         let mut args = vec!["view".to_owned()];
@@ -478,6 +509,14 @@ fn the_viewer_page_runs_in_headless_chromium() {
             tip.contains(&format!("unit {id}")) && tip.contains("owner: player") && tip.contains("state: ") && tip.contains("position: "),
             "{tip}"
         );
+        // In a game with rules the tip shows the unit's game fields, which the page puts together
+        // from their changes: the same text as from the data here.
+        if name == "skirmish-ai" {
+            let frame = result["frame"].as_u64().unwrap() as u32;
+            let track = data["games"][0]["units"].as_array().unwrap().iter().find(|t| t["id"] == id).unwrap();
+            let fields = game_text(&data, &track["gm"], frame);
+            assert!(fields.contains("hp: ") && tip.contains(&format!("game: {fields}")), "{name}: frame {frame}: {fields} in {tip}");
+        }
         // A screenshot of the page at turn 20, kept under target/ for a person to look at.
         let shot = dir.join(format!("{name}-turn20.png"));
         let _ = std::fs::remove_file(&shot);
@@ -597,11 +636,26 @@ fn the_viewer_shows_each_units_game_fields_as_they_change() {
     .unwrap();
     let data = page_data(&view.html);
     let units = data["games"][0]["units"].as_array().unwrap();
-    let texts: Vec<&str> = units.iter().flat_map(|t| t["gm"].as_array().unwrap().iter().map(|e| e[1].as_str().unwrap())).collect();
     assert!(units.iter().all(|t| !t["gm"].as_array().unwrap().is_empty()), "every unit has game fields");
-    assert!(texts.iter().any(|t| t.contains("kind: Spearman") && t.contains("hp: ")), "{:?}", &texts[..3]);
-    // Hit points change during the fight, so some unit has more than one entry.
+    // Hit points change during the fight, so some unit has changes after its first entry.
     assert!(units.iter().any(|t| t["gm"].as_array().unwrap().len() > 1));
+    // At the end every unit's fields, put together from its changes as the page does, are the
+    // text the tools print for the world's unit.
+    let rulesets = phalanx_cli::stock_rulesets();
+    let end = restore(&bytes[..], "battle", SeekTarget::End, 1, &rulesets).unwrap().world;
+    let rules = rulesets.of_world(&end).unwrap();
+    let mut checked = 0;
+    for u in end.units() {
+        let id = format!("{}v{}", u.id.index, u.id.generation);
+        let t = units.iter().find(|t| t["id"] == id.as_str()).unwrap();
+        let modules = rules.unit_json(&end, u.id);
+        let expected = replay::diff::value_text(&Value::Object(modules.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()));
+        assert_eq!(game_text(&data, &t["gm"], end.turn()), expected, "unit {id}");
+        checked += 1;
+    }
+    assert!(checked > 10, "{checked} units at the end");
+    let any = units.iter().map(|t| game_text(&data, &t["gm"], 1)).find(|t| t.contains("kind: Spearman") && t.contains("hp: "));
+    assert!(any.is_some(), "a spearman's fields at frame 1");
     // Without the ruleset the page cannot be built at all: the replay names rules it does not know.
     let err = replay::viewer::build_view(
         &[Source { name: "battle", bytes: &bytes }],
