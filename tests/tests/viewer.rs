@@ -497,6 +497,12 @@ fn the_viewer_page_runs_in_headless_chromium() {
             assert_eq!(result["to_div"], div["turn"], "{name}: 'go to turn' shows the diverging turn: {result}");
             let after = div["state_after"].as_u64().map(|t| t + 1);
             assert_eq!(result["after_div"].as_u64(), after, "{name}: 'first differing state' shows the turn after it: {result}");
+            // A click on a row naming a unit pins that unit and centres the view on it, zoomed in.
+            let centred = &result["centred"];
+            let entity = centred["entity"].as_str().unwrap_or_else(|| panic!("{name}: a divergence row names a unit: {result}"));
+            assert_eq!(Some(entity), centred["pinned"].as_str().map(|id| format!("unit {id}")).as_deref(), "{name}: {result}");
+            let (dx, dz) = (centred["dx"].as_f64().unwrap(), centred["dy"].as_f64().unwrap());
+            assert!(dx.abs() <= 1.0 && dz.abs() <= 1.0 && centred["zoom"].as_f64().unwrap() >= 24.0, "{name}: centred on it: {result}");
         } else {
             assert_eq!((&result["to_div"], &result["after_div"]), (&Value::Null, &Value::Null), "{name}: no divergence buttons");
         }

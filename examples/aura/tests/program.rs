@@ -96,7 +96,7 @@ fn the_games_own_program_runs_verifies_diffs_seeks_draws_and_views_its_replays()
     let html = dir.join("aura.html");
     let (code, out, err) = aura(&["view", &rec_text, &other.display().to_string(), "--out", &html.display().to_string()]);
     assert_eq!(code, 0, "{out}{err}");
-    let page = std::fs::read_to_string(&html).expect("the page");
+    let page = replay::viewer::page_json(&std::fs::read_to_string(&html).expect("the page")).expect("the page's data");
     assert!(page.contains("aura.units") && page.contains("\"hp\""), "the viewer names the game's component and field");
 
     // The stock program does not know the game, and says what to do in one line.
