@@ -515,6 +515,9 @@ fn the_viewer_page_runs_in_headless_chromium() {
             tip.contains(&format!("unit {id}")) && tip.contains("owner: player") && tip.contains("state: ") && tip.contains("position: "),
             "{tip}"
         );
+        assert!(tip.contains("to the nearest 1/16 navcell"), "{name}: the tip says how positions are rounded: {tip}");
+        assert_eq!(hover["inside"], true, "{name}: the tip lies inside the map's area: {result}");
+        assert_eq!(result["edge_tip_inside"], true, "{name}: the tip of the unit furthest right and down lies inside too: {result}");
         // In a game with rules the tip shows the unit's game fields, which the page puts together
         // from their changes: the same text as from the data here.
         if name == "skirmish-ai" {
