@@ -470,6 +470,7 @@ fn the_viewer_page_runs_in_headless_chromium() {
     let dir = out_dir("chromium");
     let (a, b) = diverging_pair(&dir);
     let pages = [("formations", vec![golden("formations")]), ("diverging", vec![a, b]), ("skirmish-ai", vec![golden("skirmish-ai")])];
+    let mut pages_with_paths = 0;
     for (name, files) in pages {
         let html_path = dir.join(format!("{name}.html"));
         let mut args = vec!["view".to_owned()];
@@ -517,6 +518,10 @@ fn the_viewer_page_runs_in_headless_chromium() {
         );
         assert!(tip.contains("to the nearest 1/16 navcell"), "{name}: the tip says how positions are rounded: {tip}");
         assert_eq!(hover["inside"], true, "{name}: the tip lies inside the map's area: {result}");
+        // Only pinned and hovered units' paths by default; the "every unit's path" layer adds the rest.
+        let with_paths = result["paths_with_waypoints"].as_u64().unwrap();
+        pages_with_paths += usize::from(with_paths > 0);
+        assert_eq!(result["all_paths_drawn"], with_paths > 0, "{name}: {with_paths} units with a path at the middle frame: {result}");
         assert_eq!(result["edge_tip_inside"], true, "{name}: the tip of the unit furthest right and down lies inside too: {result}");
         // In a game with rules the tip shows the unit's game fields, which the page puts together
         // from their changes: the same text as from the data here.
@@ -540,6 +545,7 @@ fn the_viewer_page_runs_in_headless_chromium() {
         assert!(distinct.len() > 20, "{name}: the screenshot shows a picture, not a blank page");
         eprintln!("{name}: screenshot {}", shot.display());
     }
+    assert!(pages_with_paths > 0, "some page has units walking at its middle frame, so the paths layer is tested");
 }
 
 /// A pair of skirmish games where B's turn 15 has an extra command that is refused (it changes no
