@@ -522,6 +522,12 @@ fn the_viewer_page_runs_in_headless_chromium() {
         let with_paths = result["paths_with_waypoints"].as_u64().unwrap();
         pages_with_paths += usize::from(with_paths > 0);
         assert_eq!(result["all_paths_drawn"], with_paths > 0, "{name}: {with_paths} units with a path at the middle frame: {result}");
+        // A unit found by its id is pinned; followed, the view stays on it to its last frame; an
+        // unknown id changes nothing and is marked.
+        let followed = &result["followed"];
+        assert_eq!(followed["found"], true, "{name}: {result}");
+        assert!(followed["dx"].as_f64().unwrap().abs() <= 1.0 && followed["dy"].as_f64().unwrap().abs() <= 1.0, "{name}: {result}");
+        assert_eq!(followed["unknown_refused"], true, "{name}: {result}");
         assert_eq!(result["edge_tip_inside"], true, "{name}: the tip of the unit furthest right and down lies inside too: {result}");
         // In a game with rules the tip shows the unit's game fields, which the page puts together
         // from their changes: the same text as from the data here.
