@@ -528,6 +528,13 @@ fn the_viewer_page_runs_in_headless_chromium() {
         assert_eq!(followed["found"], true, "{name}: {result}");
         assert!(followed["dx"].as_f64().unwrap().abs() <= 1.0 && followed["dy"].as_f64().unwrap().abs() <= 1.0, "{name}: {result}");
         assert_eq!(followed["unknown_refused"], true, "{name}: {result}");
+        // Selecting a player's units, and a box round the whole map, select exactly those units.
+        let sel = &result["selection"];
+        assert_eq!(sel["player"], sel["player_expected"], "{name}: {result}");
+        assert_eq!(sel["box"], sel["box_expected"], "{name}: {result}");
+        assert!(sel["box"].as_u64().unwrap() > 0, "{name}: {result}");
+        assert_eq!(sel["listed"].as_u64(), sel["box"].as_u64().map(|n| n.min(40)), "{name}: {result}");
+        assert_eq!(sel["cleared"], 0, "{name}: {result}");
         assert_eq!(result["edge_tip_inside"], true, "{name}: the tip of the unit furthest right and down lies inside too: {result}");
         // In a game with rules the tip shows the unit's game fields, which the page puts together
         // from their changes: the same text as from the data here.
