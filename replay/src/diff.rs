@@ -362,6 +362,20 @@ fn variant_change(x: &Map<String, Value>, y: &Map<String, Value>) -> bool {
 }
 
 /// The `Fixed` whose serde form (the `fixed` crate's: `{"bits": raw}`) this object is, if it is one.
+/// An `{x, z}` pair of fixed-point numbers, which [`value_text`] writes as `(x, z)`.
+fn point_of(m: &Map<String, Value>) -> Option<(Fixed, Fixed)> {
+    match (m.len(), m.get("x"), m.get("z")) {
+        (2, Some(Value::Object(x)), Some(Value::Object(z))) => Some((fixed_of(x)?, fixed_of(z)?)),
+        _ => None,
+    }
+}
+
+/// The fields of `v` when [`value_text`] writes it as `{field: value, …}`; `None` for anything
+/// it writes as one value (a fixed-point number or a point are objects too).
+pub(crate) fn plain_fields(v: &Value) -> Option<&Map<String, Value>> {
+    v.as_object().filter(|m| fixed_of(m).is_none() && point_of(m).is_none())
+}
+
 fn fixed_of(object: &Map<String, Value>) -> Option<Fixed> {
     if object.len() != 1 {
         return None;
@@ -383,9 +397,7 @@ fn render(v: &Value) -> String {
             if let Some(f) = fixed_of(m) {
                 return fixed_text(f);
             }
-            if let (2, Some(Value::Object(x)), Some(Value::Object(z))) = (m.len(), m.get("x"), m.get("z"))
-                && let (Some(x), Some(z)) = (fixed_of(x), fixed_of(z))
-            {
+            if let Some((x, z)) = point_of(m) {
                 return format!("({}, {})", fixed_text(x), fixed_text(z));
             }
             let fields: Vec<String> = m.iter().map(|(k, v)| format!("{k}: {}", render(v))).collect();

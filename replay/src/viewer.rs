@@ -372,8 +372,7 @@ impl GameFields {
             return fields;
         };
         for (module, value) in modules {
-            // A fixed-point number or a point is an object that reads as one value.
-            match value.as_object().filter(|_| crate::diff::value_text(value).starts_with('{')) {
+            match crate::diff::plain_fields(value) {
                 Some(object) => {
                     fields.layout.push((module.clone(), Some(object.keys().cloned().collect())));
                     fields.texts.extend(object.values().map(crate::diff::value_text));

@@ -208,8 +208,7 @@ const TAUT_TESTS: usize = 1024;
 /// distances to the two ends add up to at most `L`. The candidates are the convex corners of
 /// blocked navcells (one blocked navcell of the four round a grid vertex) in that ellipse's
 /// bounding rectangle, each moved an inset (a sixteenth of a navcell) diagonally away from its
-/// navcell, whose two distances
-/// add up to less than `L`: a shortest path among the blocked navcells bends only at such corners,
+/// navcell, whose two distances add up to less than `L`: a shortest path among the blocked navcells bends only at such corners,
 /// and the inset keeps a unit off the walls as the funnel's corners do. A\* over them from the
 /// first point, with the straight distance to the last as its estimate, takes edges lazily: an
 /// entry is a vertex reached from a settled one, and only when it is taken is its segment tested
@@ -494,6 +493,7 @@ fn corners_in(
         return None;
     }
     let (zlo, zhi) = (poly.iter().map(|p| p.1).min()?, poly.iter().map(|p| p.1).max()?);
+    let (w, h) = (i128::from(map.width()), i128::from(map.height()));
     let mut corners = Vec::new();
     for j in zlo.div_euclid(c) - 1..=zhi.div_euclid(c) + 1 {
         // The polygon's x extent over the band z ∈ [j·c, (j + 1)·c], from its edges clipped
@@ -522,7 +522,6 @@ fn corners_in(
         // ends of each run of blocked navcells can have one: the runs of the row's span, found a
         // word of the pass map at a time. The span is clamped to the navcells the pass map reads
         // (one off the grid, blocked, on each side); off-grid navcells have no convex corner.
-        let (w, h) = (i128::from(map.width()), i128::from(map.height()));
         if !(-1..=h).contains(&j) {
             continue;
         }
