@@ -69,6 +69,9 @@ pub trait Ruleset: Send + Sync {
     /// One unit's state in each module, in serde form, from a live world (empty for a world of
     /// other rules or a unit it does not have).
     fn unit_json(&self, world: &World, unit: EntityId) -> Vec<(&'static str, Value)>;
+    /// One player's state in each module, in serde form, from a live world (empty for a world
+    /// of other rules or a player it does not have).
+    fn player_json(&self, world: &World, player: sim::PlayerId) -> Vec<(&'static str, Value)>;
     /// A program playing `player`'s seat, deterministic from `seed`; `None` when the rules have
     /// no bots.
     fn bot(&self, player: PlayerId, seed: u64) -> Option<Box<dyn Bot>> {
@@ -139,6 +142,7 @@ trait ModuleCodec: Send + Sync {
     fn reject_json(&self, payload: &[u8]) -> Option<Value>;
     fn section_json(&self, section: &GameSnapshot) -> Result<GameJson, String>;
     fn unit_json(&self, world: &World, unit: EntityId) -> Option<Value>;
+    fn player_json(&self, world: &World, player: sim::PlayerId) -> Option<Value>;
 }
 
 /// The [`ModuleCodec`] of module `R`.
@@ -188,6 +192,10 @@ impl<R: Rules> ModuleCodec for CodecOf<R> {
 
     fn unit_json(&self, world: &World, unit: EntityId) -> Option<Value> {
         world.game::<R>()?.unit(unit).map(json)
+    }
+
+    fn player_json(&self, world: &World, player: sim::PlayerId) -> Option<Value> {
+        world.game::<R>()?.player(player).map(json)
     }
 }
 
@@ -314,6 +322,10 @@ impl<M: Modules + Default> Ruleset for RulesOf<M> {
 
     fn unit_json(&self, world: &World, unit: EntityId) -> Vec<(&'static str, Value)> {
         self.codecs.iter().filter_map(|c| Some((c.name(), c.unit_json(world, unit)?))).collect()
+    }
+
+    fn player_json(&self, world: &World, player: sim::PlayerId) -> Vec<(&'static str, Value)> {
+        self.codecs.iter().filter_map(|c| Some((c.name(), c.player_json(world, player)?))).collect()
     }
 
     fn bot(&self, player: PlayerId, seed: u64) -> Option<Box<dyn Bot>> {

@@ -24,11 +24,16 @@
 //!   (gates);
 //! - per formation and frame: its layout, state, position and slot positions; its path where it
 //!   changes;
+//! - per game, the timeline: every event the world reported (but the steps of local movement
+//!   in [`QUIET_EVENTS`]) and every game event, grouped by kind as columns (frame and unit track
+//!   as differences, player and text only where needed), and each player's whole-number game
+//!   fields as the values where they change;
 //! - for two files, the first divergence, computed from the records as `phalanx diff` does: the
 //!   first turn whose component roots or commands differ, the diverging components, both hashes, the
 //!   commands, and the field differences at the first keyframe both replays hold after it.
 //!
-//! The demo's page (1020 units, 500 turns, four players' game fields) is about 1.2 MB.
+//! The demo's page (1058 unit tracks, 500 turns, four players' game fields, 37,042 events) is
+//! about 1.28 MB.
 
 use std::collections::BTreeMap;
 
@@ -312,7 +317,47 @@ struct Game {
     units: Vec<Track>,
     obs: Vec<Obs>,
     forms: Vec<Form>,
+    /// The timeline, one entry per kind of event (in first-happened order), its events in the
+    /// order they happened, as columns: `k` the kind (an index into the page's string table),
+    /// `f` the frames (the end of the turn each happened in) as differences from the one before,
+    /// `u` the unit's track in `units` plus one (0: none) as differences from the one before,
+    /// `p` the players (left out when every event of the kind is its unit's owner's; 0 is
+    /// none), `t` the texts as string indices (left out when none has one).
+    ev: Vec<EventColumns>,
+    #[serde(skip)]
+    events: Vec<EventOut>,
+    /// Per player and numeric field of its game state (`module.field`, an index into the string
+    /// table): `[player, field, frame, value, frame, value, …]`, the value at each frame it
+    /// changed.
+    ps: Vec<Vec<i64>>,
+    #[serde(skip)]
+    series: BTreeMap<(u8, String), Vec<i64>>,
 }
+
+/// One event of the timeline, while capturing.
+#[derive(Clone, Debug)]
+struct EventOut {
+    frame: u32,
+    kind: String,
+    player: u8,
+    unit: Option<String>,
+    text: String,
+}
+
+/// The events of one kind, as the page holds them (see [`Game::ev`]).
+#[derive(Serialize, Default)]
+struct EventColumns {
+    k: i64,
+    f: Vec<i64>,
+    u: Vec<i64>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    p: Vec<i64>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    t: Vec<i64>,
+}
+
+/// Core events left off the timeline: each is a step of local movement, many per unit.
+const QUIET_EVENTS: [&str; 3] = ["Blocked", "Nudged", "Detour"];
 
 /// A unit from its first frame to its last.
 #[derive(Serialize)]
@@ -425,6 +470,59 @@ fn intern_texts(games: &mut [Game]) -> (Vec<String>, Vec<serde_json::Value>) {
     };
     let mut layouts: Vec<serde_json::Value> = Vec::new();
     let mut layout_index: BTreeMap<GameLayout, i64> = BTreeMap::new();
+    for g in games.iter_mut() {
+        // A unit's track at an event: the one of that id alive at its frame or the frame before
+        // (a unit killed in a turn was last seen at its start; one spawned, at its end).
+        let mut tracks: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+        for (k, t) in g.units.iter().enumerate() {
+            tracks.entry(t.id.as_str()).or_default().push(k);
+        }
+        let track_of = |id: &str, frame: u32| {
+            let list = tracks.get(id)?;
+            list.iter().copied().find(|&k| {
+                let t = &g.units[k];
+                t.f <= frame && t.f + t.x.len() as u32 >= frame
+            })
+        };
+        let mut kinds: Vec<(String, EventColumns, bool)> = Vec::new();
+        let mut last: Vec<(u32, i64)> = Vec::new();
+        for e in &g.events {
+            let at = match kinds.iter().position(|(kind, _, _)| *kind == e.kind) {
+                Some(at) => at,
+                None => {
+                    kinds.push((e.kind.clone(), EventColumns::default(), false));
+                    last.push((0, 0));
+                    kinds.len() - 1
+                }
+            };
+            let track = e.unit.as_deref().and_then(|id| track_of(id, e.frame));
+            let (_, columns, own) = &mut kinds[at];
+            let (last_frame, last_unit) = &mut last[at];
+            columns.f.push(i64::from(e.frame - *last_frame));
+            *last_frame = e.frame;
+            let unit = track.map_or(0, |k| k as i64 + 1);
+            columns.u.push(unit - *last_unit);
+            *last_unit = unit;
+            columns.p.push(i64::from(e.player));
+            *own |= track.is_none_or(|k| g.units[k].o != e.player);
+            columns.t.push(intern(e.text.clone()));
+        }
+        let empty = intern(String::new());
+        for (kind, mut columns, needs_players) in kinds {
+            columns.k = intern(kind);
+            if !needs_players {
+                columns.p.clear();
+            }
+            if columns.t.iter().all(|&t| t == empty) {
+                columns.t.clear();
+            }
+            g.ev.push(columns);
+        }
+        g.events.clear();
+        for ((player, field), changes) in std::mem::take(&mut g.series) {
+            g.ps.push([vec![i64::from(player), intern(field)], changes].concat());
+        }
+    }
     for t in games.iter_mut().flat_map(|g| g.units.iter_mut()) {
         for (_, text) in t.ord.iter_mut() {
             if let Text::Own(own) = text {
@@ -606,6 +704,10 @@ impl Capture {
             units: Vec::new(),
             obs: Vec::new(),
             forms: Vec::new(),
+            ev: Vec::new(),
+            events: Vec::new(),
+            ps: Vec::new(),
+            series: BTreeMap::new(),
         };
         Self { game, cell_bits, live_units: BTreeMap::new(), live_obs: BTreeMap::new(), forms: BTreeMap::new(), next_frame: 0, rules }
     }
@@ -622,6 +724,7 @@ impl Capture {
         let frame = self.next_frame;
         self.next_frame += 1;
         self.game.frames = self.next_frame;
+        self.player_fields(frame, world);
         let cell = self.cell_bits;
         // Formation membership, for the units' order text.
         let mut member_of: BTreeMap<(u32, u32), String> = BTreeMap::new();
@@ -739,6 +842,104 @@ impl Capture {
     fn finish(self) -> Game {
         self.game
     }
+
+    /// Notes the events of the turn that ended at `frame` on the timeline (all but
+    /// [`QUIET_EVENTS`]), each with its player (the command's, the one the event names, or its
+    /// unit's owner) and unit.
+    fn events(&mut self, frame: u32, events: &[sim::Event], world: &World) {
+        for e in events {
+            let (kind, player, unit, text) = match e {
+                sim::Event::Game { rules, payload } => {
+                    let json = self.rules.as_ref().and_then(|r| r.event_json(rules, payload));
+                    let (variant, fields) = json.as_ref().map(variant_of).unwrap_or(("event", None));
+                    let (player, unit, text) = event_fields(fields);
+                    (format!("{rules}.{variant}"), player, unit, text)
+                }
+                sim::Event::Rejected { command, reason } => {
+                    let text = format!("seq {}: {}", command.2, crate::rules::reason_text(reason, self.rules.as_deref()));
+                    ("Rejected".to_owned(), Some(command.1.0), None, text)
+                }
+                other => {
+                    let json = serde_json::to_value(other).unwrap_or(serde_json::Value::Null);
+                    let (variant, fields) = variant_of(&json);
+                    if QUIET_EVENTS.contains(&variant) {
+                        continue;
+                    }
+                    let (player, unit, text) = event_fields(fields);
+                    (variant.to_owned(), player, unit, text)
+                }
+            };
+            // A unit's owner: from the world, or (a unit that is gone) its track.
+            let owner = |&(index, generation): &(u32, u32)| {
+                world
+                    .unit(sim::EntityId { index, generation })
+                    .map(|u| u.owner.0)
+                    .or_else(|| self.live_units.get(&(index, generation)).and_then(|&k| self.game.units.get(k)).map(|t| t.o))
+            };
+            let player = player.or_else(|| unit.as_ref().and_then(owner)).unwrap_or(0);
+            let unit = unit.map(|(index, generation)| format!("{index}v{generation}"));
+            self.game.events.push(EventOut { frame, kind, player, unit, text });
+        }
+    }
+
+    /// Notes each player's numeric game fields where they changed.
+    fn player_fields(&mut self, frame: u32, world: &World) {
+        let Some(rules) = &self.rules else { return };
+        for p in 1..=world.settings().players {
+            for (module, value) in rules.player_json(world, sim::PlayerId(p)) {
+                let Some(fields) = crate::diff::plain_fields(&value) else { continue };
+                for (field, v) in fields {
+                    let Some(n) = v.as_i64().or_else(|| v.as_bool().map(i64::from)) else { continue };
+                    let list = self.game.series.entry((p, format!("{module}.{field}"))).or_default();
+                    if list.len() < 2 || list[list.len() - 1] != n {
+                        list.extend([i64::from(frame), n]);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// An externally tagged serde form's variant name and fields (`{"Killed": {…}}`, or a bare
+/// variant name).
+fn variant_of(json: &serde_json::Value) -> (&str, Option<&serde_json::Map<String, serde_json::Value>>) {
+    match json {
+        serde_json::Value::String(s) => (s, None),
+        serde_json::Value::Object(m) if m.len() == 1 => {
+            let (k, v) = m.iter().next().expect("one entry");
+            (k, v.as_object())
+        }
+        _ => ("event", None),
+    }
+}
+
+/// An entity id's serde form as `(index, generation)`.
+fn entity_of(v: &serde_json::Value) -> Option<(u32, u32)> {
+    let m = v.as_object()?;
+    if m.len() != 2 {
+        return None;
+    }
+    let part = |k: &str| m.get(k)?.as_u64().and_then(|n| u32::try_from(n).ok());
+    Some((part("index")?, part("generation")?))
+}
+
+/// An entity id's serde form as the tools print it (`12v0`).
+fn entity_text(v: &serde_json::Value) -> Option<String> {
+    entity_of(v).map(|(index, generation)| format!("{index}v{generation}"))
+}
+
+/// An event's player (its `owner` or `player` field), unit (its `unit` field) and text (its
+/// other fields).
+fn event_fields(fields: Option<&serde_json::Map<String, serde_json::Value>>) -> (Option<u8>, Option<(u32, u32)>, String) {
+    let Some(fields) = fields else { return (None, None, String::new()) };
+    let player = ["owner", "player"].iter().find_map(|k| fields.get(*k)?.as_u64()).and_then(|p| u8::try_from(p).ok());
+    let unit = fields.get("unit").and_then(entity_of);
+    let text: Vec<String> = fields
+        .iter()
+        .filter(|(k, _)| k.as_str() != "unit")
+        .map(|(k, v)| format!("{k} {}", entity_text(v).unwrap_or_else(|| crate::diff::value_text(v))))
+        .collect();
+    (player, unit, text.join(", "))
 }
 
 /// A facing (a unit vector) as whole degrees anticlockwise from east, 0..=359, for drawing only.
@@ -931,6 +1132,7 @@ fn capture_replay(
         capture.frame(&world);
         let Some(record) = replay.turns.get(turn as usize) else { break };
         let report = world.step(&record.commands);
+        capture.events(turn + 1, &report.events, &world);
         let expected = record.digest(&header.components);
         if report.hash != expected.hash && !off_track {
             off_track = true;

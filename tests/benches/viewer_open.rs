@@ -2,10 +2,11 @@
 //!
 //! Plays the demo (`phalanx demo`, its 500 turns; 60 in quick mode) into a temporary directory,
 //! then opens `demo.html#bench` in headless Chromium `PHALANX_BENCH_REPS` times (default 5; 1 in
-//! quick mode). The page logs `PHXREADY <ms>` to the console once its data is unpacked and its
-//! first picture drawn, `performance.now()` from the start of loading, which Chromium prints on
-//! its standard error (`--enable-logging=stderr`); the browser is then stopped. Prints the page's
-//! size and the median and every run's time.
+//! quick mode). The page logs `PHXREADY <ms> complete <ms>` to the console: when its data is
+//! unpacked and its first picture drawn, and when its timeline and players' graphs are built too,
+//! `performance.now()` from the start of loading, which Chromium prints on its standard error
+//! (`--enable-logging=stderr`); the browser is then stopped. Prints the page's size and the median
+//! and every run's time, for both.
 //!
 //! `PHALANX_BENCH_QUICK=1`, or no `--bench` argument (`cargo test --benches`): quick mode. Without
 //! `/usr/bin/chromium` it says so and measures only the size; under `CI=true` that is a failure.
@@ -20,8 +21,8 @@ use std::time::Duration;
 /// Longest a single opening may take before the run counts as failed.
 const DEADLINE: Duration = Duration::from_secs(60);
 
-/// Opens `page` once; the page's own opening time in milliseconds.
-fn open_once(page: &std::path::Path, profile: &std::path::Path) -> Result<f64, String> {
+/// Opens `page` once; the page's own times in milliseconds: its first picture, and complete.
+fn open_once(page: &std::path::Path, profile: &std::path::Path) -> Result<(f64, f64), String> {
     let mut child = Command::new("/usr/bin/chromium")
         .args([
             "--headless",
@@ -44,8 +45,18 @@ fn open_once(page: &std::path::Path, profile: &std::path::Path) -> Result<f64, S
     std::thread::spawn(move || {
         for line in BufReader::new(stderr).lines().map_while(Result::ok) {
             if let Some(at) = line.find("PHXREADY ") {
-                let number: String = line[at + 9..].chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
-                let _ = send.send(number.parse::<f64>().map_err(|e| format!("{line}: {e}")));
+                let mut words = line[at + 9..].split_whitespace();
+                let number = |word: Option<&str>| -> Result<f64, String> {
+                    let word = word.unwrap_or("");
+                    let digits: String = word.chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
+                    digits.parse::<f64>().map_err(|e| format!("{line}: {e}"))
+                };
+                let ready = number(words.next());
+                let complete = match words.next() {
+                    Some("complete") => number(words.next()),
+                    _ => Err(format!("{line}: expected `complete <ms>` after the first time")),
+                };
+                let _ = send.send(ready.and_then(|r| complete.map(|c| (r, c))));
                 return;
             }
         }
@@ -101,9 +112,13 @@ fn main() {
             }
         }
     }
-    let mut sorted = times.clone();
-    sorted.sort_by(f64::total_cmp);
-    let runs: Vec<String> = times.iter().map(|t| format!("{t:.0}")).collect();
-    println!("opened in {:.0} ms (median of {}; runs {} ms)", sorted[sorted.len() / 2], sorted.len(), runs.join(", "));
+    let report = |what: &str, times: Vec<f64>| {
+        let mut sorted = times.clone();
+        sorted.sort_by(f64::total_cmp);
+        let runs: Vec<String> = times.iter().map(|t| format!("{t:.0}")).collect();
+        println!("{what} in {:.0} ms (median of {}; runs {} ms)", sorted[sorted.len() / 2], sorted.len(), runs.join(", "));
+    };
+    report("opened (first picture)", times.iter().map(|t| t.0).collect());
+    report("complete (timeline and graphs)", times.iter().map(|t| t.1).collect());
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -277,6 +277,88 @@ fn view_builds_a_self_contained_page_for_each_golden_replay() {
     }
 }
 
+/// The timeline and the player graphs of a game with rules, against a re-simulation of its
+/// replay: every event it reports is in the page's timeline (but the three kinds of local
+/// movement left off it), by kind and frame, with its unit's track; every player's numeric game
+/// fields are in its series with the value they have at each frame.
+#[test]
+fn the_timeline_and_player_series_hold_what_a_re_simulation_reports() {
+    let file = golden("skirmish-ai");
+    let bytes = std::fs::read(&file).unwrap();
+    let rulesets = replay::rules::Rulesets::none().with(skirmish::tools::ruleset());
+    let options = ViewOptions { threads: 1, diff_limit: 100, rulesets: rulesets.clone() };
+    let html = build_html(&[Source { name: &file, bytes: &bytes }], &options).unwrap();
+    let data = page_data(&html);
+    let game = &data["games"][0];
+    let strs = data["strs"].as_array().unwrap();
+    let text = |v: &Value| strs[v.as_u64().unwrap() as usize].as_str().unwrap().to_owned();
+    let units = game["units"].as_array().unwrap();
+    // The page's events, decoded from its columns: (frame, kind, unit id).
+    let mut page: Vec<(u64, String, Option<String>)> = Vec::new();
+    for c in game["ev"].as_array().unwrap() {
+        let (mut frame, mut unit) = (0i64, 0i64);
+        let f = c["f"].as_array().unwrap();
+        for (k, df) in f.iter().enumerate() {
+            frame += df.as_i64().unwrap();
+            unit += c["u"][k].as_i64().unwrap();
+            let id = (unit > 0).then(|| units[unit as usize - 1]["id"].as_str().unwrap().to_owned());
+            page.push((frame as u64, text(&c["k"]), id));
+        }
+    }
+    // The re-simulation's, in the same form.
+    let replay = replay::format::Replay::read(&bytes[..]).unwrap();
+    let mut world = replay::verify::initial_world(&replay.header, 1, &rulesets).unwrap();
+    let ruleset = rulesets.get("skirmish").unwrap();
+    let mut expected: Vec<(u64, String, Option<String>)> = Vec::new();
+    let mut fields_checked = 0;
+    let series: Vec<&Value> = game["ps"].as_array().unwrap().iter().collect();
+    for (turn, record) in replay.turns.iter().enumerate() {
+        // Each player's numeric fields at this frame, against the series.
+        for p in 1..=world.settings().players {
+            for (module, value) in ruleset.player_json(&world, PlayerId(p)) {
+                for (field, v) in value.as_object().into_iter().flatten() {
+                    let Some(n) = v.as_i64() else { continue };
+                    let name = format!("{module}.{field}");
+                    let s = series
+                        .iter()
+                        .find(|s| s[0] == p && text(&s[1]) == name)
+                        .unwrap_or_else(|| panic!("no series {name} of player {p}"));
+                    let changes = s.as_array().unwrap()[2..].chunks(2).rfind(|c| c[0].as_u64().unwrap() <= turn as u64).unwrap();
+                    assert_eq!(changes[1].as_i64(), Some(n), "player {p} {name} at frame {turn}");
+                    fields_checked += 1;
+                }
+            }
+        }
+        let report = world.step(&record.commands);
+        for e in &report.events {
+            let json = match e {
+                sim::Event::Game { rules, payload } => {
+                    let json = ruleset.event_json(rules, payload).unwrap();
+                    let (variant, body) = json.as_object().unwrap().iter().next().unwrap();
+                    let unit = body.get("unit").map(|u| format!("{}v{}", u["index"], u["generation"]));
+                    expected.push((turn as u64 + 1, format!("{rules}.{variant}"), unit));
+                    continue;
+                }
+                other => serde_json::to_value(other).unwrap(),
+            };
+            let (variant, body) = json.as_object().unwrap().iter().next().unwrap();
+            if ["Blocked", "Nudged", "Detour"].contains(&variant.as_str()) {
+                continue;
+            }
+            let unit = body.get("unit").map(|u| format!("{}v{}", u["index"], u["generation"]));
+            expected.push((turn as u64 + 1, variant.clone(), unit));
+        }
+    }
+    assert!(fields_checked > 1000, "{fields_checked} player fields checked");
+    assert!(expected.iter().any(|e| e.1 == "combat.Killed") && expected.iter().any(|e| e.1 == "Arrived"), "the game kills and arrives");
+    // The page groups events by kind; within a kind they keep the order they happened in.
+    let order = |list: &mut Vec<(u64, String, Option<String>)>| list.sort_by(|a, b| (&a.1, a.0).cmp(&(&b.1, b.0)));
+    order(&mut page);
+    order(&mut expected);
+    assert_eq!(page.len(), expected.len());
+    assert!(page == expected, "the page's timeline is the re-simulation's events");
+}
+
 /// Records the skirmish for `turns` turns; `alter` may change each turn's world or commands before
 /// it is stepped (a planted desync, an extra command).
 fn record_skirmish(turns: u32, keyframe_every: u32, alter: &mut dyn FnMut(&mut World, &mut Vec<Command>)) -> Vec<u8> {
@@ -543,6 +625,40 @@ fn the_viewer_page_runs_in_headless_chromium() {
             let track = data["games"][0]["units"].as_array().unwrap().iter().find(|t| t["id"] == id).unwrap();
             let fields = game_text(&data, &track["gm"], frame);
             assert!(fields.contains("hp: ") && tip.contains(&format!("game: {fields}")), "{name}: frame {frame}: {fields} in {tip}");
+        }
+        // The timeline: its events by kind are the page data's; "next event" from the first
+        // frame goes to the first shown event after it; a row naming a unit pins it at its turn;
+        // a kind unticked shows none of its events.
+        let timeline = &result["timeline"];
+        let mut by_kind = serde_json::Map::new();
+        for c in data["games"][0]["ev"].as_array().unwrap() {
+            let kind = data["strs"][c["k"].as_u64().unwrap() as usize].clone();
+            by_kind.insert(kind.as_str().unwrap().to_owned(), c["f"].as_array().unwrap().len().into());
+        }
+        if !data["div"].is_null() && !data["div"]["turn"].is_null() {
+            by_kind.insert("desync".to_owned(), 1.into());
+        }
+        assert_eq!(timeline["by_kind"], Value::Object(by_kind), "{name}: {result}");
+        assert_eq!(timeline["next"], timeline["next_expected"], "{name}: {result}");
+        if !timeline["row"].is_null() {
+            let row = &timeline["row"];
+            assert_eq!(row["pinned"], row["unit"], "{name}: {result}");
+            assert_eq!(row["present"], true, "{name}: {result}");
+            let (frame, at) = (row["frame"].as_i64().unwrap(), row["event_frame"].as_i64().unwrap());
+            assert!(frame == at || frame == at - 1, "{name}: {result}");
+        }
+        if !timeline["hidden_kind"].is_null() {
+            assert_eq!(timeline["hidden_kind"]["still_shown"], 0, "{name}: {result}");
+        }
+        // The graphs: units alive per player at the last frame are the units present there.
+        assert_eq!(result["graph"]["alive"], result["graph"]["counted"], "{name}: {result}");
+        // Hit points: where the game has them, the bars show what the tip's game fields say.
+        let health = &result["health"];
+        assert_eq!(health["agree"], health["units"], "{name}: {result}");
+        if name == "skirmish-ai" {
+            assert!(health["units"].as_u64().unwrap() > 0, "{name}: the skirmish's units have hit points: {result}");
+            let series = result["graph"]["series"].as_array().unwrap();
+            assert!(series.iter().any(|s| s == "combat.kills") && series.iter().any(|s| s == "gathering.wood"), "{name}: {result}");
         }
         // A screenshot of the page at turn 20, kept under target/ for a person to look at.
         let shot = dir.join(format!("{name}-turn20.png"));
