@@ -28,17 +28,20 @@
 //!   in [`QUIET_EVENTS`]) and every game event, grouped by kind as columns (frame and unit track
 //!   as differences, player and text only where needed), and each player's whole-number game
 //!   fields as the values where they change;
+//! - per game, the navcell grid's blocked-class masks at frame 0 and the navcells whose mask
+//!   changed at each later frame, for the full grid and the terrain alone ([`MaskStream`]), with
+//!   only the bits of the land class and of the classes the units walk with;
 //! - for two files, the first divergence, computed from the records as `phalanx diff` does: the
 //!   first turn whose component roots or commands differ, the diverging components, both hashes, the
 //!   commands, and the field differences at the first keyframe both replays hold after it.
 //!
-//! The demo's page (1058 unit tracks, 500 turns, four players' game fields, 37,042 events) is
-//! about 1.28 MB.
+//! The demo's page (1058 unit tracks, 500 turns, four players' game fields, 37,042 events, a
+//! 1024-navcell grid) is about 1.30 MB.
 
 use std::collections::BTreeMap;
 
 use pathing::passability::{Obstruction, ObstructionId};
-use pathing::{Fixed, WorldPos};
+use pathing::{Fixed, Navcell, WorldPos};
 use serde::Serialize;
 use sim::formation::{FormationState, Layout};
 use sim::state_hash::hex;
@@ -185,10 +188,11 @@ pub fn build_view(sources: &[Source<'_>], options: &ViewOptions) -> Result<View,
             }
             let geo = Geometry::of(&world);
             let rules = options.rulesets.of_world(&world).cloned();
+            let geo_land = geo.land;
             let mut capture = Capture::new(s.name, "", world.turn(), geo.cell_bits, rules);
             capture.frame(&world);
             geometry.get_or_insert(geo);
-            games.push(capture.finish());
+            games.push(capture.finish(geo_land));
             data.push(snapshot);
         }
         match &data[..] {
@@ -332,6 +336,97 @@ struct Game {
     ps: Vec<Vec<i64>>,
     #[serde(skip)]
     series: BTreeMap<(u8, String), Vec<i64>>,
+    /// The navcell grid's blocked-class masks (bit `c` set: impassable for class `c`), with the
+    /// obstructions rasterized for each class's clearance ([`MaskStream`]), but that its first
+    /// entry codes each mask XOR the terrain's (`tm`) at that frame.
+    pm: MaskStream,
+    /// The same for the terrain alone.
+    tm: MaskStream,
+    /// The classes whose bits `pm` and `tm` hold (bit `c` for class `c`).
+    pc: u16,
+}
+
+/// A grid of per-navcell class masks through the frames: the first entry is
+/// `[0, mask, count, mask, count, …]`, the grid at frame 0 run-length coded in row order; each
+/// later one `[frame, step, mask, step, mask, …]`, the navcells whose mask changed at that frame,
+/// each index the one before plus `step` (the first from 0), with its new mask.
+#[derive(Serialize, Default)]
+#[serde(transparent)]
+struct MaskStream {
+    entries: Vec<Vec<u32>>,
+    #[serde(skip)]
+    last: Vec<u16>,
+}
+
+/// `[frame, mask, count, mask, count, …]`: `masks` run-length coded.
+fn run_coded(frame: u32, masks: impl Iterator<Item = u16>) -> Vec<u32> {
+    let mut entry = vec![frame];
+    let mut cells = masks.peekable();
+    while let Some(mask) = cells.next() {
+        let mut count = 1u32;
+        while cells.next_if(|&m| m == mask).is_some() {
+            count += 1;
+        }
+        entry.extend([u32::from(mask), count]);
+    }
+    entry
+}
+
+/// The grid of a [`run_coded`] entry.
+fn run_decoded(entry: &[u32]) -> Vec<u16> {
+    entry[1..].chunks(2).flat_map(|pair| std::iter::repeat_n(pair[0] as u16, pair.get(1).copied().unwrap_or(0) as usize)).collect()
+}
+
+impl MaskStream {
+    /// Notes the grid `masks` as frame `frame`'s.
+    fn record(&mut self, frame: u32, masks: impl ExactSizeIterator<Item = u16>) {
+        if self.entries.is_empty() {
+            self.last = masks.collect();
+            self.entries.push(run_coded(frame, self.last.iter().copied()));
+            return;
+        }
+        let mut entry = vec![frame];
+        let mut at = 0usize;
+        for (k, mask) in masks.enumerate() {
+            if let Some(old) = self.last.get_mut(k)
+                && *old != mask
+            {
+                *old = mask;
+                entry.extend([(k - at) as u32, u32::from(mask)]);
+                at = k;
+            }
+        }
+        if entry.len() > 1 {
+            self.entries.push(entry);
+        }
+    }
+}
+
+impl MaskStream {
+    /// The same grids with only the class bits of `keep`.
+    fn restricted(self, keep: u16) -> MaskStream {
+        let mut out = MaskStream::default();
+        let Some(first) = self.entries.first() else { return out };
+        let mut grid = run_decoded(first);
+        out.record(first[0], grid.iter().map(|m| m & keep));
+        for entry in &self.entries[1..] {
+            let mut at = 0usize;
+            for pair in entry[1..].chunks(2) {
+                at += pair[0] as usize;
+                if let Some(cell) = grid.get_mut(at) {
+                    *cell = pair[1] as u16;
+                }
+            }
+            out.record(entry[0], grid.iter().map(|m| m & keep));
+        }
+        out
+    }
+}
+
+/// Every navcell's blocked-class mask of `grid`, in row order.
+fn masks_of(grid: &pathing::NavGrid) -> impl ExactSizeIterator<Item = u16> + '_ {
+    let w = grid.width();
+    (0..grid.n_cells()).map(move |k| grid.blocked_mask(Navcell::new((k as u32 % w) as u16, (k as u32 / w) as u16)))
 }
 
 /// One event of the timeline, while capturing.
@@ -691,6 +786,19 @@ struct Capture {
     next_frame: u32,
     /// The world's game rules, known to this program, for the units' game fields.
     rules: Option<std::sync::Arc<dyn crate::rules::Ruleset>>,
+    /// The roots of the state the navcell grids are made from (terrain and areas, obstructions)
+    /// for the next frame, when known ([`Capture::grid_roots`]), and those of the last frame
+    /// whose grids were read.
+    grid_key: Option<GridKey>,
+    grid_key_at: Option<GridKey>,
+}
+
+/// The digest roots of the `geometry` and `obstructions` components.
+type GridKey = (Option<[u8; 32]>, Option<[u8; 32]>);
+
+fn grid_key(digest: &sim::digest_tree::StateDigest) -> GridKey {
+    let root = |component: &str| digest.components.iter().find(|(name, _)| name == component).map(|(_, root)| *root);
+    (root("geometry"), root("obstructions"))
 }
 
 impl Capture {
@@ -708,8 +816,27 @@ impl Capture {
             events: Vec::new(),
             ps: Vec::new(),
             series: BTreeMap::new(),
+            pm: MaskStream::default(),
+            tm: MaskStream::default(),
+            pc: u16::MAX,
         };
-        Self { game, cell_bits, live_units: BTreeMap::new(), live_obs: BTreeMap::new(), forms: BTreeMap::new(), next_frame: 0, rules }
+        Self {
+            game,
+            cell_bits,
+            live_units: BTreeMap::new(),
+            live_obs: BTreeMap::new(),
+            forms: BTreeMap::new(),
+            next_frame: 0,
+            rules,
+            grid_key: None,
+            grid_key_at: None,
+        }
+    }
+
+    /// Tells the next frame the digest of its state, so that it reads the navcell grids only
+    /// when the state they are made from changed (reading them is a pass over every navcell).
+    fn grid_roots(&mut self, digest: &sim::digest_tree::StateDigest) {
+        self.grid_key = Some(grid_key(digest));
     }
 
     fn mark_bad(&mut self, frame: u32) {
@@ -725,6 +852,13 @@ impl Capture {
         self.next_frame += 1;
         self.game.frames = self.next_frame;
         self.player_fields(frame, world);
+        // The grids, unless the state roots they are made from are those of the frame before.
+        let key = self.grid_key.take();
+        if key.is_none() || key != self.grid_key_at {
+            self.game.pm.record(frame, masks_of(world.nav().grid()));
+            self.game.tm.record(frame, masks_of(world.nav().terrain_only()));
+            self.grid_key_at = key;
+        }
         let cell = self.cell_bits;
         // Formation membership, for the units' order text.
         let mut member_of: BTreeMap<(u32, u32), String> = BTreeMap::new();
@@ -839,7 +973,22 @@ impl Capture {
         }
     }
 
-    fn finish(self) -> Game {
+    /// The game captured. Its class masks keep only the classes its units walk with and the
+    /// land class: a page holds the grids of the classes a reader can see units of, and the
+    /// others (ships on a land map, building placement) would take as many bytes again each.
+    fn finish(mut self, land: u8) -> Game {
+        let mut keep = 1u16 << land;
+        for t in &self.game.units {
+            keep |= 1u16.checked_shl(u32::from(t.c)).unwrap_or(0);
+        }
+        self.game.pc = keep;
+        self.game.pm = std::mem::take(&mut self.game.pm).restricted(keep);
+        self.game.tm = std::mem::take(&mut self.game.tm).restricted(keep);
+        // The full grid's first entry as its difference from the terrain's, which it mostly is.
+        if let (Some(full), Some(terrain)) = (self.game.pm.entries.first_mut(), self.game.tm.entries.first()) {
+            let (full_grid, terrain_grid) = (run_decoded(full), run_decoded(terrain));
+            *full = run_coded(full[0], full_grid.iter().zip(&terrain_grid).map(|(a, b)| a ^ b));
+        }
         self.game
     }
 
@@ -1120,6 +1269,7 @@ fn capture_replay(
             world = loaded;
             off_track = false;
             notes.push(format!("{name}: frames from turn {turn} follow the recording again (its keyframe was loaded)"));
+            capture.grid_roots(&world.state_digest());
             let root = geometry_root(&world.state_digest());
             if root != geometry_at {
                 geometry_at = root;
@@ -1133,6 +1283,7 @@ fn capture_replay(
         let Some(record) = replay.turns.get(turn as usize) else { break };
         let report = world.step(&record.commands);
         capture.events(turn + 1, &report.events, &world);
+        capture.grid_roots(&report.digest);
         let expected = record.digest(&header.components);
         if report.hash != expected.hash && !off_track {
             off_track = true;
@@ -1152,7 +1303,8 @@ fn capture_replay(
     if dropped_backgrounds {
         notes.push(format!("{name}: the terrain changed more than {MAX_BACKGROUNDS} times; later changes are not drawn"));
     }
-    Ok((capture.finish(), geometry))
+    let land = geometry.land;
+    Ok((capture.finish(land), geometry))
 }
 
 fn push_background(backgrounds: Option<&mut Vec<(u32, String)>>, frame: u32, world: &World, dropped: &mut bool) {

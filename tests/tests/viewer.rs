@@ -281,6 +281,76 @@ fn view_builds_a_self_contained_page_for_each_golden_replay() {
 /// replay: every event it reports is in the page's timeline (but the three kinds of local
 /// movement left off it), by kind and frame, with its unit's track; every player's numeric game
 /// fields are in its series with the value they have at each frame.
+/// A page's grid of class masks at `frame`, decoded from its stream as the page does
+/// (`masksAt` in page.html): the frame-0 grid run-length coded (XOR the grid `base` codes at
+/// frame 0, if given), then the changes up to `frame`.
+fn masks_at(stream: &Value, frame: u64, base: Option<&Value>) -> Vec<u16> {
+    let entries = stream.as_array().expect("a mask stream is a list");
+    let mut grid = Vec::new();
+    for pair in entries[0].as_array().unwrap()[1..].chunks(2) {
+        grid.extend(std::iter::repeat_n(pair[0].as_u64().unwrap() as u16, pair[1].as_u64().unwrap() as usize));
+    }
+    if let Some(base) = base {
+        for (cell, b) in grid.iter_mut().zip(masks_at(base, 0, None)) {
+            *cell ^= b;
+        }
+    }
+    for entry in &entries[1..] {
+        let entry = entry.as_array().unwrap();
+        if entry[0].as_u64().unwrap() > frame {
+            break;
+        }
+        let mut at = 0usize;
+        for pair in entry[1..].chunks(2) {
+            at += pair[0].as_u64().unwrap() as usize;
+            grid[at] = pair[1].as_u64().unwrap() as u16;
+        }
+    }
+    grid
+}
+
+fn grid_masks(grid: &pathing::NavGrid) -> Vec<u16> {
+    let w = grid.width();
+    (0..grid.n_cells() as u32).map(|k| grid.blocked_mask(pathing::Navcell::new((k % w) as u16, (k / w) as u16))).collect()
+}
+
+#[test]
+fn the_passability_layer_holds_the_re_simulated_grids_of_every_frame() {
+    let rulesets = replay::rules::Rulesets::none().with(skirmish::tools::ruleset());
+    let options = ViewOptions { threads: 1, diff_limit: 100, rulesets: rulesets.clone() };
+    let mut changed = 0;
+    for name in GOLDEN.iter().chain(&["skirmish-ai", "battle"]) {
+        let file = golden(name);
+        let bytes = std::fs::read(&file).unwrap();
+        let html = build_html(&[Source { name: &file, bytes: &bytes }], &options).unwrap();
+        let game = &page_data(&html)["games"][0];
+        let replay = replay::format::Replay::read(&bytes[..]).unwrap();
+        let mut world = replay::verify::initial_world(&replay.header, 1, &rulesets).unwrap();
+        changed += game["pm"].as_array().unwrap().len() - 1;
+        // The classes kept: the land class and every unit's.
+        let land = replay::picture::land_class(world.nav().classes()).index();
+        let mut keep = 1u16 << land;
+        for t in game["units"].as_array().unwrap() {
+            keep |= 1 << t["c"].as_u64().unwrap();
+        }
+        assert_eq!(game["pc"].as_u64(), Some(u64::from(keep)), "{name}: the classes kept");
+        let grid_masks = |grid: &pathing::NavGrid| grid_masks(grid).into_iter().map(|m| m & keep).collect::<Vec<u16>>();
+        for (turn, record) in replay.turns.iter().enumerate() {
+            let frame = turn as u64;
+            assert_eq!(
+                masks_at(&game["pm"], frame, Some(&game["tm"])),
+                grid_masks(world.nav().grid()),
+                "{name}: the grid at frame {frame}"
+            );
+            assert_eq!(masks_at(&game["tm"], frame, None), grid_masks(world.nav().terrain_only()), "{name}: the terrain at frame {frame}");
+            world.step(&record.commands);
+        }
+        let last = replay.turns.len() as u64;
+        assert_eq!(masks_at(&game["pm"], last, Some(&game["tm"])), grid_masks(world.nav().grid()), "{name}: the grid at the last frame");
+    }
+    assert!(changed > 0, "some golden replay changes its grid after frame 0, so the changes are tested");
+}
+
 #[test]
 fn the_timeline_and_player_series_hold_what_a_re_simulation_reports() {
     let file = golden("skirmish-ai");
@@ -553,6 +623,7 @@ fn the_viewer_page_runs_in_headless_chromium() {
     let (a, b) = diverging_pair(&dir);
     let pages = [("formations", vec![golden("formations")]), ("diverging", vec![a, b]), ("skirmish-ai", vec![golden("skirmish-ai")])];
     let mut pages_with_paths = 0;
+    let mut obstructed_pages = 0;
     for (name, files) in pages {
         let html_path = dir.join(format!("{name}.html"));
         let mut args = vec!["view".to_owned()];
@@ -660,6 +731,15 @@ fn the_viewer_page_runs_in_headless_chromium() {
             let series = result["graph"]["series"].as_array().unwrap();
             assert!(series.iter().any(|s| s == "combat.kills") && series.iter().any(|s| s == "gathering.wood"), "{name}: {result}");
         }
+        // The passability layer paints exactly the navcells the page's masks block for the
+        // class, and a navcell an obstruction blocks changes colour when it is ticked.
+        let pass = &result["pass"];
+        assert_eq!(pass["painted_terrain"], pass["terrain"], "{name}: {result}");
+        assert_eq!(pass["painted_obstructed"], pass["obstructed"], "{name}: {result}");
+        if pass["obstructed"].as_u64().unwrap() > 0 {
+            obstructed_pages += 1;
+            assert_ne!(pass["on"], pass["off"], "{name}: {result}");
+        }
         // A screenshot of the page at turn 20, kept under target/ for a person to look at.
         let shot = dir.join(format!("{name}-turn20.png"));
         let _ = std::fs::remove_file(&shot);
@@ -675,6 +755,7 @@ fn the_viewer_page_runs_in_headless_chromium() {
         eprintln!("{name}: screenshot {}", shot.display());
     }
     assert!(pages_with_paths > 0, "some page has units walking at its middle frame, so the paths layer is tested");
+    assert!(obstructed_pages > 0, "some page has navcells an obstruction blocks, so the passability layer is tested");
 }
 
 /// A pair of skirmish games where B's turn 15 has an extra command that is refused (it changes no
