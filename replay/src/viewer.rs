@@ -797,8 +797,12 @@ struct Capture {
 type GridKey = (Option<[u8; 32]>, Option<[u8; 32]>);
 
 fn grid_key(digest: &sim::digest_tree::StateDigest) -> GridKey {
-    let root = |component: &str| digest.components.iter().find(|(name, _)| name == component).map(|(_, root)| *root);
-    (root("geometry"), root("obstructions"))
+    (geometry_root(digest), component_root(digest, "obstructions"))
+}
+
+/// The digest root of one component of the state.
+fn component_root(digest: &sim::digest_tree::StateDigest, component: &str) -> Option<[u8; 32]> {
+    digest.components.iter().find(|(name, _)| name == component).map(|(_, root)| *root)
 }
 
 impl Capture {
@@ -1228,7 +1232,7 @@ fn png_data_url(png: &[u8]) -> String {
 /// The digest root of the `geometry` component (terrain and areas), which changes exactly when
 /// the terrain-only grid may.
 fn geometry_root(digest: &sim::digest_tree::StateDigest) -> Option<[u8; 32]> {
-    digest.components.iter().find(|(name, _)| name == "geometry").map(|(_, root)| *root)
+    component_root(digest, "geometry")
 }
 
 /// Re-simulates a replay frame by frame (see the module documentation). With `backgrounds`, the
