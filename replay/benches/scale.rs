@@ -16,8 +16,11 @@
 //! examples/scenarios, or a path). `PHALANX_SCALE_GROWTH=1` runs instead the scaled scenarios
 //! `scale-1k` to `scale-40k` (the same map and staggered script at 1,000 to 40,000 units,
 //! `scripts/gen-scale-scenarios`) for 200 turns each and prints how the turn, a walking unit-turn's
-//! cost and the order latency grow with the units. The ten-thousand scenario also runs on two threads, and the run exits with status 1 when the
-//! two hash sequences differ.
+//! cost and the order latency grow with the units. `PHALANX_SCALE_THREADS=1` runs instead
+//! `scale-10k` and `scale-40k` on one thread and on two (the pool kept awake through the motion
+//! step, and not), `PHALANX_SCALE_ROUNDS` times each (3), and prints each one's median turn,
+//! motion and hash phases against one thread's. The ten-thousand scenario also runs on two
+//! threads, and the run exits with status 1 when the two hash sequences differ.
 
 // A benchmark, not simulation code: it needs the wall clock to time and floats to report.
 #![allow(clippy::disallowed_types, clippy::disallowed_methods)]
@@ -33,12 +36,16 @@ struct Counting;
 
 static LIVE: AtomicUsize = AtomicUsize::new(0);
 
+/// Whether the allocator counts: the thread table turns it off, since two threads updating one
+/// counter on every allocation would slow the two-thread runs it compares.
+static COUNTING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
 // SAFETY: every call is passed on unchanged to the system allocator; only a counter is added.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         // SAFETY: the caller's contract is the system allocator's.
         let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
+        if !p.is_null() && COUNTING.load(Ordering::Relaxed) {
             LIVE.fetch_add(layout.size(), Ordering::Relaxed);
         }
         p
@@ -47,13 +54,15 @@ unsafe impl GlobalAlloc for Counting {
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         // SAFETY: the caller's contract is the system allocator's.
         unsafe { System.dealloc(ptr, layout) };
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        if COUNTING.load(Ordering::Relaxed) {
+            LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        }
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         // SAFETY: the caller's contract is the system allocator's.
         let p = unsafe { System.realloc(ptr, layout, new_size) };
-        if !p.is_null() {
+        if !p.is_null() && COUNTING.load(Ordering::Relaxed) {
             LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
             LIVE.fetch_add(new_size, Ordering::Relaxed);
         }
@@ -79,6 +88,12 @@ struct Run {
 }
 
 fn run(file: &str, turns: u32, threads: usize) -> Run {
+    run_awake(file, turns, threads, true)
+}
+
+/// [`run`], with the pool's threads kept awake through the motion step or not
+/// (`World::set_motion_awake`).
+fn run_awake(file: &str, turns: u32, threads: usize, awake: bool) -> Run {
     // A file name is taken from examples/scenarios; a path (with a `/`) as it is.
     let path = if file.contains('/') {
         std::path::PathBuf::from(file)
@@ -88,6 +103,7 @@ fn run(file: &str, turns: u32, threads: usize) -> Run {
     let scenario = replay::scenario::Scenario::load(&path).expect("the example scenario parses");
     let before = LIVE.load(Ordering::Relaxed);
     let mut world = replay::record::build_world(&scenario, threads).expect("the scenario's world");
+    world.set_motion_awake(awake);
     let empty = LIVE.load(Ordering::Relaxed).saturating_sub(before);
     let mut script = scenario.script();
     let mut out = Run {
@@ -241,9 +257,75 @@ fn growth(turns: u32) {
     }
 }
 
+/// `PHALANX_SCALE_THREADS=1`: the staggered scenarios of 10,000 and 40,000 units on one thread
+/// and on two (the pool's threads kept awake through the motion step, and not), `rounds` times
+/// each, interleaved: the median turn and motion phase of each, and their ratios to one thread
+/// (issue 39: the 10,000-unit walking turn on 2 threads at most 0.65 x one thread's wall time).
+/// Exits with status 1 if the hashes of any run differ from one thread's.
+fn threads_table(turns: u32, rounds: usize) {
+    COUNTING.store(false, Ordering::Relaxed);
+    println!("| units | threads | median turn | motion median | hash median | turn vs 1 thread | motion vs 1 thread |");
+    println!("| ---: | --- | ---: | ---: | ---: | ---: | ---: |");
+    for file in ["scale-10k.json", "scale-40k.json"] {
+        let kinds: [(&str, usize, bool); 3] = [("1", 1, true), ("2, awake", 2, true), ("2, asleep", 2, false)];
+        // By kind: each round's median turn, motion and hash phases.
+        let mut medians: Vec<Vec<(Duration, Duration, Duration)>> = vec![Vec::new(); kinds.len()];
+        let mut reference: Option<Vec<[u8; 32]>> = None;
+        let mut units = 0;
+        for _ in 0..rounds {
+            for (k, &(_, threads, awake)) in kinds.iter().enumerate() {
+                let r = run_awake(file, turns, threads, awake);
+                units = r.units;
+                match &reference {
+                    None => reference = Some(r.hashes.clone()),
+                    Some(hashes) if *hashes != r.hashes => {
+                        eprintln!("{file}: the hashes on {threads} threads differ from one thread's");
+                        std::process::exit(1);
+                    }
+                    Some(_) => {}
+                }
+                let phase_median = |phase: sim::Phase| {
+                    let mut times: Vec<Duration> =
+                        r.phases.iter().map(|t| t.iter().filter(|(p, _)| *p == phase).map(|(_, d)| *d).sum()).collect();
+                    times.sort();
+                    quantile(&times, 500)
+                };
+                let mut sorted = r.turns.clone();
+                sorted.sort();
+                medians[k].push((quantile(&sorted, 500), phase_median(sim::Phase::Motion), phase_median(sim::Phase::Hash)));
+            }
+        }
+        let median_of = |runs: &[(Duration, Duration, Duration)], pick: fn(&(Duration, Duration, Duration)) -> Duration| {
+            let mut v: Vec<Duration> = runs.iter().map(pick).collect();
+            v.sort();
+            v[v.len() / 2]
+        };
+        let one = (median_of(&medians[0], |m| m.0), median_of(&medians[0], |m| m.1));
+        for (k, &(name, _, _)) in kinds.iter().enumerate() {
+            let (turn, motion, hash) = (median_of(&medians[k], |m| m.0), median_of(&medians[k], |m| m.1), median_of(&medians[k], |m| m.2));
+            println!(
+                "| {units} | {name} | {:.2} ms | {:.2} ms | {:.2} ms | {:.2} | {:.2} |",
+                ms(turn),
+                ms(motion),
+                ms(hash),
+                turn.as_secs_f64() / one.0.as_secs_f64(),
+                motion.as_secs_f64() / one.1.as_secs_f64()
+            );
+        }
+    }
+}
+
 fn main() {
     let full = std::env::args().any(|a| a == "--bench") && std::env::var_os("PHALANX_BENCH_QUICK").is_none();
     let turns: u32 = std::env::var("PHALANX_BENCH_TURNS").ok().and_then(|t| t.parse().ok()).unwrap_or(if full { 150 } else { 20 });
+    if std::env::var("PHALANX_SCALE_THREADS").is_ok_and(|v| v == "1") {
+        let rounds = std::env::var("PHALANX_SCALE_ROUNDS").ok().and_then(|r| r.parse().ok()).unwrap_or(if full { 3 } else { 1 });
+        threads_table(
+            if full { std::env::var("PHALANX_BENCH_TURNS").ok().and_then(|t| t.parse().ok()).unwrap_or(200) } else { 20 },
+            rounds,
+        );
+        return;
+    }
     if std::env::var("PHALANX_SCALE_GROWTH").is_ok_and(|v| v == "1") {
         growth(if full { std::env::var("PHALANX_BENCH_TURNS").ok().and_then(|t| t.parse().ok()).unwrap_or(200) } else { 20 });
         return;

@@ -14,6 +14,10 @@
 //! the push-apart. As in 0 A.D., walking units do not block each other (a column can walk in file).
 //! The other units are taken where they stood at the start of the motion step, and units are
 //! committed in entity-id order, so no unit's outcome depends on the order a loop visits them.
+//! With a pool, the walks run in tasks of consecutive units and the push-apart's passes in tasks
+//! of whole connected components of their pairs, each joined in the one-thread order: the result
+//! is the same bit for bit on any number of threads (docs/decisions.md, "The motion step runs on
+//! the pool with one thread's result").
 //!
 //! A waypoint is reached when the turn's remaining distance covers it: the unit then stands exactly
 //! on it (no threshold is needed because movement is exact along the segment). Distances use an
@@ -241,11 +245,38 @@ pub(crate) struct UnitIndex {
     /// `(bucket z, bucket x, entry)`, sorted.
     sorted: Vec<(i64, i64, u32)>,
     max_radius: i128,
+    /// Where each bucket's entries start in `sorted`, for the buckets of the units' bounding box,
+    /// when that box holds not many more buckets than there are units: a look-up then reads its
+    /// rows' runs directly instead of searching for them. Either way gives the same units in the
+    /// same order.
+    table: Option<BucketTable>,
 }
+
+/// The start in [`UnitIndex::sorted`] of every bucket of a box of buckets, row by row, and one
+/// past the end.
+struct BucketTable {
+    bx0: i64,
+    bz0: i64,
+    width: i64,
+    height: i64,
+    start: Vec<u32>,
+}
+
+impl BucketTable {
+    /// The place of bucket `(bx, bz)` of the box in [`Self::start`].
+    fn cell(&self, bx: i64, bz: i64) -> usize {
+        ((bz - self.bz0) * self.width + (bx - self.bx0)) as usize
+    }
+}
+
+/// A bucket table is built when its box holds at most this many buckets per unit (plus
+/// [`TABLE_SPARE_BUCKETS`]): memory in proportion to the units, whatever the map.
+const TABLE_BUCKETS_PER_UNIT: i128 = 16;
+const TABLE_SPARE_BUCKETS: i128 = 1 << 16;
 
 impl UnitIndex {
     pub(crate) fn new(entries: Vec<(EntityId, WorldPos, Fixed)>) -> Self {
-        let mut sorted: Vec<(i64, i64, u32)> = entries
+        let keys: Vec<(i64, i64, u32)> = entries
             .iter()
             .enumerate()
             .map(|(n, &(_, pos, _))| {
@@ -253,9 +284,51 @@ impl UnitIndex {
                 (bz, bx, n as u32)
             })
             .collect();
-        sorted.sort_unstable();
         let max_radius = entries.iter().map(|e| i128::from(e.2.to_bits())).max().unwrap_or(0);
-        Self { entries, sorted, max_radius }
+        let (sorted, table) = match Self::table(&keys) {
+            // Counted into the table's buckets in entry order: sorted by (bucket, entry) as a
+            // sort would, in time linear in the units and buckets.
+            Some(table) => {
+                let mut next = table.start.clone();
+                let mut sorted = keys.clone();
+                for &key in &keys {
+                    let cell = table.cell(key.1, key.0);
+                    sorted[next[cell] as usize] = key;
+                    next[cell] += 1;
+                }
+                (sorted, Some(table))
+            }
+            None => {
+                let mut sorted = keys;
+                sorted.sort_unstable();
+                (sorted, None)
+            }
+        };
+        Self { entries, sorted, max_radius, table }
+    }
+
+    /// The bucket table of the units whose `(bucket z, bucket x, entry)` are `keys` (in any
+    /// order), when its box is small enough.
+    fn table(keys: &[(i64, i64, u32)]) -> Option<BucketTable> {
+        let bz0 = keys.iter().map(|e| e.0).min()?;
+        let bz1 = keys.iter().map(|e| e.0).max()?;
+        let bx0 = keys.iter().map(|e| e.1).min()?;
+        let bx1 = keys.iter().map(|e| e.1).max()?;
+        let (width, height) = (i128::from(bx1) - i128::from(bx0) + 1, i128::from(bz1) - i128::from(bz0) + 1);
+        if width * height > TABLE_BUCKETS_PER_UNIT * keys.len() as i128 + TABLE_SPARE_BUCKETS {
+            return None;
+        }
+        let (width, height) = (width as i64, height as i64);
+        let cells = (width * height) as usize;
+        let mut table = BucketTable { bx0, bz0, width, height, start: vec![0u32; cells + 1] };
+        for &(bz, bx, _) in keys {
+            let cell = table.cell(bx, bz);
+            table.start[cell + 1] += 1;
+        }
+        for k in 1..table.start.len() {
+            table.start[k] += table.start[k - 1];
+        }
+        Some(table)
     }
 
     fn bucket(pos: WorldPos) -> (i64, i64) {
@@ -279,6 +352,25 @@ impl UnitIndex {
         let (z0, z1) = (metres(from.z).min(metres(to.z)) - reach - 1, metres(from.z).max(metres(to.z)) + reach + 1);
         let b = |m: i128| m.div_euclid(i128::from(BUCKET_M)).clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64;
         let (bx0, bx1, bz0, bz1) = (b(x0), b(x1), b(z0), b(z1));
+        if let Some(table) = &self.table {
+            // The box of buckets within the table; each row's buckets are one run of `sorted`.
+            let (cx0, cx1) = (bx0.max(table.bx0), bx1.min(table.bx0 + table.width - 1));
+            let (cz0, cz1) = (bz0.max(table.bz0), bz1.min(table.bz0 + table.height - 1));
+            if cx0 > cx1 {
+                return false;
+            }
+            for bz in cz0..=cz1 {
+                let lo = table.start[table.cell(cx0, bz)] as usize;
+                let hi = table.start[table.cell(cx1, bz) + 1] as usize;
+                for &(_, _, n) in &self.sorted[lo..hi] {
+                    let (id, pos, half) = self.entries[n as usize];
+                    if f(id, pos, half) {
+                        return true;
+                    }
+                }
+            }
+            return false;
+        }
         // Walk only the rows of buckets that hold units.
         let mut at = self.sorted.partition_point(|&(bz, _, _)| bz < bz0);
         while let Some(&(bz, _, _)) = self.sorted.get(at) {
@@ -434,6 +526,9 @@ pub(crate) struct MotionParts<'a> {
     /// The push-apart's sweep order of the last turn, where this turn's starts (see [`Sweep`]);
     /// replaced by this turn's.
     pub(crate) sweep_order: &'a mut Vec<u32>,
+    /// The pool the walks and the push-apart's passes run on (the path phase's): results never
+    /// depend on it or on its number of threads.
+    pub(crate) pool: Option<&'a rayon::ThreadPool>,
 }
 
 /// How the motion step moves a unit, by the formation phase's rules.
@@ -447,9 +542,20 @@ pub(crate) enum Steering {
     Run,
 }
 
+/// Units walked by one task of the motion step, at most: small enough that two threads share a
+/// crowd's walks evenly, large enough that handing out a task costs little beside its walks.
+pub(crate) const WALK_TASK_UNITS: usize = 256;
+
+/// Below this many units the push-apart's sweep finds its pairs on the calling thread.
+const PARALLEL_SWEEP_UNITS: usize = 2048;
+
+/// Below this many candidate pairs a push-apart pass runs on the calling thread: handing a few
+/// pairs to the pool costs more than pushing them.
+pub(crate) const PARALLEL_PUSH_PAIRS: usize = 1024;
+
 /// Moves every unit for one turn (see the module documentation).
 pub(crate) fn move_units(parts: MotionParts<'_>, events: &mut Vec<Event>) {
-    let MotionParts { nav, units, requests, turn_ms, motion, steered, walked, sweep_order } = parts;
+    let MotionParts { nav, units, requests, turn_ms, motion, steered, walked, sweep_order, pool } = parts;
     let grid = nav.grid();
     // As 0 A.D.'s movement filter: only units that are not walking block, and only with their
     // core; walking units pass through one another (separating them is the push-apart's job).
@@ -458,9 +564,6 @@ pub(crate) fn move_units(parts: MotionParts<'_>, events: &mut Vec<Event>) {
     let owners: Vec<Option<PlayerId>> = units.slots().iter().map(|u| u.as_ref().map(|u| u.owner)).collect();
     let navcell = |p: WorldPos| grid_navcell(grid, p);
     let cooldown_turns = u8::try_from(motion.replan_cooldown_ms.div_ceil(turn_ms)).unwrap_or(u8::MAX);
-    let mut turn_steps = crate::facing::TurnSteps::new(turn_ms);
-    // (standing unit, the position and owner of the unit walking into it)
-    let mut nudges: Vec<(EntityId, WorldPos, PlayerId)> = Vec::new();
     // The units something can happen to this turn; the others are not touched.
     let acts = |unit: &Unit| {
         let Some(class_nav) = nav.class_nav(unit.class) else { return false };
@@ -470,159 +573,227 @@ pub(crate) fn move_units(parts: MotionParts<'_>, events: &mut Vec<Event>) {
         let stuck = !class_nav.pass_map().is_passable(navcell(unit.pos));
         !(unit.state == UnitState::WaitingForPath || (unit.state == UnitState::Idle && !stuck && unit.replan_cooldown == 0))
     };
-    for unit in units.iter_mut_where(acts) {
-        let Some(class_nav) = nav.class_nav(unit.class) else { continue };
-        let pass = class_nav.pass_map();
-        let stuck = !pass.is_passable(navcell(unit.pos));
-        let steering = steered.get(unit.id.index as usize).copied().unwrap_or(Steering::Free);
-        if steering != Steering::Free {
-            // A member of a formation that steers it: it walks towards the waypoints its formation
-            // gave it (runs, when it is behind its slot), with every rule of movement, and never
-            // plans a path of its own.
-            let (num, den) = if steering == Steering::Run { crate::formation::RUN_MULTIPLIER } else { (1, 1) };
-            let budget = (i128::from(unit.speed.to_bits()) * i128::from(turn_ms) * num) / (1000 * den);
-            let from = unit.pos;
-            let Walk { moved, blocker, .. } = walk(unit, budget, pass, grid, &index, motion);
-            face_travel(unit, from, turn_steps.of(unit.turn_rate));
-            if let Some(other) = blocker
-                && !moved
-            {
-                nudges.push((other, unit.pos, unit.owner));
-            }
-            continue;
+    // Each unit's walk reads only itself and what stood still when the step began (the standing
+    // units' cores in `index`, the grid), so the walks run in tasks of consecutive units on the
+    // pool, and their outputs are joined in task order: the same requests, events and nudges in
+    // the same order as one loop over the units in id order, on any number of threads.
+    let context = WalkContext { nav, motion, turn_ms, steered: &steered, owners: &owners, index: &index };
+    let mut acting: Vec<&mut Unit> = units.iter_mut_where(acts).collect();
+    let walk_task = |task: &mut [&mut Unit]| {
+        let mut out = WalkOut::new(turn_ms);
+        for unit in task.iter_mut() {
+            step_unit(unit, &context, &mut out);
         }
-        if unit.replan_cooldown > 0 {
-            unit.replan_cooldown -= 1;
+        out
+    };
+    let outs: Vec<WalkOut> = match pool {
+        Some(pool) if pool.current_num_threads() > 1 && acting.len() > WALK_TASK_UNITS => {
+            use rayon::prelude::*;
+            pool.install(|| acting.par_chunks_mut(WALK_TASK_UNITS).map(walk_task).collect())
         }
-        match unit.state {
-            UnitState::Moving | UnitState::Blocked(_) => {
-                if stuck && !unit.escape {
-                    // Something was built on it: ask for a path, which starts with the escape.
-                    unit.clear_waypoints();
-                    unit.state = UnitState::WaitingForPath;
-                    requests.push(PathRequest::long(unit.id));
-                    continue;
-                }
-            }
-            UnitState::Idle => {
-                if stuck {
-                    // A request without an order is an escape request.
-                    unit.state = UnitState::WaitingForPath;
-                    requests.push(PathRequest::long(unit.id));
-                }
-                continue;
-            }
-            UnitState::WaitingForPath => continue,
+        _ => vec![walk_task(&mut acting)],
+    };
+    drop(acting);
+    let mut nudges: Vec<(EntityId, WorldPos, PlayerId)> = Vec::new();
+    for out in outs {
+        events.extend(out.events);
+        requests.extend(out.requests);
+        nudges.extend(out.nudges);
+        walked.extend(out.walked);
+    }
+    push_apart(PushContext { nav, motion, index: &index, owners: &owners, pool }, units, &mut nudges, sweep_order);
+    nudge(nav, units, motion, &index, &mut nudges, events);
+    replan_trigger(units, &before, motion, turn_ms, cooldown_turns, requests);
+    record_displacements(units, &before);
+}
+
+/// What every unit's walk of a turn reads besides the unit itself: nothing any walk changes.
+struct WalkContext<'a> {
+    nav: &'a pathing::passability::NavWorld,
+    motion: &'a MotionSettings,
+    turn_ms: u32,
+    steered: &'a [Steering],
+    /// By unit slot, the owner of the unit there when the step began.
+    owners: &'a [Option<PlayerId>],
+    /// The standing units as the step began.
+    index: &'a UnitIndex,
+}
+
+/// What the walks of a run of consecutive units produced, in their id order.
+struct WalkOut {
+    events: Vec<Event>,
+    requests: Vec<PathRequest>,
+    /// (standing unit, the position and owner of the unit walking into it)
+    nudges: Vec<(EntityId, WorldPos, PlayerId)>,
+    walked: Vec<EntityId>,
+    turn_steps: crate::facing::TurnSteps,
+}
+
+impl WalkOut {
+    fn new(turn_ms: u32) -> Self {
+        Self {
+            events: Vec::new(),
+            requests: Vec::new(),
+            nudges: Vec::new(),
+            walked: Vec::new(),
+            turn_steps: crate::facing::TurnSteps::new(turn_ms),
         }
-        let budget = (i128::from(unit.speed.to_bits()) * i128::from(turn_ms)) / 1000;
+    }
+}
+
+/// One unit's turn of motion before the push-apart: its walk, and what being blocked, arriving
+/// or finishing a path makes it do (see the module documentation).
+fn step_unit(unit: &mut Unit, context: &WalkContext<'_>, out: &mut WalkOut) {
+    let WalkContext { nav, motion, turn_ms, steered, owners, index } = *context;
+    let grid = nav.grid();
+    let navcell = |p: WorldPos| grid_navcell(grid, p);
+    let Some(class_nav) = nav.class_nav(unit.class) else { return };
+    let pass = class_nav.pass_map();
+    let stuck = !pass.is_passable(navcell(unit.pos));
+    let steering = steered.get(unit.id.index as usize).copied().unwrap_or(Steering::Free);
+    if steering != Steering::Free {
+        // A member of a formation that steers it: it walks towards the waypoints its formation
+        // gave it (runs, when it is behind its slot), with every rule of movement, and never
+        // plans a path of its own.
+        let (num, den) = if steering == Steering::Run { crate::formation::RUN_MULTIPLIER } else { (1, 1) };
+        let budget = (i128::from(unit.speed.to_bits()) * i128::from(turn_ms) * num) / (1000 * den);
         let from = unit.pos;
-        let Walk { moved, blocker, blocked_by_grid } = walk(unit, budget, pass, grid, &index, motion);
-        if moved {
-            walked.push(unit.id);
+        let Walk { moved, blocker, .. } = walk(unit, budget, pass, grid, index, motion);
+        face_travel(unit, from, out.turn_steps.of(unit.turn_rate));
+        if let Some(other) = blocker
+            && !moved
+        {
+            out.nudges.push((other, unit.pos, unit.owner));
         }
-        face_travel(unit, from, turn_steps.of(unit.turn_rate));
-        if blocked_by_grid || (blocker.is_some() && !moved) {
-            // Blocked: the grid changed under the path, or a standing unit is in the way. A
-            // short-range detour first, a new long-range path every `long_replan_every` blocked
-            // turns, and after `give_up_turns` the order is given up.
-            unit.stalled = if moved { 0 } else { unit.stalled.saturating_add(1) };
-            if unit.stalled == 1 {
-                events.push(Event::Blocked { unit: unit.id });
-            }
-            if unit.stalled >= motion.give_up_turns {
-                let reason = if unit.held_searches > 0 { FailReason::PassageHeld } else { FailReason::Blocked };
-                unit.give_up();
-                unit.stalled = 0;
-                events.push(Event::Failed { unit: unit.id, reason });
-                continue;
-            }
-            // Only a unit on an order (or escaping) nudges: a unit stepping aside from a nudge
-            // that runs into another standing unit stops, or the two would nudge each other back
-            // and forth for ever.
-            if let Some(other) = blocker
-                && (!unit.orders.is_empty() || unit.escape)
-            {
-                nudges.push((other, unit.pos, unit.owner));
-            }
-            let held = blocker.is_some_and(|b| owners.get(b.index as usize).copied().flatten().is_some_and(|o| o != unit.owner));
-            if held && !blocked_by_grid && !unit.orders.is_empty() && !unit.escape {
-                wait_or_go_round(unit, motion, requests);
-                continue;
-            }
-            if unit.orders.is_empty() && !unit.escape {
-                // A nudged unit that cannot step aside stays where it is.
+        return;
+    }
+    if unit.replan_cooldown > 0 {
+        unit.replan_cooldown -= 1;
+    }
+    match unit.state {
+        UnitState::Moving | UnitState::Blocked(_) => {
+            if stuck && !unit.escape {
+                // Something was built on it: ask for a path, which starts with the escape.
                 unit.clear_waypoints();
-                unit.state = UnitState::Idle;
-                unit.stalled = 0;
-                continue;
-            }
-            let long = unit.stalled > 0 && unit.stalled % motion.long_replan_every == 0 && unit.replan_cooldown == 0;
-            unit.state = UnitState::WaitingForPath;
-            if long || unit.orders.is_empty() {
-                unit.replan_cooldown = motion.long_replan_every;
-                unit.clear_waypoints();
-                requests.push(PathRequest::long(unit.id));
-            } else {
-                requests.push(PathRequest::short(unit.id));
-            }
-            continue;
-        }
-        if moved {
-            unit.stalled = 0;
-            unit.held_searches = 0;
-        }
-        unit.state = UnitState::Moving;
-        if !unit.waypoints().is_empty() {
-            continue;
-        }
-        if unit.escape || unit.resume {
-            // Out of the impassable navcells, or at the end of a path cut short by the search
-            // budget: resume the order, if any.
-            unit.escape = false;
-            unit.resume = false;
-            if unit.orders.is_empty() {
-                unit.state = UnitState::Idle;
-            } else {
                 unit.state = UnitState::WaitingForPath;
-                requests.push(PathRequest::long(unit.id));
+                out.requests.push(PathRequest::long(unit.id));
+                return;
             }
-            continue;
         }
-        let range_order = matches!(unit.orders.first(), Some(GoalSpec::Range { .. }));
-        if range_order && !unit.settle {
-            // Whether a range order is met depends on where its target is now: the path phase
-            // decides (done, or after it). A unit that asks again without having moved (a path
-            // that cannot bring it into range) counts a blocked turn, so it gives up in the end.
-            if !moved {
-                unit.stalled = unit.stalled.saturating_add(1);
-                if unit.stalled >= motion.give_up_turns {
-                    unit.give_up();
-                    unit.stalled = 0;
-                    events.push(Event::Failed { unit: unit.id, reason: FailReason::Blocked });
-                    continue;
-                }
+        UnitState::Idle => {
+            if stuck {
+                // A request without an order is an escape request.
+                unit.state = UnitState::WaitingForPath;
+                out.requests.push(PathRequest::long(unit.id));
             }
-            unit.state = UnitState::WaitingForPath;
-            requests.push(PathRequest::long(unit.id));
-            continue;
+            return;
         }
-        unit.settle = false;
-        if !unit.orders.is_empty() {
-            unit.orders.remove(0);
-            unit.order_group = 0;
-            events.push(Event::Arrived { unit: unit.id });
+        UnitState::WaitingForPath => return,
+    }
+    let budget = (i128::from(unit.speed.to_bits()) * i128::from(turn_ms)) / 1000;
+    let from = unit.pos;
+    let Walk { moved, blocker, blocked_by_grid } = walk(unit, budget, pass, grid, index, motion);
+    if moved {
+        out.walked.push(unit.id);
+    }
+    face_travel(unit, from, out.turn_steps.of(unit.turn_rate));
+    if blocked_by_grid || (blocker.is_some() && !moved) {
+        // Blocked: the grid changed under the path, or a standing unit is in the way. A
+        // short-range detour first, a new long-range path every `long_replan_every` blocked
+        // turns, and after `give_up_turns` the order is given up.
+        unit.stalled = if moved { 0 } else { unit.stalled.saturating_add(1) };
+        if unit.stalled == 1 {
+            out.events.push(Event::Blocked { unit: unit.id });
         }
+        if unit.stalled >= motion.give_up_turns {
+            let reason = if unit.held_searches > 0 { FailReason::PassageHeld } else { FailReason::Blocked };
+            unit.give_up();
+            unit.stalled = 0;
+            out.events.push(Event::Failed { unit: unit.id, reason });
+            return;
+        }
+        // Only a unit on an order (or escaping) nudges: a unit stepping aside from a nudge
+        // that runs into another standing unit stops, or the two would nudge each other back
+        // and forth for ever.
+        if let Some(other) = blocker
+            && (!unit.orders.is_empty() || unit.escape)
+        {
+            out.nudges.push((other, unit.pos, unit.owner));
+        }
+        let held = blocker.is_some_and(|b| owners.get(b.index as usize).copied().flatten().is_some_and(|o| o != unit.owner));
+        if held && !blocked_by_grid && !unit.orders.is_empty() && !unit.escape {
+            wait_or_go_round(unit, motion, &mut out.requests);
+            return;
+        }
+        if unit.orders.is_empty() && !unit.escape {
+            // A nudged unit that cannot step aside stays where it is.
+            unit.clear_waypoints();
+            unit.state = UnitState::Idle;
+            unit.stalled = 0;
+            return;
+        }
+        let long = unit.stalled > 0 && unit.stalled.is_multiple_of(motion.long_replan_every) && unit.replan_cooldown == 0;
+        unit.state = UnitState::WaitingForPath;
+        if long || unit.orders.is_empty() {
+            unit.replan_cooldown = motion.long_replan_every;
+            unit.clear_waypoints();
+            out.requests.push(PathRequest::long(unit.id));
+        } else {
+            out.requests.push(PathRequest::short(unit.id));
+        }
+        return;
+    }
+    if moved {
+        unit.stalled = 0;
+        unit.held_searches = 0;
+    }
+    unit.state = UnitState::Moving;
+    if !unit.waypoints().is_empty() {
+        return;
+    }
+    if unit.escape || unit.resume {
+        // Out of the impassable navcells, or at the end of a path cut short by the search
+        // budget: resume the order, if any.
+        unit.escape = false;
+        unit.resume = false;
         if unit.orders.is_empty() {
             unit.state = UnitState::Idle;
         } else {
             unit.state = UnitState::WaitingForPath;
-            requests.push(PathRequest::long(unit.id));
+            out.requests.push(PathRequest::long(unit.id));
         }
+        return;
     }
-    push_apart(nav, units, motion, &mut nudges, sweep_order, &index);
-    nudge(nav, units, motion, &index, &mut nudges, events);
-    replan_trigger(units, &before, motion, turn_ms, cooldown_turns, requests);
-    record_displacements(units, &before);
+    let range_order = matches!(unit.orders.first(), Some(GoalSpec::Range { .. }));
+    if range_order && !unit.settle {
+        // Whether a range order is met depends on where its target is now: the path phase
+        // decides (done, or after it). A unit that asks again without having moved (a path
+        // that cannot bring it into range) counts a blocked turn, so it gives up in the end.
+        if !moved {
+            unit.stalled = unit.stalled.saturating_add(1);
+            if unit.stalled >= motion.give_up_turns {
+                unit.give_up();
+                unit.stalled = 0;
+                out.events.push(Event::Failed { unit: unit.id, reason: FailReason::Blocked });
+                return;
+            }
+        }
+        unit.state = UnitState::WaitingForPath;
+        out.requests.push(PathRequest::long(unit.id));
+        return;
+    }
+    unit.settle = false;
+    if !unit.orders.is_empty() {
+        unit.orders.remove(0);
+        unit.order_group = 0;
+        out.events.push(Event::Arrived { unit: unit.id });
+    }
+    if unit.orders.is_empty() {
+        unit.state = UnitState::Idle;
+    } else {
+        unit.state = UnitState::WaitingForPath;
+        out.requests.push(PathRequest::long(unit.id));
+    }
 }
 
 /// A unit blocked by a standing unit of another player, which it may not nudge (docs/motion-rules.md,
@@ -674,14 +845,11 @@ fn record_displacements(units: &mut UnitStore, before: &[Option<WorldPos>]) {
 /// aside across it (the higher index first, to the left, then the right). A walking unit pushing
 /// a standing one also nudges it.
 fn push_apart(
-    nav: &pathing::passability::NavWorld,
+    context: PushContext<'_>,
     store: &mut UnitStore,
-    motion: &MotionSettings,
     nudges: &mut Vec<(EntityId, WorldPos, PlayerId)>,
     sweep_order: &mut Vec<u32>,
-    index: &UnitIndex,
 ) {
-    let raw = |v: Fixed| i128::from(v.to_bits());
     // Whose standing units there are (they stand as the motion step began, as in `index`): with
     // none, or only the pushed unit's own player's, no push can enter another player's core, and
     // the look-up is skipped (a crowd of one player pays nothing for the rule).
@@ -690,8 +858,13 @@ fn push_apart(
         StandingOwners::Only(p) if p == u.owner => acc,
         _ => StandingOwners::Several,
     });
+    let pairs_context = PairsContext { push: &context, standing_owners };
+    // What the push reads of each unit, by slot, kept together and apart from the units: the
+    // passes change positions only.
+    let mut view: Vec<PushUnit> = store.slots().iter().map(PushUnit::of).collect();
+    let threads = context.pool.map_or(1, rayon::ThreadPool::current_num_threads);
     let mut sweep: Option<Sweep> = None;
-    for _ in 0..motion.push_iterations {
+    for _ in 0..context.motion.push_iterations {
         let sweep = match &mut sweep {
             Some(sweep) => {
                 sweep.reorder();
@@ -699,95 +872,47 @@ fn push_apart(
             }
             None => sweep.insert(Sweep::new(store.slots(), sweep_order)),
         };
-        let pairs = sweep.pairs();
+        let pairs = sweep.pairs(context.pool);
         if pairs.is_empty() {
             break;
         }
-        for (i, j) in pairs {
-            let units = store.slots();
-            let (a, b) = (units[i as usize].as_ref().expect("listed"), units[j as usize].as_ref().expect("listed"));
-            let (dx, dz) = (raw(b.pos.x) - raw(a.pos.x), raw(b.pos.z) - raw(a.pos.z));
-            let reach = raw(a.radius) + raw(b.radius);
-            let d2 = dx * dx + dz * dz;
-            if d2 >= reach * reach {
-                continue;
-            }
-            let d = isqrt(d2 as u128) as i128;
-            let overlap = reach - d;
-            let push = |len: i128| {
-                if d == 0 { if (i + j) % 2 == 0 { (len, 0) } else { (0, len) } } else { (div(dx * len, d), div(dz * len, d)) }
-            };
-            let half = push(overlap / 2);
-            let neg = |(x, z): (i128, i128)| (-x, -z);
-            let (a_half, b_half) = (offset(a.pos, neg(half)), offset(b.pos, half));
-            // A standing unit is not pushed by a walking unit of another player (as it is never
-            // nudged by one): the other takes the whole overlap, so a passage held by standing units stays
-            // as wide as the held-passage search sees it (docs/motion-rules.md, "Passages held by
-            // other players").
-            let held = |u: &Unit, by: &Unit| {
-                u.state == UnitState::Idle && u.orders.is_empty() && by.state != UnitState::Idle && by.owner != u.owner
-            };
-            // Nor is a unit pushed into the core of another player's standing unit from outside
-            // it, which it may not walk into either (and a unit starting inside a core may walk
-            // out through it); its own player's standing units it may shove, as it nudges them.
-            let owner_of = |id: EntityId| units.get(id.index as usize).and_then(Option::as_ref).map(|u| u.owner);
-            let fits = |u: &Unit, to: WorldPos| {
-                may_shift(nav, u.class, u.pos, to)
-                    && (standing_owners == StandingOwners::Only(u.owner)
-                        || standing_owners == StandingOwners::None
-                        || !index.hits_where(u.id, u.pos, to, u.radius, |id| owner_of(id) != Some(u.owner)))
-            };
-            let (a_ok, b_ok) = (!held(a, b) && fits(a, a_half), !held(b, a) && fits(b, b_half));
-            let (new_a, new_b) = match (a_ok, b_ok) {
-                (true, true) => (a_half, b_half),
-                _ => {
-                    let whole = push(overlap);
-                    let b_whole = offset(b.pos, whole);
-                    let a_whole = offset(a.pos, neg(whole));
-                    // Neither can give way along the line between them, though the grid would
-                    // let one of them: other players' cores wedge them in. One steps aside across
-                    // the line, b first, to its left then its right, then a, so a pair wedged
-                    // in a pocket of other players' units still comes apart where the pocket has
-                    // room. (Between walls, as in a corridor one unit wide, nobody steps aside.)
-                    let across = |(x, z): (i128, i128)| [(-z, x), (z, -x)];
-                    let wedged = || may_shift(nav, b.class, b.pos, b_whole) || may_shift(nav, a.class, a.pos, a_whole);
-                    let aside =
-                        |u: &Unit, by: &Unit| across(whole).into_iter().map(|v| offset(u.pos, v)).find(|&to| !held(u, by) && fits(u, to));
-                    if !held(b, a) && fits(b, b_whole) {
-                        (a.pos, b_whole)
-                    } else if !held(a, b) && fits(a, a_whole) {
-                        (a_whole, b.pos)
-                    } else if !wedged() {
-                        (a.pos, b.pos)
-                    } else if let Some(to) = aside(b, a) {
-                        (a.pos, to)
-                    } else if let Some(to) = aside(a, b) {
-                        (to, b.pos)
-                    } else {
-                        (a.pos, b.pos)
-                    }
+        let moves = match context.pool {
+            // A pair's push reads and moves only its two units (the rest of what it reads stood
+            // still when the step began), so units linked by no chain of pairs never see each
+            // other's pushes: the pass's connected components are pushed apart on the pool, each
+            // in the pass's pair order, which gives exactly the positions of one loop over all
+            // the pairs in that order, on any number of threads.
+            Some(pool) if threads > 1 && pairs.len() >= PARALLEL_PUSH_PAIRS => {
+                use rayon::prelude::*;
+                let tasks = component_tasks(&pairs, view.len(), 4 * threads);
+                let view_ref = &view;
+                let results: Vec<TaskResult> = pool.install(|| {
+                    tasks
+                        .par_iter()
+                        .map(|task| {
+                            let mut local: Vec<PushUnit> = task.units.iter().map(|&slot| view_ref[slot as usize]).collect();
+                            let mut task_nudges = Vec::new();
+                            let moved = push_pairs(&pairs_context, &mut local, &task.pairs, &mut task_nudges);
+                            let moved = moved.into_iter().map(|place| (task.units[place as usize], local[place as usize].pos)).collect();
+                            (moved, task_nudges)
+                        })
+                        .collect()
+                });
+                let mut moves = Vec::new();
+                for (moved, task_nudges) in results {
+                    moves.extend(moved);
+                    nudges.extend(task_nudges);
                 }
-            };
-            let walking = |u: &Unit| u.state == UnitState::Moving && !u.orders.is_empty();
-            let standing = |u: &Unit| u.state == UnitState::Idle;
-            if walking(a) && standing(b) {
-                nudges.push((b.id, a.pos, a.owner));
-            } else if walking(b) && standing(a) {
-                nudges.push((a.id, b.pos, b.owner));
+                moves
             }
-            let cell_size = nav.grid().cell_size();
-            for (slot, planned) in [(i, new_a), (j, new_b)] {
-                let u = store.slots()[slot as usize].as_ref().expect("listed");
-                let pos = off_grid_lines(planned, cell_size);
-                // A planned position other than where the unit stands was checked above, from
-                // where it still stands; only a position moved off a grid line needs a new check.
-                if pos != u.pos
-                    && (pos == planned || may_shift(nav, u.class, u.pos, pos))
-                    && let Some(u) = store.slot_mut(slot)
-                {
-                    u.pos = pos;
-                    sweep.moved(slot, pos);
-                }
+            _ => push_pairs(&pairs_context, &mut view, &pairs, nudges).into_iter().map(|slot| (slot, view[slot as usize].pos)).collect(),
+        };
+        for (slot, pos) in moves {
+            view[slot as usize].pos = pos;
+            view[slot as usize].moved = false;
+            if let Some(u) = store.slot_mut(slot) {
+                u.pos = pos;
+                sweep.moved(slot, pos);
             }
         }
     }
@@ -795,6 +920,247 @@ fn push_apart(
         sweep_order.clear();
         sweep_order.extend(sweep.order.iter().map(|e| e.index));
     }
+}
+
+/// What one push-apart task gives back: the units it moved (slot, new position), and its nudges.
+type TaskResult = (Vec<(u32, WorldPos)>, Vec<(EntityId, WorldPos, PlayerId)>);
+
+/// What the push-apart reads besides the units it pushes: nothing it changes.
+struct PushContext<'a> {
+    nav: &'a pathing::passability::NavWorld,
+    motion: &'a MotionSettings,
+    /// The standing units as the motion step began.
+    index: &'a UnitIndex,
+    /// By unit slot, the owner of the unit there.
+    owners: &'a [Option<PlayerId>],
+    pool: Option<&'a rayon::ThreadPool>,
+}
+
+/// What every pair's push reads: the context, and whose standing units there are.
+struct PairsContext<'a> {
+    push: &'a PushContext<'a>,
+    standing_owners: StandingOwners,
+}
+
+/// What the push-apart reads of a unit (an empty slot is never in a pair).
+#[derive(Clone, Copy)]
+struct PushUnit {
+    id: EntityId,
+    pos: WorldPos,
+    radius: Fixed,
+    class: PassClass,
+    owner: PlayerId,
+    /// Standing (no path to follow).
+    idle: bool,
+    /// Standing with no order: another player's walkers may not move it.
+    holds: bool,
+    /// Following a path on an order: it nudges the standing units it pushes.
+    walking: bool,
+    /// Moved in this pass (listed in what [`push_pairs`] returns).
+    moved: bool,
+}
+
+impl PushUnit {
+    fn of(slot: &Option<Unit>) -> Self {
+        match slot {
+            Some(u) => Self {
+                id: u.id,
+                pos: u.pos,
+                radius: u.radius,
+                class: u.class,
+                owner: u.owner,
+                idle: u.state == UnitState::Idle,
+                holds: u.state == UnitState::Idle && u.orders.is_empty(),
+                walking: u.state == UnitState::Moving && !u.orders.is_empty(),
+                moved: false,
+            },
+            None => Self {
+                id: EntityId { index: u32::MAX, generation: 0 },
+                pos: WorldPos::new(Fixed::ZERO, Fixed::ZERO),
+                radius: Fixed::ZERO,
+                class: PassClass::of(0),
+                owner: PlayerId(0),
+                idle: false,
+                holds: false,
+                walking: false,
+                moved: false,
+            },
+        }
+    }
+}
+
+/// The units of some connected components of a pass's pairs (in the order the pairs first name
+/// them) and those components' pairs in the pass's order, between their places in `units`.
+struct PushTask {
+    units: Vec<u32>,
+    pairs: Vec<(u32, u32)>,
+}
+
+/// The pass's `pairs` (between slots below `slots`) in about `wanted` tasks of whole connected
+/// components, each task's components consecutive in the order their first pair comes: the split
+/// changes which thread pushes a pair, never the order of the pairs a unit is in.
+fn component_tasks(pairs: &[(u32, u32)], slots: usize, wanted: usize) -> Vec<PushTask> {
+    const NONE: u32 = u32::MAX;
+    let mut parent: Vec<u32> = (0..slots as u32).collect();
+    let find = |parent: &mut Vec<u32>, mut x: u32| {
+        while parent[x as usize] != x {
+            let up = parent[parent[x as usize] as usize];
+            parent[x as usize] = up;
+            x = up;
+        }
+        x
+    };
+    for &(i, j) in pairs {
+        let (a, b) = (find(&mut parent, i), find(&mut parent, j));
+        if a != b {
+            // The lower root stays the root: the result does not depend on the sizes.
+            let (lo, hi) = (a.min(b), a.max(b));
+            parent[hi as usize] = lo;
+        }
+    }
+    // Components numbered by their first pair; their pair counts.
+    let mut component_of_root = vec![NONE; slots];
+    let mut pair_component: Vec<u32> = Vec::with_capacity(pairs.len());
+    let mut sizes: Vec<usize> = Vec::new();
+    for &(i, _) in pairs {
+        let root = find(&mut parent, i) as usize;
+        if component_of_root[root] == NONE {
+            component_of_root[root] = sizes.len() as u32;
+            sizes.push(0);
+        }
+        let c = component_of_root[root];
+        sizes[c as usize] += 1;
+        pair_component.push(c);
+    }
+    // Consecutive components packed into tasks of about `pairs / wanted` pairs each.
+    let target = pairs.len().div_ceil(wanted.max(1)).max(1);
+    let mut task_of: Vec<u32> = Vec::with_capacity(sizes.len());
+    let (mut task, mut filled) = (0u32, 0usize);
+    for &size in &sizes {
+        if filled >= target {
+            task += 1;
+            filled = 0;
+        }
+        task_of.push(task);
+        filled += size;
+    }
+    let mut tasks: Vec<PushTask> = (0..=task).map(|_| PushTask { units: Vec::new(), pairs: Vec::new() }).collect();
+    let mut local = vec![NONE; slots];
+    for (&(i, j), &c) in pairs.iter().zip(&pair_component) {
+        let t = &mut tasks[task_of[c as usize] as usize];
+        let mut place = |slot: u32| {
+            if local[slot as usize] == NONE {
+                local[slot as usize] = t.units.len() as u32;
+                t.units.push(slot);
+            }
+            local[slot as usize]
+        };
+        let (a, b) = (place(i), place(j));
+        t.pairs.push((a, b));
+    }
+    tasks
+}
+
+/// One pass of the push-apart over `pairs` (places in `units`, in the pass's order): each pair
+/// that overlaps is pushed apart by the rules of [`push_apart`], moving only its two units.
+/// Returns the places of the units it moved, each once (marked [`PushUnit::moved`]).
+fn push_pairs(
+    context: &PairsContext<'_>,
+    units: &mut [PushUnit],
+    pairs: &[(u32, u32)],
+    nudges: &mut Vec<(EntityId, WorldPos, PlayerId)>,
+) -> Vec<u32> {
+    let mut moved = Vec::new();
+    let PushContext { nav, index, owners, .. } = *context.push;
+    let standing_owners = context.standing_owners;
+    let raw = |v: Fixed| i128::from(v.to_bits());
+    let cell_size = nav.grid().cell_size();
+    // A standing unit is not pushed by a walking unit of another player (as it is never nudged
+    // by one): the other takes the whole overlap, so a passage held by standing units stays as
+    // wide as the held-passage search sees it (docs/motion-rules.md, "Passages held by other
+    // players").
+    let held = |u: &PushUnit, by: &PushUnit| u.holds && !by.idle && by.owner != u.owner;
+    // Nor is a unit pushed into the core of another player's standing unit from outside it,
+    // which it may not walk into either (and a unit starting inside a core may walk out through
+    // it); its own player's standing units it may shove, as it nudges them.
+    let owner_of = |id: EntityId| owners.get(id.index as usize).copied().flatten();
+    let fits = |u: &PushUnit, to: WorldPos| {
+        may_shift(nav, u.class, u.pos, to)
+            && (standing_owners == StandingOwners::Only(u.owner)
+                || standing_owners == StandingOwners::None
+                || !index.hits_where(u.id, u.pos, to, u.radius, |id| owner_of(id) != Some(u.owner)))
+    };
+    for &(i, j) in pairs {
+        let (a, b) = (units[i as usize], units[j as usize]);
+        let (dx, dz) = (raw(b.pos.x) - raw(a.pos.x), raw(b.pos.z) - raw(a.pos.z));
+        let reach = raw(a.radius) + raw(b.radius);
+        let d2 = dx * dx + dz * dz;
+        if d2 >= reach * reach {
+            continue;
+        }
+        let d = isqrt(d2 as u128) as i128;
+        let overlap = reach - d;
+        // Coinciding units are pushed along x or z by the parity of their slots.
+        let parity = (u64::from(a.id.index) + u64::from(b.id.index)) % 2;
+        let push = |len: i128| {
+            if d == 0 { if parity == 0 { (len, 0) } else { (0, len) } } else { (div(dx * len, d), div(dz * len, d)) }
+        };
+        let half = push(overlap / 2);
+        let neg = |(x, z): (i128, i128)| (-x, -z);
+        let (a_half, b_half) = (offset(a.pos, neg(half)), offset(b.pos, half));
+        let (a_ok, b_ok) = (!held(&a, &b) && fits(&a, a_half), !held(&b, &a) && fits(&b, b_half));
+        let (new_a, new_b) = match (a_ok, b_ok) {
+            (true, true) => (a_half, b_half),
+            _ => {
+                let whole = push(overlap);
+                let b_whole = offset(b.pos, whole);
+                let a_whole = offset(a.pos, neg(whole));
+                // Neither can give way along the line between them, though the grid would let
+                // one of them: other players' cores wedge them in. One steps aside across the
+                // line, b first, to its left then its right, then a, so a pair wedged in a
+                // pocket of other players' units still comes apart where the pocket has room.
+                // (Between walls, as in a corridor one unit wide, nobody steps aside.)
+                let across = |(x, z): (i128, i128)| [(-z, x), (z, -x)];
+                let wedged = || may_shift(nav, b.class, b.pos, b_whole) || may_shift(nav, a.class, a.pos, a_whole);
+                let aside = |u: &PushUnit, by: &PushUnit| {
+                    across(whole).into_iter().map(|v| offset(u.pos, v)).find(|&to| !held(u, by) && fits(u, to))
+                };
+                if !held(&b, &a) && fits(&b, b_whole) {
+                    (a.pos, b_whole)
+                } else if !held(&a, &b) && fits(&a, a_whole) {
+                    (a_whole, b.pos)
+                } else if !wedged() {
+                    (a.pos, b.pos)
+                } else if let Some(to) = aside(&b, &a) {
+                    (a.pos, to)
+                } else if let Some(to) = aside(&a, &b) {
+                    (to, b.pos)
+                } else {
+                    (a.pos, b.pos)
+                }
+            }
+        };
+        // A walking unit pushing a standing one also nudges it.
+        if a.walking && b.idle {
+            nudges.push((b.id, a.pos, a.owner));
+        } else if b.walking && a.idle {
+            nudges.push((a.id, b.pos, b.owner));
+        }
+        for (place, planned) in [(i, new_a), (j, new_b)] {
+            let u = &mut units[place as usize];
+            let pos = off_grid_lines(planned, cell_size);
+            // A planned position other than where the unit stands was checked above, from where
+            // it still stands; only a position moved off a grid line needs a new check.
+            if pos != u.pos && (pos == planned || may_shift(nav, u.class, u.pos, pos)) {
+                u.pos = pos;
+                if !u.moved {
+                    u.moved = true;
+                    moved.push(place);
+                }
+            }
+        }
+    }
+    moved
 }
 
 /// The owners of the standing units, for the push-apart's rule on other players' cores.
@@ -892,46 +1258,85 @@ impl Sweep {
     /// their radii on both axes (the push-apart's candidates), sorted. A unit is swept against the
     /// later units of its own strip and the units of the next strip within reach on x, so every
     /// pair is found exactly once and the set does not depend on how the units are stored.
-    fn pairs(&self) -> Vec<(u32, u32)> {
+    fn pairs(&self, pool: Option<&rayon::ThreadPool>) -> Vec<(u32, u32)> {
+        let order = &self.order;
+        // Where each strip starts, and the end.
+        let mut bounds: Vec<usize> = Vec::new();
+        for (k, e) in order.iter().enumerate() {
+            if k == 0 || order[k - 1].strip != e.strip {
+                bounds.push(k);
+            }
+        }
+        bounds.push(order.len());
+        let strips = bounds.len() - 1;
+        // Each pair as one integer, `lower << 32 | higher`: sorting those is sorting the pairs.
+        // The strips are swept in groups on the pool when there are many units; the pairs are
+        // sorted after, so the grouping never shows.
+        let pairs: Vec<u64> = match pool {
+            Some(pool) if pool.current_num_threads() > 1 && order.len() >= PARALLEL_SWEEP_UNITS => {
+                use rayon::prelude::*;
+                let groups = 4 * pool.current_num_threads();
+                let per_group = strips.div_ceil(groups).max(1);
+                pool.install(|| {
+                    (0..strips.div_ceil(per_group))
+                        .into_par_iter()
+                        .map(|g| {
+                            let mut pairs = Vec::new();
+                            for s in g * per_group..((g + 1) * per_group).min(strips) {
+                                self.strip_pairs(&bounds, s, &mut pairs);
+                            }
+                            pairs
+                        })
+                        .collect::<Vec<Vec<u64>>>()
+                        .concat()
+                })
+            }
+            _ => {
+                let mut pairs = Vec::new();
+                for s in 0..strips {
+                    self.strip_pairs(&bounds, s, &mut pairs);
+                }
+                pairs
+            }
+        };
+        sort_pairs(&pairs, self.at.len())
+    }
+
+    /// The candidate pairs of strip `s` (of the strips starting at `bounds`) with itself and the
+    /// strip after it, as `lower << 32 | higher`.
+    fn strip_pairs(&self, bounds: &[usize], s: usize, pairs: &mut Vec<u64>) {
         let order = &self.order;
         let reach_max = self.reach_max;
-        // Each pair as one integer, `lower << 32 | higher`: sorting those is sorting the pairs.
-        let mut pairs: Vec<u64> = Vec::new();
         let mut check = |a: &SweepEntry, b: &SweepEntry| {
             let reach = i128::from(a.radius) + i128::from(b.radius);
             if (i128::from(b.x) - i128::from(a.x)).abs() < reach && (i128::from(b.z) - i128::from(a.z)).abs() < reach {
                 pairs.push(u64::from(a.index.min(b.index)) << 32 | u64::from(a.index.max(b.index)));
             }
         };
-        let mut strip_start = 0;
-        while strip_start < order.len() {
-            let strip = order[strip_start].strip;
-            let strip_end = strip_start + order[strip_start..].partition_point(|e| e.strip == strip);
-            let next_end = strip_end + order[strip_end..].partition_point(|e| e.strip == strip + 1);
-            let (this, next) = (&order[strip_start..strip_end], &order[strip_end..next_end]);
-            // The first unit of the next strip that may be within reach on x: it only moves
-            // forward, since this strip's units come in x order.
-            let mut lo = 0;
-            for (k, a) in this.iter().enumerate() {
-                for b in &this[k + 1..] {
-                    if i128::from(b.x) - i128::from(a.x) >= reach_max {
-                        break;
-                    }
-                    check(a, b);
+        let (strip_start, strip_end) = (bounds[s], bounds[s + 1]);
+        let strip = order[strip_start].strip;
+        let next_end = if s + 2 < bounds.len() && order[strip_end].strip == strip + 1 { bounds[s + 2] } else { strip_end };
+        let (this, next) = (&order[strip_start..strip_end], &order[strip_end..next_end]);
+        // The first unit of the next strip that may be within reach on x: it only moves forward,
+        // since this strip's units come in x order.
+        let mut lo = 0;
+        for (k, a) in this.iter().enumerate() {
+            for b in &this[k + 1..] {
+                if i128::from(b.x) - i128::from(a.x) >= reach_max {
+                    break;
                 }
-                while lo < next.len() && i128::from(next[lo].x) - i128::from(a.x) <= -reach_max {
-                    lo += 1;
-                }
-                for b in &next[lo..] {
-                    if i128::from(b.x) - i128::from(a.x) >= reach_max {
-                        break;
-                    }
-                    check(a, b);
-                }
+                check(a, b);
             }
-            strip_start = strip_end;
+            while lo < next.len() && i128::from(next[lo].x) - i128::from(a.x) <= -reach_max {
+                lo += 1;
+            }
+            for b in &next[lo..] {
+                if i128::from(b.x) - i128::from(a.x) >= reach_max {
+                    break;
+                }
+                check(a, b);
+            }
         }
-        sort_pairs(&pairs, self.at.len())
     }
 }
 
@@ -947,7 +1352,7 @@ fn sort_sweep(order: &mut Vec<SweepEntry>) {
         order.sort_unstable();
         return;
     }
-    *order = bucket_sort(order, strips as usize, |e| (i128::from(e.strip) - i128::from(lo)) as usize);
+    *order = bucket_sort(order, strips as usize, |e| (i128::from(e.strip) - i128::from(lo)) as usize, <[SweepEntry]>::sort_unstable);
 }
 
 /// The pairs `lower << 32 | higher` (lower and higher below `slots`) as `(lower, higher)`, sorted:
@@ -955,12 +1360,12 @@ fn sort_sweep(order: &mut Vec<SweepEntry>) {
 /// linear in the pairs and the slots where a sort of all pairs is not.
 fn sort_pairs(pairs: &[u64], slots: usize) -> Vec<(u32, u32)> {
     let split: Vec<(u32, u32)> = pairs.iter().map(|&p| ((p >> 32) as u32, p as u32)).collect();
-    bucket_sort(&split, slots, |&(lower, _)| lower as usize)
+    bucket_sort(&split, slots, |&(lower, _)| lower as usize, sort_nearly_sorted)
 }
 
 /// `items` sorted, given a key below `buckets` that the order sorts by first: counted into one
 /// bucket per key (each keeping the items' order), then each bucket sorted.
-fn bucket_sort<T: Copy + Ord>(items: &[T], buckets: usize, key: impl Fn(&T) -> usize) -> Vec<T> {
+fn bucket_sort<T: Copy + Ord>(items: &[T], buckets: usize, key: impl Fn(&T) -> usize, sort: impl Fn(&mut [T])) -> Vec<T> {
     let mut start = vec![0u32; buckets + 1];
     for item in items {
         start[key(item) + 1] += 1;
@@ -976,9 +1381,31 @@ fn bucket_sort<T: Copy + Ord>(items: &[T], buckets: usize, key: impl Fn(&T) -> u
         next[b] += 1;
     }
     for bucket in start.windows(2) {
-        sorted[bucket[0] as usize..bucket[1] as usize].sort_unstable();
+        sort(&mut sorted[bucket[0] as usize..bucket[1] as usize]);
     }
     sorted
+}
+
+/// Sorts `items`, by insertion while few are out of place (the sweep's strips start from the
+/// last pass's order, in which units moved little), else by a general sort; the result is the
+/// same either way.
+fn sort_nearly_sorted<T: Copy + Ord>(items: &mut [T]) {
+    // Shifts allowed before giving up on insertion: about what a general sort would cost.
+    let mut allowance = 4 * items.len() + 16;
+    for k in 1..items.len() {
+        let item = items[k];
+        let mut at = k;
+        while at > 0 && items[at - 1] > item {
+            items[at] = items[at - 1];
+            at -= 1;
+            allowance = allowance.saturating_sub(1);
+        }
+        items[at] = item;
+        if allowance == 0 {
+            items.sort_unstable();
+            return;
+        }
+    }
 }
 
 /// Nudging (docs/motion-rules.md, "Nudging"): a standing unit with no order that a walking unit of its owner
@@ -1117,6 +1544,31 @@ mod tests {
             let mut expected: Vec<(u32, u32)> = pairs.iter().map(|&p| ((p >> 32) as u32, p as u32)).collect();
             expected.sort_unstable();
             prop_assert_eq!(sort_pairs(&pairs, 60), expected);
+        }
+
+        /// The split of a pass's pairs between tasks: every pair in exactly one task, each task's
+        /// pairs in the pass's order, no unit in two tasks (so two pairs sharing a unit are pushed
+        /// by one task, one after the other, as one loop would), for any number of tasks wanted.
+        #[test]
+        fn the_push_tasks_hold_whole_components_in_the_pass_order(
+            raw in proptest::collection::btree_set((0u32..80, 0u32..80), 0..200),
+            wanted in 1usize..20,
+        ) {
+            let pairs: Vec<(u32, u32)> = raw.into_iter().filter(|(a, b)| a < b).collect();
+            let tasks = component_tasks(&pairs, 80, wanted);
+            let mut owner = [usize::MAX; 80];
+            let mut seen: Vec<(u32, u32)> = Vec::new();
+            for (t, task) in tasks.iter().enumerate() {
+                for &slot in &task.units {
+                    prop_assert!(owner[slot as usize] == usize::MAX, "slot {} in two tasks", slot);
+                    owner[slot as usize] = t;
+                }
+                let global: Vec<(u32, u32)> = task.pairs.iter().map(|&(a, b)| (task.units[a as usize], task.units[b as usize])).collect();
+                prop_assert!(global.windows(2).all(|w| w[0] < w[1]), "task {} out of the pass order", t);
+                seen.extend(global);
+            }
+            seen.sort_unstable();
+            prop_assert_eq!(seen, pairs);
         }
     }
 }

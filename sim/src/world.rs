@@ -56,6 +56,8 @@ pub(crate) use crate::unit::{PathRequest, Unit, UnitState};
 mod formations;
 mod held;
 mod jobs;
+#[cfg(test)]
+mod parallel_motion_tests;
 mod plan;
 #[cfg(test)]
 mod push_apart_tests;
@@ -247,6 +249,9 @@ struct Scratch {
     /// How many times a helper thread of the path phase finds no job before it sleeps
     /// ([`World::set_helper_spins`]).
     helper_spins: u32,
+    /// Whether the pool's other threads stay awake through the motion step
+    /// ([`World::set_motion_awake`]).
+    motion_awake: bool,
 }
 
 impl Scratch {
@@ -266,6 +271,7 @@ impl Scratch {
             carried_dirty: Vec::new(),
             sweep_order: Vec::new(),
             helper_spins: plan::HELPER_SPINS,
+            motion_awake: true,
         }
     }
 }
@@ -568,6 +574,16 @@ impl World {
         self.scratch.helper_spins = spins;
     }
 
+    /// Whether, while the motion step runs with a pool, the pool's other threads stay awake
+    /// between the step's parallel parts, spinning (and yielding to the system every 64 spins)
+    /// until the step ends, instead of going to sleep after each part and being woken for the
+    /// next (true by default: on a 2-core machine a woken thread starts tens of microseconds to
+    /// a millisecond late, which took most of the gain; BENCHMARKS.md, "Growth with density").
+    /// Only time changes: which thread runs a task never changes the result.
+    pub fn set_motion_awake(&mut self, awake: bool) {
+        self.scratch.motion_awake = awake;
+    }
+
     /// Computes path requests on the caller's thread pool, shared with the rest of the game (and
     /// with other worlds) instead of threads of the world's own; the world keeps one search
     /// workspace per thread of the pool. The results are the same for any pool, as for any thread
@@ -697,7 +713,24 @@ impl World {
         self.compute_paths(&mut events);
         self.note_first_paths();
         observe(Phase::Paths);
-        crate::motion::move_units(self.parts_mut(), &mut events);
+        // On the pool's thread, so the motion step's parallel parts start no hand-off of their own.
+        match self.pool.clone() {
+            Some(pool) if !self.scratch.motion_awake => pool.install(|| crate::motion::move_units(self.parts_mut(), &mut events)),
+            Some(pool) => pool.install(|| {
+                let done = std::sync::atomic::AtomicBool::new(false);
+                let me = rayon::current_thread_index();
+                rayon::scope(|scope| {
+                    scope.spawn_broadcast(|_, ctx| {
+                        if Some(ctx.index()) != me {
+                            keep_awake(&done);
+                        }
+                    });
+                    crate::motion::move_units(self.parts_mut(), &mut events);
+                    done.store(true, std::sync::atomic::Ordering::Release);
+                });
+            }),
+            None => crate::motion::move_units(self.parts_mut(), &mut events),
+        }
         self.note_first_steps();
         observe(Phase::Motion);
         self.update_formations(&mut events);
@@ -800,15 +833,27 @@ impl World {
                 cached.0 = Some(crate::unit::StaticFields::of(unit));
             }
         }
-        for range in self.derived.unit_digests.take_dirty() {
+        // Each range's leaf reads only its units, so a turn of many changed ranges hashes them
+        // on the pool; the leaves are set in range order either way.
+        let dirty = self.derived.unit_digests.take_dirty();
+        let (slots, statics) = (self.units.slots(), &self.derived.unit_static);
+        let leaf = |range: u32| {
             let mut bytes = Vec::with_capacity(64 * 128);
-            for unit in
-                range_indices(range).into_iter().flatten().filter_map(|i| self.units.slots().get(i as usize).and_then(Option::as_ref))
-            {
-                let fixed_part = self.derived.unit_static.get(unit.id.index as usize).map(|s| s.1).unwrap_or_default();
+            for unit in range_indices(range).into_iter().flatten().filter_map(|i| slots.get(i as usize).and_then(Option::as_ref)) {
+                let fixed_part = statics.get(unit.id.index as usize).map(|s| s.1).unwrap_or_default();
                 unit_digest_bytes(unit, &fixed_part, &mut bytes);
             }
-            self.derived.unit_digests.set_range(range, range_digest_bytes("units", range, &bytes));
+            (range, range_digest_bytes("units", range, &bytes))
+        };
+        let leaves: Vec<(u32, Digest)> = match self.pool.as_deref() {
+            Some(pool) if pool.current_num_threads() > 1 && dirty.len() >= PARALLEL_HASH_RANGES => {
+                use rayon::prelude::*;
+                pool.install(|| dirty.par_iter().map(|&range| leaf(range)).collect())
+            }
+            _ => dirty.iter().map(|&range| leaf(range)).collect(),
+        };
+        for (range, digest) in leaves {
+            self.derived.unit_digests.set_range(range, digest);
         }
         let small = |name: &str, d: Digest| (name.to_owned(), d);
         let mut components = vec![
@@ -1457,9 +1502,32 @@ impl World {
             steered,
             walked: &mut self.scratch.walked,
             sweep_order: &mut self.scratch.sweep_order,
+            pool: self.pool.as_deref(),
         }
     }
 }
+
+/// A thread of the pool, while the motion step runs on another: takes the step's parallel tasks
+/// as they come, spinning in between (yielding to the system now and then), until `done`.
+fn keep_awake(done: &std::sync::atomic::AtomicBool) {
+    let mut idle = 0u32;
+    while !done.load(std::sync::atomic::Ordering::Acquire) {
+        if let Some(rayon::Yield::Executed) = rayon::yield_now() {
+            idle = 0;
+            continue;
+        }
+        idle = idle.wrapping_add(1);
+        if idle.is_multiple_of(64) {
+            std::thread::yield_now();
+        } else {
+            std::hint::spin_loop();
+        }
+    }
+}
+
+/// Below this many changed unit ranges (64 units each) the digest refresh hashes them on the
+/// calling thread: handing a few to the pool costs more than hashing them.
+const PARALLEL_HASH_RANGES: usize = 16;
 
 /// A repeated point order this near the current one does not replan (0.25 m, the grid
 /// pathfinder's target replan threshold; docs/motion-rules.md, "Repeated orders").
