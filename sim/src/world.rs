@@ -717,17 +717,25 @@ impl World {
         match self.pool.clone() {
             Some(pool) if !self.scratch.motion_awake => pool.install(|| crate::motion::move_units(self.parts_mut(), &mut events)),
             Some(pool) => pool.install(|| {
-                let done = std::sync::atomic::AtomicBool::new(false);
+                // Not scoped: the step never waits for a thread of a lent pool that is busy with
+                // the game's own work; such a thread's job finds the step done and returns.
+                let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
                 let me = rayon::current_thread_index();
-                rayon::scope(|scope| {
-                    scope.spawn_broadcast(|_, ctx| {
-                        if Some(ctx.index()) != me {
-                            keep_awake(&done);
-                        }
-                    });
-                    crate::motion::move_units(self.parts_mut(), &mut events);
-                    done.store(true, std::sync::atomic::Ordering::Release);
+                let flag = std::sync::Arc::clone(&done);
+                pool.spawn_broadcast(move |ctx| {
+                    if Some(ctx.index()) != me {
+                        keep_awake(&flag);
+                    }
                 });
+                // Set when the step ends, even by a panic, so no helper spins on.
+                struct Done(std::sync::Arc<std::sync::atomic::AtomicBool>);
+                impl Drop for Done {
+                    fn drop(&mut self) {
+                        self.0.store(true, std::sync::atomic::Ordering::Release);
+                    }
+                }
+                let _done = Done(done);
+                crate::motion::move_units(self.parts_mut(), &mut events);
             }),
             None => crate::motion::move_units(self.parts_mut(), &mut events),
         }
