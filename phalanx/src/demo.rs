@@ -204,7 +204,7 @@ pub fn run_demo(options: &DemoOptions, progress: &(dyn Fn(&str) + Sync)) -> Resu
     // started (wasm32-wasip1 has none), the verification runs after the viewer, on this thread.
     let rulesets = crate::stock_rulesets();
     let verify_options = VerifyOptions { threads: options.threads, rulesets: rulesets.clone(), ..VerifyOptions::default() };
-    let view_options = replay::viewer::ViewOptions { threads: options.threads, diff_limit: 100, rulesets };
+    let view_options = replay::viewer::ViewOptions { threads: options.threads, diff_limit: 100, rulesets, queries: Vec::new() };
     let verifying = || {
         let started = Instant::now();
         let report = verify_file(&replay, &verify_options, &|| progress("verify"));

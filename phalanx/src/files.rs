@@ -221,7 +221,18 @@ pub enum Command {
         /// Worker threads for path requests.
         #[arg(long, default_value_t = 1, value_parser = workers())]
         threads: usize,
+        /// A path query to show in the page (repeatable, at most 16): `TURN:UNIT` (the long-range
+        /// search for a unit's current order, the unit as the page names it, `12v0`) or
+        /// `TURN:X,Z:X,Z[:CLASS]` (between two points in metres for a class index, 0 by default);
+        /// see docs/viewer.md, "Path queries".
+        #[arg(long, value_parser = query_spec)]
+        query: Vec<replay::viewer::QuerySpec>,
     },
+}
+
+/// The parser of `--query`.
+fn query_spec(text: &str) -> Result<replay::viewer::QuerySpec, String> {
+    replay::viewer::QuerySpec::parse(text)
 }
 
 /// Most worker threads (`--threads`) or parallel files (`--jobs`) a command takes: far more than
@@ -352,7 +363,7 @@ pub fn execute(command: Command, rulesets: &replay::rules::Rulesets, demo: bool,
         Command::Render { file, turn, out: png, scale, layers, threads } => {
             picture::cmd_render(&file, turn, &png, scale, &layers, threads, rulesets, out, err)
         }
-        Command::View { files, out: html, threads } => picture::cmd_view(&files, &html, threads, rulesets, out, err),
+        Command::View { files, out: html, threads, query } => picture::cmd_view(&files, &html, threads, &query, rulesets, out, err),
     };
     match result {
         Ok(code) => code,

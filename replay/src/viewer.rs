@@ -52,8 +52,26 @@ use crate::format::{Replay, is_replay};
 use crate::picture;
 use crate::verify::{command_lines, initial_world};
 
-/// The page, with `/*PHALANX_DATA*/null` where the data goes.
+/// The page as written in the source, with `/*PHALANX_DATA*/` where the data goes.
 const PAGE: &str = include_str!("viewer/page.html");
+
+/// The page as a written page holds it: [`PAGE`] without its indentation and its whole-line
+/// `//` comments (the script has no string that spans lines, so neither can change what it
+/// does; a tenth of the page's script goes).
+fn page_template() -> &'static str {
+    static COMPACT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    COMPACT.get_or_init(|| {
+        let mut out = String::with_capacity(PAGE.len());
+        for line in PAGE.lines() {
+            let line = line.trim_start();
+            if !line.starts_with("//") {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+        out
+    })
+}
 
 /// Positions are stored in units of 1/`QUANTUM` navcell.
 pub const QUANTUM: i64 = 16;
@@ -71,6 +89,101 @@ pub struct ViewOptions {
     pub diff_limit: usize,
     /// The game rulesets the files may name.
     pub rulesets: crate::rules::Rulesets,
+    /// Path queries to answer in the first file's game and show in the page (at most
+    /// [`MAX_QUERIES`]; replays only).
+    pub queries: Vec<QuerySpec>,
+}
+
+/// Most path queries a page holds: each is one long-range search, of at most
+/// `sim::PATH_NODE_BUDGET` expanded navcells.
+pub const MAX_QUERIES: usize = 16;
+
+/// A path query for the page (docs/viewer.md, "Path queries"): the long-range search the
+/// simulation would make at the start of turn `turn` (the state frame `turn` shows).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum QuerySpec {
+    /// For the live unit in slot `index` (and of `generation`, when given): its current order
+    /// from where it stands (`World::query_unit_path`).
+    Unit {
+        /// The turn.
+        turn: u32,
+        /// The unit's slot index.
+        index: u32,
+        /// Its generation, when given.
+        generation: Option<u32>,
+    },
+    /// For a unit of `class` standing at `from`, to the point `to` (`World::query_path`).
+    Points {
+        /// The turn.
+        turn: u32,
+        /// The class's index.
+        class: u8,
+        /// Where the unit would stand.
+        from: WorldPos,
+        /// The point to reach.
+        to: WorldPos,
+    },
+}
+
+impl QuerySpec {
+    /// The query's turn.
+    pub fn turn(&self) -> u32 {
+        match *self {
+            Self::Unit { turn, .. } | Self::Points { turn, .. } => turn,
+        }
+    }
+
+    /// Reads `TURN:UNIT` (a unit's slot index, or `INDEX vGENERATION` as the page writes ids,
+    /// `12v0`) or `TURN:X,Z:X,Z[:CLASS]` (two points in metres and a class index, 0 by default).
+    ///
+    /// # Errors
+    /// A message saying which part is wrong and what was expected.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let parts: Vec<&str> = text.split(':').collect();
+        let expected = "expected TURN:UNIT (a unit id such as 12 or 12v0) or TURN:X,Z:X,Z[:CLASS] (metres, a class index)";
+        let turn = parts[0].parse::<u32>().map_err(|_| format!("`{}` is not a turn number; {expected}", parts[0]))?;
+        match parts[1..] {
+            [unit] => {
+                let (index, generation) = match unit.split_once('v') {
+                    Some((i, g)) => (i, Some(g)),
+                    None => (unit, None),
+                };
+                let index = index.parse::<u32>().map_err(|_| format!("`{unit}` is not a unit id; {expected}"))?;
+                let generation =
+                    generation.map(|g| g.parse::<u32>().map_err(|_| format!("`{unit}` is not a unit id; {expected}"))).transpose()?;
+                Ok(Self::Unit { turn, index, generation })
+            }
+            [from, to] | [from, to, _] => {
+                let class = match parts.get(3) {
+                    Some(c) => c
+                        .parse::<u8>()
+                        .ok()
+                        .filter(|&k| pathing::PassClass::new(k).is_some())
+                        .ok_or_else(|| format!("`{c}` is not a class index (0 to 15); {expected}"))?,
+                    None => 0,
+                };
+                let point = |p: &str| -> Result<WorldPos, String> {
+                    let (x, z) = p.split_once(',').ok_or_else(|| format!("`{p}` is not a point X,Z; {expected}"))?;
+                    let metres = |v: &str| {
+                        v.trim().parse::<Fixed>().map_err(|_| format!("`{v}` is not a number of metres in point `{p}`; {expected}"))
+                    };
+                    Ok(WorldPos::new(metres(x)?, metres(z)?))
+                };
+                Ok(Self::Points { turn, class, from: point(from)?, to: point(to)? })
+            }
+            _ => Err(format!("`{text}`: {expected}")),
+        }
+    }
+}
+
+impl std::fmt::Display for QuerySpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            Self::Unit { turn, index, generation: Some(g) } => write!(f, "{turn}:{index}v{g}"),
+            Self::Unit { turn, index, generation: None } => write!(f, "{turn}:{index}"),
+            Self::Points { turn, class, from, to } => write!(f, "{turn}:{},{}:{},{}:{class}", from.x, from.z, to.x, to.z),
+        }
+    }
 }
 
 /// One input file: a replay or a snapshot, by its bytes.
@@ -104,6 +217,11 @@ pub enum ViewError {
         /// How many were given.
         found: usize,
     },
+    /// More than [`MAX_QUERIES`] path queries.
+    Queries {
+        /// How many were given.
+        found: usize,
+    },
 }
 
 impl std::fmt::Display for ViewError {
@@ -114,6 +232,7 @@ impl std::fmt::Display for ViewError {
                 write!(f, "{first} and {second}: expected two replays or two snapshots, found one of each")
             }
             ViewError::Count { found } => write!(f, "expected one or two files to view, found {found}"),
+            ViewError::Queries { found } => write!(f, "expected at most {MAX_QUERIES} path queries (--query), found {found}"),
         }
     }
 }
@@ -154,6 +273,9 @@ pub fn build_view(sources: &[Source<'_>], options: &ViewOptions) -> Result<View,
     if sources.is_empty() || sources.len() > 2 {
         return Err(ViewError::Count { found: sources.len() });
     }
+    if options.queries.len() > MAX_QUERIES {
+        return Err(ViewError::Queries { found: options.queries.len() });
+    }
     let replays: Vec<bool> = sources.iter().map(|s| is_replay(s.bytes)).collect();
     if replays.len() == 2 && replays[0] != replays[1] {
         return Err(ViewError::Mixed { first: sources[0].name.to_owned(), second: sources[1].name.to_owned() });
@@ -170,7 +292,8 @@ pub fn build_view(sources: &[Source<'_>], options: &ViewOptions) -> Result<View,
         }
         for (k, (s, replay)) in sources.iter().zip(&read).enumerate() {
             let bgs = if k == 0 { Some(&mut backgrounds) } else { None };
-            let (game, geo) = capture_replay(s.name, replay, options, bgs, &mut notes).map_err(|e| unreadable(s, e))?;
+            let queries = if k == 0 { &options.queries[..] } else { &[] };
+            let (game, geo) = capture_replay(s.name, replay, options, bgs, queries, &mut notes).map_err(|e| unreadable(s, e))?;
             geometry.get_or_insert(geo);
             games.push(game);
         }
@@ -190,6 +313,15 @@ pub fn build_view(sources: &[Source<'_>], options: &ViewOptions) -> Result<View,
             let rules = options.rulesets.of_world(&world).cloned();
             let geo_land = geo.land;
             let mut capture = Capture::new(s.name, "", world.turn(), geo.cell_bits, rules);
+            if data.is_empty() {
+                for query in &options.queries {
+                    if query.turn() != world.turn() {
+                        return Err(unreadable(s, format!("--query {query}: a snapshot holds turn {} only", world.turn())));
+                    }
+                    let answer = answer_query(&world, query, capture.cell_bits).map_err(|e| unreadable(s, e))?;
+                    capture.game.qs.push(answer);
+                }
+            }
             capture.frame(&world);
             geometry.get_or_insert(geo);
             games.push(capture.finish(geo_land));
@@ -229,7 +361,7 @@ pub fn build_view(sources: &[Source<'_>], options: &ViewOptions) -> Result<View,
     };
     let json = serde_json::to_vec(&data).map_err(|e| unreadable(&sources[0], format!("cannot encode the page data: {e}")))?;
     // Base64 holds no `<`, so nothing in a name or a field value can end the data block.
-    let html = PAGE.replacen(DATA_MARKER, &pack(&json), 1);
+    let html = page_template().replacen(DATA_MARKER, &pack(&json), 1);
     Ok(View { html, frames, units, divergence: first_divergence, notes })
 }
 
@@ -342,6 +474,8 @@ struct Game {
     pm: MaskStream,
     /// The same for the terrain alone.
     tm: MaskStream,
+    /// The path queries answered in this game ([`QuerySpec`]).
+    qs: Vec<QueryOut>,
     /// The classes whose bits `pm` and `tm` hold (bit `c` for class `c`).
     pc: u16,
 }
@@ -821,6 +955,7 @@ impl Capture {
             ps: Vec::new(),
             series: BTreeMap::new(),
             pm: MaskStream::default(),
+            qs: Vec::new(),
             tm: MaskStream::default(),
             pc: u16::MAX,
         };
@@ -1242,6 +1377,7 @@ fn capture_replay(
     replay: &Replay,
     options: &ViewOptions,
     mut backgrounds: Option<&mut Vec<(u32, String)>>,
+    queries: &[QuerySpec],
     notes: &mut Vec<String>,
 ) -> Result<(Game, Geometry), String> {
     let header = &replay.header;
@@ -1283,6 +1419,10 @@ fn capture_replay(
         if off_track {
             capture.mark_bad(turn);
         }
+        for query in queries.iter().filter(|q| q.turn() == turn) {
+            let answer = answer_query(&world, query, capture.cell_bits)?;
+            capture.game.qs.push(answer);
+        }
         capture.frame(&world);
         let Some(record) = replay.turns.get(turn as usize) else { break };
         let report = world.step(&record.commands);
@@ -1307,8 +1447,111 @@ fn capture_replay(
     if dropped_backgrounds {
         notes.push(format!("{name}: the terrain changed more than {MAX_BACKGROUNDS} times; later changes are not drawn"));
     }
+    if let Some(query) = queries.iter().find(|q| q.turn() > n) {
+        return Err(format!("--query {query}: the replay ends at turn {n}"));
+    }
     let land = geometry.land;
     Ok((capture.finish(land), geometry))
+}
+
+/// One answered path query as the page holds it.
+#[derive(Serialize)]
+struct QueryOut {
+    /// The frame it was asked at.
+    f: u32,
+    /// The query as the command line gives it.
+    ask: String,
+    /// The unit's id, for a unit's query.
+    id: Option<String>,
+    /// The class searched.
+    c: u8,
+    /// How the search ended (`complete`, or why it is partial).
+    st: String,
+    /// The closed navcells, as `j × width + i`, ascending, each as its difference from the one
+    /// before.
+    x: Vec<u32>,
+    /// The grid path's navcells' centres, `x, z, …` in position units.
+    g: Vec<i64>,
+    /// The smoothed path from the start, `x, z, …` in position units.
+    p: Vec<i64>,
+    /// The smoothed path's length. `[Units: metres]`
+    len: f64,
+}
+
+/// Answers `query` on `world` (the state at the start of its turn).
+fn answer_query(world: &World, query: &QuerySpec, cell_bits: i128) -> Result<QueryOut, String> {
+    let (answer, id) = match *query {
+        QuerySpec::Unit { index, generation, .. } => {
+            let unit = world
+                .units()
+                .find(|u| u.id.index == index && generation.is_none_or(|g| u.id.generation == g))
+                .ok_or_else(|| format!("--query {query}: no live unit {index} at turn {}", query.turn()))?;
+            (world.query_unit_path(unit.id), Some(unit.id.to_string()))
+        }
+        QuerySpec::Points { class, from, to, .. } => {
+            let class = pathing::PassClass::new(class).ok_or_else(|| format!("--query {query}: class {class} is not one of 0 to 15"))?;
+            (world.query_path(class, from, to), None)
+        }
+    };
+    let answer = answer.map_err(|e| format!("--query {query} at turn {}: {e}", query.turn()))?;
+    let width = world.nav().grid().width();
+    let mut closed: Vec<u32> = answer.expanded.iter().map(|c| u32::from(c.j) * width + u32::from(c.i)).collect();
+    closed.sort_unstable();
+    let mut last = 0;
+    let x = closed
+        .into_iter()
+        .map(|k| {
+            let d = k - last;
+            last = k;
+            d
+        })
+        .collect();
+    let cell_size = world.nav().grid().cell_size();
+    let centres: Vec<WorldPos> = answer.cells.iter().map(|&c| sim::off_grid_lines(navcell_centre(c, cell_size), cell_size)).collect();
+    let mut walk = vec![answer.from];
+    walk.extend(&answer.waypoints);
+    let len = walk
+        .windows(2)
+        .map(|w| {
+            let (dx, dz) = ((w[1].x - w[0].x).to_num::<f64>(), (w[1].z - w[0].z).to_num::<f64>());
+            (dx * dx + dz * dz).sqrt()
+        })
+        .sum();
+    Ok(QueryOut {
+        f: query.turn(),
+        ask: query.to_string(),
+        id,
+        c: answer.class.index(),
+        st: status_words(answer.status),
+        x,
+        g: points(&centres, cell_bits),
+        p: points(&walk, cell_bits),
+        len,
+    })
+}
+
+/// A search's status in words: `complete`, or `partial (start impassable)` and the like.
+fn status_words(status: pathing::PathStatus) -> String {
+    let mut words = String::new();
+    for c in format!("{status:?}").chars() {
+        match c {
+            '(' => words.push_str(" ("),
+            c if c.is_ascii_uppercase() => {
+                if !words.is_empty() && !words.ends_with('(') {
+                    words.push(' ');
+                }
+                words.push(c.to_ascii_lowercase());
+            }
+            c => words.push(c),
+        }
+    }
+    words
+}
+
+/// The centre of navcell `c`.
+fn navcell_centre(c: Navcell, cell_size: Fixed) -> WorldPos {
+    let half = Fixed::from_bits(cell_size.to_bits() / 2);
+    WorldPos::new(cell_size * Fixed::from_num(c.i) + half, cell_size * Fixed::from_num(c.j) + half)
 }
 
 fn push_background(backgrounds: Option<&mut Vec<(u32, String)>>, frame: u32, world: &World, dropped: &mut bool) {

@@ -109,3 +109,4 @@ pub use world::{
 // The game-rules API is a namespace, `sim::rules` (it lives with the world, which calls it every
 // turn); its items are not re-exported at the root, so each has one path.
 pub use world::rules;
+pub use world::{PathQuery, QueryRefusal};

@@ -59,6 +59,8 @@ mod jobs;
 #[cfg(test)]
 mod parallel_motion_tests;
 mod plan;
+mod query;
+pub use query::{PathQuery, QueryRefusal};
 #[cfg(test)]
 mod push_apart_tests;
 pub mod rules;

@@ -317,7 +317,7 @@ fn grid_masks(grid: &pathing::NavGrid) -> Vec<u16> {
 #[test]
 fn the_passability_layer_holds_the_re_simulated_grids_of_every_frame() {
     let rulesets = replay::rules::Rulesets::none().with(skirmish::tools::ruleset());
-    let options = ViewOptions { threads: 1, diff_limit: 100, rulesets: rulesets.clone() };
+    let options = ViewOptions { threads: 1, diff_limit: 100, rulesets: rulesets.clone(), ..ViewOptions::default() };
     let mut changed = 0;
     for name in GOLDEN.iter().chain(&["skirmish-ai", "battle"]) {
         let file = golden(name);
@@ -356,7 +356,7 @@ fn the_timeline_and_player_series_hold_what_a_re_simulation_reports() {
     let file = golden("skirmish-ai");
     let bytes = std::fs::read(&file).unwrap();
     let rulesets = replay::rules::Rulesets::none().with(skirmish::tools::ruleset());
-    let options = ViewOptions { threads: 1, diff_limit: 100, rulesets: rulesets.clone() };
+    let options = ViewOptions { threads: 1, diff_limit: 100, rulesets: rulesets.clone(), ..ViewOptions::default() };
     let html = build_html(&[Source { name: &file, bytes: &bytes }], &options).unwrap();
     let data = page_data(&html);
     let game = &data["games"][0];
@@ -629,6 +629,12 @@ fn the_viewer_page_runs_in_headless_chromium() {
         let mut args = vec!["view".to_owned()];
         args.extend(files.iter().cloned());
         args.extend(["--out".to_owned(), path_text(&html_path)]);
+        // The formations page carries a path query at turn 20, between two of its units.
+        if name == "formations" {
+            let at = world_at(&files[0], SeekTarget::Turn(20));
+            let (a, b) = (at.units().next().unwrap().pos, at.units().last().unwrap().pos);
+            args.extend(["--query".to_owned(), format!("20:{},{}:{},{}:0", a.x, a.z, b.x, b.z)]);
+        }
         let (code, _, err) = phalanx(&args.iter().map(String::as_str).collect::<Vec<_>>());
         assert_eq!(code, 0, "{err}");
         // The page's self-test (#selftest): scrubs with the slider from the first turn to the last,
@@ -739,6 +745,18 @@ fn the_viewer_page_runs_in_headless_chromium() {
         if pass["obstructed"].as_u64().unwrap() > 0 {
             obstructed_pages += 1;
             assert_ne!(pass["on"], pass["off"], "{name}: {result}");
+        }
+        // Each path query paints exactly its closed navcells at its turn, and its smoothed path
+        // is drawn in the query colour.
+        let queries = result["queries"].as_array().unwrap();
+        assert_eq!(queries.len(), data["games"][0]["qs"].as_array().unwrap().len(), "{name}: {result}");
+        if name == "formations" {
+            let q = &queries[0];
+            assert_eq!(q["frame"], 20, "{name}: the query's link goes to its turn: {result}");
+            assert!(q["expanded"].as_u64().unwrap() > 0 && q["painted"] == q["expanded"], "{name}: {result}");
+            let px = q["pixel"].as_array().unwrap_or_else(|| panic!("{name}: the query has a path: {result}"));
+            let c: Vec<u64> = px.iter().map(|v| v.as_u64().unwrap()).collect();
+            assert!(c[0] > 180 && c[1] < 120 && c[2] > 150, "{name}: the path is drawn in the query colour, not {c:?}");
         }
         // A screenshot of the page at turn 20, kept under target/ for a person to look at.
         let shot = dir.join(format!("{name}-turn20.png"));
@@ -856,7 +874,7 @@ fn the_viewer_shows_each_units_game_fields_as_they_change() {
     let bytes = bytes.unwrap();
     let view = replay::viewer::build_view(
         &[Source { name: "battle", bytes: &bytes }],
-        &ViewOptions { threads: 1, diff_limit: 10, rulesets: phalanx_cli::stock_rulesets() },
+        &ViewOptions { threads: 1, diff_limit: 10, rulesets: phalanx_cli::stock_rulesets(), ..ViewOptions::default() },
     )
     .unwrap();
     let data = page_data(&view.html);
@@ -887,4 +905,116 @@ fn the_viewer_shows_each_units_game_fields_as_they_change() {
         &ViewOptions { threads: 1, diff_limit: 10, ..ViewOptions::default() },
     );
     assert!(err.is_err_and(|e| e.to_string().contains("unknown ruleset \"skirmish\"")));
+}
+
+/// Position units of the page (1/16 navcell, rounded half up), as `replay/src/viewer.rs` writes them.
+fn page_units(v: pathing::Fixed, cell: pathing::Fixed) -> i64 {
+    let cell_bits = i128::from(cell.to_bits());
+    (i128::from(v.to_bits()) * 32 + cell_bits).div_euclid(2 * cell_bits) as i64
+}
+
+/// A path query answers the search the simulation then makes: a unit ordered where the query
+/// asked walks exactly the query's smoothed path; and the page holds, for a unit of a golden
+/// replay at a turn, the search `World::query_unit_path` makes on the re-simulated world of that
+/// turn (the closed navcells and the path, exactly), and refuses queries it cannot answer.
+#[test]
+fn a_path_query_is_the_search_the_simulation_makes_and_the_page_holds_it() {
+    let rows = [
+        "########################",
+        "#......................#",
+        "#......................#",
+        "#......................#",
+        "#......................#",
+        "#.........#............#",
+        "#.........#............#",
+        "#.........#............#",
+        "#.........#............#",
+        "#.........#............#",
+        "#.........#............#",
+        "#......................#",
+        "#......................#",
+        "#......................#",
+        "#......................#",
+        "########################",
+    ];
+    let mut world = sim::test_support::world_from(&rows, 1);
+    let m = |n: i32| pathing::Fixed::from_num(n);
+    let class = pathing::PassClass::of(0);
+    let spawn =
+        CommandKind::Spawn { class, at: pathing::WorldPos::from_int(4, 8), count: 1, radius: m(1) / 2, speed: m(4), turn_rate: None };
+    world.step(&[Command { turn: world.turn(), player: PlayerId(1), seq: 0, kind: spawn }]);
+    let unit = world.units().next().unwrap().clone();
+    let target = pathing::WorldPos::from_int(18, 8);
+    assert_eq!(world.query_unit_path(unit.id), Err(sim::QueryRefusal::NoSearch), "a unit with no order makes no search");
+    let query = world.query_path(class, unit.pos, target).unwrap();
+    assert_eq!(query.status, pathing::PathStatus::Complete);
+    assert!(!query.expanded.is_empty() && query.cells.len() >= 3, "round the wall: {query:?}");
+    assert_eq!(query.waypoints.last(), Some(&sim::off_grid_lines(target, world.nav().grid().cell_size())));
+    let order = CommandKind::Move { units: vec![unit.id], goal: sim::GoalSpec::Point(target), queue: false };
+    world.step(&[Command { turn: world.turn(), player: PlayerId(1), seq: 1, kind: order }]);
+    let walking = world.unit(unit.id).unwrap().waypoints().to_vec();
+    assert!(!walking.is_empty() && query.waypoints.ends_with(&walking), "walks the query's path: {walking:?} of {:?}", query.waypoints);
+    // Asked again from where it stands now, its order's search ends where its path does.
+    let asked = world.query_unit_path(unit.id).unwrap();
+    assert_eq!(
+        (asked.status, asked.from, asked.waypoints.last()),
+        (pathing::PathStatus::Complete, world.unit(unit.id).unwrap().pos, walking.last())
+    );
+
+    // The page of a golden replay with a unit's query and a query between two points.
+    let file = golden("maze");
+    let bytes = std::fs::read(&file).unwrap();
+    let at = world_at(&file, SeekTarget::Turn(5));
+    let subject = at.units().find(|u| !u.orders.is_empty()).expect("a unit on an order at turn 5").id;
+    let (from, to) = (pathing::WorldPos::from_int(10, 12), pathing::WorldPos::from_int(30, 30));
+    let queries = vec![
+        replay::viewer::QuerySpec::parse(&format!("5:{subject}")).unwrap(),
+        replay::viewer::QuerySpec::parse("5:10,12:30,30:0").unwrap(),
+    ];
+    let options = ViewOptions { threads: 1, diff_limit: 10, queries, ..ViewOptions::default() };
+    let view = replay::viewer::build_view(&[Source { name: &file, bytes: &bytes }], &options).unwrap();
+    let data = page_data(&view.html);
+    let cell = at.nav().grid().cell_size();
+    let width = at.nav().grid().width();
+    let expected = [at.query_unit_path(subject).unwrap(), at.query_path(class, from, to).unwrap()];
+    let shown = data["games"][0]["qs"].as_array().unwrap();
+    assert_eq!(shown.len(), 2);
+    for (q, answer) in shown.iter().zip(&expected) {
+        assert_eq!(q["f"], 5);
+        let mut cells: Vec<u64> = answer.expanded.iter().map(|c| u64::from(c.j) * u64::from(width) + u64::from(c.i)).collect();
+        cells.sort_unstable();
+        let mut k = 0;
+        let decoded: Vec<u64> = q["x"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| {
+                k += d.as_u64().unwrap();
+                k
+            })
+            .collect();
+        assert_eq!(decoded, cells, "{q}");
+        let mut walk = vec![answer.from];
+        walk.extend(&answer.waypoints);
+        let points: Vec<i64> = walk.iter().flat_map(|p| [page_units(p.x, cell), page_units(p.z, cell)]).collect();
+        assert_eq!(q["p"], serde_json::json!(points), "{q}");
+        assert_eq!(q["g"].as_array().unwrap().len(), 2 * answer.cells.len());
+    }
+    assert_eq!(shown[0]["id"], subject.to_string());
+    assert_eq!(shown[0]["st"], "complete");
+
+    // Queries it cannot answer are refused with the query named.
+    let refused = |text: &str| {
+        let options = ViewOptions { queries: vec![replay::viewer::QuerySpec::parse(text).unwrap()], ..ViewOptions::default() };
+        replay::viewer::build_view(&[Source { name: &file, bytes: &bytes }], &options).unwrap_err().to_string()
+    };
+    assert!(refused("5:999").contains("--query 5:999: no live unit 999 at turn 5"), "{}", refused("5:999"));
+    assert!(refused("100000:0").contains("the replay ends at turn"));
+    assert!(refused("5:1,1:3000,3000:0").contains("off the map"), "{}", refused("5:1,1:3000,3000:0"));
+    assert!(refused("5:1,1:3,3:15").contains("class"), "{}", refused("5:1,1:3,3:15"));
+    let many = ViewOptions { queries: vec![replay::viewer::QuerySpec::parse("5:0").unwrap(); 17], ..ViewOptions::default() };
+    assert!(replay::viewer::build_view(&[Source { name: &file, bytes: &bytes }], &many).unwrap_err().to_string().contains("at most 16"));
+    for bad in ["", "5", "x:0", "5:1v", "5:1,2", "5:1,2:3", "5:a,2:3,4", "5:1,2:3,4:99", "5:1:2:3:4"] {
+        assert!(replay::viewer::QuerySpec::parse(bad).is_err(), "{bad:?} is refused");
+    }
 }

@@ -101,6 +101,7 @@ pub(super) fn cmd_view(
     files: &[PathBuf],
     out_path: &Path,
     threads: usize,
+    queries: &[replay::viewer::QuerySpec],
     rulesets: &replay::rules::Rulesets,
     out: &mut dyn Write,
     err: &mut dyn Write,
@@ -112,8 +113,8 @@ pub(super) fn cmd_view(
     }
     let sources: Vec<Source<'_>> = names.iter().zip(&contents).map(|(name, bytes)| Source { name, bytes }).collect();
     let started = std::time::Instant::now();
-    let view =
-        build_view(&sources, &ViewOptions { threads, diff_limit: 100, rulesets: rulesets.clone() }).map_err(|e| bad(e.to_string()))?;
+    let view = build_view(&sources, &ViewOptions { threads, diff_limit: 100, rulesets: rulesets.clone(), queries: queries.to_vec() })
+        .map_err(|e| bad(e.to_string()))?;
     write_file(out_path, view.html.as_bytes())?;
     for n in &view.notes {
         let _ = writeln!(err, "phalanx: note: {n}");

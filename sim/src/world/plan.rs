@@ -1246,7 +1246,7 @@ fn spread_end(map: &pathing::PassMap, cell_size: Fixed, start: WorldPos, referen
 /// navcell's centre, as the path does (docs/pathfinding-rules.md). Then string pulling: any-angle
 /// shortcuts between points that see each other, never touching an impassable navcell. An escape
 /// path stays as it is.
-fn run_long(nav: &NavWorld, job: &LongJob, ws: &mut Workspace) -> Option<(PathStatus, Vec<WorldPos>)> {
+pub(super) fn run_long(nav: &NavWorld, job: &LongJob, ws: &mut Workspace) -> Option<(PathStatus, Vec<WorldPos>)> {
     let class_nav = nav.class_nav(job.class)?;
     let cell_size = nav.grid().cell_size();
     let limits = SearchLimits { node_budget: PATH_NODE_BUDGET };
