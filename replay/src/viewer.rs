@@ -1482,10 +1482,10 @@ struct QueryOut {
 fn answer_query(world: &World, query: &QuerySpec, cell_bits: i128) -> Result<QueryOut, String> {
     let (answer, id) = match *query {
         QuerySpec::Unit { index, generation, .. } => {
-            let unit = world
-                .units()
-                .find(|u| u.id.index == index && generation.is_none_or(|g| u.id.generation == g))
-                .ok_or_else(|| format!("--query {query}: no live unit {index} at turn {}", query.turn()))?;
+            let unit = world.units().find(|u| u.id.index == index && generation.is_none_or(|g| u.id.generation == g)).ok_or_else(|| {
+                let unit = generation.map_or_else(|| index.to_string(), |g| format!("{index}v{g}"));
+                format!("--query {query}: no live unit {unit} at turn {}", query.turn())
+            })?;
             (world.query_unit_path(unit.id), Some(unit.id.to_string()))
         }
         QuerySpec::Points { class, from, to, .. } => {

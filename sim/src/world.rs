@@ -579,9 +579,11 @@ impl World {
     /// Whether, while the motion step runs with a pool, the pool's other threads stay awake
     /// between the step's parallel parts, spinning (and yielding to the system every 64 spins)
     /// until the step ends, instead of going to sleep after each part and being woken for the
-    /// next (true by default: on a 2-core machine a woken thread starts tens of microseconds to
-    /// a millisecond late, which took most of the gain; BENCHMARKS.md, "Growth with density").
-    /// Only time changes: which thread runs a task never changes the result.
+    /// next (true by default: a woken thread starts tens of microseconds to a millisecond late;
+    /// on the 2-core machine the 40,000-unit turn took 0.80 of one thread's time awake and 0.86
+    /// asleep, the 10,000-unit one 0.82 and 0.81; BENCHMARKS.md, "Two threads (issue 39)").
+    /// The cost is a thread spinning through the step's parts that run on one thread. Only time
+    /// changes: which thread runs a task never changes the result.
     pub fn set_motion_awake(&mut self, awake: bool) {
         self.scratch.motion_awake = awake;
     }
