@@ -1012,6 +1012,15 @@ fn a_path_query_is_the_search_the_simulation_makes_and_the_page_holds_it() {
     assert!(refused("100000:0").contains("the replay ends at turn"));
     assert!(refused("5:1,1:3000,3000:0").contains("off the map"), "{}", refused("5:1,1:3000,3000:0"));
     assert!(refused("5:1,1:3,3:15").contains("class"), "{}", refused("5:1,1:3,3:15"));
+    // A snapshot answers queries of its own turn only.
+    let snapshot = at.save();
+    let of_snapshot = |text: &str| {
+        let options = ViewOptions { queries: vec![replay::viewer::QuerySpec::parse(text).unwrap()], ..ViewOptions::default() };
+        replay::viewer::build_view(&[Source { name: "maze-5.snapshot", bytes: &snapshot }], &options)
+    };
+    let page = page_data(&of_snapshot("5:10,12:30,30:0").unwrap().html);
+    assert_eq!(page["games"][0]["qs"][0]["p"], shown[1]["p"], "the snapshot's answer is the replay's");
+    assert!(of_snapshot("6:10,12:30,30:0").unwrap_err().to_string().contains("a snapshot holds turn 5 only"));
     let many = ViewOptions { queries: vec![replay::viewer::QuerySpec::parse("5:0").unwrap(); 17], ..ViewOptions::default() };
     assert!(replay::viewer::build_view(&[Source { name: &file, bytes: &bytes }], &many).unwrap_err().to_string().contains("at most 16"));
     for bad in ["", "5", "x:0", "5:1v", "5:1,2", "5:1,2:3", "5:a,2:3,4", "5:1,2:3,4:99", "5:1:2:3:4"] {
