@@ -1507,7 +1507,7 @@ fn answer_query(world: &World, query: &QuerySpec, cell_bits: i128) -> Result<Que
         })
         .collect();
     let cell_size = world.nav().grid().cell_size();
-    let centres: Vec<WorldPos> = answer.cells.iter().map(|&c| sim::off_grid_lines(navcell_centre(c, cell_size), cell_size)).collect();
+    let centres: Vec<WorldPos> = answer.cells.iter().map(|&c| sim::off_grid_lines(sim::navcell_centre(c, cell_size), cell_size)).collect();
     let mut walk = vec![answer.from];
     walk.extend(&answer.waypoints);
     let len = walk
@@ -1546,12 +1546,6 @@ fn status_words(status: pathing::PathStatus) -> String {
         }
     }
     words
-}
-
-/// The centre of navcell `c`.
-fn navcell_centre(c: Navcell, cell_size: Fixed) -> WorldPos {
-    let half = Fixed::from_bits(cell_size.to_bits() / 2);
-    WorldPos::new(cell_size * Fixed::from_num(c.i) + half, cell_size * Fixed::from_num(c.j) + half)
 }
 
 fn push_background(backgrounds: Option<&mut Vec<(u32, String)>>, frame: u32, world: &World, dropped: &mut bool) {

@@ -71,8 +71,8 @@ pub(crate) fn grid_navcell(grid: &NavGrid, pos: WorldPos) -> Navcell {
     Navcell::new(c(pos.x, grid.width()), c(pos.z, grid.height()))
 }
 
-/// The centre of a navcell.
-pub(crate) fn centre(cell: Navcell, cell_size: Fixed) -> WorldPos {
+/// The centre of a navcell (public as `sim::navcell_centre`, for tools drawing paths).
+pub fn centre(cell: Navcell, cell_size: Fixed) -> WorldPos {
     let s = cell_size.to_bits();
     WorldPos::new(Fixed::from_bits(i64::from(cell.i) * s + s / 2), Fixed::from_bits(i64::from(cell.j) * s + s / 2))
 }

@@ -91,6 +91,7 @@ mod world;
 pub use command::{Command, CommandKind, Event, FailReason, IdKind, PlacementRefusal, RejectReason, SquareSpec, WorldRefusal};
 pub use error::Error;
 pub use facing::INITIAL_FACING;
+pub use geom::centre as navcell_centre;
 pub use geom::off_grid_lines;
 pub use goal::{GoalSpec, RangeKind, Target};
 pub use ids::{EntityAllocator, EntityId, PlayerId};
