@@ -311,7 +311,6 @@ pub fn build_view(sources: &[Source<'_>], options: &ViewOptions) -> Result<View,
             }
             let geo = Geometry::of(&world);
             let rules = options.rulesets.of_world(&world).cloned();
-            let geo_land = geo.land;
             let mut capture = Capture::new(s.name, "", world.turn(), geo.cell_bits, rules);
             if data.is_empty() {
                 for query in &options.queries {
@@ -323,8 +322,9 @@ pub fn build_view(sources: &[Source<'_>], options: &ViewOptions) -> Result<View,
                 }
             }
             capture.frame(&world);
+            let classes = geo.classes.len();
             geometry.get_or_insert(geo);
-            games.push(capture.finish(geo_land));
+            games.push(capture.finish(classes));
             data.push(snapshot);
         }
         match &data[..] {
@@ -347,6 +347,7 @@ pub fn build_view(sources: &[Source<'_>], options: &ViewOptions) -> Result<View,
         h: geometry.height,
         cell: geometry.cell_metres,
         q: QUANTUM,
+        chunk: pathing::CHUNK_SIZE,
         land: geometry.land,
         classes: geometry.classes,
         players: picture::PLAYER_COLOURS.to_vec(),
@@ -411,6 +412,8 @@ struct Data {
     cell: f64,
     /// Position units per navcell.
     q: i64,
+    /// The hierarchy's chunk side ([`pathing::CHUNK_SIZE`]). `[Units: navcells]`
+    chunk: u32,
     /// The land class (the one the terrain is coloured for).
     land: u8,
     classes: Vec<ClassOut>,
@@ -437,6 +440,8 @@ struct ClassOut {
     name: String,
     /// `[Units: metres]`
     clearance: f64,
+    /// Which obstructions block it: `none`, `pathfinding` or `foundation`.
+    obs: &'static str,
 }
 
 /// One game: a replay's frames, or a snapshot's one.
@@ -478,6 +483,11 @@ struct Game {
     qs: Vec<QueryOut>,
     /// The classes whose bits `pm` and `tm` hold (bit `c` for class `c`).
     pc: u16,
+    /// The hierarchy (regions of [`pathing::CHUNK_SIZE`]-navcell chunks, and the components
+    /// joining them) of every class with a navigation layer, one entry per class at frame 0 and
+    /// another wherever its region counts or components change: the page labels the regions of a
+    /// chunk from the class's grid by the hierarchy's own rule and checks the counts.
+    hr: Vec<RegionsOut>,
 }
 
 /// A grid of per-navcell class masks through the frames: the first entry is
@@ -536,27 +546,6 @@ impl MaskStream {
     }
 }
 
-impl MaskStream {
-    /// The same grids with only the class bits of `keep`.
-    fn restricted(self, keep: u16) -> MaskStream {
-        let mut out = MaskStream::default();
-        let Some(first) = self.entries.first() else { return out };
-        let mut grid = run_decoded(first);
-        out.record(first[0], grid.iter().map(|m| m & keep));
-        for entry in &self.entries[1..] {
-            let mut at = 0usize;
-            for pair in entry[1..].chunks(2) {
-                at += pair[0] as usize;
-                if let Some(cell) = grid.get_mut(at) {
-                    *cell = pair[1] as u16;
-                }
-            }
-            out.record(entry[0], grid.iter().map(|m| m & keep));
-        }
-        out
-    }
-}
-
 /// Every navcell's blocked-class mask of `grid`, in row order.
 fn masks_of(grid: &pathing::NavGrid) -> impl ExactSizeIterator<Item = u16> + '_ {
     let w = grid.width();
@@ -605,24 +594,83 @@ struct Track {
     x: Vec<i64>,
     z: Vec<i64>,
     /// State changes: frame, code (0 idle, 1 waiting for a path, 2 moving, 3 blocked), blocked
-    /// turns.
+    /// turns; in the page flat, `[frame step, code, turns, …]` ([`steps`]).
+    #[serde(serialize_with = "flat_steps")]
     st: Vec<[u32; 3]>,
-    /// Order changes: frame, text (an index into the page's string table).
+    /// Order changes: frame, text (an index into the page's string table); in the page flat,
+    /// `[frame step, text, …]` ([`steps`]).
+    #[serde(serialize_with = "flat_order_steps")]
     ord: Vec<(u32, Text)>,
-    /// Facing changes: frame, direction in whole degrees anticlockwise from east (0..=359).
+    /// Facing changes: frame, direction in whole degrees anticlockwise from east (0..=359); in
+    /// the page flat, `[frame step, turn, …]`, each turn the degrees anticlockwise from the
+    /// facing before (from 0 for the first), 0..=359 ([`steps`]).
+    #[serde(serialize_with = "flat_facing_steps")]
     fa: Vec<[u32; 2]>,
     /// Changes of the unit's game state (a world with game rules), each `[frame, layout, text…]`
     /// (every field: the layout's index in the page's `layouts`, then each field's text) or
     /// `[frame, -1, field, text, …]` (the fields that changed since the entry before, by their
-    /// place in its layout); texts are indices into the page's string table.
+    /// place in its layout); texts are indices into the page's string table. In the page each
+    /// frame is a step from the entry before's ([`steps`]).
+    #[serde(serialize_with = "frame_steps")]
     gm: Vec<Vec<i64>>,
     #[serde(skip)]
     game: Vec<(u32, GameChange)>,
     /// Path changes: frame, then the turning points (x, z pairs) or how many of the previous
-    /// path's first points were dropped.
+    /// path's first points were dropped. In the page each frame is a step from the entry
+    /// before's ([`steps`]).
+    #[serde(serialize_with = "path_steps")]
     p: Vec<(u32, PathOut)>,
     #[serde(skip)]
     last: TrackLast,
+}
+
+/// The frames of a unit's change lists as the page holds them: each the step from the entry
+/// before's (the first from 0), which keeps the numbers short and repetitive for the page's
+/// compression (about a fifth of the demo's page); the page adds them up again.
+fn steps(frames: impl Iterator<Item = u32>) -> impl Iterator<Item = u32> {
+    frames.scan(0u32, |last, frame| {
+        let step = frame.wrapping_sub(*last);
+        *last = frame;
+        Some(step)
+    })
+}
+
+fn flat_steps<S: serde::Serializer>(list: &[[u32; 3]], serializer: S) -> Result<S::Ok, S::Error> {
+    let frames = steps(list.iter().map(|e| e[0]));
+    serializer.collect_seq(frames.zip(list).flat_map(|(step, e)| [step, e[1], e[2]]))
+}
+
+fn flat_order_steps<S: serde::Serializer>(list: &[(u32, Text)], serializer: S) -> Result<S::Ok, S::Error> {
+    #[derive(Serialize)]
+    #[serde(untagged)]
+    enum Item<'a> {
+        Step(u32),
+        Text(&'a Text),
+    }
+    let frames = steps(list.iter().map(|e| e.0));
+    serializer.collect_seq(frames.zip(list).flat_map(|(step, e)| [Item::Step(step), Item::Text(&e.1)]))
+}
+
+fn flat_facing_steps<S: serde::Serializer>(list: &[[u32; 2]], serializer: S) -> Result<S::Ok, S::Error> {
+    let frames = steps(list.iter().map(|e| e[0]));
+    let turns = list.iter().scan(0u32, |last, e| {
+        let turn = (e[1] + 360 - *last % 360) % 360;
+        *last = e[1];
+        Some(turn)
+    });
+    serializer.collect_seq(frames.zip(turns).flat_map(|(step, turn)| [step, turn]))
+}
+
+fn frame_steps<S: serde::Serializer>(list: &[Vec<i64>], serializer: S) -> Result<S::Ok, S::Error> {
+    let frames = steps(list.iter().map(|e| e.first().map_or(0, |&f| f as u32)));
+    serializer.collect_seq(
+        frames.zip(list).map(|(step, e)| std::iter::once(i64::from(step)).chain(e.iter().skip(1).copied()).collect::<Vec<i64>>()),
+    )
+}
+
+fn path_steps<S: serde::Serializer>(list: &[(u32, PathOut)], serializer: S) -> Result<S::Ok, S::Error> {
+    let frames = steps(list.iter().map(|e| e.0));
+    serializer.collect_seq(frames.zip(list).map(|(step, e)| (step, &e.1)))
 }
 
 /// Each module's name, with its fields' names when its state is a plain object.
@@ -833,6 +881,41 @@ struct Form {
     p: Vec<(u32, Vec<i64>)>,
     #[serde(skip)]
     last_path: Option<Vec<WorldPos>>,
+    /// Flow-field changes ([`field_out`]): frame, the field's navcell rectangle `[i0, j0, i1, j1]`
+    /// (`i0 ≤ i < i1`), and each navcell's step in row order, run-length coded `[code, count, …]`:
+    /// 0 none (impassable or cut off), 5 a goal navcell, else `3·(dz + 1) + dx + 2` for the step
+    /// `(dx, dz)` toward the goal. An empty rectangle: no field.
+    ff: Vec<(u32, [u32; 4], Vec<u32>)>,
+}
+
+/// A formation's flow field as the page holds it ([`Form::ff`]): its rectangle and run-coded
+/// steps; an empty rectangle when it has none.
+fn field_out(field: Option<&pathing::flow_field::FlowField>) -> ([u32; 4], Vec<u32>) {
+    let Some(field) = field else { return ([0; 4], Vec::new()) };
+    let r = field.region();
+    let codes = (r.j0..r.j1).flat_map(|j| (r.i0..r.i1).map(move |i| Navcell::new(i as u16, j as u16))).map(|cell| {
+        match (field.distance(cell), field.next(cell)) {
+            (None, _) => 0u16,
+            (Some(_), None) => 5,
+            (Some(_), Some(n)) => (3 * (i32::from(n.j) - i32::from(cell.j) + 1) + (i32::from(n.i) - i32::from(cell.i)) + 2) as u16,
+        }
+    });
+    let mut coded = run_coded(0, codes);
+    coded.remove(0);
+    ([r.i0, r.j0, r.i1, r.j1], coded)
+}
+
+/// Each class's hierarchy as the page holds it ([`Game::hr`]).
+#[derive(Serialize)]
+struct RegionsOut {
+    /// The class.
+    c: u8,
+    /// The first frame it holds for.
+    f: u32,
+    /// Each chunk's region count, chunks in row order ([`pathing::Hierarchy::chunk_region_counts`]).
+    n: Vec<u16>,
+    /// Each region's component, regions in dense order ([`pathing::Hierarchy::region_components`]).
+    k: Vec<u32>,
 }
 
 /// What two files' first divergence is, as `phalanx diff` reports it.
@@ -879,7 +962,7 @@ impl Geometry {
         let classes = nav
             .classes()
             .iter()
-            .map(|(_, d)| ClassOut { name: d.name.clone(), clearance: d.clearance.to_bits() as f64 / 65536.0 })
+            .map(|(_, d)| ClassOut { name: d.name.clone(), clearance: d.clearance.to_bits() as f64 / 65536.0, obs: d.obstructions.name() })
             .collect();
         Self {
             width: grid.width(),
@@ -958,6 +1041,7 @@ impl Capture {
             qs: Vec::new(),
             tm: MaskStream::default(),
             pc: u16::MAX,
+            hr: Vec::new(),
         };
         Self {
             game,
@@ -996,6 +1080,7 @@ impl Capture {
         if key.is_none() || key != self.grid_key_at {
             self.game.pm.record(frame, masks_of(world.nav().grid()));
             self.game.tm.record(frame, masks_of(world.nav().terrain_only()));
+            self.hierarchies(frame, world);
             self.grid_key_at = key;
         }
         let cell = self.cell_bits;
@@ -1099,7 +1184,7 @@ impl Capture {
         // Formations.
         for f in world.formations() {
             let k = *self.forms.entry(f.id.0).or_insert_with(|| {
-                self.game.forms.push(Form { id: f.id.0, o: f.owner.0, fr: Vec::new(), p: Vec::new(), last_path: None });
+                self.game.forms.push(Form { id: f.id.0, o: f.owner.0, fr: Vec::new(), p: Vec::new(), last_path: None, ff: Vec::new() });
                 self.game.forms.len() - 1
             });
             let slots = points(&world.formation_slots(f.id), cell);
@@ -1109,20 +1194,31 @@ impl Capture {
                 rec.p.push((frame, points(f.path(), cell)));
                 rec.last_path = Some(f.path().to_vec());
             }
+            let (rect, steps) = field_out(world.formation_field(f.id));
+            if rec.ff.last().is_none_or(|last| last.1 != rect || last.2 != steps) && (rect != [0; 4] || !rec.ff.is_empty()) {
+                rec.ff.push((frame, rect, steps));
+            }
         }
     }
 
-    /// The game captured. Its class masks keep only the classes its units walk with and the
-    /// land class: a page holds the grids of the classes a reader can see units of, and the
-    /// others (ships on a land map, building placement) would take as many bytes again each.
-    fn finish(mut self, land: u8) -> Game {
-        let mut keep = 1u16 << land;
-        for t in &self.game.units {
-            keep |= 1u16.checked_shl(u32::from(t.c)).unwrap_or(0);
+    /// Notes each class's hierarchy at `frame` where it differs from the one noted last.
+    fn hierarchies(&mut self, frame: u32, world: &World) {
+        let nav = world.nav();
+        for (class, _) in nav.classes().iter() {
+            let Some(class_nav) = nav.class_nav(class) else { continue };
+            let h = class_nav.hierarchy();
+            let (n, k): (Vec<u16>, Vec<u32>) = (h.chunk_region_counts().collect(), h.region_components().to_vec());
+            let last = self.game.hr.iter().rev().find(|r| r.c == class.index());
+            if last.is_none_or(|r| r.n != n || r.k != k) {
+                self.game.hr.push(RegionsOut { c: class.index(), f: frame, n, k });
+            }
         }
-        self.game.pc = keep;
-        self.game.pm = std::mem::take(&mut self.game.pm).restricted(keep);
-        self.game.tm = std::mem::take(&mut self.game.tm).restricted(keep);
+    }
+
+    /// The game captured, with `classes` the number of the grid's passability classes: its
+    /// masks hold every one of them (`pc`).
+    fn finish(mut self, classes: usize) -> Game {
+        self.game.pc = u16::try_from((1u32 << classes.min(16)) - 1).unwrap_or(u16::MAX);
         // The full grid's first entry as its difference from the terrain's, which it mostly is.
         if let (Some(full), Some(terrain)) = (self.game.pm.entries.first_mut(), self.game.tm.entries.first()) {
             let (full_grid, terrain_grid) = (run_decoded(full), run_decoded(terrain));
@@ -1450,8 +1546,8 @@ fn capture_replay(
     if let Some(query) = queries.iter().find(|q| q.turn() > n) {
         return Err(format!("--query {query}: the replay ends at turn {n}"));
     }
-    let land = geometry.land;
-    Ok((capture.finish(land), geometry))
+    let classes = geometry.classes.len();
+    Ok((capture.finish(classes), geometry))
 }
 
 /// One answered path query as the page holds it.

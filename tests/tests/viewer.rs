@@ -73,7 +73,12 @@ fn page_data(html: &str) -> Value {
 fn game_text(data: &Value, changes: &Value, frame: u32) -> String {
     let list = changes.as_array().unwrap();
     let num = |v: &Value| v.as_i64().unwrap();
-    let upto: Vec<&Value> = list.iter().take_while(|e| num(&e[0]) <= i64::from(frame)).collect();
+    // Each entry's frame is the step from the entry before's.
+    let frames = list.iter().scan(0i64, |at, e| {
+        *at += num(&e[0]);
+        Some(*at)
+    });
+    let upto: Vec<&Value> = list.iter().zip(frames).take_while(|&(_, f)| f <= i64::from(frame)).map(|(e, _)| e).collect();
     let Some(full) = upto.iter().rposition(|e| num(&e[1]) >= 0) else { return String::new() };
     let mut texts: Vec<i64> = upto[full].as_array().unwrap()[2..].iter().map(num).collect();
     for e in &upto[full + 1..] {
@@ -239,7 +244,10 @@ fn check_page(html: &str, file: &str) -> Value {
         );
         assert_eq!(t["o"].as_u64().unwrap(), u64::from(u.owner.0));
         // The last facing recorded is the world's, in whole degrees anticlockwise from east.
-        let facing = t["fa"].as_array().unwrap().last().unwrap_or_else(|| panic!("{file}: unit {id} has a facing"))[1].as_u64().unwrap();
+        // The page holds `[frame step, turn, …]`, each turn the degrees from the facing before.
+        let turns = t["fa"].as_array().unwrap();
+        assert!(!turns.is_empty() && turns.len() % 2 == 0, "{file}: unit {id} has a facing");
+        let facing = turns.chunks(2).map(|e| e[1].as_u64().unwrap()).fold(0, |at, turn| (at + turn) % 360);
         let degrees = u.facing.z.to_num::<f64>().atan2(u.facing.x.to_num::<f64>()).to_degrees().rem_euclid(360.0);
         let off = (facing as f64 - degrees).abs();
         assert!(off.min(360.0 - off) <= 0.5, "{file}: unit {id} faces {facing}°, the world {degrees}°");
@@ -327,14 +335,10 @@ fn the_passability_layer_holds_the_re_simulated_grids_of_every_frame() {
         let replay = replay::format::Replay::read(&bytes[..]).unwrap();
         let mut world = replay::verify::initial_world(&replay.header, 1, &rulesets).unwrap();
         changed += game["pm"].as_array().unwrap().len() - 1;
-        // The classes kept: the land class and every unit's.
-        let land = replay::picture::land_class(world.nav().classes()).index();
-        let mut keep = 1u16 << land;
-        for t in game["units"].as_array().unwrap() {
-            keep |= 1 << t["c"].as_u64().unwrap();
-        }
+        // Every class of the grid, whether a unit walks with it or not.
+        let keep = (1u16 << world.nav().classes().len()) - 1;
         assert_eq!(game["pc"].as_u64(), Some(u64::from(keep)), "{name}: the classes kept");
-        let grid_masks = |grid: &pathing::NavGrid| grid_masks(grid).into_iter().map(|m| m & keep).collect::<Vec<u16>>();
+        let grid_masks = |grid: &pathing::NavGrid| grid_masks(grid);
         for (turn, record) in replay.turns.iter().enumerate() {
             let frame = turn as u64;
             assert_eq!(
@@ -349,6 +353,124 @@ fn the_passability_layer_holds_the_re_simulated_grids_of_every_frame() {
         assert_eq!(masks_at(&game["pm"], last, Some(&game["tm"])), grid_masks(world.nav().grid()), "{name}: the grid at the last frame");
     }
     assert!(changed > 0, "some golden replay changes its grid after frame 0, so the changes are tested");
+}
+
+/// The world of a replay after its first `frames` turns, stepped from its start (so that derived
+/// data such as formations' flow fields is as the viewer's capture had it).
+fn world_after(file: &str, frames: u64) -> World {
+    let rulesets = replay::rules::Rulesets::none().with(skirmish::tools::ruleset());
+    let bytes = std::fs::read(file).unwrap();
+    let replay = replay::format::Replay::read(&bytes[..]).unwrap();
+    let mut world = replay::verify::initial_world(&replay.header, 1, &rulesets).unwrap();
+    for record in replay.turns.iter().take(frames as usize) {
+        world.step(&record.commands);
+    }
+    world
+}
+
+/// The page's hierarchy entry of `class` at `frame`: its chunks' region counts and its regions'
+/// components.
+fn regions_at(game: &Value, class: u8, frame: u64) -> Option<(Vec<u64>, Vec<u64>)> {
+    let list = |v: &Value| v.as_array().unwrap().iter().map(|n| n.as_u64().unwrap()).collect::<Vec<u64>>();
+    game["hr"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rev()
+        .find(|r| r["c"] == class && r["f"].as_u64().unwrap() <= frame)
+        .map(|r| (list(&r["n"]), list(&r["k"])))
+}
+
+/// A formation's flow field at `frame` as the page holds it: its rectangle and each navcell's
+/// step code, unpacked; `None` where it has none.
+fn field_at(form: &Value, frame: u64) -> Option<([u32; 4], Vec<u8>)> {
+    let entry = form["ff"].as_array().unwrap().iter().rev().find(|e| e[0].as_u64().unwrap() <= frame)?;
+    let rect: Vec<u32> = entry[1].as_array().unwrap().iter().map(|v| v.as_u64().unwrap() as u32).collect();
+    let rect = [rect[0], rect[1], rect[2], rect[3]];
+    if rect[2] <= rect[0] {
+        return None;
+    }
+    let codes = entry[2]
+        .as_array()
+        .unwrap()
+        .chunks(2)
+        .flat_map(|p| std::iter::repeat_n(p[0].as_u64().unwrap() as u8, p[1].as_u64().unwrap() as usize))
+        .collect();
+    Some((rect, codes))
+}
+
+/// The same from the engine: the field's rectangle and, per navcell in row order, 0 when it has
+/// no distance, 5 at a goal navcell, else `3·(dz + 1) + dx + 2` for its step.
+fn engine_field(world: &sim::World, id: sim::formation::FormationId) -> Option<([u32; 4], Vec<u8>)> {
+    let field = world.formation_field(id)?;
+    let r = field.region();
+    let mut codes = Vec::new();
+    for j in r.j0..r.j1 {
+        for i in r.i0..r.i1 {
+            let cell = pathing::Navcell::new(i as u16, j as u16);
+            codes.push(match (field.distance(cell), field.next(cell)) {
+                (None, _) => 0,
+                (Some(_), None) => 5,
+                (Some(_), Some(n)) => {
+                    let (dx, dz) = (i32::from(n.i) - i as i32, i32::from(n.j) - j as i32);
+                    assert!(dx.abs() <= 1 && dz.abs() <= 1 && (dx, dz) != (0, 0), "a step is to a neighbour");
+                    (3 * (dz + 1) + dx + 2) as u8
+                }
+            });
+        }
+    }
+    Some(([r.i0, r.j0, r.i1, r.j1], codes))
+}
+
+#[test]
+fn the_hierarchy_and_flow_field_layers_hold_the_engines_own_at_every_frame() {
+    let rulesets = replay::rules::Rulesets::none().with(skirmish::tools::ruleset());
+    let options = ViewOptions { threads: 1, diff_limit: 100, rulesets: rulesets.clone(), ..ViewOptions::default() };
+    let (mut hierarchy_changes, mut fields_seen, mut field_changes) = (0, 0, 0);
+    for name in GOLDEN.iter().chain(&["skirmish-ai"]) {
+        let file = golden(name);
+        let bytes = std::fs::read(&file).unwrap();
+        let html = build_html(&[Source { name: &file, bytes: &bytes }], &options).unwrap();
+        let data = page_data(&html);
+        let game = &data["games"][0];
+        assert_eq!(data["chunk"], pathing::CHUNK_SIZE, "{name}: the page names the hierarchy's chunk size");
+        let replay = replay::format::Replay::read(&bytes[..]).unwrap();
+        let mut world = replay::verify::initial_world(&replay.header, 1, &rulesets).unwrap();
+        let classes: Vec<pathing::PassClass> = world.nav().classes().iter().map(|(c, _)| c).collect();
+        hierarchy_changes += game["hr"].as_array().unwrap().len().saturating_sub(classes.len());
+        let forms = game["forms"].as_array().unwrap();
+        for frame in 0..=replay.turns.len() as u64 {
+            for &class in &classes {
+                let page = regions_at(game, class.index(), frame);
+                let engine = world.nav().class_nav(class).map(|nav| {
+                    let h = nav.hierarchy();
+                    (
+                        h.chunk_region_counts().map(u64::from).collect::<Vec<u64>>(),
+                        h.region_components().iter().map(|&k| u64::from(k)).collect::<Vec<u64>>(),
+                    )
+                });
+                assert_eq!(page, engine, "{name}: class {} at frame {frame}", class.index());
+            }
+            for form in forms {
+                let id = sim::formation::FormationId(form["id"].as_u64().unwrap() as u32);
+                let engine = if world.formation(id).is_some() { engine_field(&world, id) } else { None };
+                let page = field_at(form, frame);
+                if world.formation(id).is_some() {
+                    assert_eq!(page, engine, "{name}: formation {} at frame {frame}", id.0);
+                }
+                fields_seen += usize::from(page.is_some());
+            }
+            if let Some(record) = replay.turns.get(frame as usize) {
+                world.step(&record.commands);
+            }
+        }
+        field_changes += forms.iter().map(|f| f["ff"].as_array().unwrap().len()).sum::<usize>();
+    }
+    assert!(hierarchy_changes > 0, "some golden replay changes a class's hierarchy after frame 0, so the changes are tested");
+    assert!(
+        fields_seen > 0 && field_changes > 3,
+        "the formations replay's fields are held ({fields_seen} frames, {field_changes} changes)"
+    );
 }
 
 #[test]
@@ -745,6 +867,59 @@ fn the_viewer_page_runs_in_headless_chromium() {
         if pass["obstructed"].as_u64().unwrap() > 0 {
             obstructed_pages += 1;
             assert_ne!(pass["on"], pass["off"], "{name}: {result}");
+        }
+        // The hierarchy layer labels the land class's chunks as the engine's hierarchy does (no
+        // chunk split differently, as many regions and components) and paints every navcell the
+        // class may enter; the clearance layer counts, per clearance, the navcells whose most
+        // clearance among the classes that may stand there is that one, as the engine's grid has
+        // them.
+        let regions = &result["regions"];
+        let frame = regions["frame"].as_u64().unwrap();
+        let world = world_after(&files[0], frame);
+        let class = pathing::PassClass::new(regions["cls"].as_u64().unwrap() as u8).unwrap();
+        let h = world.nav().class_nav(class).unwrap().hierarchy();
+        let masks = grid_masks(world.nav().grid());
+        let passable = masks.iter().filter(|&&m| m & class.bit() == 0).count();
+        assert_eq!(
+            (&regions["regions"], &regions["components"], &regions["mismatched"], &regions["painted"]),
+            (&h.n_regions().into(), &h.n_components().into(), &0.into(), &passable.into()),
+            "{name}: {result}"
+        );
+        assert!(regions["info"].as_str().unwrap().contains("every chunk split as the engine's hierarchy has it"), "{name}: {result}");
+        let clearance = &result["clearance"];
+        let levels: Vec<f64> = clearance["levels"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+        let mut counts = vec![0u64; levels.len()];
+        let mut none = 0u64;
+        // The unit classes only: those the units' obstructions block.
+        let class_clearances: Vec<Option<f64>> = world
+            .nav()
+            .classes()
+            .iter()
+            .map(|(_, d)| (d.obstructions == pathing::classes::ObstructionMode::Pathfinding).then(|| d.clearance.to_num::<f64>()))
+            .collect();
+        for m in &masks {
+            let best = class_clearances
+                .iter()
+                .enumerate()
+                .filter(|&(k, _)| m & (1 << k) == 0)
+                .filter_map(|(_, &c)| c)
+                .fold(None, |a: Option<f64>, c| Some(a.map_or(c, |a| a.max(c))));
+            match best {
+                Some(c) => counts[levels.iter().position(|&l| l == c).unwrap()] += 1,
+                None => none += 1,
+            }
+        }
+        assert_eq!((clearance["counts"].clone(), clearance["none"].as_u64()), (serde_json::json!(counts), Some(none)), "{name}: {result}");
+        // The flow-field layer: the first field of a formation holds the engine's reachable and
+        // goal navcells at its frame.
+        if name == "formations" {
+            let flow = &result["flow"];
+            let world = world_after(&files[0], flow["frame"].as_u64().unwrap());
+            let (rect, codes) = engine_field(&world, sim::formation::FormationId(flow["form"].as_u64().unwrap() as u32)).unwrap();
+            assert_eq!(flow["rect"], serde_json::json!(rect), "{name}: {result}");
+            assert_eq!(flow["reachable"].as_u64(), Some(codes.iter().filter(|&&c| c != 0).count() as u64), "{name}: {result}");
+            assert_eq!(flow["goals"].as_u64(), Some(codes.iter().filter(|&&c| c == 5).count() as u64), "{name}: {result}");
+            assert!(flow["goals"].as_u64().unwrap() > 0, "{name}: {result}");
         }
         // Each path query paints exactly its closed navcells at its turn, and its smoothed path
         // is drawn in the query colour.

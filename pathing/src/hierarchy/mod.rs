@@ -363,6 +363,22 @@ impl Hierarchy {
         self.offsets.last().copied().unwrap_or(0)
     }
 
+    /// Chunks across and down (each [`CHUNK_SIZE`] navcells square but the last row and column).
+    pub fn chunks(&self) -> (u32, u32) {
+        (self.chunks_x, self.chunks_y)
+    }
+
+    /// Each chunk's number of regions, chunks in row order (`cy * chunks_x + cx`).
+    pub fn chunk_region_counts(&self) -> impl ExactSizeIterator<Item = u16> + '_ {
+        self.chunks.iter().map(|c| c.n_regions)
+    }
+
+    /// The component of every region, in dense order: chunk by chunk in row order, each chunk's
+    /// regions by local id (from 1).
+    pub fn region_components(&self) -> &[u32] {
+        &self.components
+    }
+
     /// The region of a navcell, `None` when it is impassable or off the grid.
     pub fn region(&self, cell: Navcell) -> Option<RegionId> {
         let (i, j) = (u32::from(cell.i), u32::from(cell.j));
