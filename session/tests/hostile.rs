@@ -193,9 +193,14 @@ fn a_host_whose_seats_have_all_left_ends_the_game_and_finishes_its_replay() {
     let addr = listener.local_addr().expect("its address");
     let start = Instant::now();
     let clock = move || start.elapsed().as_millis() as u64;
-    // Two seats that say Hello, read their welcome and a little of the game, and hang up.
+    // Two seats that say Hello, read their welcome, and hang up once both have theirs: the host
+    // starts the game as it welcomes the second, so both leave a running game. (A seat that hung
+    // up before the other's Hello left the lobby with a free seat, and the host waited for a
+    // player for ever: the test hung on a loaded 2-core CI machine.)
+    let both_welcomed = std::sync::Arc::new(std::sync::Barrier::new(2));
     let seats: Vec<_> = (1..=2u8)
         .map(|seat| {
+            let both_welcomed = both_welcomed.clone();
             std::thread::spawn(move || {
                 let mut socket = TcpStream::connect(addr).expect("connect");
                 let hello = encode(&Envelope { seq: 0, msg: ClientMsg::Hello { version: PROTOCOL_VERSION, seat, token: [seat; 16] } });
@@ -203,6 +208,7 @@ fn a_host_whose_seats_have_all_left_ends_the_game_and_finishes_its_replay() {
                 socket.write_all(&hello).expect("send");
                 let mut some = [0u8; 64];
                 socket.read_exact(&mut some).expect("the welcome");
+                both_welcomed.wait();
             })
         })
         .collect();
